@@ -1,0 +1,122 @@
+"""Frozen value types shared by the readers, the replay, the checklist and the app.
+
+Everything here is immutable: the core hands these out and never changes them in place.
+Plan text held in these objects lives in memory only (SPEC §3, Privacy).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+# The four statuses an agent item can have once read (FORMATS §5). Anything else a
+# harness writes reads as "pending" (SPEC §2, no guessing).
+Status = Literal["pending", "in_progress", "completed", "cancelled"]
+STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed", "cancelled")
+
+# Where a plan came from; also the `# <source>` header of `planwatch show --plain`.
+Source = Literal["claude_desktop", "claude_todos", "claude_tasks", "codex", "acp"]
+
+SOURCE_LABELS: dict[str, str] = {
+    "claude_desktop": "Claude task list",
+    "claude_todos": "Claude Code todos",
+    "claude_tasks": "Claude Code tasks",
+    "codex": "Codex plan",
+    "acp": "ACP plan",
+}
+
+Harness = Literal["claude", "codex", "acp"]
+
+
+def read_status(raw: object) -> Status:
+    """Map a harness's status word onto ours; unknown or missing reads as pending."""
+    if raw in STATUSES:
+        return raw  # type: ignore[return-value]
+    return "pending"
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PlanItem(Frozen):
+    """One step of an agent's plan, as the agent last stated it."""
+
+    text: str
+    status: Status = "pending"
+    # The "-ing" form Claude shows while the step runs (TodoWrite/TaskCreate activeForm).
+    active_form: str | None = None
+    # Claude task id, kept so a task's later updates find it; None for list sources.
+    task_id: str | None = None
+
+
+class PlanGroup(Frozen):
+    """One checklist-shaped plan of a session.
+
+    `key` tells groups of one session apart: "" is the session's main plan; an ACP plan
+    sent with a planId has key "acp:<planId>"; a Claude subagent's plan has key
+    "agent-<agentId>".
+    """
+
+    key: str = ""
+    source: Source
+    items: tuple[PlanItem, ...] = ()
+    # True when the reader skipped part of a long transcript and could not find a full
+    # list: the group then holds only the tasks it could rebuild (SPEC §2, Long transcripts).
+    partial: bool = False
+
+
+class PlanDocument(Frozen):
+    """A plan that is a document, not a checklist: Claude's plan mode (ExitPlanMode)
+    or an ACP plan whose type is markdown/file/_custom. Shown beside the plan."""
+
+    key: str = ""
+    source: str
+    text: str
+
+
+class AgentPlan(Frozen):
+    """Everything a session's agent has planned, replayed in transcript order."""
+
+    groups: tuple[PlanGroup, ...] = ()
+    documents: tuple[PlanDocument, ...] = ()
+
+    @property
+    def main(self) -> PlanGroup | None:
+        for group in self.groups:
+            if group.key == "":
+                return group
+        return None
+
+    def counts(self) -> tuple[int, int]:
+        """(done, total) over every group; cancelled steps count as neither."""
+        done = total = 0
+        for group in self.groups:
+            for item in group.items:
+                if item.status == "cancelled":
+                    continue
+                total += 1
+                done += item.status == "completed"
+        return done, total
+
+
+EMPTY_PLAN = AgentPlan()
+
+
+class Session(Frozen):
+    """One transcript on disk: identity and the facts shown in the session list."""
+
+    id: str
+    harness: Harness
+    path: Path
+    title: str = ""
+    cwd: str | None = None
+    git_branch: str | None = None
+    updated: datetime
+    # Lineage: the session this one was forked from, when the transcript says so.
+    parent_id: str | None = None
+    # Subagent transcripts attached to this session (Claude subagents, Codex sub-threads).
+    subagents: tuple[Path, ...] = ()

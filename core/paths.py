@@ -1,0 +1,66 @@
+"""Every folder planwatch reads or writes, in one place.
+
+Environment overrides win over settings, settings over the platform defaults:
+`PLANWATCH_STORE`, `PLANWATCH_CONFIG`, `PLANWATCH_DATA`, and the harnesses' own
+`CLAUDE_CONFIG_DIR` and `CODEX_HOME`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+APP = "planwatch"
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name)
+    return Path(value).expanduser() if value else None
+
+
+def data_dir() -> Path:
+    """planwatch's own data: the store's default home, the ACP logs, overrides."""
+    return _env_path("PLANWATCH_DATA") or Path(platformdirs.user_data_dir(APP))
+
+
+def state_dir() -> Path:
+    """Small state that is not data: overrides of agent items (keys only)."""
+    return _env_path("PLANWATCH_STATE") or Path(platformdirs.user_state_dir(APP))
+
+
+def config_file() -> Path:
+    return _env_path("PLANWATCH_CONFIG") or Path(platformdirs.user_config_dir(APP)) / "config.yaml"
+
+
+def store_dir(setting: Path | str | None = None) -> Path:
+    """The record store: `PLANWATCH_STORE`, else the setting, else `<data>/store`."""
+    env = _env_path("PLANWATCH_STORE")
+    if env:
+        return env
+    if setting:
+        return Path(setting).expanduser()
+    return data_dir() / "store"
+
+
+def claude_config_dir() -> Path:
+    return _env_path("CLAUDE_CONFIG_DIR") or Path.home() / ".claude"
+
+
+def claude_projects_dir() -> Path:
+    return claude_config_dir() / "projects"
+
+
+def codex_home() -> Path:
+    return _env_path("CODEX_HOME") or Path.home() / ".codex"
+
+
+def codex_session_dirs() -> list[Path]:
+    home = codex_home()
+    return [home / "sessions", home / "archived_sessions"]
+
+
+def acp_log_dir() -> Path:
+    """Where `planwatch acp-tap` records ACP streams, and where planwatch reads them."""
+    return _env_path("PLANWATCH_ACP_LOGS") or data_dir() / "acp"

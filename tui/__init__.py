@@ -1,0 +1,1 @@
+"""planwatch's terminal app (Textual) and its command line."""

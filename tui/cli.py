@@ -1,0 +1,59 @@
+"""The `planwatch` command: the app by default, and subcommands for scripts.
+
+Each group of subcommands lives in its own module with a `register(subparsers)`
+function; heavy imports happen inside the handlers so `planwatch show` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that add subcommands, in the order they appear in --help.
+COMMAND_MODULES = (
+    "tui.cli_sessions",  # show, sessions
+    "tui.cli_store",  # plan …, task …, todo, channel, sweep
+    "tui.cli_agents",  # mcp, acp-tap
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="planwatch",
+        description="Watch coding agents' plans as live checklists.",
+    )
+    from tui import cli_app
+
+    cli_app.add_app_arguments(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        from tui import cli_app
+
+        return cli_app.run_app(args)
+    try:
+        return int(handler(args) or 0)
+    except BrokenPipeError:  # `planwatch sessions | head`
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
