@@ -1,0 +1,108 @@
+"""Where the person's overrides of agent items live: keys only, never text (SPEC §3).
+
+The file is `<state>/overrides.json`:
+    {"version": 1, "sessions": {"<session id>": {"<item key>": "completed" | "pending"}}}
+Item keys are hashes (core.checklist.item_key), so the file never holds plan text.
+Writes are atomic (temp file in the same folder, fsync, os.replace).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import tempfile
+import threading
+from pathlib import Path
+
+from core import paths
+from core.checklist import OVERRIDE_STATUSES, OverrideStatus
+
+log = logging.getLogger(__name__)
+
+FILE_NAME = "overrides.json"
+# Keys are hex digests; anything else in the file was not written by us and is dropped
+# on load, so a hand-edited file can never smuggle text into a later save.
+_KEY = re.compile(r"^[0-9a-f]{16,64}$")
+
+
+def default_path() -> Path:
+    return paths.state_dir() / FILE_NAME
+
+
+class Overrides:
+    """The person's overrides, loaded once and saved on every change (thread-safe)."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path or default_path()
+        self._lock = threading.Lock()
+        # Held for a whole save so two saves from two workers land in order.
+        self._save_lock = threading.Lock()
+        self._sessions: dict[str, dict[str, OverrideStatus]] = {}
+        self.load()
+
+    def load(self) -> None:
+        """(Re)read the file; a missing or broken file means no overrides (logged)."""
+        sessions: dict[str, dict[str, OverrideStatus]] = {}
+        try:
+            raw = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raw = {}
+        except (OSError, ValueError) as exc:
+            log.warning("overrides file %s is unreadable (%s); starting without overrides", self.path, exc)
+            raw = {}
+        stored = raw.get("sessions") if isinstance(raw, dict) else None
+        if isinstance(stored, dict):
+            for session_id, keys in stored.items():
+                if not isinstance(session_id, str) or not isinstance(keys, dict):
+                    continue
+                clean = {
+                    key: value
+                    for key, value in keys.items()
+                    if isinstance(key, str) and _KEY.match(key) and value in OVERRIDE_STATUSES
+                }
+                if clean:
+                    sessions[session_id] = clean
+        with self._lock:
+            self._sessions = sessions
+
+    def for_session(self, session_id: str) -> dict[str, OverrideStatus]:
+        """A copy of one session's overrides (item key → chosen status)."""
+        with self._lock:
+            return dict(self._sessions.get(session_id, {}))
+
+    def set(self, session_id: str, key: str, status: OverrideStatus | None) -> None:
+        """Set (or with None, remove) one override, in memory only; call save() after."""
+        if not _KEY.match(key):
+            raise ValueError("an override key must be an item key (a hex digest)")
+        if status is not None and status not in OVERRIDE_STATUSES:
+            raise ValueError(f"an override must be one of {OVERRIDE_STATUSES}")
+        with self._lock:
+            keys = self._sessions.setdefault(session_id, {})
+            if status is None:
+                keys.pop(key, None)
+            else:
+                keys[key] = status
+            if not keys:
+                del self._sessions[session_id]
+
+    def save(self) -> None:
+        """Write every override atomically. Blocking IO: call it off the UI thread."""
+        with self._save_lock:
+            with self._lock:
+                data = {"version": 1, "sessions": {sid: dict(keys) for sid, keys in self._sessions.items()}}
+            self._write(json.dumps(data, indent=1, sort_keys=True))
+
+    def _write(self, payload: str) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".overrides.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(payload)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
