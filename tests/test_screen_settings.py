@@ -1,0 +1,158 @@
+"""The Settings screen (SPEC §3 Privacy, §7): saved to the config file, comments kept."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual import on
+from textual.app import App
+from textual.widgets import Input, Switch, TextArea
+
+from core.settings import Settings, load_settings
+from tui.screens.settings import SettingsChanged, SettingsScreen, parse_folders, parse_sweep_days
+
+CONFIG_WITH_COMMENTS = """\
+# my planwatch settings — keep this line
+readAgentPlans: true  # privacy first
+sweepAfterDays: 30
+owner: dana
+theme: nord  # not ours; must survive too
+"""
+
+
+class Host(App[None]):
+    """A bare app that opens the Settings screen and records what it posts."""
+
+    def __init__(self, config: Path, settings: Settings | None = None) -> None:
+        super().__init__()
+        self.config_path = config
+        self.settings = settings
+        self.changed: list[SettingsChanged] = []
+        self.results: list[Settings | None] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(SettingsScreen(self.settings, self.config_path), self.results.append)
+
+    @on(SettingsChanged)
+    def _changed(self, event: SettingsChanged) -> None:
+        self.changed.append(event)
+
+
+async def _save(app: Host, pilot) -> None:  # type: ignore[no-untyped-def]
+    await pilot.press("ctrl+s")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+@pytest.mark.asyncio
+async def test_settings_defaults_privacy_on_and_store_opt_in_off(isolated_env) -> None:
+    app = Host(isolated_env.config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#read-agent-plans", Switch).value is True
+        assert app.screen.query_one("#keep-plans-in-store", Switch).value is False
+        assert app.screen.query_one("#require-approval", Switch).value is False
+        assert app.screen.query_one("#sweep-after-days", Input).value == ""
+        assert app.focused is app.screen.query_one("#read-agent-plans", Switch)
+
+
+@pytest.mark.asyncio
+async def test_settings_save_keeps_comments_in_config_file(isolated_env) -> None:
+    config: Path = isolated_env.config
+    config.write_text(CONFIG_WITH_COMMENTS, encoding="utf-8")
+    app = Host(config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one("#owner", Input).value == "dana"
+        assert app.screen.query_one("#sweep-after-days", Input).value == "30"
+        # The privacy switch has focus: space turns reading off.
+        await pilot.press("space")
+        app.screen.query_one("#require-approval", Switch).value = True
+        app.screen.query_one("#transcript-roots", TextArea).text = "/srv/old\n\n /srv/more \n"
+        await _save(app, pilot)
+    text = config.read_text(encoding="utf-8")
+    assert "# my planwatch settings — keep this line" in text
+    assert "# privacy first" in text
+    assert "theme: nord  # not ours; must survive too" in text
+    saved = load_settings(config)
+    assert saved.read_agent_plans is False
+    assert saved.require_approval is True
+    assert saved.sweep_after_days == 30
+    assert saved.owner == "dana"
+    assert saved.transcript_roots == ["/srv/old", "/srv/more"]
+    assert [event.settings for event in app.changed] == [saved]
+    assert app.changed[0].path == config
+    assert app.results == [saved]
+
+
+@pytest.mark.asyncio
+async def test_settings_opt_in_keep_plans_in_store_is_saved(isolated_env) -> None:
+    app = Host(isolated_env.config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await pilot.click("#keep-plans-in-store")
+        await pilot.pause()
+        await _save(app, pilot)
+    assert load_settings(isolated_env.config).keep_plans_in_store is True
+    assert "keepPlansInStore: true" in isolated_env.config.read_text(encoding="utf-8")
+
+
+@pytest.mark.asyncio
+async def test_settings_invalid_sweep_days_refused_and_nothing_written(isolated_env) -> None:
+    app = Host(isolated_env.config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#sweep-after-days", Input).value = "-3"
+        await _save(app, pilot)
+        assert isinstance(app.screen, SettingsScreen), "a refused save keeps the screen open"
+        error = str(app.screen.query_one("#settings-error").render())
+        assert "Sweep after days must be a number" in error
+    assert not isolated_env.config.exists()
+    assert app.changed == []
+
+
+@pytest.mark.asyncio
+async def test_settings_cancel_writes_nothing(isolated_env) -> None:
+    app = Host(isolated_env.config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("space", "escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, SettingsScreen)
+    assert not isolated_env.config.exists()
+    assert app.results == [None]
+    assert app.changed == []
+
+
+@pytest.mark.asyncio
+async def test_settings_blank_owner_and_sweep_mean_unset(isolated_env) -> None:
+    config: Path = isolated_env.config
+    config.write_text("owner: dana\nsweepAfterDays: 7\n", encoding="utf-8")
+    app = Host(config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#owner", Input).value = "  "
+        app.screen.query_one("#sweep-after-days", Input).value = ""
+        await _save(app, pilot)
+    saved = load_settings(config)
+    assert saved.owner is None
+    assert saved.sweep_after_days is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "days"),
+    [("", None), ("  ", None), ("0", 0.0), ("7", 7.0), ("1.5", 1.5)],
+)
+def test_sweep_days_field_reads_number_or_blank(raw: str, days: float | None) -> None:
+    assert parse_sweep_days(raw) == days
+
+
+@pytest.mark.parametrize("raw", ["-1", "soon", "nan", "inf"])
+def test_sweep_days_field_refuses_negative_or_non_number(raw: str) -> None:
+    with pytest.raises(ValueError):
+        parse_sweep_days(raw)
+
+
+def test_transcript_folders_one_per_line_deduplicated() -> None:
+    assert parse_folders(" /a \n\n/b\n/a\n") == ["/a", "/b"]

@@ -1,0 +1,220 @@
+"""The Settings screen (`,`): privacy, approval, sweep, transcript folders, owner.
+
+The screen edits a copy of the app's `Settings` and saves it with
+`core.settings.save_settings` (round-trip YAML: the person's comments and key order
+survive). Saving runs in a thread worker; when the file is written the screen posts
+`SettingsChanged` to the app and dismisses itself with the saved settings.
+
+How the app reacts (for whoever wires it in `tui/app.py`):
+
+    @on(SettingsChanged)
+    def _settings_changed(self, event: SettingsChanged) -> None:
+        self.settings = event.settings   # e.g. restart reading if read_agent_plans flipped
+
+`SettingsChanged` is posted to the App itself (not bubbled from the screen), so it
+arrives even though the screen is gone by then. `push_screen(SettingsScreen(...),
+callback)` works too: the result is the saved `Settings`, or None when cancelled.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from pydantic import ValidationError
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Static, Switch, TextArea
+
+from core import paths
+from core.settings import Settings, load_settings, save_settings
+
+
+class SettingsChanged(Message):
+    """The settings file was saved from the Settings screen; `settings` is what it now holds."""
+
+    def __init__(self, settings: Settings, path: Path) -> None:
+        super().__init__()
+        self.settings = settings
+        self.path = path
+
+
+def parse_sweep_days(raw: str) -> float | None:
+    """The sweep field's text → days, None for blank (keep forever); ValueError if not a number ≥ 0."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    value = float(raw)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(raw)
+    return value
+
+
+def parse_folders(raw: str) -> list[str]:
+    """One folder per line; blank lines dropped, surrounding spaces trimmed, order kept."""
+    seen: list[str] = []
+    for line in raw.splitlines():
+        folder = line.strip()
+        if folder and folder not in seen:
+            seen.append(folder)
+    return seen
+
+
+def _format_days(days: float | None) -> str:
+    if days is None:
+        return ""
+    return str(int(days)) if float(days).is_integer() else str(days)
+
+
+class SettingsScreen(Screen[Settings | None]):
+    """Edit and save the person's settings."""
+
+    CSS_PATH = "settings.tcss"
+    TITLE = "Settings"
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", tooltip="Write the settings to the config file"),
+        Binding("escape", "cancel", "Cancel", tooltip="Leave without saving"),
+    ]
+
+    def __init__(self, settings: Settings | None = None, config_path: Path | None = None) -> None:
+        """`settings` defaults to the app's `settings` attribute, else the file's contents;
+        `config_path` to the app's `config_path` attribute, else `paths.config_file()`."""
+        super().__init__()
+        self._initial = settings
+        self._path = config_path
+
+    @property
+    def config_path(self) -> Path:
+        if self._path is None:
+            self._path = getattr(self.app, "config_path", None) or paths.config_file()
+        return self._path
+
+    @property
+    def initial(self) -> Settings:
+        if self._initial is None:
+            app_settings = getattr(self.app, "settings", None)
+            self._initial = app_settings if isinstance(app_settings, Settings) else load_settings(self.config_path)
+        return self._initial
+
+    def compose(self) -> ComposeResult:
+        s = self.initial
+        with VerticalScroll(id="settings-body"):
+            yield Static("Settings", id="settings-title")
+            with Vertical(classes="section", id="privacy"):
+                yield Label("Privacy", classes="section-title")
+                yield from self._switch_row(
+                    "read-agent-plans",
+                    s.read_agent_plans,
+                    "Read agents' plans into their checklists",
+                    "Off: no transcript is read; checklists show only your own items.",
+                )
+                yield from self._switch_row(
+                    "keep-plans-in-store",
+                    s.keep_plans_in_store,
+                    "Keep agents' plans in the shared task list",
+                    "On: each session's agent list is written to the store as its plan.",
+                )
+            with Vertical(classes="section", id="store"):
+                yield Label("Task store", classes="section-title")
+                yield from self._switch_row(
+                    "require-approval",
+                    s.require_approval,
+                    "Require approval before a task starts",
+                    "A task cannot move to doing until it has been approved.",
+                )
+                with Horizontal(classes="field"):
+                    yield Label("Sweep finished plans after", classes="field-label")
+                    yield Input(
+                        _format_days(s.sweep_after_days),
+                        placeholder="keep forever",
+                        id="sweep-after-days",
+                        type="number",
+                    )
+                    yield Label("days", classes="field-unit")
+            with Vertical(classes="section", id="sessions"):
+                yield Label("Sessions", classes="section-title")
+                yield Label("Extra transcript folders, one per line", classes="field-label")
+                yield TextArea(
+                    "\n".join(s.transcript_roots),
+                    id="transcript-roots",
+                    soft_wrap=False,
+                    placeholder="e.g. ~/work/old-transcripts",
+                )
+                with Horizontal(classes="field"):
+                    yield Label("Owner", classes="field-label")
+                    yield Input(s.owner or "", placeholder="your login name", id="owner")
+            with Horizontal(id="settings-buttons"):
+                yield Button("Save", variant="primary", id="save")
+                yield Button("Cancel", id="cancel")
+            yield Static("", id="settings-error", markup=False)
+        yield Footer()
+
+    @staticmethod
+    def _switch_row(switch_id: str, value: bool, title: str, hint: str) -> ComposeResult:
+        with Horizontal(classes="switch-row"):
+            yield Switch(value=value, id=switch_id)
+            with Vertical(classes="switch-text"):
+                yield Label(title, classes="switch-title")
+                yield Label(hint, classes="switch-hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#read-agent-plans", Switch).focus()
+
+    def edited(self) -> Settings:
+        """The settings as the form now shows them; ValueError names a field that is wrong."""
+        try:
+            sweep = parse_sweep_days(self.query_one("#sweep-after-days", Input).value)
+        except ValueError:
+            raise ValueError("Sweep after days must be a number of days (0 or more), or blank to keep forever.") from None
+        owner = self.query_one("#owner", Input).value.strip() or None
+        update = {
+            "read_agent_plans": self.query_one("#read-agent-plans", Switch).value,
+            "keep_plans_in_store": self.query_one("#keep-plans-in-store", Switch).value,
+            "require_approval": self.query_one("#require-approval", Switch).value,
+            "sweep_after_days": sweep,
+            "transcript_roots": parse_folders(self.query_one("#transcript-roots", TextArea).text),
+            "owner": owner,
+        }
+        try:
+            # Validate through the model so a future constraint on a field is honoured here too.
+            return Settings.model_validate({**self.initial.model_dump(), **update})
+        except ValidationError as exc:
+            raise ValueError(str(exc.errors()[0].get("msg", exc))) from None
+
+    @on(Button.Pressed, "#save")
+    def action_save(self) -> None:
+        error = self.query_one("#settings-error", Static)
+        try:
+            settings = self.edited()
+        except ValueError as exc:
+            error.update(str(exc))
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        error.update("")
+        self._save(settings, self.config_path)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="settings-save")
+    def _save(self, settings: Settings, path: Path) -> None:
+        try:
+            save_settings(settings, path)
+        except OSError as exc:
+            self.app.call_from_thread(self._save_failed, f"Could not save {path}: {exc}")
+            return
+        self.app.call_from_thread(self._saved, settings, path)
+
+    def _save_failed(self, message: str) -> None:
+        self.query_one("#settings-error", Static).update(message)
+        self.notify(message, severity="error", markup=False)
+
+    def _saved(self, settings: Settings, path: Path) -> None:
+        self.app.post_message(SettingsChanged(settings, path))
+        self.notify("Settings saved.")
+        self.dismiss(settings)
