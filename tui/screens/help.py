@@ -1,0 +1,132 @@
+"""The help screen (`?`): every key of the app, read from the one list in `tui.commands`.
+
+The screen does not keep its own list: it reads `tui.commands.COMMANDS` (or whatever
+sequence the app passes in), so it cannot disagree with the bindings, the footer and
+the command palette. An entry is anything with a key and a description: a
+`textual.binding.Binding`, or a command object with `key`/`keys`, `description`, and
+optionally `key_display`, `tooltip` or `help`, and `group`/`scope`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, Static
+
+
+@dataclass(frozen=True)
+class HelpRow:
+    """One line of the help table: the keys shown, what they do, and where they work."""
+
+    keys: str
+    description: str
+    detail: str = ""
+    group: str = ""
+
+
+# Keys as a person types them rather than Textual's names for them.
+_KEY_NAMES = {
+    "space": "space",
+    "enter": "enter",
+    "escape": "esc",
+    "question_mark": "?",
+    "comma": ",",
+    "slash": "/",
+    "full_stop": ".",
+    "up": "↑",
+    "down": "↓",
+    "left": "←",
+    "right": "→",
+}
+
+
+def key_label(key: str) -> str:
+    """`"j,down"` → `"j / ↓"`; `"ctrl+p"` stays `"ctrl+p"`."""
+    parts = [part.strip() for part in key.split(",") if part.strip()]
+    return " / ".join(_KEY_NAMES.get(part, part) for part in parts)
+
+
+def _first(obj: Any, *names: str) -> Any:
+    for name in names:
+        value = getattr(obj, name, None)
+        if value:
+            return value
+    return None
+
+
+def help_rows(commands: Iterable[Any]) -> list[HelpRow]:
+    """Normalise the app's command list into rows, keeping its order; entries without a
+    key or a description (hidden internals) are left out."""
+    rows: list[HelpRow] = []
+    for command in commands:
+        keys = _first(command, "key_display", "keys", "key")
+        if isinstance(keys, (list, tuple)):
+            keys = ",".join(str(k) for k in keys)
+        description = _first(command, "description", "title", "name")
+        if not keys or not description:
+            continue
+        detail = _first(command, "help", "tooltip") or ""
+        group = _first(command, "group", "scope", "section") or ""
+        shown = key_label(str(keys)) if not getattr(command, "key_display", None) else str(keys)
+        rows.append(HelpRow(shown, str(description), str(detail), str(group)))
+    return rows
+
+
+def app_commands() -> Sequence[Any]:
+    """The app's one list of commands (`tui.commands.COMMANDS`)."""
+    from tui import commands
+
+    return tuple(commands.COMMANDS)
+
+
+class HelpScreen(ModalScreen[None]):
+    """A table of every key; any of esc, q or ? closes it."""
+
+    CSS_PATH = "help.tcss"
+    BINDINGS = [
+        Binding("escape,q,question_mark", "dismiss_help", "Close", tooltip="Close the help screen"),
+    ]
+
+    def __init__(self, commands: Iterable[Any] | None = None) -> None:
+        """`commands` defaults to `tui.commands.COMMANDS`."""
+        super().__init__()
+        self._rows = help_rows(app_commands() if commands is None else commands)
+
+    @property
+    def rows(self) -> list[HelpRow]:
+        return list(self._rows)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Static("Keys", id="help-title")
+            yield DataTable(id="help-table", cursor_type="row", zebra_stripes=True, show_cursor=False)
+            yield Static(
+                "Every command is also in the command palette (ctrl+p). The mouse works too.",
+                id="help-hint",
+            )
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        grouped = any(row.group for row in self._rows)
+        if grouped:
+            table.add_column("Where", key="group")
+        table.add_column("Key", key="key")
+        table.add_column("Does", key="does")
+        for row in self._rows:
+            # Text, not markup: a description like "[x] done" must show as written.
+            cells: list[Text] = [Text(row.group)] if grouped else []
+            description = row.description + (f" — {row.detail}" if row.detail and row.detail != row.description else "")
+            cells += [Text(row.keys, style="bold"), Text(description)]
+            table.add_row(*cells)
+        table.focus()
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)
