@@ -1,0 +1,401 @@
+"""The record store's value types: `TaskRecord`, `PlanRecord`, `Stamp`, `Scope`, `Source`.
+
+API summary (stable; other modules build on it):
+
+- `TaskRecord`, `PlanRecord` — frozen pydantic models, one per file. Python names are
+  snake_case (`blocked_by`); the on-disk keys are the product's (`blockedBy`).
+  `model_copy(update={...})` gives a changed copy. `extra` holds keys a person added by
+  hand that planwatch does not know; they are kept and written back untouched.
+- `Stamp(at, by, in_, verdict=None)` — `{at, by, in}` on disk; `verdict` only on a
+  task's or plan's `reviewed` stamp. Stamps are written by the host only.
+- `Scope(kind, value)` — `{kind: folder, folder: /srv/work}` on disk.
+- `Source(tool, id=None)` — where a translated task came from (SPEC §5).
+- `TASK_STATUSES`, `TASK_PRIORITIES`, `PLAN_STATUSES`, `SCOPE_KINDS`, `VERDICTS`.
+- `TASK_FIELDS`, `PLAN_FIELDS` — the on-disk key order (the product's example).
+- `TASK_STAMPS`, `PLAN_STAMPS` — the stamp keys, never accepted as input.
+- `task_from_frontmatter(data, body)`, `plan_from_frontmatter(data, body)` — validate a
+  loaded frontmatter mapping; raise `RecordInvalid(reason)` with a readable reason.
+- `task_to_frontmatter(rec)`, `plan_to_frontmatter(rec)` — the ordered mapping to write
+  (absent optional fields omitted; stamps' `at` as timezone-aware datetimes).
+- `describe_validation_error(exc)` — a pydantic error as one sentence in the store's
+  wording (`status must be todo, doing, blocked, review, done, or dropped.`), shared by
+  record validation and the tools' refusals so every field reads the same everywhere.
+- `is_task_id(s)`, `is_plan_id(s)`, `id_number(s)`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+)
+
+TaskStatus = Literal["todo", "doing", "blocked", "review", "done", "dropped"]
+TaskPriority = Literal["high", "medium", "low"]
+PlanStatus = Literal["draft", "active", "done", "dropped"]
+ScopeKind = Literal["folder", "bot", "session"]
+Verdict = Literal["approved", "changes"]
+
+TASK_STATUSES: tuple[str, ...] = ("todo", "doing", "blocked", "review", "done", "dropped")
+TASK_PRIORITIES: tuple[str, ...] = ("high", "medium", "low")
+PLAN_STATUSES: tuple[str, ...] = ("draft", "active", "done", "dropped")
+SCOPE_KINDS: tuple[str, ...] = ("folder", "bot", "session")
+VERDICTS: tuple[str, ...] = ("approved", "changes")
+
+TASK_FIELDS: tuple[str, ...] = (
+    "id", "title", "status", "priority", "labels", "topic", "plan", "bot", "folder",
+    "session", "blockedBy", "active", "note", "refs", "source",
+    "created", "approved", "started", "finished", "reviewed",
+)  # fmt: skip
+PLAN_FIELDS: tuple[str, ...] = (
+    "id", "scope", "title", "status", "refs", "created", "approved", "finished", "reviewed",
+)  # fmt: skip
+TASK_STAMPS: tuple[str, ...] = ("created", "approved", "started", "finished", "reviewed")
+PLAN_STAMPS: tuple[str, ...] = ("created", "approved", "finished", "reviewed")
+
+_TASK_ID = re.compile(r"t[1-9][0-9]{0,8}")
+_PLAN_ID = re.compile(r"p[1-9][0-9]{0,8}")
+TASK_ID_PATTERN = r"^t[1-9][0-9]{0,8}$"
+PLAN_ID_PATTERN = r"^p[1-9][0-9]{0,8}$"
+TITLE_MAX = 500
+"""A title is one line for a list row; longer text belongs in the body or note."""
+
+
+def is_task_id(value: object) -> bool:
+    return isinstance(value, str) and _TASK_ID.fullmatch(value) is not None
+
+
+def is_plan_id(value: object) -> bool:
+    return isinstance(value, str) and _PLAN_ID.fullmatch(value) is not None
+
+
+def id_number(record_id: str) -> int:
+    """`t12` → 12. The caller has checked the id's shape."""
+    return int(record_id[1:])
+
+
+def one_of(values: tuple[str, ...]) -> str:
+    """`("a", "b", "c")` → `a, b, or c` (the wording of every refusal)."""
+    if len(values) == 1:
+        return values[0]
+    if len(values) == 2:
+        return f"{values[0]} or {values[1]}"
+    return ", ".join(values[:-1]) + f", or {values[-1]}"
+
+
+class RecordInvalid(ValueError):
+    """A frontmatter mapping that is not a valid record; `reason` says why, in one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+
+class Stamp(_Frozen):
+    """Who did something to a record, when, and in which session. Host-written only."""
+
+    at: datetime
+    by: str = Field(min_length=1)
+    in_: str | None = Field(None, alias="in")
+    verdict: Verdict | None = None
+    """Only on `reviewed`: the reviewer's verdict, when one was given."""
+
+    @field_validator("at")
+    @classmethod
+    def _aware(cls, value: datetime) -> datetime:
+        # A hand-written stamp without a zone is read as UTC so comparisons never fail.
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+    def to_yaml(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"at": self.at.astimezone(UTC).replace(microsecond=0), "by": self.by}
+        if self.in_:
+            out["in"] = self.in_
+        if self.verdict:
+            out["verdict"] = self.verdict
+        return out
+
+
+class Scope(_Frozen):
+    """What a plan is about: a folder, a bot, or a session."""
+
+    kind: ScopeKind
+    value: str = Field(min_length=1)
+
+    @classmethod
+    def from_yaml(cls, data: object) -> Scope:
+        if not isinstance(data, dict) or set(data) != {"kind", data.get("kind")}:
+            raise RecordInvalid("scope must be {kind: folder|bot|session, <kind>: value}.")
+        kind = data["kind"]
+        if kind not in SCOPE_KINDS:
+            raise RecordInvalid(f"scope kind must be {one_of(SCOPE_KINDS)}.")
+        value = data[kind]
+        if not isinstance(value, str) or not value:
+            raise RecordInvalid(f"scope {kind} must be text.")
+        return cls(kind=kind, value=value)
+
+    def to_yaml(self) -> dict[str, Any]:
+        return {"kind": self.kind, self.kind: self.value}
+
+    def label(self) -> str:
+        return f"{self.kind}:{self.value}"
+
+
+class Source(_Frozen):
+    """Where a translated task came from: the harness tool, and its own id when it has one."""
+
+    tool: str = Field(min_length=1)
+    id: str | None = None
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_as_text(cls, value: object) -> object:
+        # Claude task ids are strings, but a hand edit may leave `id: 3`; same id.
+        return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    def to_yaml(self) -> dict[str, Any]:
+        return {"tool": self.tool, "id": self.id} if self.id is not None else {"tool": self.tool}
+
+
+class TaskRecord(_Frozen):
+    """One task: `tasks/t<n>.md`. Body is the Markdown after the frontmatter."""
+
+    id: str = Field(pattern=TASK_ID_PATTERN)
+    title: str = Field(min_length=1, max_length=TITLE_MAX)
+    status: TaskStatus = "todo"
+    priority: TaskPriority = "medium"
+    labels: tuple[str, ...] = ()
+    topic: str | None = None
+    plan: str | None = Field(None, pattern=PLAN_ID_PATTERN)
+    bot: str | None = None
+    folder: str | None = None
+    session: str | None = None
+    blocked_by: tuple[str, ...] = Field((), alias="blockedBy")
+    active: str | None = None
+    """The "-ing" form shown while the task is in progress (Claude's activeForm)."""
+    note: str | None = None
+    refs: tuple[str, ...] = ()
+    source: Source | None = None
+    created: Stamp | None = None
+    approved: Stamp | None = None
+    started: Stamp | None = None
+    finished: Stamp | None = None
+    reviewed: Stamp | None = None
+    body: str = ""
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Keys a person added by hand that planwatch does not know; written back as they were."""
+
+    @field_validator("blocked_by")
+    @classmethod
+    def _task_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for item in value:
+            if not is_task_id(item):
+                raise ValueError("blockedBy must name task ids like t1")
+        return value
+
+    def stamps(self) -> dict[str, Stamp]:
+        return {name: s for name in TASK_STAMPS if (s := getattr(self, name)) is not None}
+
+    def line(self, width: int = 80) -> str:
+        """The answer line of every tool: `id status priority title` (title made safe)."""
+        from core.text import shorten
+
+        return f"{self.id} {self.status} {self.priority} {shorten(self.title, width)}"
+
+
+class PlanRecord(_Frozen):
+    """One plan: `plans/p<n>.md`. Its goal is the Markdown body."""
+
+    id: str = Field(pattern=PLAN_ID_PATTERN)
+    scope: Scope | None = None
+    title: str = Field(min_length=1, max_length=TITLE_MAX)
+    status: PlanStatus = "draft"
+    refs: tuple[str, ...] = ()
+    created: Stamp | None = None
+    approved: Stamp | None = None
+    finished: Stamp | None = None
+    reviewed: Stamp | None = None
+    goal: str = ""
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Keys a person added by hand that planwatch does not know; written back as they were."""
+
+    def stamps(self) -> dict[str, Stamp]:
+        return {name: s for name in PLAN_STAMPS if (s := getattr(self, name)) is not None}
+
+    def line(self, width: int = 80) -> str:
+        """The answer line of every tool: `id status title` (title made safe)."""
+        from core.text import shorten
+
+        return f"{self.id} {self.status} {shorten(self.title, width)}"
+
+
+# ---------------------------------------------------------------- error wording
+
+_ALIASES = {"blocked_by": "blockedBy", "in_": "in"}
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "status": TASK_STATUSES,
+    "priority": TASK_PRIORITIES,
+    "kind": SCOPE_KINDS,
+    "verdict": VERDICTS,
+}
+
+
+def _field_name(loc: tuple[int | str, ...]) -> str:
+    parts = [_ALIASES.get(str(p), str(p)) for p in loc if not isinstance(p, int)]
+    return " ".join(parts) if parts else "input"
+
+
+def describe_validation_error(exc: ValidationError, *, statuses: tuple[str, ...] | None = None) -> str:
+    """The first problem of a pydantic error as one sentence in the store's wording.
+
+    `statuses` names the status vocabulary in play (plans and tasks differ).
+    """
+    err = exc.errors(include_url=False)[0]
+    loc = tuple(err.get("loc", ()))
+    field = _field_name(loc)
+    last = _ALIASES.get(str(loc[-1]), str(loc[-1])) if loc else ""
+    kind = err.get("type", "")
+    ctx = err.get("ctx") or {}
+    if kind == "literal_error":
+        choices = _CHOICES.get(last)
+        if last == "status" and statuses is not None:
+            choices = statuses
+        if choices is None:
+            expected = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
+            choices = tuple(expected)
+        return f"{field} must be {one_of(choices)}."
+    if kind == "missing":
+        return f"{field} is required."
+    if kind == "extra_forbidden":
+        if last in TASK_STAMPS:
+            return f"{field} is a stamp, written only by the host, never taken as input."
+        return f"{field} is not a known field."
+    if kind == "string_too_short":
+        return f"{field} must not be empty."
+    if kind == "string_too_long":
+        return f"{field} must be at most {ctx.get('max_length')} characters."
+    if kind == "string_pattern_mismatch":
+        if last == "id" and "t[" in str(ctx.get("pattern", "")):
+            return f"{field} must be a task id like t1."
+        if "p[" in str(ctx.get("pattern", "")):
+            return f"{field} must be a plan id like p1."
+        return f"{field} must be a task id like t1."
+    if kind in ("string_type", "str_type"):
+        return f"{field} must be text."
+    if kind in ("tuple_type", "list_type"):
+        return f"{field} must be a list."
+    if kind in ("bool_type", "bool_parsing"):
+        return f"{field} must be true or false."
+    if kind.startswith("datetime") or kind.startswith("date_"):
+        return f"{field} must be a date and time."
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return f"{field} must be a mapping."
+    if kind == "value_error":
+        message = str(ctx.get("error", err.get("msg", "")))
+        return message if message.endswith(".") else message + "."
+    return f"{field}: {err.get('msg', 'is not valid')}."
+
+
+# ---------------------------------------------------------------- frontmatter mapping
+
+
+def _stamps_from(data: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name in names:
+        if name in data and data[name] is not None:
+            value = data[name]
+            if not isinstance(value, dict):
+                raise RecordInvalid(f"{name} must be a stamp {{at, by, in}}.")
+            out[name] = value
+    return out
+
+
+def _validate(model: type[BaseModel], values: dict[str, Any], statuses: tuple[str, ...]) -> Any:
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        raise RecordInvalid(describe_validation_error(exc, statuses=statuses)) from None
+
+
+def task_from_frontmatter(data: object, body: str) -> TaskRecord:
+    """Validate a loaded frontmatter mapping as a task; raise `RecordInvalid` when it is not one."""
+    if not isinstance(data, dict):
+        raise RecordInvalid("frontmatter must be a mapping of fields.")
+    for key in data:
+        if not isinstance(key, str):
+            raise RecordInvalid(f"field name {key!r} must be text.")
+    values: dict[str, Any] = {k: v for k, v in data.items() if k in TASK_FIELDS and v is not None}
+    extra = {k: v for k, v in data.items() if k not in TASK_FIELDS}
+    if "body" in extra or "extra" in extra:
+        raise RecordInvalid("body belongs below the frontmatter, not in it.")
+    values.update(_stamps_from(data, TASK_STAMPS))
+    if "source" in values and not isinstance(values["source"], dict):
+        raise RecordInvalid("source must be a mapping {tool, id}.")
+    values["body"] = body
+    values["extra"] = extra
+    return _validate(TaskRecord, values, TASK_STATUSES)
+
+
+def plan_from_frontmatter(data: object, body: str) -> PlanRecord:
+    """Validate a loaded frontmatter mapping as a plan; raise `RecordInvalid` when it is not one."""
+    if not isinstance(data, dict):
+        raise RecordInvalid("frontmatter must be a mapping of fields.")
+    for key in data:
+        if not isinstance(key, str):
+            raise RecordInvalid(f"field name {key!r} must be text.")
+    values: dict[str, Any] = {k: v for k, v in data.items() if k in PLAN_FIELDS and v is not None}
+    extra = {k: v for k, v in data.items() if k not in PLAN_FIELDS}
+    if "goal" in extra or "extra" in extra:
+        raise RecordInvalid("goal belongs below the frontmatter, not in it.")
+    values.update(_stamps_from(data, PLAN_STAMPS))
+    if "scope" in values:
+        values["scope"] = Scope.from_yaml(values["scope"])
+    values["goal"] = body
+    values["extra"] = extra
+    return _validate(PlanRecord, values, PLAN_STATUSES)
+
+
+def task_to_frontmatter(rec: TaskRecord) -> dict[str, Any]:
+    """The ordered mapping written for a task; absent optional fields left out."""
+    out: dict[str, Any] = {"id": rec.id, "title": rec.title, "status": rec.status, "priority": rec.priority}
+    if rec.labels:
+        out["labels"] = list(rec.labels)
+    for name in ("topic", "plan", "bot", "folder", "session"):
+        if (value := getattr(rec, name)) is not None:
+            out[name] = value
+    if rec.blocked_by:
+        out["blockedBy"] = list(rec.blocked_by)
+    for name in ("active", "note"):
+        if (value := getattr(rec, name)) is not None:
+            out[name] = value
+    if rec.refs:
+        out["refs"] = list(rec.refs)
+    if rec.source is not None:
+        out["source"] = rec.source.to_yaml()
+    for name, stamp in rec.stamps().items():
+        out[name] = stamp.to_yaml()
+    return out
+
+
+def plan_to_frontmatter(rec: PlanRecord) -> dict[str, Any]:
+    """The ordered mapping written for a plan; absent optional fields left out."""
+    out: dict[str, Any] = {"id": rec.id}
+    if rec.scope is not None:
+        out["scope"] = rec.scope.to_yaml()
+    out["title"] = rec.title
+    out["status"] = rec.status
+    if rec.refs:
+        out["refs"] = list(rec.refs)
+    for name, stamp in rec.stamps().items():
+        out[name] = stamp.to_yaml()
+    return out
