@@ -131,10 +131,15 @@ class LogWriter(threading.Thread):
     the queue is still drained so nothing upstream notices.
     """
 
-    def __init__(self, queue: LogQueue, path: Path, stderr: Callable[[str], None]) -> None:
+    def __init__(
+        self, queue: LogQueue, path: Path, stderr: Callable[[str], None], *, exclusive: bool = True
+    ) -> None:
         super().__init__(name="acp-tap-log", daemon=True)
         self.queue = queue
         self.path = path
+        # A fresh per-run file must be ours alone; a --log file named by the person may
+        # already exist and is appended to.
+        self.exclusive = exclusive
         self.stderr = stderr
         self.written = 0
         self.failed: OSError | None = None
@@ -143,7 +148,8 @@ class LogWriter(threading.Thread):
         folder = self.path.parent
         if not folder.is_dir():
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        return os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_EXCL, 0o600)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_EXCL if self.exclusive else 0)
+        return os.open(self.path, flags, 0o600)
 
     def run(self) -> None:
         fd: int | None = None
@@ -304,7 +310,7 @@ def run_tap(
 
     path = log_path or paths.acp_log_dir() / log_file_name()
     queue = LogQueue()
-    writer = LogWriter(queue, path, say)
+    writer = LogWriter(queue, path, say, exclusive=log_path is None)
     writer.start()
 
     def forward_signal(signum: int, _frame: FrameType | None) -> None:
