@@ -1,0 +1,115 @@
+"""The one list of commands. It drives the key bindings, the footer, the help screen
+and the command palette, so none of them can disagree.
+
+`scope` says where a command's binding lives: "app" (everywhere) or "browse" (the
+browse screen, which is also pane mode). The help screen lists COMMANDS in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+Scope = Literal["app", "browse"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One thing a person can do, with every key that does it."""
+
+    keys: str  # Textual key names, comma separated ("j,down")
+    action: str  # the action name, without "action_"
+    description: str  # short: footer and palette title
+    help: str  # one sentence: tooltip, palette help, help screen
+    scope: Scope = "browse"
+    show: bool = True  # shown in the footer
+    key_display: str | None = None
+    palette: bool = True  # offered in the command palette
+
+    @property
+    def display_keys(self) -> str:
+        """The keys as a person reads them, for the help screen."""
+        if self.key_display:
+            return self.key_display
+        names = {"space": "space", "enter": "enter", "slash": "/", "comma": ",",
+                 "question_mark": "?", "down": "↓", "up": "↑", "escape": "esc", "tab": "tab"}
+        return " ".join(names.get(key, key) for key in self.keys.split(","))
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("j,down", "cursor_down", "Down", "Move to the next row.", show=False, key_display="j ↓", palette=False),
+    Command("k,up", "cursor_up", "Up", "Move to the previous row.", show=False, key_display="k ↑", palette=False),
+    Command("tab", "switch_focus", "Switch", "Move between the session list and the checklist.", show=False, palette=False),
+    Command("space", "tick", "Tick", "Tick or untick the item: an override on an agent item, todo↔done on your own."),
+    Command("a", "add_item", "Add", "Add one of your own items to this session."),
+    Command("e", "edit_item", "Edit", "Edit the title of your own item."),
+    Command("d", "drop_item", "Drop", "Drop your own item (it stays in the store as dropped)."),
+    Command("u", "undo", "Undo", "Undo the last tick, edit or drop."),
+    Command("enter", "details", "Details", "Show or hide the details of the session: source, steps, overrides, timeline."),
+    Command("slash", "filter", "Filter", "Filter the sessions by typing.", key_display="/"),
+    Command("escape", "dismiss", "Back", "Close the filter or the details.", show=False, palette=False),
+    Command("t", "store_view", "Store", "Switch to the store view: plans, tasks, approve and review.", scope="app"),
+    Command("comma", "settings", "Settings", "Open the settings.", scope="app", key_display=","),
+    Command("question_mark", "help", "Help", "Show every key.", scope="app", key_display="?"),
+    Command("ctrl+p", "command_palette", "Palette", "Open the command palette.", scope="app", show=False, palette=False),
+    Command("q", "quit", "Quit", "Quit planwatch.", scope="app"),
+)
+
+
+def bindings(scope: Scope) -> list[Binding]:
+    """The Textual bindings of one scope, with descriptions and tooltips."""
+    return [
+        Binding(
+            command.keys,
+            command.action,
+            command.description,
+            show=command.show,
+            key_display=command.key_display,
+            tooltip=command.help,
+        )
+        for command in COMMANDS
+        if command.scope == scope and command.action != "command_palette"
+    ]
+
+
+def commands_for(scope: Scope | None = None) -> Iterator[Command]:
+    for command in COMMANDS:
+        if scope is None or command.scope == scope:
+            yield command
+
+
+class PlanwatchCommands(Provider):
+    """The command palette's provider: every palette command of COMMANDS."""
+
+    def _available(self) -> Iterable[tuple[Command, Screen]]:
+        screen = self.screen
+        for command in COMMANDS:
+            if command.palette:
+                yield command, screen
+
+    async def _run(self, command: Command) -> None:
+        target = self.app if command.scope == "app" else self.screen
+        await target.run_action(command.action)
+
+    async def discover(self) -> Hits:
+        for command, _ in self._available():
+            yield DiscoveryHit(
+                f"{command.description} ({command.display_keys})",
+                lambda c=command: self._run(c),
+                help=command.help,
+            )
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command, _ in self._available():
+            title = f"{command.description} ({command.display_keys})"
+            score = matcher.match(f"{title} {command.help}")
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), lambda c=command: self._run(c), help=command.help)

@@ -1,0 +1,77 @@
+"""App-wide messages (past tense). Most are posted from core threads through tui.live.
+
+Change messages carry no payload and replace each other in the queue (`can_replace`):
+the thread records what changed in the LiveFeed, and the handler drains it, so a burst
+of appends becomes one repaint without losing any session id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from textual.message import Message
+
+
+class SessionsChanged(Message):
+    """Sessions were indexed or changed on disk; drain `LiveFeed.take_changed()`."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SessionsChanged)
+
+
+class ScanFinished(Message):
+    """The first full scan of every transcript folder ended."""
+
+    def __init__(self, count: int, roots_searched: list[Path], error: str | None = None) -> None:
+        super().__init__()
+        self.count = count
+        self.roots_searched = roots_searched
+        self.error = error
+
+
+class StoreChanged(Message):
+    """Something under the store folder changed (any writer); re-read it off the UI thread."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, StoreChanged)
+
+
+@dataclass
+class StoreView:
+    """What the app shows of the store: own items per session, open counts, problems."""
+
+    tasks_by_session: dict[str, list[Any]] = field(default_factory=dict)
+    open_counts: dict[str, int] = field(default_factory=dict)
+    # One line per broken record: "<file>: <what is wrong>".
+    problems: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+class StoreLoaded(Message):
+    """A fresh read of the store, made in a worker thread."""
+
+    def __init__(self, view: StoreView) -> None:
+        super().__init__()
+        self.view = view
+
+
+class SettingsSaved(Message):
+    """The Settings screen saved the settings; the app applies them (reading on/off, …).
+
+    Post it to the app: `self.app.post_message(SettingsSaved(settings))`.
+    """
+
+    def __init__(self, settings: Any) -> None:
+        super().__init__()
+        self.settings = settings
+
+
+class OwnItemsChanged(Message):
+    """The app wrote own items through the store tools; carries the tool's answer."""
+
+    def __init__(self, answer: str, error: bool = False) -> None:
+        super().__init__()
+        self.answer = answer
+        self.error = error

@@ -1,0 +1,200 @@
+"""The checklist widget: a session's Agent plan and My items, with status marks.
+
+It renders what it is given (a core.checklist.Checklist); ticks are overrides held in
+core, not widget state. It posts TickRequested when the person clicks a mark, and the
+screen decides what a tick means. Untrusted text is put into `Text` objects only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from core.checklist import AgentRow, AgentSection, Checklist, OwnRow
+from core.model import SOURCE_LABELS
+from core.text import safe_text, shorten
+
+# Marks are three cells wide, so a click on columns 0-3 of a row is a click on the mark.
+AGENT_MARKS: dict[str, tuple[str, str]] = {
+    "pending": ("[ ]", ""),
+    "in_progress": ("[▸]", "bold yellow"),
+    "completed": ("[x]", "green"),
+    "cancelled": ("[-]", "dim"),
+}
+OVERRIDE_MARKS: dict[str, tuple[str, str]] = {
+    "completed": ("[✓]", "bold cyan"),  # ticked by you
+    "pending": ("[·]", "bold cyan"),  # unticked by you
+}
+OWN_MARKS: dict[str, tuple[str, str]] = {
+    "todo": ("[ ]", ""),
+    "doing": ("[▸]", "bold yellow"),
+    "blocked": ("[!]", "red"),
+    "review": ("[?]", "magenta"),
+    "done": ("[x]", "green"),
+    "dropped": ("[-]", "dim"),
+}
+MARK_CELLS = 4
+
+
+def agent_mark(row: AgentRow) -> tuple[str, str]:
+    if row.override is not None:
+        return OVERRIDE_MARKS[row.override]
+    return AGENT_MARKS.get(row.status, AGENT_MARKS["pending"])
+
+
+def section_title(section: AgentSection) -> str:
+    label = SOURCE_LABELS.get(section.source, section.source)
+    if section.group_key.startswith("agent-"):
+        head = f"Subagent {section.group_key.removeprefix('agent-')}"
+    elif section.group_key.startswith("acp:"):
+        head = f"ACP plan {section.group_key.removeprefix('acp:')}"
+    else:
+        head = "Agent plan"
+    title = f"{head} · {label}"
+    if section.partial:
+        title += " · partial (only the tasks found)"
+    return safe_text(title, single_line=True)
+
+
+def agent_row_text(row: AgentRow) -> Text:
+    mark, style = agent_mark(row)
+    text = Text(mark, style=style)
+    text.append(" ")
+    body_style = "dim strike" if row.status == "cancelled" else ("dim" if row.done else "")
+    shown = row.active_form if row.status == "in_progress" and row.active_form else row.text
+    text.append(safe_text(shown, single_line=True), style=body_style)
+    if row.override_label:
+        text.append(f"  {row.override_label}", style="italic cyan")
+    return text
+
+
+def own_row_text(row: OwnRow) -> Text:
+    mark, style = OWN_MARKS.get(row.status, OWN_MARKS["todo"])
+    text = Text(mark, style=style)
+    text.append(" ")
+    text.append(safe_text(row.title, single_line=True), style="dim" if row.status in ("done", "dropped") else "")
+    if row.status not in ("todo", "done"):
+        text.append(f"  {row.status}", style="italic dim")
+    return text
+
+
+def header(label: str) -> Option:
+    return Option(Text(label, style="bold"), disabled=True)
+
+
+def note(label: str) -> Option:
+    return Option(Text(label, style="dim italic"), disabled=True)
+
+
+@dataclass(frozen=True)
+class RowRef:
+    """What an option of the list stands for."""
+
+    kind: str  # "agent" or "own"
+    index: int  # into checklist.agent_rows / checklist.own
+
+
+class ChecklistView(OptionList):
+    """The two sections of one session as a keyboard- and mouse-driven list."""
+
+    class TickRequested(Message):
+        """The person clicked a row's mark."""
+
+        def __init__(self, ref: RowRef) -> None:
+            super().__init__()
+            self.ref = ref
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes, markup=False)
+        self.checklist = Checklist()
+        self._refs: dict[int, RowRef] = {}
+
+    def show(self, checklist: Checklist, *, agent_note: str | None = None, own_note: str | None = None) -> None:
+        """Show `checklist`, keeping the highlighted row where it was when possible."""
+        previous = self.current_ref()
+        self.checklist = checklist
+        options: list[Option] = []
+        refs: dict[int, RowRef] = {}
+        if agent_note is not None:
+            options.append(header("Agent plan"))
+            options.append(note(agent_note))
+        else:
+            agent_index = 0
+            for section in checklist.sections:
+                options.append(header(section_title(section)))
+                if not section.rows:
+                    options.append(note("(the agent cleared its list)"))
+                for row in section.rows:
+                    refs[len(options)] = RowRef("agent", agent_index)
+                    options.append(Option(agent_row_text(row)))
+                    agent_index += 1
+            for document in checklist.documents:
+                first = next((line for line in document.text.splitlines() if line.strip()), "")
+                options.append(note(f"Plan document ({safe_text(document.source, single_line=True)}): "
+                                    f"{shorten(first, 60)} — enter for the whole text"))
+        options.append(header("My items"))
+        if own_note is not None:
+            options.append(note(own_note))
+        for index, own in enumerate(checklist.own):
+            refs[len(options)] = RowRef("own", index)
+            options.append(Option(own_row_text(own)))
+        if not checklist.own and own_note is None:
+            options.append(note("none yet — press a to add one"))
+        self._refs = refs
+        self.set_options(options)
+        self._restore(previous)
+
+    def _restore(self, previous: RowRef | None) -> None:
+        if not self._refs:
+            self.highlighted = None
+            return
+        if previous is not None:
+            for position, ref in self._refs.items():
+                if ref == previous:
+                    self.highlighted = position
+                    return
+            # The row is gone (an own item dropped): stay near where it was.
+            same_kind = [p for p, r in self._refs.items() if r.kind == previous.kind]
+            if same_kind:
+                self.highlighted = min(same_kind, key=lambda p: abs(self._refs[p].index - previous.index))
+                return
+        self.highlighted = min(self._refs)
+
+    def current_ref(self) -> RowRef | None:
+        if self.highlighted is None:
+            return None
+        return self._refs.get(self.highlighted)
+
+    def current_agent_row(self) -> AgentRow | None:
+        ref = self.current_ref()
+        if ref is None or ref.kind != "agent":
+            return None
+        return self.checklist.agent_rows[ref.index]
+
+    def current_own_row(self) -> OwnRow | None:
+        ref = self.current_ref()
+        if ref is None or ref.kind != "own":
+            return None
+        return self.checklist.own[ref.index]
+
+    def select_own(self, task_id: str) -> None:
+        for position, ref in self._refs.items():
+            if ref.kind == "own" and self.checklist.own[ref.index].task_id == task_id:
+                self.highlighted = position
+                return
+
+    async def _on_click(self, event: events.Click) -> None:
+        clicked = event.style.meta.get("option")
+        if clicked is not None and clicked in self._refs:
+            self.highlighted = clicked
+            x = event.x - self.gutter.left
+            if 0 <= x < MARK_CELLS:
+                event.stop()
+                self.post_message(self.TickRequested(self._refs[clicked]))
+                return
+        await super()._on_click(event)

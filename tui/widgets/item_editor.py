@@ -1,0 +1,51 @@
+"""The modal to add or edit one of the person's own items: returns the title or None."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Label
+
+
+class ItemEditor(ModalScreen[str | None]):
+    """Ask for an item's title. Enter saves, Escape cancels (dismisses with None)."""
+
+    DEFAULT_CSS = """
+    ItemEditor {
+        align: center middle;
+    }
+    ItemEditor > Vertical {
+        width: 70;
+        max-width: 95%;
+        height: auto;
+        border: round $accent;
+        padding: 0 1;
+        background: $surface;
+    }
+    ItemEditor Label { width: 1fr; }
+    ItemEditor .hint { color: $text-muted; }
+    """
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", tooltip="Close without saving.")]
+
+    def __init__(self, title: str = "", *, heading: str = "New item") -> None:
+        super().__init__()
+        self._title = title
+        self._heading = heading
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(self._heading, markup=False)
+            yield Input(value=self._title, placeholder="What needs doing?", id="item-title")
+            yield Label("enter saves · esc cancels", classes="hint", markup=False)
+
+    @on(Input.Submitted, "#item-title")
+    def _save(self, event: Input.Submitted) -> None:
+        title = " ".join(event.value.split())
+        self.dismiss(title or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

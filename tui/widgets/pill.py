@@ -1,0 +1,49 @@
+"""The pill: done/total over both sections with a small pie (○◔◑◕●)."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+PIE = "○◔◑◕●"
+
+
+def pie(done: int, total: int) -> str:
+    """One character: empty, quarters, full. A started list never shows empty and an
+    unfinished one never shows full, so the pie does not claim more than is true."""
+    if total <= 0 or done <= 0:
+        return PIE[0]
+    if done >= total:
+        return PIE[4]
+    step = round(4 * done / total)
+    return PIE[min(max(step, 1), 3)]
+
+
+def pill_text(done: int, total: int) -> Text:
+    """The pill as Text, for rows of the session list and for the Pill widget."""
+    if total <= 0:
+        return Text("○ –", style="dim")
+    style = "green" if done >= total else ("yellow" if done else "")
+    return Text.assemble((pie(done, total), style), " ", (f"{done}/{total}", style))
+
+
+class Pill(Widget):
+    """The pill as a widget; its tooltip is the hover card (set by its owner)."""
+
+    DEFAULT_CSS = """
+    Pill {
+        width: auto;
+        height: 1;
+        padding: 0 1;
+    }
+    """
+
+    done: reactive[int] = reactive(0)
+    total: reactive[int] = reactive(0)
+
+    def set_counts(self, done: int, total: int) -> None:
+        self.done, self.total = done, total
+
+    def render(self) -> Text:
+        return pill_text(self.done, self.total)

@@ -1,0 +1,135 @@
+"""The session list: one row per session, newest activity first.
+
+A row shows a running marker, the harness, the title, the folder, the age, the pill and
+the open count of the session's store tasks. Rows are `Text`, never markup strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from rich.text import Text
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from core.text import safe_text
+from tui.widgets.pill import pill_text
+
+# A session whose transcript changed this recently has a running agent.
+RUNNING_WINDOW = timedelta(minutes=3)
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """What one row shows; built by the screen from the index, the store and overrides."""
+
+    id: str
+    harness: str
+    title: str
+    folder: str
+    updated: datetime
+    done: int
+    total: int
+    open_count: int | None = None
+
+    def matches(self, needle: str) -> bool:
+        needle = needle.casefold()
+        return any(needle in part.casefold() for part in (self.title, self.folder, self.harness, self.id))
+
+
+def age(updated: datetime, now: datetime) -> str:
+    """How long ago, in at most four characters: 45s, 12m, 3h, 5d, 7w."""
+    seconds = max(0, int((now - updated).total_seconds()))
+    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def short_folder(folder: str, home: str | None = None) -> str:
+    if home and folder.startswith(home):
+        folder = "~" + folder[len(home):]
+    return folder
+
+
+def fit(text: str, width: int) -> str:
+    if width <= 0:
+        return ""
+    if len(text) <= width:
+        return text.ljust(width)
+    return text[: max(0, width - 1)] + "…"
+
+
+def fit_left(text: str, width: int) -> str:
+    """Cut from the left: the end of a folder path says most."""
+    if width <= 0:
+        return ""
+    if len(text) <= width:
+        return text.ljust(width)
+    return "…" + text[len(text) - width + 1 :]
+
+
+def row_text(row: SessionRow, now: datetime, width: int) -> Text:
+    """One line: `● claude  Title……  ~/src/api  12m  ◑ 3/7  2 open`."""
+    running = now - row.updated <= RUNNING_WINDOW
+    pill = pill_text(row.done, row.total)
+    open_part = f"{row.open_count} open" if row.open_count else ""
+    folder_width = 18 if width >= 90 else 12
+    fixed = 2 + 7 + 1 + folder_width + 1 + 4 + 1 + 8 + 1 + 7
+    title_width = max(8, width - fixed)
+    text = Text()
+    text.append("● " if running else "  ", style="bold green")
+    text.append(fit(row.harness, 7), style="cyan" if row.harness == "claude" else ("magenta" if row.harness == "codex" else "blue"))
+    text.append(" ")
+    text.append(fit(safe_text(row.title or f"Session {row.id}", single_line=True), title_width), style="bold" if running else "")
+    text.append(" ")
+    text.append(fit_left(safe_text(row.folder, single_line=True), folder_width), style="dim")
+    text.append(" ")
+    text.append(age(row.updated, now).rjust(4), style="green" if running else "dim")
+    text.append(" ")
+    pill.pad_right(max(0, 8 - pill.cell_len))
+    text.append_text(pill)
+    text.append(" ")
+    text.append(fit(open_part, 7), style="yellow")
+    return text
+
+
+class SessionList(OptionList):
+    """Every session, filtered by a needle; the highlighted one is the selected session."""
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes, markup=False)
+        self.rows: list[SessionRow] = []
+        self.needle = ""
+        self._shown: list[SessionRow] = []
+
+    def show_rows(self, rows: list[SessionRow], now: datetime) -> None:
+        """Replace the rows, keeping the selected session highlighted."""
+        selected = self.selected_id
+        self.rows = rows
+        self._render_rows(now, selected)
+
+    def set_needle(self, needle: str, now: datetime) -> None:
+        selected = self.selected_id
+        self.needle = needle
+        self._render_rows(now, selected)
+
+    def _render_rows(self, now: datetime, selected: str | None) -> None:
+        width = max(40, self.scrollable_content_region.width or self.size.width or 100)
+        shown = [row for row in self.rows if not self.needle or row.matches(self.needle)]
+        self._shown = shown
+        self.set_options([Option(row_text(row, now, width), id=row.id) for row in shown])
+        if not shown:
+            return
+        index = next((i for i, row in enumerate(shown) if row.id == selected), 0)
+        self.highlighted = index
+
+    def rerender(self, now: datetime) -> None:
+        self._render_rows(now, self.selected_id)
+
+    @property
+    def selected_id(self) -> str | None:
+        if self.highlighted is None or not (0 <= self.highlighted < len(self._shown)):
+            return None
+        return self._shown[self.highlighted].id

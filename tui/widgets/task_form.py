@@ -1,0 +1,188 @@
+"""The modal that adds or edits a store task, for the store view.
+
+It only gathers input: the result is a `TaskDraft` whose `changes()` are the fields to
+hand to `task_add` or `task_set`. The store's tools do every check (their refusal is
+shown by the store view), so the form holds no rules of its own beyond "title given".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Select, Static
+
+from core.text import shorten
+
+PRIORITIES = ("high", "medium", "low")
+STATUSES = ("todo", "doing", "blocked", "review", "done", "dropped")
+
+
+def split_list(raw: str) -> tuple[str, ...]:
+    """`"a, b,,c "` → `("a", "b", "c")`: the comma lists of the form (labels, blockedBy)."""
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
+@dataclass(frozen=True)
+class TaskDraft:
+    """What the form holds: every field it shows, and the task it edits (None when adding)."""
+
+    task_id: str | None
+    title: str
+    priority: str = "medium"
+    status: str | None = None
+    plan: str | None = None
+    labels: tuple[str, ...] = ()
+    blocked_by: tuple[str, ...] = ()
+    note: str | None = None
+    original: dict[str, Any] = field(default_factory=dict)
+    """The field values the form opened with, so `changes()` sends only what changed."""
+
+    def values(self) -> dict[str, Any]:
+        """Every field by the tools' input names (`blockedBy`, not `blocked_by`)."""
+        out: dict[str, Any] = {
+            "title": self.title,
+            "priority": self.priority,
+            "plan": self.plan,
+            "labels": list(self.labels),
+            "blockedBy": list(self.blocked_by),
+            "note": self.note,
+        }
+        if self.task_id is not None and self.status is not None:
+            out["status"] = self.status
+        return out
+
+    def changes(self) -> dict[str, Any]:
+        """For task_add: every field given; for task_set: only the fields that changed."""
+        values = self.values()
+        if self.task_id is None:
+            return {k: v for k, v in values.items() if v not in (None, [], "")}
+        return {k: v for k, v in values.items() if self.original.get(k) != v}
+
+
+class TaskForm(ModalScreen[TaskDraft | None]):
+    """Add a task (`task`=None) or edit one; dismisses with a `TaskDraft`, or None on cancel.
+
+    `task` is any object with the task record's attributes (`id, title, status,
+    priority, plan, labels, blocked_by, note`); `plans` are `(id, title)` pairs offered
+    for the plan field.
+    """
+
+    DEFAULT_CSS = """
+    TaskForm { align: center middle; }
+    TaskForm #task-form { width: 72; max-width: 100%; height: auto; border: round $primary;
+        background: $surface; padding: 0 1; }
+    TaskForm #task-form-title { text-style: bold; color: $accent; padding: 0 0 1 0; }
+    TaskForm .row { height: auto; }
+    TaskForm .row Label { width: 12; padding: 1 1 0 0; }
+    TaskForm .row Input, TaskForm .row Select { width: 1fr; }
+    TaskForm #task-form-error { color: $text-error; height: auto; }
+    TaskForm #task-form-buttons { height: auto; padding: 1 0 0 0; }
+    TaskForm #task-form-buttons Button { margin: 0 2 0 0; }
+    """
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel", tooltip="Close without saving"),
+        Binding("ctrl+s", "submit", "Save", tooltip="Save the task"),
+    ]
+
+    def __init__(self, task: Any | None = None, plans: Sequence[tuple[str, str]] = ()) -> None:
+        super().__init__()
+        self._task = task
+        self._plans = list(plans)
+
+    def _original(self) -> dict[str, Any]:
+        task = self._task
+        if task is None:
+            return {}
+        return TaskDraft(
+            task_id=task.id,
+            title=task.title,
+            priority=task.priority,
+            status=task.status,
+            plan=task.plan,
+            labels=tuple(task.labels),
+            blocked_by=tuple(task.blocked_by),
+            note=task.note,
+        ).values()
+
+    def compose(self) -> ComposeResult:
+        task = self._task
+        heading = "New task" if task is None else f"Edit {task.id}"
+        plan_ids = {plan_id for plan_id, _ in self._plans}
+        plan_value = task.plan if task is not None and task.plan in plan_ids else Select.NULL
+        with Vertical(id="task-form"):
+            yield Static(heading, id="task-form-title", markup=False)
+            with Horizontal(classes="row"):
+                yield Label("Title")
+                yield Input(task.title if task else "", placeholder="what needs doing", id="title")
+            with Horizontal(classes="row"):
+                yield Label("Priority")
+                yield Select(
+                    [(p, p) for p in PRIORITIES],
+                    value=task.priority if task else "medium",
+                    allow_blank=False,
+                    id="priority",
+                )
+            if task is not None:
+                with Horizontal(classes="row"):
+                    yield Label("Status")
+                    yield Select([(s, s) for s in STATUSES], value=task.status, allow_blank=False, id="status")
+            with Horizontal(classes="row"):
+                yield Label("Plan")
+                # Text, not str: a plan title is untrusted and must not be read as markup.
+                options = [(Text(f"{pid}  {shorten(title, 50)}"), pid) for pid, title in self._plans]
+                yield Select(options, value=plan_value, prompt="no plan", id="plan")
+            with Horizontal(classes="row"):
+                yield Label("Labels")
+                yield Input(", ".join(task.labels) if task else "", placeholder="a, b", id="labels")
+            with Horizontal(classes="row"):
+                yield Label("Blocked by")
+                yield Input(", ".join(task.blocked_by) if task else "", placeholder="t1, t2", id="blocked-by")
+            with Horizontal(classes="row"):
+                yield Label("Note")
+                yield Input((task.note or "") if task else "", id="note")
+            yield Static("", id="task-form-error", markup=False)
+            with Horizontal(id="task-form-buttons"):
+                yield Button("Save", variant="primary", id="save")
+                yield Button("Cancel", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#title", Input).focus()
+
+    def draft(self) -> TaskDraft:
+        """The form's current contents."""
+        plan = self.query_one("#plan", Select).value
+        status = self.query_one("#status", Select).value if self._task is not None else None
+        note = self.query_one("#note", Input).value.strip()
+        return TaskDraft(
+            task_id=self._task.id if self._task is not None else None,
+            title=self.query_one("#title", Input).value.strip(),
+            priority=str(self.query_one("#priority", Select).value),
+            status=str(status) if status is not None else None,
+            plan=str(plan) if plan is not Select.NULL else None,
+            labels=split_list(self.query_one("#labels", Input).value),
+            blocked_by=split_list(self.query_one("#blocked-by", Input).value),
+            note=note or (None if self._task is None or self._task.note is None else ""),
+            original=self._original(),
+        )
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#save")
+    def action_submit(self) -> None:
+        draft = self.draft()
+        if not draft.title:
+            self.query_one("#task-form-error", Static).update("A task needs a title.")
+            self.query_one("#title", Input).focus()
+            return
+        self.dismiss(draft)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
