@@ -47,6 +47,10 @@ _KEY_NAMES = {
 }
 
 
+# Where a command works, as a person would say it (tui.commands scopes).
+_SCOPE_NAMES = {"app": "everywhere", "browse": "sessions"}
+
+
 def key_label(key: str) -> str:
     """`"j,down"` → `"j / ↓"`; `"ctrl+p"` stays `"ctrl+p"`."""
     parts = [part.strip() for part in key.split(",") if part.strip()]
@@ -66,16 +70,19 @@ def help_rows(commands: Iterable[Any]) -> list[HelpRow]:
     key or a description (hidden internals) are left out."""
     rows: list[HelpRow] = []
     for command in commands:
-        keys = _first(command, "key_display", "keys", "key")
-        if isinstance(keys, (list, tuple)):
-            keys = ",".join(str(k) for k in keys)
+        # The command's own display form wins: it is what the footer shows too.
+        shown = _first(command, "display_keys", "key_display")
+        if not shown:
+            keys = _first(command, "keys", "key")
+            if isinstance(keys, (list, tuple)):
+                keys = ",".join(str(k) for k in keys)
+            shown = key_label(str(keys)) if keys else ""
         description = _first(command, "description", "title", "name")
-        if not keys or not description:
+        if not shown or not description:
             continue
         detail = _first(command, "help", "tooltip") or ""
-        group = _first(command, "group", "scope", "section") or ""
-        shown = key_label(str(keys)) if not getattr(command, "key_display", None) else str(keys)
-        rows.append(HelpRow(shown, str(description), str(detail), str(group)))
+        group = str(_first(command, "group", "scope", "section") or "")
+        rows.append(HelpRow(str(shown), str(description), str(detail), _SCOPE_NAMES.get(group, group)))
     return rows
 
 

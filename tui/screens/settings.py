@@ -11,7 +11,8 @@ How the app reacts (for whoever wires it in `tui/app.py`):
     def _settings_changed(self, event: SettingsChanged) -> None:
         self.settings = event.settings   # e.g. restart reading if read_agent_plans flipped
 
-`SettingsChanged` is posted to the App itself (not bubbled from the screen), so it
+`SettingsChanged` subclasses `tui.messages.SettingsSaved`, so `on_settings_saved` in the
+app receives it as well. It is posted to the App itself (not bubbled from the screen), so it
 arrives even though the screen is gone by then. `push_screen(SettingsScreen(...),
 callback)` works too: the result is the saved `Settings`, or None when cancelled.
 """
@@ -26,20 +27,24 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static, Switch, TextArea
 
 from core import paths
 from core.settings import Settings, load_settings, save_settings
+from tui.messages import SettingsSaved
 
 
-class SettingsChanged(Message):
-    """The settings file was saved from the Settings screen; `settings` is what it now holds."""
+class SettingsChanged(SettingsSaved):
+    """The settings file was saved from the Settings screen; `settings` is what it now holds.
+
+    A subclass of the app-wide `tui.messages.SettingsSaved`, so a handler for either
+    (`on_settings_saved`, `@on(SettingsSaved)`) receives it; it adds the file's `path`.
+    """
 
     def __init__(self, settings: Settings, path: Path) -> None:
-        super().__init__()
-        self.settings = settings
+        super().__init__(settings)
+        self.settings: Settings = settings
         self.path = path
 
 
