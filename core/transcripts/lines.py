@@ -1,0 +1,524 @@
+"""Bounded reading of complete JSON lines from transcript bytes (SPEC §2 Long transcripts).
+
+A transcript may be gigabytes and a single line tens of MB (a base64 image, a large
+diff). This module decides *which* lines a reader sees, and keeps memory bounded:
+
+- Files are read in chunks of `CHUNK` bytes. The reader's raw-byte prefilter
+  (`TranscriptReader.wants`) is applied to a whole chunk of complete lines *before* it
+  is split; only the lines that pass are cut out and handed on (FORMATS general rules).
+- A line longer than a chunk is streamed: the prefilter looks at each piece (with
+  `OVERLAP` bytes of the previous piece, so a needle across a boundary is still seen)
+  and the line is never held. Only when it matches is it read back whole, up to
+  `MAX_LINE` bytes (longer matching lines are skipped and counted).
+  Bound: a non-matching line of any length costs at most about 2 × CHUNK + OVERLAP
+  bytes; a matching line costs its own length (≤ MAX_LINE).
+- The last line without its newline is not read: every scan reports the offset just
+  after the last complete line, where the follower resumes.
+- Large files: a head window (`HEAD_WINDOW`) and a tail window (`TAIL_WINDOW`). When the
+  middle was skipped and the tail holds no full list (`reader.is_full_list`), a backward
+  scan from the tail, prefiltered the same way, runs up to `BACKWARD_BOUND` bytes: the
+  latest full list found stops it and the replay starts there; otherwise every wanted
+  line within the bound is replayed and the result is marked partial.
+- `.jsonl.zst` (idle Codex rollouts) are decompressed as a stream, read whole, memory
+  bounded the same way; a plain `.jsonl` beside a `.jsonl.zst` wins (discover.py).
+
+IO relies on one property of `wants`: it is a substring-style test, so a block of lines
+passes whenever any of its lines passes. The default `wants` (any needle in the bytes)
+has it; readers that extend `wants` (pending call ids) must keep it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from core.transcripts.reader import TranscriptReader
+
+log = logging.getLogger(__name__)
+
+CHUNK = 1 << 20  # bytes read at once
+SUB_BLOCK = 64 << 10  # second prefilter level for readers with their own `wants`
+OVERLAP = 4096  # bytes of a long line's previous piece re-tested with the next one
+MAX_LINE = 256 << 20  # a matching line longer than this is skipped (and counted)
+HEAD_WINDOW = 2 << 20
+TAIL_WINDOW = 8 << 20
+BACKWARD_BOUND = 64 << 20
+
+Wants = Callable[[bytes], bool]
+
+
+class _Stream(Protocol):
+    def read(self, n: int, /) -> bytes: ...
+
+
+class _PreadStream:
+    """A sequential view of a file descriptor from an offset, without moving a shared
+    file position (several scans may use one descriptor)."""
+
+    def __init__(self, fd: int, pos: int) -> None:
+        self._fd = fd
+        self.pos = pos
+
+    def read(self, n: int) -> bytes:
+        data = os.pread(self._fd, n, self.pos)
+        self.pos += len(data)
+        return data
+
+
+@dataclass
+class Prefilter:
+    """The test applied to raw bytes before any line is parsed.
+
+    `needles` is set when `wants` is exactly "any needle occurs": lines are then located
+    by searching the chunk for the needles, without splitting it.
+    """
+
+    wants: Wants
+    needles: tuple[bytes, ...] | None = None
+
+    @classmethod
+    def of(cls, reader: TranscriptReader) -> Prefilter:
+        if type(reader).wants is TranscriptReader.wants:
+            return cls(reader.wants, tuple(n for n in reader.needles if n))
+        return cls(reader.wants)
+
+    @classmethod
+    def everything(cls) -> Prefilter:
+        return cls(lambda _data: True)
+
+
+def _strip(line: bytes) -> bytes:
+    return line[:-1] if line.endswith(b"\r") else line
+
+
+def _split_lines(block: bytes, base: int) -> Iterator[tuple[int, bytes]]:
+    """Every non-blank line of a block of complete lines, with its absolute offset."""
+    pos = 0
+    for raw in block.split(b"\n"):
+        if raw.strip():
+            yield base + pos, _strip(raw)
+        pos += len(raw) + 1
+
+
+def wanted_lines(block: bytes, base: int, prefilter: Prefilter) -> Iterator[tuple[int, bytes]]:
+    """The lines of `block` (complete lines, each ending in a newline) that pass the
+    prefilter, in order, with their absolute offsets."""
+    wants = prefilter.wants
+    if not block or not wants(block):
+        return
+    needles = prefilter.needles
+    if needles is not None:
+        # Find each needle in the raw chunk and cut out only the line around each hit.
+        spans: dict[int, int] = {}
+        for needle in needles:
+            i = block.find(needle)
+            while i != -1:
+                start = block.rfind(b"\n", 0, i) + 1
+                end = block.find(b"\n", i)
+                if end == -1:
+                    end = len(block)
+                spans[start] = end
+                i = block.find(needle, end)
+        for start in sorted(spans):
+            line = _strip(block[start : spans[start]])
+            if line.strip():
+                yield base + start, line
+        return
+    # A reader with its own `wants`: narrow down by sub-blocks, then test each line.
+    if len(block) <= SUB_BLOCK:
+        for offset, line in _split_lines(block, base):
+            if wants(line):
+                yield offset, line
+        return
+    pos = 0
+    while pos < len(block):
+        cut = block.find(b"\n", min(pos + SUB_BLOCK, len(block)) - 1)
+        end = len(block) if cut == -1 else cut + 1
+        sub = block[pos:end]
+        if wants(sub):
+            for offset, line in _split_lines(sub, base + pos):
+                if wants(line):
+                    yield offset, line
+        pos = end
+
+
+class LineScan:
+    """Iterate the wanted complete lines of a stream from `start` as (offset, line).
+
+    `limit`: only lines that *start* before it are read (a line crossing it is read to
+    its end). After iteration, `offset` is where the next unread line starts: the end of
+    the last complete line, never inside a partial last line.
+    """
+
+    def __init__(
+        self,
+        stream: _Stream,
+        start: int,
+        prefilter: Prefilter,
+        *,
+        reread: Callable[[int, int], bytes],
+        limit: int | None = None,
+        chunk: int = CHUNK,
+        max_line: int = MAX_LINE,
+    ) -> None:
+        self._stream = stream
+        self._prefilter = prefilter
+        self._reread = reread
+        self._limit = limit
+        self._chunk = chunk
+        self._max_line = max_line
+        self.offset = start
+        self.long_lines_skipped = 0
+
+    def __iter__(self) -> Iterator[tuple[int, bytes]]:
+        limit = self._limit
+        carry = b""  # the current partial line; it starts at self.offset
+        pending = b""  # bytes already read that follow a long line
+        while limit is None or self.offset < limit:
+            data = pending or self._stream.read(self._chunk)
+            pending = b""
+            if not data:
+                return  # a partial last line waits for its newline
+            buf = carry + data if carry else data
+            cut = buf.rfind(b"\n")
+            if cut == -1:
+                carry = buf
+                if len(carry) > self._chunk:
+                    carry = b""
+                    pending = yield from self._long_line(buf)
+                    if pending is None:
+                        return
+                continue
+            block, carry = buf[: cut + 1], buf[cut + 1 :]
+            base = self.offset
+            if limit is not None and base + len(block) > limit:
+                end = block.find(b"\n", max(0, limit - base - 1)) + 1
+                yield from wanted_lines(block[:end], base, self._prefilter)
+                self.offset = base + end
+                return
+            yield from wanted_lines(block, base, self._prefilter)
+            self.offset = base + len(block)
+
+    def _long_line(self, head: bytes) -> Iterator[tuple[int, bytes]]:
+        """Stream a line longer than a chunk without holding it; returns the bytes read
+        past its newline, or None at end of stream (the line is incomplete)."""
+        wants = self._prefilter.wants
+        start = self.offset
+        matched = wants(head)
+        tail = head[-OVERLAP:]
+        length = len(head)
+        while True:
+            data = self._stream.read(self._chunk)
+            if not data:
+                return None
+            nl = data.find(b"\n")
+            piece = data if nl == -1 else data[:nl]
+            if not matched:
+                matched = wants(tail + piece)
+            tail = (tail + piece)[-OVERLAP:]
+            length += len(piece)
+            if nl == -1:
+                continue
+            if matched:
+                if length > self._max_line:
+                    self.long_lines_skipped += 1
+                    log.warning("skipped a %d-byte line at offset %d (over the line bound)", length, start)
+                else:
+                    line = _strip(self._reread(start, length))
+                    if wants(line):  # the pieces' verdict, confirmed on the whole line
+                        yield start, line
+            self.offset = start + length + 1
+            return data[nl + 1 :] or b""
+
+
+@dataclass
+class ReadOutcome:
+    """What one read of a transcript did."""
+
+    offset: int  # where the follower resumes: just after the last complete line
+    lines_fed: int = 0
+    skipped_middle: bool = False  # head + tail windows were used
+    backward_scanned: int = 0  # bytes the backward scan covered
+    found_full_list: bool = False  # the recovery stopped at a full list
+    partial: bool = False  # the recovery found no full list and did not cover the middle
+    long_lines_skipped: int = 0
+    errors: int = 0  # lines the reader raised on (counted, not fatal)
+
+
+class _Feeder:
+    def __init__(self, reader: TranscriptReader, outcome: ReadOutcome) -> None:
+        self.reader = reader
+        self.outcome = outcome
+
+    def __call__(self, line: bytes) -> None:
+        try:
+            self.reader.feed_line(line)
+        except Exception:  # a reader's bug on odd input must not stop the index
+            self.outcome.errors += 1
+            log.debug("reader failed on a line of %s", self.reader.path, exc_info=True)
+        self.outcome.lines_fed += 1
+
+
+def _zst_stream(path: Path) -> _Stream:
+    import zstandard
+
+    fh = path.open("rb")
+    return zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True, closefd=True)
+
+
+def _zst_reread(path: Path) -> Callable[[int, int], bytes]:
+    """Read decompressed bytes [offset, offset + n) by decompressing again from the start
+    (only for long lines that match, which are rare)."""
+
+    def reread(offset: int, n: int) -> bytes:
+        stream = _zst_stream(path)
+        try:
+            skip = offset
+            while skip:
+                got = stream.read(min(CHUNK, skip))
+                if not got:
+                    return b""
+                skip -= len(got)
+            parts: list[bytes] = []
+            while n:
+                got = stream.read(min(CHUNK, n))
+                if not got:
+                    break
+                parts.append(got)
+                n -= len(got)
+            return b"".join(parts)
+        finally:
+            stream.close()  # type: ignore[attr-defined]
+
+    return reread
+
+
+def is_zst(path: Path) -> bool:
+    return path.name.endswith(".zst")
+
+
+def scan_file(
+    path: Path,
+    prefilter: Prefilter,
+    start: int = 0,
+    *,
+    chunk: int = CHUNK,
+    max_line: int = MAX_LINE,
+) -> tuple[list[tuple[int, bytes]], int]:
+    """Every wanted complete line of a file from `start`, and the resume offset.
+
+    A convenience for small reads (appends, sniffing, tests): the lines are returned as a
+    list, so use `read_transcript` for whole transcripts.
+    """
+    if is_zst(path):
+        stream: _Stream = _zst_stream(path)
+        try:
+            scan = LineScan(stream, 0, prefilter, reread=_zst_reread(path), chunk=chunk, max_line=max_line)
+            return list(scan), scan.offset
+        finally:
+            stream.close()  # type: ignore[attr-defined]
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        scan = LineScan(
+            _PreadStream(fd, start), start, prefilter,
+            reread=lambda off, n: os.pread(fd, n, off), chunk=chunk, max_line=max_line,
+        )
+        return list(scan), scan.offset
+    finally:
+        os.close(fd)
+
+
+def read_transcript(
+    reader: TranscriptReader,
+    path: Path,
+    start: int = 0,
+    *,
+    head: int = HEAD_WINDOW,
+    tail: int = TAIL_WINDOW,
+    bound: int = BACKWARD_BOUND,
+    chunk: int = CHUNK,
+    max_line: int = MAX_LINE,
+    prefilter: Prefilter | None = None,
+) -> ReadOutcome:
+    """Feed `reader` the wanted lines of `path` from `start` (a line start), bounded.
+
+    `start` > 0 reads an append (pass head=0: an append has no head of its own). Bytes
+    up to head + tail + chunk are read whole; beyond that the head and tail windows and
+    the backward scan apply (module docstring).
+    """
+    prefilter = prefilter or Prefilter.of(reader)
+    outcome = ReadOutcome(offset=start)
+    feed = _Feeder(reader, outcome)
+    if is_zst(path):
+        stream = _zst_stream(path)
+        try:
+            scan = LineScan(stream, 0, prefilter, reread=_zst_reread(path), chunk=chunk, max_line=max_line)
+            for _offset, line in scan:
+                feed(line)
+            outcome.offset = scan.offset
+            outcome.long_lines_skipped = scan.long_lines_skipped
+        finally:
+            stream.close()  # type: ignore[attr-defined]
+        return outcome
+
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return _read_plain(fd, reader, prefilter, feed, outcome, start, head, tail, bound, chunk, max_line)
+    finally:
+        os.close(fd)
+
+
+def _read_plain(
+    fd: int,
+    reader: TranscriptReader,
+    prefilter: Prefilter,
+    feed: _Feeder,
+    outcome: ReadOutcome,
+    start: int,
+    head: int,
+    tail: int,
+    bound: int,
+    chunk: int,
+    max_line: int,
+) -> ReadOutcome:
+    size = os.fstat(fd).st_size
+
+    def reread(offset: int, n: int) -> bytes:
+        return os.pread(fd, n, offset)
+
+    def scan(begin: int, limit: int | None = None) -> LineScan:
+        return LineScan(_PreadStream(fd, begin), begin, prefilter, reread=reread, limit=limit, chunk=chunk, max_line=max_line)
+
+    if size - start <= head + tail + chunk:
+        whole = scan(start)
+        for _offset, line in whole:
+            feed(line)
+        outcome.offset = whole.offset
+        outcome.long_lines_skipped = whole.long_lines_skipped
+        return outcome
+
+    head_end = start
+    if head > 0:
+        head_scan = scan(start, limit=start + head)
+        for _offset, line in head_scan:
+            feed(line)
+        head_end = head_scan.offset
+        outcome.long_lines_skipped += head_scan.long_lines_skipped
+
+    tail_start = max(head_end, _next_line_start(fd, size - tail, size, chunk))
+    tail_spans: list[tuple[int, int]] = []
+    tail_full = False
+    tail_scan = scan(tail_start)
+    for offset, line in tail_scan:
+        tail_spans.append((offset, len(line)))
+        tail_full = tail_full or _is_full(reader, line)
+    outcome.offset = tail_scan.offset
+    outcome.long_lines_skipped += tail_scan.long_lines_skipped
+
+    back_spans: list[tuple[int, int]] = []
+    if tail_start > head_end:
+        outcome.skipped_middle = True
+        if not tail_full:
+            lower = max(head_end, tail_start - bound)
+            back_spans, found, lower_reached = _scan_backward(
+                fd, reader, prefilter, lower, lower == head_end, tail_start, chunk, max_line, outcome
+            )
+            outcome.backward_scanned = tail_start - lower_reached
+            outcome.found_full_list = found
+            outcome.partial = not found and lower_reached > head_end
+    # Lines are kept as spans, not bytes, so memory stays bounded by one line at a time.
+    for offset, length in back_spans + tail_spans:
+        feed(_strip(os.pread(fd, length, offset)))
+    return outcome
+
+
+def _is_full(reader: TranscriptReader, line: bytes) -> bool:
+    try:
+        return bool(reader.is_full_list(line))
+    except Exception:
+        log.debug("is_full_list failed on a line of %s", reader.path, exc_info=True)
+        return False
+
+
+def _next_line_start(fd: int, pos: int, size: int, chunk: int) -> int:
+    """The first line start at or after `pos` (size when there is none)."""
+    if pos <= 0:
+        return 0
+    at = pos - 1  # the line starts at pos when the byte before it is a newline
+    while at < size:
+        data = os.pread(fd, chunk, at)
+        if not data:
+            break
+        nl = data.find(b"\n")
+        if nl != -1:
+            return at + nl + 1
+        at += len(data)
+    return size
+
+
+def _line_start_before(fd: int, pos: int, floor: int, floor_is_line_start: bool, chunk: int) -> int | None:
+    """The start of the line holding byte `pos - 1`, searching back no further than
+    `floor`; None when that line begins before the bound."""
+    at = pos
+    while at > floor:
+        lo = max(floor, at - chunk)
+        data = os.pread(fd, at - lo, lo)
+        nl = data.rfind(b"\n")
+        if nl != -1:
+            return lo + nl + 1
+        at = lo
+    return floor if floor_is_line_start else None
+
+
+def _scan_backward(
+    fd: int,
+    reader: TranscriptReader,
+    prefilter: Prefilter,
+    lower: int,
+    lower_is_line_start: bool,
+    upper: int,
+    chunk: int,
+    max_line: int,
+    outcome: ReadOutcome,
+) -> tuple[list[tuple[int, int]], bool, int]:
+    """Scan [lower, upper) backwards, chunk by chunk, for wanted lines.
+
+    Returns the spans to replay in transcript order (from the latest full list when one
+    was found, else every wanted line), whether a full list stopped the scan, and the
+    lowest offset the scan covered.
+    """
+    blocks: list[list[tuple[int, int]]] = []  # newest block first
+    b = upper  # always a line start
+    while b > lower:
+        a0 = max(lower, b - chunk)
+        data = os.pread(fd, b - a0, a0)
+        if a0 == lower and lower_is_line_start:
+            a: int | None = a0
+            found_lines = list(wanted_lines(data, a0, prefilter))
+        else:
+            nl = data.find(b"\n")
+            if nl != -1 and nl < len(data) - 1:
+                a = a0 + nl + 1
+                found_lines = list(wanted_lines(data[nl + 1 :], a, prefilter))
+            else:
+                # Inside a line longer than a chunk: find where it starts and stream it.
+                a = _line_start_before(fd, b - 1, lower, lower_is_line_start, chunk)
+                if a is None:
+                    break
+                scan = LineScan(
+                    _PreadStream(fd, a), a, prefilter,
+                    reread=lambda off, n: os.pread(fd, n, off), limit=b, chunk=chunk, max_line=max_line,
+                )
+                found_lines = list(scan)
+                outcome.long_lines_skipped += scan.long_lines_skipped
+        for i in range(len(found_lines) - 1, -1, -1):
+            if _is_full(reader, found_lines[i][1]):
+                blocks.append([(o, len(line)) for o, line in found_lines[i:]])
+                return [span for block in reversed(blocks) for span in block], True, found_lines[i][0]
+        blocks.append([(o, len(line)) for o, line in found_lines])
+        b = a
+    return [span for block in reversed(blocks) for span in block], False, b
