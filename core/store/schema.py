@@ -250,6 +250,17 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
+# Union members show up in an error's location (`status.literal[...]`, `since.date`):
+# they name a type, not a field, so they are left out of the sentence.
+_TYPE_TAGS = {"str", "int", "float", "bool", "datetime", "date", "list", "tuple", "dict", "none"}
+
+
+def _clean_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    return tuple(
+        p for p in loc if isinstance(p, int) or ("[" not in p and "-" not in p and p not in _TYPE_TAGS)
+    )
+
+
 def _field_name(loc: tuple[int | str, ...]) -> str:
     parts = [_ALIASES.get(str(p), str(p)) for p in loc if not isinstance(p, int)]
     return " ".join(parts) if parts else "input"
@@ -261,9 +272,11 @@ def describe_validation_error(exc: ValidationError, *, statuses: tuple[str, ...]
     `statuses` names the status vocabulary in play (plans and tasks differ).
     """
     err = exc.errors(include_url=False)[0]
-    loc = tuple(err.get("loc", ()))
+    loc = _clean_loc(tuple(err.get("loc", ())))
     field = _field_name(loc)
-    last = _ALIASES.get(str(loc[-1]), str(loc[-1])) if loc else ""
+    named = [p for p in loc if not isinstance(p, int)]
+    last = _ALIASES.get(str(named[-1]), str(named[-1])) if named else ""
+    in_list = bool(loc) and isinstance(loc[-1], int)
     kind = err.get("type", "")
     ctx = err.get("ctx") or {}
     if kind == "literal_error":
@@ -289,7 +302,7 @@ def describe_validation_error(exc: ValidationError, *, statuses: tuple[str, ...]
             return f"{field} must be a task id like t1."
         if "p[" in str(ctx.get("pattern", "")):
             return f"{field} must be a plan id like p1."
-        return f"{field} must be a task id like t1."
+        return f"{field} must hold task ids like t1." if in_list else f"{field} must be a task id like t1."
     if kind in ("string_type", "str_type"):
         return f"{field} must be text."
     if kind in ("tuple_type", "list_type"):

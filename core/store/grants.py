@@ -1,0 +1,68 @@
+"""Approval rules: `requireApproval` and the user directory's grants (SPEC §4 Approval).
+
+API summary:
+- `TASK_APPROVE = "task:approve"`, `SESSION_READ = "session:read"`.
+- `BUILTIN_ROLES` — owner, lead, member, viewer. Every built-in role holds
+  `session:read`; owner and lead also hold `task:approve`.
+- `role_grants(settings)` — built-in roles merged with the configured ones (a configured
+  role with a built-in's name adds to its grants; it cannot take `session:read` away).
+- `has_directory(settings)` — is a user directory configured?
+- `holds(settings, caller, grant)` — without a directory every call holds every grant;
+  with one, only the presented user's roles count, and a call nobody sent holds none.
+- `may_start(settings, task)` — with requireApproval, a task moves to doing only once
+  it carries an `approved` stamp.
+"""
+
+from __future__ import annotations
+
+from core.settings import Settings
+from core.store.identity import Caller
+from core.store.schema import TaskRecord
+
+TASK_APPROVE = "task:approve"
+SESSION_READ = "session:read"
+
+BUILTIN_ROLES: dict[str, frozenset[str]] = {
+    "owner": frozenset({TASK_APPROVE, SESSION_READ}),
+    "lead": frozenset({TASK_APPROVE, SESSION_READ}),
+    "member": frozenset({SESSION_READ}),
+    "viewer": frozenset({SESSION_READ}),
+}
+
+
+def has_directory(settings: Settings) -> bool:
+    return settings.users is not None
+
+
+def role_grants(settings: Settings) -> dict[str, frozenset[str]]:
+    roles = dict(BUILTIN_ROLES)
+    if settings.users is not None:
+        for name, grants in settings.users.roles.items():
+            roles[name] = roles.get(name, frozenset()) | frozenset(grants)
+    return roles
+
+
+def grants_of(settings: Settings, user: str | None) -> frozenset[str]:
+    """Every grant the directory gives `user` through its roles (none for an unknown user)."""
+    if settings.users is None or user is None:
+        return frozenset()
+    entry = settings.users.users.get(user)
+    if entry is None:
+        return frozenset()
+    roles = role_grants(settings)
+    held: frozenset[str] = frozenset()
+    for role in entry.roles:
+        held |= roles.get(role, frozenset())
+    return held
+
+
+def holds(settings: Settings, caller: Caller, grant: str) -> bool:
+    """Does the call hold `grant`? Always, without a user directory."""
+    if not has_directory(settings):
+        return True
+    return grant in grants_of(settings, caller.user)
+
+
+def may_start(settings: Settings, task: TaskRecord) -> bool:
+    """May `task` move to doing? With requireApproval only once it has been approved."""
+    return not settings.require_approval or task.approved is not None
