@@ -15,9 +15,11 @@ Flow for one transcript file:
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -38,6 +40,10 @@ class SessionFacts(BaseModel):
     summary: str | None = None
     first_prompt: str | None = None
     parent_id: str | None = None
+    # True when this transcript is a subagent's (Claude `agent-<id>.jsonl`, a Codex
+    # thread spawned by another): `parent_id` then names the session it belongs to,
+    # rather than the one it was forked from.
+    is_subagent: bool = False
     last_timestamp: datetime | None = None
 
     def title(self) -> str:
@@ -64,10 +70,28 @@ class TranscriptReader(ABC):
         self.path = path
         self.skipped_lines = 0  # lines that were not valid JSON (FORMATS: count them)
 
+    # Raw bytes for IO's backward scan prefilter (SPEC §2, Long transcripts): the
+    # planning tool names and, for Claude, the structured tool-result envelope.
+    scan_needles: tuple[bytes, ...] = ()
+
     def wants(self, line: bytes) -> bool:
         """Cheap raw-byte prefilter. Readers with pending tool calls extend it so the
         calls' results (which carry the call id) pass too."""
         return any(needle in line for needle in self.needles)
+
+    def note_gap(self) -> None:
+        """IO skipped lines here (head/tail windows, bounded backward scan): plans not
+        restated by a full list after this point are marked partial."""
+
+    def _load(self, line: bytes) -> dict[str, Any] | None:
+        """One line as a JSON object; invalid JSON is counted in `skipped_lines`, and a
+        valid line that is not an object is an unknown record (None, not counted)."""
+        try:
+            value = json.loads(line)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            self.skipped_lines += 1
+            return None
+        return value if isinstance(value, dict) else None
 
     @abstractmethod
     def feed_line(self, line: bytes) -> None:
@@ -81,3 +105,21 @@ class TranscriptReader(ABC):
     @abstractmethod
     def results(self) -> list[SessionResult]:
         """One result per session the lines held (ACP logs may hold several)."""
+
+
+def parse_timestamp(raw: object) -> datetime | None:
+    """An ISO 8601 time as harnesses write it (`…Z` included); None when it is not one."""
+    if not isinstance(raw, str) or not raw:
+        return None
+    try:
+        moment = datetime.fromisoformat(raw)  # 3.11+ reads a trailing "Z"
+    except ValueError:
+        return None
+    # A naive time is taken as UTC so every timestamp compares with every other.
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def json_needles(key: str, value: str) -> tuple[bytes, ...]:
+    """`"key":"value"` as raw bytes, compact and with a space. A quoted pair like this
+    only matches JSON structure: inside a JSON string its quotes would be escaped."""
+    return (f'"{key}":"{value}"'.encode(), f'"{key}": "{value}"'.encode())

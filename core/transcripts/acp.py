@@ -1,0 +1,228 @@
+"""ACP logs (what `planwatch acp-tap` records), FORMATS §4.
+
+One JSON-RPC message per line, bare (`{"jsonrpc":"2.0",…}`) or wrapped as
+`{ts, from: "agent"|"client", msg}`. One log may hold several sessions: each gets its own
+`SessionResult`, in the order the log first names them.
+
+Plan (source "acp"), from `session/update` notifications; each update is a full list:
+- `plan` with `entries`: the session's default plan (group ""), or group
+  "acp:<planId>" when the update carries a `planId`;
+- `plan_update` with `plan {type, planId, entries}`: type `items` is a checklist; any
+  other type (`markdown`, `file`, `_custom`) is a document, not a checklist;
+- `plan_removed` with `planId`: that plan goes.
+Notifications have no result, so they apply as they come.
+
+Facts: the session id from `session/update` params and the `session/new` result (its
+request, matched by JSON-RPC id, gives the cwd); `session/load` / `session/resume` name
+both. Title: the first `session/prompt` text, else "".
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from core.model import PlanItem, read_status
+from core.replay import PlanReplay
+from core.transcripts.events import DocumentSet, FullList, Gap, PlanEvent, PlanRemoved
+from core.transcripts.reader import (
+    SessionFacts,
+    SessionResult,
+    TranscriptReader,
+    json_needles,
+    parse_timestamp,
+)
+
+MAX_PENDING = 100
+MAX_TITLE_CHARS = 1000
+_SESSION_METHODS = ("session/new", "session/load", "session/resume", "session/prompt")
+_PLAN_UPDATES = ("plan", "plan_update", "plan_removed")
+# Where a document plan may keep its text, in the order they are looked at.
+_DOCUMENT_KEYS = ("content", "markdown", "text", "path", "uri")
+
+
+class AcpReader(TranscriptReader):
+    """Reads one ACP log, holding any number of sessions."""
+
+    harness = "acp"
+    needles: tuple[bytes, ...] = (
+        *(needle for kind in _PLAN_UPDATES for needle in json_needles("sessionUpdate", kind)),
+        *(needle for method in _SESSION_METHODS for needle in json_needles("method", method)),
+    )
+    scan_needles: tuple[bytes, ...] = tuple(
+        needle for kind in _PLAN_UPDATES for needle in json_needles("sessionUpdate", kind)
+    )
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self._sessions: dict[str, tuple[SessionFacts, PlanReplay]] = {}
+        # session/new requests waiting for their result: JSON-RPC id → cwd.
+        self._new_requests: OrderedDict[str, str | None] = OrderedDict()
+
+    # -- the contract ------------------------------------------------------------------
+
+    def wants(self, line: bytes) -> bool:
+        if any(needle in line for needle in self.needles):
+            return True
+        # A response naming a session (the session/new result); responses carry no
+        # method, and only those with a sessionId matter.
+        return b'"result"' in line and b'"sessionId"' in line and b'"method"' not in line
+
+    def note_gap(self) -> None:
+        for _, replay in self._sessions.values():
+            replay.apply(Gap())
+
+    def feed_line(self, line: bytes) -> None:
+        record = self._load(line)
+        if record is None:
+            return
+        msg = record.get("msg")
+        if isinstance(msg, dict):
+            moment = parse_timestamp(record.get("ts"))
+            sender = record.get("from")
+        else:
+            msg, moment, sender = record, None, None
+        method = msg.get("method")
+        params = msg.get("params")
+        params = params if isinstance(params, dict) else {}
+        if method == "session/update":
+            self._update(params, moment)
+        elif method == "session/new" and "id" in msg and sender in (None, "client"):
+            cwd = params.get("cwd")
+            self._new_requests[_rpc_id(msg["id"])] = cwd if isinstance(cwd, str) else None
+            while len(self._new_requests) > MAX_PENDING:
+                self._new_requests.popitem(last=False)
+        elif method in ("session/load", "session/resume"):
+            facts = self._session(params.get("sessionId"), moment)
+            cwd = params.get("cwd")
+            if facts is not None and isinstance(cwd, str) and cwd:
+                facts.cwd = cwd
+        elif method == "session/prompt":
+            self._prompt(params, moment)
+        elif method is None and isinstance(msg.get("result"), dict) and sender != "client":
+            self._response(msg, moment)
+
+    def is_full_list(self, line: bytes) -> bool:
+        if b'"plan' not in line:
+            return False
+        try:
+            record = json.loads(line)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return False
+        if not isinstance(record, dict):
+            return False
+        msg = record.get("msg", record)
+        if not isinstance(msg, dict) or msg.get("method") != "session/update":
+            return False
+        params = msg.get("params")
+        update = params.get("update") if isinstance(params, dict) else None
+        return isinstance(update, dict) and isinstance(_plan_event(update), FullList)
+
+    def results(self) -> list[SessionResult]:
+        return [
+            SessionResult(facts=facts.model_copy(), plan=replay.snapshot())
+            for facts, replay in self._sessions.values()
+        ]
+
+    # -- messages ----------------------------------------------------------------------
+
+    def _session(self, session_id: Any, moment: Any) -> SessionFacts | None:
+        if not isinstance(session_id, str) or not session_id:
+            return None
+        entry = self._sessions.get(session_id)
+        if entry is None:
+            entry = self._sessions[session_id] = (SessionFacts(id=session_id), PlanReplay())
+        facts = entry[0]
+        if moment is not None and (facts.last_timestamp is None or moment > facts.last_timestamp):
+            facts.last_timestamp = moment
+        return facts
+
+    def _update(self, params: dict[str, Any], moment: Any) -> None:
+        update = params.get("update")
+        if not isinstance(update, dict) or update.get("sessionUpdate") not in _PLAN_UPDATES:
+            return
+        session_id = params.get("sessionId")
+        if self._session(session_id, moment) is None:
+            return
+        event = _plan_event(update)
+        if event is not None:
+            self._sessions[session_id][1].apply(event)
+
+    def _prompt(self, params: dict[str, Any], moment: Any) -> None:
+        facts = self._session(params.get("sessionId"), moment)
+        if facts is None or facts.first_prompt is not None:
+            return
+        prompt = params.get("prompt")
+        if not isinstance(prompt, list):
+            return
+        for block in prompt:
+            if isinstance(block, dict) and block.get("type") == "text":
+                text = block.get("text")
+                if isinstance(text, str) and text.strip():
+                    facts.first_prompt = text.strip()[:MAX_TITLE_CHARS]
+                    return
+
+    def _response(self, msg: dict[str, Any], moment: Any) -> None:
+        result = msg["result"]
+        facts = self._session(result.get("sessionId"), moment)
+        if facts is None:
+            return
+        request_id = _rpc_id(msg.get("id"))
+        if request_id in self._new_requests:
+            cwd = self._new_requests.pop(request_id)
+            if cwd:
+                facts.cwd = cwd
+
+
+def _rpc_id(raw: Any) -> str:
+    # JSON-RPC ids are numbers or strings; 2 and "2" are different ids.
+    return json.dumps(raw)
+
+
+def _group_key(plan_id: Any) -> str | None:
+    """"" for no plan id, "acp:<planId>" for a string one, None for anything else."""
+    if plan_id is None:
+        return ""
+    if isinstance(plan_id, str) and plan_id:
+        return f"acp:{plan_id}"
+    return None
+
+
+def _plan_event(update: dict[str, Any]) -> PlanEvent | None:
+    """The event a plan update states, or None for an unknown shape."""
+    kind = update.get("sessionUpdate")
+    if kind == "plan":
+        key = _group_key(update.get("planId"))
+        items = _entries(update.get("entries"))
+        return None if key is None or items is None else FullList(key, "acp", items)
+    if kind == "plan_update":
+        plan = update.get("plan")
+        if not isinstance(plan, dict):
+            return None
+        key = _group_key(plan.get("planId"))
+        if key is None:
+            return None
+        if plan.get("type") == "items":
+            items = _entries(plan.get("entries"))
+            return None if items is None else FullList(key, "acp", items)
+        text = next((plan[k] for k in _DOCUMENT_KEYS if isinstance(plan.get(k), str)), None)
+        if not isinstance(plan.get("type"), str) or text is None:
+            return None
+        return DocumentSet(key=key, source="acp", text=text, replaces_group=True)
+    if kind == "plan_removed":
+        key = _group_key(update.get("planId"))
+        return None if key is None else PlanRemoved(group=key)
+    return None
+
+
+def _entries(raw: Any) -> tuple[PlanItem, ...] | None:
+    if not isinstance(raw, list):
+        return None
+    items: list[PlanItem] = []
+    for entry in raw:
+        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str):
+            return None  # one unknown entry makes the update unrecognised
+        items.append(PlanItem(text=entry["content"], status=read_status(entry.get("status"))))
+    return tuple(items)

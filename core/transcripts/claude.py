@@ -1,0 +1,338 @@
+"""Claude Code transcripts (CLI, IDE, the desktop app's code sessions), FORMATS §1–§2.
+
+Records → plan events and session facts. What is read:
+- `TodoWrite` (claude_todos): `input.todos` is the full list; `[]` clears it. Items are
+  `{content, status, activeForm}`, or `{id, content, status, priority}` before 1.0.x.
+- `mcp__ccd_turn__*` (claude_desktop): shapes in `ccd.py`.
+- `TaskCreate` / `TaskUpdate` (claude_tasks): correlated in `claude_tasks.py`.
+- `ExitPlanMode`: `input.plan` is a plan-mode document.
+
+When a call applies: a call is held until its `tool_result` arrives and applies then,
+unless the result is an error — the block's `is_error: true`, content starting with
+`<tool_use_error>`, or a `toolUseResult` that is a plain string (what Claude Code writes
+when a call is refused or fails). The same rule holds for Codex (`codex.py`) and ccd. A
+call without a result (interrupted session, result beyond what IO read) never applies.
+
+Groups: the main transcript's records go to "", inline sidechain records
+(`isSidechain: true` + `agentId`) to "agent-<agentId>", and every record of a subagent
+file `agent-<agentId>.jsonl` to "agent-<agentId>".
+
+Facts: the id is the file name; a record carrying another `sessionId` is lineage
+(`parent_id`; for a subagent file, the session it belongs to).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from core.model import PlanItem, read_status
+from core.replay import PlanReplay
+from core.transcripts import ccd
+from core.transcripts.claude_tasks import TOOL_NAMES as TASK_TOOLS
+from core.transcripts.claude_tasks import TaskCorrelator
+from core.transcripts.events import DocumentSet, FullList, Gap, PlanEvent
+from core.transcripts.reader import (
+    SessionFacts,
+    SessionResult,
+    TranscriptReader,
+    json_needles,
+    parse_timestamp,
+)
+
+log = logging.getLogger(__name__)
+
+TODO_WRITE = "TodoWrite"
+EXIT_PLAN_MODE = "ExitPlanMode"
+PLAN_TOOLS: tuple[str, ...] = (TODO_WRITE, EXIT_PLAN_MODE, *TASK_TOOLS, *ccd.TOOL_NAMES)
+FULL_LIST_TOOLS: tuple[str, ...] = (TODO_WRITE, ccd.UPDATE_PLAN)
+TITLE_TYPES: tuple[str, ...] = ("custom-title", "ai-title", "summary")
+MAX_PENDING = 100
+# A first prompt is kept only to make a title; the widgets shorten it further.
+MAX_TITLE_CHARS = 1000
+
+_USER_RECORD = json_needles("type", "user")
+_TOOL_RESULT = b'"tool_result"'
+# User text that is a harness wrapper, not something the person typed.
+_WRAPPER_PREFIXES = (
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<system-reminder>",
+    "<user-prompt-submit-hook>",
+    "<ide_",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "Caveat: The messages below were generated",
+    "[Request interrupted",
+)
+
+
+class ClaudeReader(TranscriptReader):
+    """Reads one Claude Code transcript: a session file or a subagent file."""
+
+    harness = "claude"
+    needles: tuple[bytes, ...] = (
+        *(f'"{name}"'.encode() for name in PLAN_TOOLS),
+        *(needle for kind in TITLE_TYPES for needle in json_needles("type", kind)),
+    )
+    scan_needles: tuple[bytes, ...] = (
+        *(f'"{name}"'.encode() for name in PLAN_TOOLS),
+        b'"toolUseResult"',
+    )
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        stem = path.name.removesuffix(".jsonl")
+        self._subagent_group = stem if stem.startswith("agent-") else None
+        self.facts = SessionFacts(id=stem, is_subagent=self._subagent_group is not None)
+        self._replay = PlanReplay()
+        self._tasks = TaskCorrelator()
+        # Accepted-on-result calls other than tasks: call id → the event it states.
+        self._pending: OrderedDict[str, PlanEvent] = OrderedDict()
+
+    # -- the contract ------------------------------------------------------------------
+
+    def wants(self, line: bytes) -> bool:
+        if any(needle in line for needle in self.needles):
+            return True
+        is_user = any(n in line for n in _USER_RECORD)
+        if not is_user:
+            return False
+        if _TOOL_RESULT in line:
+            # Results can be tens of MB: only those answering a call we hold.
+            # Quoted, so one id is never found inside a longer one.
+            return any(f'"{i}"'.encode() in line for i in self._waiting_ids())
+        # Until the first real prompt: it names the session, and its record carries the
+        # cwd, branch and session id.
+        return self.facts.first_prompt is None
+
+    def note_gap(self) -> None:
+        self._replay.apply(Gap())
+
+    def feed_line(self, line: bytes) -> None:
+        record = self._load(line)
+        if record is None:
+            return
+        kind = record.get("type")
+        if kind == "assistant":
+            self._touch(record)
+            self._assistant(record)
+        elif kind == "user":
+            self._touch(record)
+            self._user(record)
+        elif kind == "custom-title":
+            self._title("custom_title", record.get("customTitle"))
+        elif kind == "ai-title":
+            self._title("ai_title", record.get("aiTitle"))
+        elif kind == "summary":
+            self._title("summary", record.get("summary"))
+        # Every other record type (attachment, api-request, …) is skipped, even when a
+        # tool name in it passed the byte prefilter.
+
+    def is_full_list(self, line: bytes) -> bool:
+        if not any(f'"{name}"'.encode() in line for name in FULL_LIST_TOOLS):
+            return False
+        try:
+            record = json.loads(line)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return False
+        if not isinstance(record, dict) or record.get("type") != "assistant":
+            return False
+        for block in _blocks(record):
+            if block.get("type") != "tool_use":
+                continue
+            name, tool_input = block.get("name"), block.get("input")
+            if name == TODO_WRITE and _todo_items(tool_input) is not None:
+                return True
+            if isinstance(name, str) and ccd.is_full_list(name, tool_input):
+                return True
+        return False
+
+    def results(self) -> list[SessionResult]:
+        return [SessionResult(facts=self.facts.model_copy(), plan=self._replay.snapshot())]
+
+    # -- records -----------------------------------------------------------------------
+
+    def _group(self, record: dict[str, Any]) -> str:
+        if self._subagent_group is not None:
+            return self._subagent_group
+        agent = record.get("agentId")
+        if record.get("isSidechain") is True and isinstance(agent, str) and agent:
+            return f"agent-{agent}"
+        return ""
+
+    def _touch(self, record: dict[str, Any]) -> None:
+        facts = self.facts
+        moment = parse_timestamp(record.get("timestamp"))
+        if moment is not None and (facts.last_timestamp is None or moment > facts.last_timestamp):
+            facts.last_timestamp = moment
+        session_id = record.get("sessionId")
+        if isinstance(session_id, str) and session_id and session_id != facts.id:
+            if facts.parent_id is None:
+                facts.parent_id = session_id
+        cwd = record.get("cwd")
+        if isinstance(cwd, str) and cwd and facts.cwd is None:
+            facts.cwd = cwd
+        branch = record.get("gitBranch")
+        if isinstance(branch, str) and branch:
+            facts.git_branch = branch  # the latest: a session may switch branches
+
+    def _title(self, field: str, value: Any) -> None:
+        if isinstance(value, str) and value.strip():
+            setattr(self.facts, field, value[:MAX_TITLE_CHARS])
+
+    def _assistant(self, record: dict[str, Any]) -> None:
+        group = self._group(record)
+        for block in _blocks(record):
+            if block.get("type") != "tool_use":
+                continue
+            call_id, name = block.get("id"), block.get("name")
+            if not isinstance(call_id, str) or not call_id or not isinstance(name, str):
+                continue
+            tool_input = block.get("input")
+            if name in TASK_TOOLS:
+                self._tasks.on_call(call_id, name, tool_input, group)
+                continue
+            event = _call_event(name, tool_input, group)
+            if event is not None:
+                self._hold(call_id, event)
+
+    def _user(self, record: dict[str, Any]) -> None:
+        content = _message(record).get("content")
+        results = (
+            [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+            if isinstance(content, list)
+            else []
+        )
+        if not results:
+            self._maybe_first_prompt(record, content)
+            return
+        # `toolUseResult` belongs to the record; with several results in one record it
+        # cannot be told whose it is.
+        envelope = record.get("toolUseResult", None)
+        ambiguous = len(results) > 1 and "toolUseResult" in record
+        for block in results:
+            call_id = block.get("tool_use_id")
+            if not isinstance(call_id, str):
+                continue
+            failed = _is_error(block) or (
+                not ambiguous and isinstance(envelope, str)
+            )
+            event = self._pending.pop(call_id, None)
+            if event is not None:
+                if not failed:
+                    self._replay.apply(event)
+                continue
+            if call_id in self._tasks:
+                for task_event in self._tasks.on_result(
+                    call_id, is_error=failed, result=envelope, ambiguous=ambiguous
+                ):
+                    self._replay.apply(task_event)
+
+    def _maybe_first_prompt(self, record: dict[str, Any], content: Any) -> None:
+        if self.facts.first_prompt is not None or record.get("isMeta") is True:
+            return
+        if record.get("isCompactSummary") is True:
+            return
+        if self._subagent_group is None and record.get("isSidechain") is True:
+            return  # an inline subagent's prompt does not name the session
+        text = _prompt_text(content)
+        if text:
+            self.facts.first_prompt = text[:MAX_TITLE_CHARS]
+
+    # -- pending calls -----------------------------------------------------------------
+
+    def _hold(self, call_id: str, event: PlanEvent) -> None:
+        self._pending[call_id] = event
+        self._pending.move_to_end(call_id)
+        while len(self._pending) > MAX_PENDING:
+            self._pending.popitem(last=False)
+
+    def _waiting_ids(self) -> list[str]:
+        return [*self._pending, *self._tasks.pending_ids]
+
+
+def _message(record: dict[str, Any]) -> dict[str, Any]:
+    message = record.get("message")
+    return message if isinstance(message, dict) else {}
+
+
+def _blocks(record: dict[str, Any]) -> list[dict[str, Any]]:
+    content = _message(record).get("content")
+    if not isinstance(content, list):
+        return []
+    return [block for block in content if isinstance(block, dict)]
+
+
+def _call_event(name: str, tool_input: Any, group: str) -> PlanEvent | None:
+    """The event a (non-task) planning call states, or None for any unknown shape."""
+    if name == TODO_WRITE:
+        items = _todo_items(tool_input)
+        return None if items is None else FullList(group, "claude_todos", items)
+    if name in ccd.TOOL_NAMES:
+        return ccd.parse_call(name, tool_input, group)
+    if name == EXIT_PLAN_MODE and isinstance(tool_input, dict):
+        plan = tool_input.get("plan")
+        if isinstance(plan, str) and plan.strip():
+            return DocumentSet(key=group, source="claude_plan_mode", text=plan)
+    return None
+
+
+def _todo_items(tool_input: Any) -> tuple[PlanItem, ...] | None:
+    if not isinstance(tool_input, dict):
+        return None
+    todos = tool_input.get("todos")
+    if not isinstance(todos, list):
+        return None
+    items: list[PlanItem] = []
+    for todo in todos:
+        if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
+            return None  # one unknown item makes the call unrecognised: no wrong plan
+        active = todo.get("activeForm")
+        items.append(
+            PlanItem(
+                text=todo["content"],
+                status=read_status(todo.get("status")),
+                active_form=active if isinstance(active, str) and active else None,
+            )
+        )
+    return tuple(items)
+
+
+def _is_error(block: dict[str, Any]) -> bool:
+    if block.get("is_error") is True:
+        return True
+    content = block.get("content")
+    if isinstance(content, list):
+        content = next(
+            (c.get("text") for c in content if isinstance(c, dict) and c.get("type") == "text"),
+            None,
+        )
+    return isinstance(content, str) and content.lstrip().startswith("<tool_use_error>")
+
+
+def _prompt_text(content: Any) -> str | None:
+    """The text a person typed, or None for tool results, images and harness wrappers."""
+    if isinstance(content, str):
+        texts = [content]
+    elif isinstance(content, list):
+        texts = [
+            b["text"]
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
+        ]
+    else:
+        return None
+    for text in texts:
+        stripped = text.strip()
+        if stripped and not stripped.startswith(_WRAPPER_PREFIXES):
+            return stripped
+    return None

@@ -1,0 +1,253 @@
+"""Codex CLI rollouts, FORMATS §3.
+
+Two line shapes:
+- enveloped (September 2025 on): `{timestamp, type, payload}`, `type` one of
+  `session_meta`, `response_item`, `turn_context`, `event_msg`, …;
+- bare (before): the first line is the session meta `{id, timestamp, git, …}` and later
+  lines are bare response items `{type: "message" | "function_call" | …}`.
+
+Plan: `update_plan` function calls (source "codex"), `arguments` a JSON string
+`{explanation?, plan: [{step, status}]}`; each is a full list.
+
+When a call applies (the same rule as Claude's): when its `function_call_output` with the
+same `call_id` arrives and is not an error. Codex has no error flag on plain outputs, and
+its failures read in many ways ("unsupported call: update_plan", "failed to parse
+function arguments: …", a refusal in plan mode, …), so success is recognised, not error:
+the output is the text Codex has always answered, "Plan updated", or an object with
+`success: true`. Any other answer leaves the plan as it was — a reworded success shows no
+plan (safe) rather than a failed call showing a wrong one.
+
+Facts: the first session_meta is the file's identity (a fork repeats its parent's later);
+`forked_from_id` → `parent_id`; a subagent thread's `source.subagent.thread_spawn.
+parent_thread_id` → `parent_id` with `is_subagent`. The title is the first user prompt,
+skipping the harness's context messages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from core.model import PlanItem, read_status
+from core.replay import PlanReplay
+from core.transcripts.events import FullList, Gap
+from core.transcripts.reader import (
+    SessionFacts,
+    SessionResult,
+    TranscriptReader,
+    json_needles,
+    parse_timestamp,
+)
+
+UPDATE_PLAN = "update_plan"
+SUCCESS_OUTPUT = "Plan updated"
+MAX_PENDING = 100
+MAX_TITLE_CHARS = 1000
+
+_ENVELOPE_KINDS = frozenset(
+    {
+        "session_meta",
+        "response_item",
+        "turn_context",
+        "event_msg",
+        "world_state",
+        "token_usage_record",
+        "compacted",
+    }
+)
+# User-role messages the harness writes itself: context, instructions, shell echoes.
+_CONTEXT_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<permissions instructions>",
+    "<user_shell_command>",
+    "<turn_aborted>",
+    "<skills_instructions>",
+    "# AGENTS.md instructions",
+)
+_CWD_IN_CONTEXT = re.compile(r"<cwd>([^<\n]+)</cwd>")
+_USER_MESSAGE = json_needles("role", "user")
+_CALL_OUTPUT = b'"function_call_output"'
+_BARE_META = (b'{"id":', b'{"id" :', b'{ "id":')
+
+
+class CodexReader(TranscriptReader):
+    """Reads one Codex rollout (plain JSONL; IO decompresses `.jsonl.zst`)."""
+
+    harness = "codex"
+    needles: tuple[bytes, ...] = (
+        f'"{UPDATE_PLAN}"'.encode(),
+        *json_needles("type", "session_meta"),
+    )
+    scan_needles: tuple[bytes, ...] = (f'"{UPDATE_PLAN}"'.encode(),)
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.facts = SessionFacts()
+        self._replay = PlanReplay()
+        self._pending: OrderedDict[str, FullList] = OrderedDict()
+
+    # -- the contract ------------------------------------------------------------------
+
+    def wants(self, line: bytes) -> bool:
+        if self.facts.id is None and line.lstrip().startswith(_BARE_META):
+            return True  # a bare rollout's meta line: `{"id":…, "timestamp":…, "git":…}`
+        if any(needle in line for needle in self.needles):
+            return True
+        if _CALL_OUTPUT in line:
+            # Outputs can be huge (command output): only those answering a held call.
+            return any(f'"{call_id}"'.encode() in line for call_id in self._pending)
+        needs_user = self.facts.first_prompt is None or self.facts.cwd is None
+        return needs_user and any(needle in line for needle in _USER_MESSAGE)
+
+    def note_gap(self) -> None:
+        self._replay.apply(Gap())
+
+    def feed_line(self, line: bytes) -> None:
+        record = self._load(line)
+        if record is None:
+            return
+        kind = record.get("type")
+        payload = record.get("payload")
+        if kind in _ENVELOPE_KINDS and isinstance(payload, dict):
+            self._touch(record.get("timestamp"))
+        elif "id" in record and "timestamp" in record and "type" not in record:
+            kind, payload = "session_meta", record  # bare rollout: its meta line
+            self._touch(record.get("timestamp"))
+        elif isinstance(kind, str) and "payload" not in record:
+            kind, payload = "response_item", record  # bare rollout: a response item
+        else:
+            return
+        if kind == "session_meta":
+            self._meta(payload)
+        elif kind == "turn_context":
+            cwd = payload.get("cwd")
+            if self.facts.cwd is None and isinstance(cwd, str) and cwd:
+                self.facts.cwd = cwd
+        elif kind == "response_item":
+            self._response_item(payload)
+
+    def is_full_list(self, line: bytes) -> bool:
+        if f'"{UPDATE_PLAN}"'.encode() not in line:
+            return False
+        try:
+            record = json.loads(line)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return False
+        if not isinstance(record, dict):
+            return False
+        payload = record.get("payload") if "payload" in record else record
+        return isinstance(payload, dict) and _plan_call(payload) is not None
+
+    def results(self) -> list[SessionResult]:
+        return [SessionResult(facts=self.facts.model_copy(), plan=self._replay.snapshot())]
+
+    # -- records -----------------------------------------------------------------------
+
+    def _touch(self, raw: Any) -> None:
+        moment = parse_timestamp(raw)
+        last = self.facts.last_timestamp
+        if moment is not None and (last is None or moment > last):
+            self.facts.last_timestamp = moment
+
+    def _meta(self, payload: dict[str, Any]) -> None:
+        facts = self.facts
+        if facts.id is not None:
+            return  # a fork repeats its parent's meta after its own
+        meta_id = payload.get("id")
+        if not isinstance(meta_id, str) or not meta_id:
+            return
+        facts.id = meta_id
+        cwd = payload.get("cwd")
+        if isinstance(cwd, str) and cwd:
+            facts.cwd = cwd
+        git = payload.get("git")
+        if isinstance(git, dict) and isinstance(git.get("branch"), str) and git["branch"]:
+            facts.git_branch = git["branch"]
+        forked = payload.get("forked_from_id")
+        if isinstance(forked, str) and forked:
+            facts.parent_id = forked
+        parent = _spawning_thread(payload.get("source"))
+        if parent is not None:
+            facts.parent_id = parent
+            facts.is_subagent = True
+
+    def _response_item(self, item: dict[str, Any]) -> None:
+        item_type = item.get("type")
+        if item_type == "function_call":
+            call_id = item.get("call_id")
+            event = _plan_call(item)
+            if event is not None and isinstance(call_id, str) and call_id:
+                self._pending[call_id] = event
+                self._pending.move_to_end(call_id)
+                while len(self._pending) > MAX_PENDING:
+                    self._pending.popitem(last=False)
+        elif item_type == "function_call_output":
+            call_id = item.get("call_id")
+            event = self._pending.pop(call_id, None) if isinstance(call_id, str) else None
+            if event is not None and _succeeded(item.get("output")):
+                self._replay.apply(event)
+        elif item_type == "message" and item.get("role") == "user":
+            self._user_message(item.get("content"))
+
+    def _user_message(self, content: Any) -> None:
+        if not isinstance(content, list):
+            return
+        for part in content:
+            if not isinstance(part, dict) or not isinstance(part.get("text"), str):
+                continue
+            text = part["text"].strip()
+            if text.startswith("<environment_context>") and self.facts.cwd is None:
+                # Bare rollouts name their folder only here.
+                found = _CWD_IN_CONTEXT.search(text)
+                if found:
+                    self.facts.cwd = found.group(1).strip()
+            if self.facts.first_prompt is None and text and not text.startswith(
+                _CONTEXT_PREFIXES
+            ):
+                self.facts.first_prompt = text[:MAX_TITLE_CHARS]
+
+
+def _plan_call(item: dict[str, Any]) -> FullList | None:
+    """The full list an `update_plan` function call states, or None (unknown shape)."""
+    if item.get("type") != "function_call" or item.get("name") != UPDATE_PLAN:
+        return None
+    raw = item.get("arguments")
+    try:
+        arguments = json.loads(raw) if isinstance(raw, str) else raw
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(arguments, dict) or not isinstance(arguments.get("plan"), list):
+        return None
+    items: list[PlanItem] = []
+    for step in arguments["plan"]:
+        if not isinstance(step, dict) or not isinstance(step.get("step"), str):
+            return None
+        items.append(PlanItem(text=step["step"], status=read_status(step.get("status"))))
+    return FullList(group="", source="codex", items=tuple(items))
+
+
+def _succeeded(output: Any) -> bool:
+    if isinstance(output, dict):
+        if output.get("success") is True:
+            return True
+        if output.get("success") is False:
+            return False
+        output = output.get("content")
+    if isinstance(output, list):  # content items: [{type: input_text, text}]
+        output = next(
+            (p.get("text") for p in output if isinstance(p, dict) and "text" in p), None
+        )
+    return isinstance(output, str) and output.strip() == SUCCESS_OUTPUT
+
+
+def _spawning_thread(source: Any) -> str | None:
+    if not isinstance(source, dict):
+        return None
+    subagent = source.get("subagent")
+    spawn = subagent.get("thread_spawn") if isinstance(subagent, dict) else None
+    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
+    return parent if isinstance(parent, str) and parent else None

@@ -1,0 +1,24 @@
+"""Which reader reads which harness: the one entry point IO uses."""
+
+from __future__ import annotations
+
+from core.model import Harness
+from core.transcripts.reader import TranscriptReader
+
+
+def reader_for(harness: Harness) -> type[TranscriptReader]:
+    """The reader class for `harness` ("claude", "codex" or "acp")."""
+    # Imported here so IO pays only for the harnesses it actually reads.
+    if harness == "claude":
+        from core.transcripts.claude import ClaudeReader
+
+        return ClaudeReader
+    if harness == "codex":
+        from core.transcripts.codex import CodexReader
+
+        return CodexReader
+    if harness == "acp":
+        from core.transcripts.acp import AcpReader
+
+        return AcpReader
+    raise ValueError(f"no transcript reader for harness {harness!r}")
