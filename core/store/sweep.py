@@ -1,0 +1,129 @@
+"""The sweep: finished plans and their tasks leave the store after `sweepAfterDays`.
+
+API summary:
+- `run_sweep(store, settings, now) -> SweepReport` — one pass. A plan that is done or
+  dropped goes, with every task naming it, once the newest stamp among them (the plan's
+  and its tasks') is older than `settings.sweep_after_days`. Draft and active plans
+  never go; `sweep_after_days` None keeps everything. A plan with no stamp at all (hand
+  written) is aged by its file's modification time. Tasks go before their plan, so an
+  interrupted pass leaves nothing pointing at a missing plan and the next finishes it.
+- `Sweeper(store, settings, interval=3600, clock=...)` — a daemon thread that runs a
+  pass when started and then every `interval` seconds; a failed pass is logged and
+  retried at the next. `start()`, `stop()` (joins).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from core.settings import Settings
+from core.store.records import Store
+from core.store.schema import PlanRecord, TaskRecord
+
+log = logging.getLogger(__name__)
+
+HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class SweepReport:
+    """What one pass removed (ids)."""
+
+    plans: list[str] = field(default_factory=list)
+    tasks: list[str] = field(default_factory=list)
+
+
+def _newest(store: Store, plan: PlanRecord, tasks: list[TaskRecord]) -> datetime | None:
+    instants = [s.at for s in plan.stamps().values()]
+    for task in tasks:
+        instants.extend(s.at for s in task.stamps().values())
+    if instants:
+        return max(instants)
+    try:
+        return datetime.fromtimestamp(store.plan_path(plan.id).stat().st_mtime, UTC)
+    except OSError:
+        return None
+
+
+def run_sweep(store: Store, settings: Settings, now: datetime | None = None) -> SweepReport:
+    """One sweep pass (see the module docstring); returns what it removed."""
+    if settings.sweep_after_days is None:
+        return SweepReport()
+    now = now or datetime.now(UTC)
+    cutoff = now - timedelta(days=settings.sweep_after_days)
+    report = SweepReport()
+    with store.lock():
+        snap = store.load()
+        for plan in snap.plans_sorted():
+            if plan.status not in ("done", "dropped"):
+                continue
+            tasks = [t for t in snap.tasks_sorted() if t.plan == plan.id]
+            newest = _newest(store, plan, tasks)
+            if newest is None or newest >= cutoff:
+                continue
+            for task in tasks:
+                if store.delete_task(task.id):
+                    report.tasks.append(task.id)
+            if store.delete_plan(plan.id):
+                report.plans.append(plan.id)
+    if report.plans:
+        log.info("sweep removed plans %s and tasks %s", report.plans, report.tasks)
+    return report
+
+
+class Sweeper:
+    """Runs the sweep when started and then every `interval` seconds, on its own thread."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings | Callable[[], Settings],
+        *,
+        interval: float = HOUR,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.store = store
+        self._settings = settings if callable(settings) else (lambda: settings)
+        self.interval = interval
+        self.clock = clock
+        self.passes = 0
+        self.failures = 0
+        self.last_report: SweepReport | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.pass_done = threading.Event()
+        """Set after every pass, failed or not (tests wait on it)."""
+
+    def run_once(self) -> SweepReport | None:
+        try:
+            report = run_sweep(self.store, self._settings(), self.clock())
+        except Exception:  # a failed pass must not kill the thread: log, retry next time
+            self.failures += 1
+            log.exception("sweep of %s failed; retrying in %.0f s", self.store.root, self.interval)
+            report = None
+        else:
+            self.last_report = report
+        self.passes += 1
+        self.pass_done.set()
+        return report
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.run_once()
+            self._stop.wait(self.interval)
+
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(target=self._loop, name="planwatch-sweep", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float | None = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None

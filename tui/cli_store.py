@@ -1,0 +1,218 @@
+"""`planwatch plan …`, `planwatch task …`, `planwatch sweep`: the store tools for scripts.
+
+Each subcommand maps 1:1 onto a tool of core.store.tools: every input is an option named
+after its field (`--title`, `--blocked-by t1,t2`, `--scope folder:/srv/work`), and the
+record acted on is the first positional argument (`planwatch task set t1 --status doing`).
+Lists are comma-separated. In `set`, an empty value removes the field (`--note ""`).
+`--body -` / `--goal -` read the text from stdin. The answer lines go to stdout; a
+refusal goes to stderr with exit status 2, a failed write with exit status 1.
+
+The store is `--store DIR`, else PLANWATCH_STORE, else the `store` setting, else the
+XDG data folder. The caller is the user of PLANWATCH_TOKEN (under a user directory),
+else the settings' owner; PLANWATCH_SESSION names the session stamps record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+SUPPRESS = argparse.SUPPRESS
+
+
+def _csv(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def _scope(value: str) -> dict[str, str] | None:
+    if value == "":
+        return None
+    kind, sep, rest = value.partition(":")
+    if not sep:
+        return {"kind": kind}  # plan list --scope folder: any folder; the tool judges the rest
+    return {"kind": kind, kind: rest}
+
+
+def _source(value: str) -> dict[str, str] | None:
+    if value == "":
+        return None
+    tool, sep, ident = value.partition(":")
+    return {"tool": tool, "id": ident} if sep else {"tool": tool}
+
+
+def _text(value: str) -> str:
+    return sys.stdin.read() if value == "-" else value
+
+
+def _opt(value: str) -> str | None:
+    return value if value != "" else None
+
+
+# field name → (flag, converter, help). The converter turns the option's text into the
+# tool input's value; "" means "remove" for the set tools.
+TASK_OPTIONS: dict[str, tuple[str, Callable[[str], Any], str]] = {
+    "title": ("--title", str, "the task's one-line title"),
+    "status": ("--status", str, "todo, doing, blocked, review, done or dropped"),
+    "priority": ("--priority", _opt, "high, medium or low"),
+    "labels": ("--labels", _csv, "comma-separated labels"),
+    "topic": ("--topic", _opt, "a topic"),
+    "plan": ("--plan", _opt, "the plan id the task belongs to (p<n>)"),
+    "bot": ("--bot", _opt, "the bot the task is for"),
+    "folder": ("--folder", _opt, "the working folder"),
+    "session": ("--session", _opt, "the session id the task belongs to"),
+    "blockedBy": ("--blocked-by", _csv, "comma-separated task ids that must be done first"),
+    "active": ("--active", _opt, "the '-ing' form shown while in progress"),
+    "note": ("--note", _opt, "a short note"),
+    "refs": ("--refs", _csv, "comma-separated references"),
+    "source": ("--source", _source, "TOOL[:ID] the task came from"),
+    "body": ("--body", _text, "the Markdown body ('-' reads stdin)"),
+}
+PLAN_OPTIONS: dict[str, tuple[str, Callable[[str], Any], str]] = {
+    "title": ("--title", str, "the plan's one-line title"),
+    "scope": ("--scope", _scope, "KIND:VALUE, KIND one of folder, bot, session"),
+    "goal": ("--goal", _text, "the Markdown goal ('-' reads stdin)"),
+    "status": ("--status", str, "draft, active, done or dropped"),
+    "refs": ("--refs", _csv, "comma-separated references"),
+}
+
+
+def _add_store_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", metavar="DIR", default=None, help="the store folder (default: PLANWATCH_STORE, the setting, or the XDG data folder)")
+
+
+def _add_fields(parser: argparse.ArgumentParser, options: dict[str, tuple[str, Callable[[str], Any], str]], names: tuple[str, ...] | None = None) -> None:
+    for name, (flag, _convert, help_text) in options.items():
+        if names is not None and name not in names:
+            continue
+        parser.add_argument(flag, dest=f"field_{name}", metavar=name.upper() if name != "blockedBy" else "IDS", default=SUPPRESS, help=help_text)
+
+
+def _leaf(sub: Any, name: str, tool: str, help_text: str, positional: str | None = None) -> argparse.ArgumentParser:
+    parser = sub.add_parser(name, help=help_text, description=f"{help_text} (tool {tool}).")
+    if positional:
+        parser.add_argument("id", metavar=positional, help=f"the {positional.lower()} acted on")
+    _add_store_option(parser)
+    parser.set_defaults(handler=_run, tool=tool)
+    return parser
+
+
+def register(sub: Any) -> None:
+    """Add `plan`, `task` and `sweep` to the `planwatch` command."""
+    plan = sub.add_parser("plan", help="plans in the record store (create, set, show, list, approve)")
+    plan_sub = plan.add_subparsers(dest="plan_command", metavar="ACTION", required=True)
+    p = _leaf(plan_sub, "create", "plan_create", "create a plan")
+    p.add_argument("title_arg", nargs="?", metavar="TITLE", help="the title (or --title)")
+    _add_fields(p, PLAN_OPTIONS)
+    p = _leaf(plan_sub, "set", "plan_set", "change a plan", "PLAN")
+    _add_fields(p, PLAN_OPTIONS)
+    _leaf(plan_sub, "show", "plan_show", "a plan and its tasks", "PLAN")
+    p = _leaf(plan_sub, "list", "plan_list", "list plans")
+    _add_fields(p, PLAN_OPTIONS, ("status", "scope"))
+    _leaf(plan_sub, "approve", "plan_approve", "stamp a plan approved", "PLAN")
+
+    task = sub.add_parser("task", help="tasks in the record store (add, set, list, approve, review)")
+    task_sub = task.add_subparsers(dest="task_command", metavar="ACTION", required=True)
+    p = _leaf(task_sub, "add", "task_add", "add a task")
+    p.add_argument("title_arg", nargs="?", metavar="TITLE", help="the title (or --title)")
+    _add_fields(p, TASK_OPTIONS)
+    p = _leaf(task_sub, "set", "task_set", "change a task", "TASK")
+    _add_fields(p, TASK_OPTIONS)
+    p = _leaf(task_sub, "list", "task_list", "list tasks")
+    p.add_argument("--status", dest="list_status", metavar="STATUS", default=SUPPRESS, help="comma-separated statuses")
+    p.add_argument("--approved", dest="list_approved", action=argparse.BooleanOptionalAction, default=SUPPRESS, help="only tasks with (or without) an approved stamp")
+    p.add_argument("--ready", dest="list_ready", action=argparse.BooleanOptionalAction, default=SUPPRESS, help="only tasks ready to start (or not)")
+    p.add_argument("--by", dest="list_by", metavar="NAME", default=SUPPRESS, help="a stamp by this person")
+    p.add_argument("--since", dest="list_since", metavar="WHEN", default=SUPPRESS, help="a stamp at or after this ISO date/time")
+    p.add_argument("--plan", dest="list_plan", metavar="PLAN", default=SUPPRESS, help="tasks of this plan")
+    p.add_argument("--session", dest="list_session", metavar="SESSION", default=SUPPRESS, help="tasks naming this session")
+    _leaf(task_sub, "approve", "task_approve", "stamp a task approved", "TASK")
+    p = _leaf(task_sub, "review", "task_review", "stamp a task (or plan) reviewed", "ID")
+    p.add_argument("--verdict", dest="field_verdict", metavar="VERDICT", default=SUPPRESS, help="approved or changes")
+
+    sweep = sub.add_parser("sweep", help="remove finished plans and their tasks older than sweepAfterDays (one pass)")
+    _add_store_option(sweep)
+    sweep.add_argument("--after-days", type=float, default=None, metavar="DAYS", help="use this instead of the sweepAfterDays setting")
+    sweep.set_defaults(handler=_run_sweep)
+
+
+def tool_input(args: argparse.Namespace) -> dict[str, Any]:
+    """The tool input dict a parsed command line stands for (only the options given)."""
+    tool: str = args.tool
+    options = PLAN_OPTIONS if tool.startswith("plan_") else TASK_OPTIONS
+    data: dict[str, Any] = {}
+    if getattr(args, "id", None) is not None:
+        data["id"] = args.id
+    if getattr(args, "title_arg", None) is not None:
+        data["title"] = args.title_arg
+    for key, value in vars(args).items():
+        if key.startswith("field_"):
+            name = key[len("field_") :]
+            convert = options[name][1] if name in options else str
+            data[name] = convert(value)
+        elif key.startswith("list_"):
+            name = key[len("list_") :]
+            data[name] = _csv(value) if name == "status" else value
+    if tool == "plan_list" and "scope" in data and data["scope"] is None:
+        del data["scope"]
+    if tool in ("task_add", "plan_create"):
+        # Adding: an empty option means "not given", not "remove".
+        data = {k: v for k, v in data.items() if v not in (None, [])}
+    return data
+
+
+def _context(args: argparse.Namespace) -> tuple[Any, Any]:
+    from pathlib import Path
+
+    from core import paths
+    from core.settings import load_settings
+    from core.store.records import Store
+
+    settings = load_settings()
+    root = Path(args.store).expanduser() if getattr(args, "store", None) else paths.store_dir(settings.store)
+    return Store(root), settings
+
+
+def _run(args: argparse.Namespace) -> int:
+    from core.store.identity import caller_from_env
+    from core.store.records import StoreError
+    from core.store.tools import ToolRefused, run_tool
+
+    store, settings = _context(args)
+    try:
+        result = run_tool(args.tool, store, settings, caller_from_env(settings), tool_input(args))
+    except ToolRefused as exc:
+        print(exc.message, file=sys.stderr)
+        return 2
+    except StoreError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    for line in result.lines:
+        print(line)
+    return 0
+
+
+def _run_sweep(args: argparse.Namespace) -> int:
+    from core.store.records import StoreError
+    from core.store.sweep import run_sweep
+
+    store, settings = _context(args)
+    if args.after_days is not None:
+        if args.after_days < 0:
+            print("Invalid sweep input: --after-days must be 0 or more.", file=sys.stderr)
+            return 2
+        settings = settings.model_copy(update={"sweep_after_days": args.after_days})
+    if settings.sweep_after_days is None:
+        print("sweepAfterDays is not set: the store keeps everything.")
+        return 0
+    try:
+        report = run_sweep(store, settings)
+    except StoreError as exc:
+        print(str(exc), file=sys.stderr)
+        return 1
+    if not report.plans:
+        print("nothing to sweep")
+    else:
+        print(f"removed plans {', '.join(report.plans)}" + (f" and tasks {', '.join(report.tasks)}" if report.tasks else ""))
+    return 0
