@@ -3,18 +3,47 @@
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 
 
 def add_app_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pane", action="store_true", help="one narrow column that follows the newest session")
-    parser.add_argument("--cwd", metavar="DIR", help="in pane mode, follow the newest session of this folder")
+    parser.add_argument(
+        "--cwd",
+        metavar="DIR",
+        help="in pane mode, follow the newest session of this folder (default inside tmux: the pane's folder)",
+    )
     parser.add_argument("--demo", action="store_true", help="open the app on the bundled fixtures")
     parser.add_argument("--root", metavar="DIR", action="append", default=[], help="an extra transcript folder (repeatable)")
+
+
+def tmux_pane_folder(timeout: float = 1.0) -> str | None:
+    """The current tmux pane's folder, when running inside tmux; None otherwise.
+
+    Asked once at start-up, before the app runs, so the UI thread never waits on it.
+    """
+    if not os.environ.get("TMUX"):
+        return None
+    try:
+        out = subprocess.run(
+            ["tmux", "display", "-p", "#{pane_current_path}"],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    folder = out.stdout.strip()
+    return folder if out.returncode == 0 and folder else None
 
 
 def run_app(args: argparse.Namespace) -> int:
     from tui.app import make_app
 
+    if getattr(args, "pane", False) and not getattr(args, "cwd", None) and not getattr(args, "demo", False):
+        args.cwd = tmux_pane_folder()
     app = make_app(args)
     app.run()
     return 0

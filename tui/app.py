@@ -1,0 +1,441 @@
+"""The planwatch app: `make_app(...)` and the App that wires core to the screens.
+
+One factory serves the CLI, the Pilot tests, the snapshot tests and the screenshot
+script. Everything that touches the host is injectable: the session source (index), the
+store root, the settings file, the state folder (overrides), the clock, and whether the
+follower threads run at all (snapshots run without them).
+
+The app owns the live state the screens show: the index, the store view, the overrides
+and the in-memory timeline of plan changes. Screens read it (attributes down) and ask
+for writes through methods here, which run the IO in thread workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shutil
+import tempfile
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from textual import on, work
+from textual.app import App
+from textual.binding import Binding
+
+from core import paths
+from core.checklist import Checklist, OverrideStatus, build_checklist
+from core.model import EMPTY_PLAN, AgentPlan
+from core.overrides import FILE_NAME as OVERRIDES_FILE
+from core.overrides import Overrides
+from core.settings import Settings, load_settings
+from tui.commands import PlanwatchCommands, bindings
+from tui.live import LiveFeed
+from tui.messages import (
+    OwnItemsChanged,
+    ScanFinished,
+    SessionsChanged,
+    SettingsSaved,
+    StoreChanged,
+    StoreLoaded,
+    StoreView,
+)
+from tui.widgets.details import TimelineEntry
+
+log = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+TIMELINE_LENGTH = 50
+# Below this many columns the browse screen restacks into pane mode.
+PANE_WIDTH = 60
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class AppOptions:
+    """Everything make_app needs; tests build one directly, the CLI from its arguments."""
+
+    roots: list[Path] | None = None
+    """Transcript folders; None: the harnesses' default folders (+ extra_roots)."""
+    extra_roots: list[Path] = field(default_factory=list)
+    store_root: Path | None = None
+    config_path: Path | None = None
+    state_dir: Path | None = None
+    clock: Callable[[], datetime] = utc_now
+    pane: bool = False
+    cwd: Path | None = None
+    index: Any | None = None
+    """An injected session source with the SessionIndex API (tests, snapshots)."""
+    follow: bool = True
+    """Run the follower and the store watcher (snapshots turn them off)."""
+    scan: bool = True
+    """Scan on mount (an injected, already scanned index may skip it)."""
+    demo: bool = False
+
+
+def demo_options(options: AppOptions) -> AppOptions:
+    """Point the app at the bundled fixtures; the store, state and config are temp copies
+    so the demo never writes into the repository or the person's own folders."""
+    work_dir = Path(tempfile.mkdtemp(prefix="planwatch-demo-"))
+    store = work_dir / "store"
+    demo_store = FIXTURES / "store" / "demo"
+    if demo_store.is_dir():
+        shutil.copytree(demo_store, store)
+    else:
+        store.mkdir()
+    options.roots = [FIXTURES / "transcripts"]
+    options.store_root = store
+    options.state_dir = work_dir / "state"
+    options.config_path = work_dir / "config.yaml"
+    return options
+
+
+def options_from_args(args: argparse.Namespace) -> AppOptions:
+    options = AppOptions(
+        extra_roots=[Path(p).expanduser() for p in getattr(args, "root", []) or []],
+        pane=bool(getattr(args, "pane", False)),
+        cwd=Path(args.cwd).expanduser() if getattr(args, "cwd", None) else None,
+        demo=bool(getattr(args, "demo", False)),
+    )
+    if options.demo:
+        demo_options(options)
+        options.roots = (options.roots or []) + options.extra_roots
+    return options
+
+
+def make_app(args_or_options: argparse.Namespace | AppOptions | None = None) -> PlanwatchApp:
+    """The one factory: from CLI arguments, from AppOptions, or the defaults."""
+    if args_or_options is None:
+        options = AppOptions()
+    elif isinstance(args_or_options, AppOptions):
+        options = args_or_options
+    else:
+        options = options_from_args(args_or_options)
+    return PlanwatchApp(options)
+
+
+def _default_index(roots: list[Path] | None, read_plans: bool) -> Any:
+    from core.index import SessionIndex
+
+    return SessionIndex(roots, read_plans=read_plans)
+
+
+def _default_roots() -> list[Path]:
+    try:
+        from core.index import default_roots
+
+        return list(default_roots())
+    except ImportError:
+        return []
+
+
+class PlanwatchApp(App[None]):
+    """Browse sessions, tick checklists, follow an agent in a side pane."""
+
+    TITLE = "planwatch"
+    CSS_PATH = "app.tcss"
+    BINDINGS = [*bindings("app"), Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
+    COMMANDS = App.COMMANDS | {PlanwatchCommands}
+
+    def __init__(self, options: AppOptions) -> None:
+        super().__init__()
+        self.options = options
+        self.config_path = options.config_path or paths.config_file()
+        self.settings: Settings = load_settings(self.config_path)
+        self.clock = options.clock
+        self.store_root = options.store_root or paths.store_dir(self.settings.store)
+        state = options.state_dir or paths.state_dir()
+        self.overrides = Overrides(state / OVERRIDES_FILE)
+        if options.index is not None:
+            self.index = options.index
+        else:
+            roots = options.roots
+            if roots is None and (options.extra_roots or self.settings.transcript_roots):
+                roots = _default_roots() + options.extra_roots + [
+                    Path(p).expanduser() for p in self.settings.transcript_roots
+                ]
+            self.index = _default_index(roots, self.settings.read_agent_plans)
+        self.store_view = StoreView()
+        self.scan_done: ScanFinished | None = None
+        self.timelines: dict[str, deque[TimelineEntry]] = {}
+        self._plans: dict[str, AgentPlan] = {}
+        self._store: Any = None
+        self.feed = LiveFeed(self, self.index, self.store_root, follow=options.follow, scan=options.scan)
+
+    # -- life cycle
+
+    def on_mount(self) -> None:
+        from tui.screens.browse import BrowseScreen
+
+        self.push_screen(BrowseScreen())
+        self.feed.start()
+        self.load_store()
+        if not self.options.scan:
+            self._remember_plans([entry.session.id for entry in self.index.entries()], record=False)
+
+    def on_unmount(self) -> None:
+        self.feed.stop()
+
+    # -- what the screens read
+
+    @property
+    def reading(self) -> bool:
+        return self.settings.read_agent_plans
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    def entries(self) -> list[Any]:
+        return list(self.index.entries())
+
+    def entry(self, session_id: str) -> Any | None:
+        return self.index.get(session_id)
+
+    def own_tasks(self, session_id: str) -> list[Any]:
+        return self.store_view.tasks_by_session.get(session_id, [])
+
+    def checklist_for(self, session_id: str) -> Checklist:
+        entry = self.entry(session_id)
+        plan = entry.plan if entry is not None and self.reading and entry.plan is not None else EMPTY_PLAN
+        return build_checklist(plan, self.overrides.for_session(session_id), self.own_tasks(session_id))
+
+    def timeline(self, session_id: str) -> list[TimelineEntry]:
+        return list(self.timelines.get(session_id, ()))
+
+    @property
+    def browse(self) -> Any:
+        from tui.screens.browse import BrowseScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, BrowseScreen):
+                return screen
+        return None
+
+    # -- live updates
+
+    @on(SessionsChanged)
+    def _sessions_changed(self) -> None:
+        changed = self.feed.take_changed()
+        if not changed:
+            return
+        self._remember_plans(sorted(changed), record=self.scan_done is not None)
+        if self.browse is not None:
+            self.browse.sessions_changed(changed)
+
+    def _remember_plans(self, ids: list[str], *, record: bool) -> None:
+        """Keep each session's last plan to note what changed in its timeline (memory only)
+        and hand changed plans to the opt-in mirror."""
+        mirrored: list[tuple[Any, AgentPlan]] = []
+        for session_id in ids:
+            entry = self.entry(session_id)
+            if entry is None:
+                continue
+            plan = entry.plan or EMPTY_PLAN
+            before = self._plans.get(session_id)
+            self._plans[session_id] = plan
+            if before is None and not record:
+                continue
+            if before is not None and before == plan:
+                continue
+            if record or before is not None:
+                what = describe_change(before, plan)
+                if what:
+                    line = self.timelines.setdefault(session_id, deque(maxlen=TIMELINE_LENGTH))
+                    line.append(TimelineEntry(self.now(), what))
+            mirrored.append((entry.session, plan))
+        if mirrored and self.settings.keep_plans_in_store and self.reading:
+            self.mirror(mirrored)
+
+    @on(ScanFinished)
+    def _scan_finished(self, event: ScanFinished) -> None:
+        self.scan_done = event
+        # Changes seen from here on are the session's timeline; the first read is not a change.
+        for entry in self.entries():
+            self._plans.setdefault(entry.session.id, entry.plan or EMPTY_PLAN)
+        if self.browse is not None:
+            self.browse.scan_finished(event)
+
+    @on(StoreChanged)
+    def _store_changed(self) -> None:
+        self.load_store()
+
+    @work(thread=True, exclusive=True, group="store-read", exit_on_error=False)
+    def load_store(self) -> None:
+        """Read the store off the UI thread; StoreLoaded carries the result."""
+        self.post_message(StoreLoaded(read_store_view(self._get_store())))
+
+    def _get_store(self) -> Any:
+        if self._store is None:
+            from core.store.records import Store
+
+            self._store = Store(self.store_root)
+        return self._store
+
+    @on(StoreLoaded)
+    def _store_loaded(self, event: StoreLoaded) -> None:
+        self.store_view = event.view
+        if self.browse is not None:
+            self.browse.store_changed()
+
+    # -- writes (all IO in thread workers)
+
+    def set_override(self, session_id: str, key: str, status: OverrideStatus | None) -> None:
+        """Change an override in memory now (the screen repaints at once), save off-thread."""
+        self.overrides.set(session_id, key, status)
+        self._save_overrides()
+
+    @work(thread=True, group="overrides", exit_on_error=False)
+    def _save_overrides(self) -> None:
+        try:
+            self.overrides.save()
+        except OSError as exc:
+            self.call_from_thread(self.notify, f"Could not save your ticks: {exc}", severity="error", markup=False)
+
+    @work(thread=True, group="store-write", exit_on_error=False)
+    def run_tool(self, name: str, payload: dict[str, Any]) -> None:
+        """Run one of the store's tools (the same functions as the CLI and MCP)."""
+        answer, failed = call_tool(self._get_store(), self.settings, name, payload)
+        self.post_message(OwnItemsChanged(answer, failed))
+        self.post_message(StoreLoaded(read_store_view(self._get_store())))
+
+    @on(OwnItemsChanged)
+    def _own_items_changed(self, event: OwnItemsChanged) -> None:
+        if event.error:
+            self.notify(event.answer, severity="error", markup=False)
+
+    @work(thread=True, group="mirror", exit_on_error=False)
+    def mirror(self, changed: list[tuple[Any, AgentPlan]]) -> None:
+        """The opt-in translation of SPEC §5: the one path by which plan text is written."""
+        try:
+            from core import mirror
+        except ImportError:
+            return
+        for session, plan in changed:
+            try:
+                mirror.update(session, plan, store=self._get_store(), settings=self.settings)
+            except TypeError:
+                mirror.update(session, plan)
+            except Exception:
+                log.exception("keeping a session's plan in the store failed")
+
+    # -- settings
+
+    @on(SettingsSaved)
+    def _settings_saved(self, event: SettingsSaved) -> None:
+        before = self.settings
+        self.settings = event.settings
+        if before.read_agent_plans != self.settings.read_agent_plans:
+            self._set_reading(self.settings.read_agent_plans)
+        if self.settings.keep_plans_in_store and not before.keep_plans_in_store and self.reading:
+            self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
+        if (before.transcript_roots != self.settings.transcript_roots
+                or before.store != self.settings.store):
+            self.notify("Restart planwatch to use the new folders.", markup=False)
+        if self.browse is not None:
+            self.browse.refresh_all()
+
+    @work(thread=True, group="index", exit_on_error=False)
+    def _set_reading(self, on: bool) -> None:
+        setter = getattr(self.index, "set_read_plans", None)
+        if setter is not None:
+            setter(on)
+        ids = [entry.session.id for entry in self.index.entries()]
+        self.feed._mark(ids)
+
+    # -- app-level actions (keys from tui.commands)
+
+    def action_store_view(self) -> None:
+        try:
+            from tui.screens.store import StoreScreen
+        except ImportError:
+            self.notify("The store view is not available yet.", markup=False)
+            return
+        self.push_screen(StoreScreen())
+
+    def action_settings(self) -> None:
+        from tui.screens.settings import SettingsScreen
+
+        self.push_screen(SettingsScreen(self.settings, self.config_path))
+
+    def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+
+def describe_change(before: AgentPlan | None, after: AgentPlan) -> str:
+    """One timeline line for a plan change: counts and statuses, in memory only."""
+    if before is None:
+        before = EMPTY_PLAN
+    b_done, b_total = before.counts()
+    a_done, a_total = after.counts()
+    parts = []
+    if a_total != b_total:
+        parts.append(f"{b_total} → {a_total} steps")
+    if a_done != b_done:
+        parts.append(f"{b_done} → {a_done} done")
+    started = [
+        item.active_form or item.text
+        for group in after.groups
+        for item in group.items
+        if item.status == "in_progress"
+    ]
+    before_started = {
+        item.active_form or item.text
+        for group in before.groups
+        for item in group.items
+        if item.status == "in_progress"
+    }
+    for step in started:
+        if step not in before_started:
+            parts.append(f"started: {step}")
+    if not parts and before != after:
+        parts.append("plan updated")
+    return "; ".join(parts)
+
+
+def read_store_view(store: Any) -> StoreView:
+    """A StoreView from one read of the store; never raises (the error is shown)."""
+    try:
+        snapshot = store.load()
+    except Exception as exc:
+        return StoreView(error=f"The store at {getattr(store, 'root', '?')} cannot be read: {exc}")
+    by_session: dict[str, list[Any]] = {}
+    for task in snapshot.tasks_sorted():
+        # Tasks the opt-in translation wrote carry a `source`; they are the agent's plan,
+        # already shown above, not the person's own items.
+        if task.session and task.source is None:
+            by_session.setdefault(task.session, []).append(task)
+    try:
+        from core.store.views import open_counts
+
+        counts = open_counts(snapshot.tasks.values(), snapshot.plans.values())
+    except Exception:
+        counts = {}
+    return StoreView(
+        tasks_by_session=by_session,
+        open_counts=counts,
+        problems=[str(problem) for problem in snapshot.problems],
+    )
+
+
+def call_tool(store: Any, settings: Settings, name: str, payload: dict[str, Any]) -> tuple[str, bool]:
+    """Call a store tool (the same run_tool as the CLI and MCP); (answer, failed).
+
+    Refusals and failed writes come back as their sentence, never raise."""
+    from core.store.identity import caller_from_env
+    from core.store.tools import run_tool
+
+    try:
+        result = run_tool(name, store, settings, caller_from_env(settings), payload)
+    except Exception as exc:  # ToolRefused / StoreError carry the sentence to show
+        return str(exc), True
+    return result.text(), False

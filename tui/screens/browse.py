@@ -1,0 +1,461 @@
+"""The browse screen: the session list beside the selected session's checklist.
+
+In pane mode (`--pane`, or narrower than PANE_WIDTH columns) the `-pane` class hides the
+list and the screen follows the most recently active session (of a folder, with --cwd).
+The screen owns the selected session and sets it on its children; the app owns the data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.screen import Screen
+from textual.widgets import Footer, Input, OptionList, Static
+
+from core.checklist import toggle_agent, toggle_own
+from core.text import safe_text, shorten
+from tui.commands import bindings
+from tui.widgets.checklist import ChecklistView, RowRef
+from tui.widgets.details import DetailsPanel, details_text, hover_card
+from tui.widgets.item_editor import ItemEditor
+from tui.widgets.pill import Pill
+from tui.widgets.session_list import SessionList, SessionRow, short_folder
+
+if TYPE_CHECKING:
+    from tui.app import PlanwatchApp
+    from tui.messages import ScanFinished
+
+READING_OFF = "Reading agents' plans is off. Turn it on in Settings (press ,) → Privacy."
+
+
+@dataclass(frozen=True)
+class Undo:
+    """One step the person can take back with `u`."""
+
+    session_id: str
+    kind: str  # "override" | "status" | "title"
+    target: str  # item key or task id
+    before: Any
+
+
+def folder_matches(session_cwd: str | None, folder: Path) -> bool:
+    """A session belongs to `folder` when it ran there or in a folder inside it."""
+    if not session_cwd:
+        return False
+    try:
+        here = Path(session_cwd).resolve()
+        there = folder.resolve()
+    except (OSError, RuntimeError):
+        return False
+    return here == there or there in here.parents
+
+
+class BrowseScreen(Screen[None]):
+    """Sessions on the left, the checklist and details on the right; one column in pane mode."""
+
+    CSS_PATH = "browse.tcss"
+    BINDINGS = bindings("browse")
+    AUTO_FOCUS = "#sessions"
+
+    app: PlanwatchApp  # type: ignore[assignment]
+
+    def __init__(self) -> None:
+        super().__init__(id="browse")
+        self.selected_id: str | None = None
+        self.undo_stack: list[Undo] = []
+        self._counts: dict[str, tuple[int, int, int]] = {}
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            with Vertical(id="sessions-pane"):
+                yield Input(placeholder="filter sessions…", id="filter")
+                yield SessionList(id="sessions")
+                yield Static(id="sessions-empty", markup=False)
+            with Vertical(id="checklist-pane"):
+                with Horizontal(id="session-head"):
+                    yield Static(id="session-title", markup=False)
+                    yield Pill(id="pill")
+                yield ChecklistView(id="checklist")
+                yield DetailsPanel(id="details")
+        yield Static(id="status-line", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#filter", Input).display = False
+        self.set_class(self.app.options.pane, "-pane")
+        self.set_interval(30, self._tick_clock)
+        self.refresh_all()
+        self._show_scanning()
+
+    # -- pane mode
+
+    @property
+    def pane(self) -> bool:
+        return self.has_class("-pane")
+
+    def on_resize(self, event: Resize) -> None:
+        from tui.app import PANE_WIDTH
+
+        was = self.pane
+        self.set_class(self.app.options.pane or event.size.width < PANE_WIDTH, "-pane")
+        if self.pane != was:
+            if self.pane:
+                self.query_one("#checklist", ChecklistView).focus()
+                self._follow()
+            self.refresh_all()
+
+    def _follow(self) -> None:
+        """In pane mode, select the newest session (of the --cwd folder when given)."""
+        folder = self.app.options.cwd
+        for entry in self.app.entries():
+            if folder is None or folder_matches(entry.session.cwd, folder):
+                if entry.session.id != self.selected_id:
+                    self.select(entry.session.id)
+                return
+        if self.selected_id is not None and folder is not None:
+            self.select(None)
+
+    # -- data from the app
+
+    def sessions_changed(self, changed: set[str]) -> None:
+        for session_id in changed:
+            self._counts.pop(session_id, None)
+        self._refresh_list()
+        if self.pane:
+            self._follow()
+        if self.selected_id in changed:
+            self._show_selected()
+
+    def store_changed(self) -> None:
+        self._counts.clear()
+        self._refresh_list()
+        self._show_selected()
+        self._show_status()
+
+    def scan_finished(self, event: ScanFinished) -> None:
+        self._refresh_list()
+        self._show_status()
+        if self.pane:
+            self._follow()
+        self._show_selected()
+
+    def refresh_all(self) -> None:
+        self._counts.clear()
+        self._refresh_list()
+        if self.pane:
+            self._follow()
+        self._show_selected()
+        self._show_status()
+
+    def _tick_clock(self) -> None:
+        self.query_one("#sessions", SessionList).rerender(self.app.now())
+
+    def _row(self, entry: Any) -> SessionRow:
+        session = entry.session
+        done, total = self._session_counts(session.id)
+        return SessionRow(
+            id=session.id,
+            harness=session.harness,
+            title=session.title,
+            folder=short_folder(session.cwd or "", str(Path.home())),
+            updated=session.updated,
+            done=done,
+            total=total,
+            open_count=self.app.store_view.open_counts.get(session.id),
+        )
+
+    def _session_counts(self, session_id: str) -> tuple[int, int]:
+        cached = self._counts.get(session_id)
+        if cached is None:
+            done, total = self.app.checklist_for(session_id).counts()
+            self._counts[session_id] = (done, total, 0)
+            return done, total
+        return cached[0], cached[1]
+
+    def _refresh_list(self) -> None:
+        entries = self.app.entries()
+        session_list = self.query_one("#sessions", SessionList)
+        session_list.show_rows([self._row(entry) for entry in entries], self.app.now())
+        empty = self.query_one("#sessions-empty", Static)
+        if entries:
+            empty.display = False
+        else:
+            empty.display = True
+            empty.update(self._empty_text())
+        if self.selected_id is None and not self.pane:
+            self.select(session_list.selected_id)
+
+    def _empty_text(self) -> Text:
+        scan = self.app.scan_done
+        if scan is None:
+            return Text("Looking for transcripts…", style="dim italic")
+        text = Text()
+        if scan.error:
+            text.append("Reading the transcript folders failed:\n", style="bold red")
+            text.append(safe_text(scan.error) + "\n\n")
+        text.append("No agent transcripts found.\n\n", style="bold")
+        text.append("Looked in:\n")
+        for root in scan.roots_searched:
+            text.append(f"  {safe_text(str(root), single_line=True)}\n", style="dim")
+        if not scan.roots_searched:
+            text.append("  (no folders)\n", style="dim")
+        text.append("\nPoint planwatch elsewhere with ")
+        text.append("planwatch --root DIR", style="bold")
+        text.append(", or add folders in Settings (press ,) → transcript folders. "
+                    "CLAUDE_CONFIG_DIR and CODEX_HOME are honoured.")
+        return text
+
+    def _show_scanning(self) -> None:
+        if self.app.scan_done is None:
+            self.query_one("#status-line", Static).update(Text("Indexing transcripts…", style="dim italic"))
+
+    def _show_status(self) -> None:
+        line = self.query_one("#status-line", Static)
+        view = self.app.store_view
+        text = Text()
+        if view.error:
+            text.append(f"⚠ {safe_text(view.error, single_line=True)}", style="red")
+        elif view.problems:
+            count = len(view.problems)
+            text.append(f"⚠ {count} broken store record{'s' if count > 1 else ''} left out: ", style="yellow")
+            text.append(shorten("; ".join(view.problems), 200))
+            text.append(" — fix or remove the file (press t for the store view).", style="dim")
+        elif self.app.scan_done is None:
+            text.append("Indexing transcripts…", style="dim italic")
+        line.update(text)
+        line.display = bool(text.plain)
+
+    # -- the selected session
+
+    def select(self, session_id: str | None) -> None:
+        if session_id == self.selected_id:
+            return
+        self.selected_id = session_id
+        self._show_selected()
+        if session_id is not None and self.app.settings.keep_plans_in_store and self.app.reading:
+            entry = self.app.entry(session_id)
+            if entry is not None and entry.plan is not None and entry.plan.groups:
+                self.app.mirror([(entry.session, entry.plan)])
+
+    def _show_selected(self) -> None:
+        checklist_view = self.query_one("#checklist", ChecklistView)
+        title = self.query_one("#session-title", Static)
+        pill = self.query_one("#pill", Pill)
+        session_id = self.selected_id
+        entry = self.app.entry(session_id) if session_id else None
+        if entry is None:
+            title.update(Text(self._no_selection_text(), style="dim italic"))
+            pill.set_counts(0, 0)
+            pill.tooltip = None
+            checklist_view.show(checklist_view.checklist.__class__(), agent_note="No session selected.",
+                                own_note="Select a session to see its items.")
+            self._show_details(None)
+            return
+        session = entry.session
+        checklist = self.app.checklist_for(session.id)
+        head = Text()
+        head.append(shorten(session.title or f"Session {session.id}", 80), style="bold")
+        if self.pane and session.cwd:
+            head.append("  " + short_folder(shorten(session.cwd, 40), str(Path.home())), style="dim")
+        title.update(head)
+        pill.set_counts(*checklist.counts())
+        pill.tooltip = hover_card(checklist, self.app.reading)
+        agent_note = None
+        if not self.app.reading:
+            agent_note = READING_OFF
+        elif not checklist.sections and not checklist.documents:
+            agent_note = "No plan yet: this agent has made no plan calls in this session."
+        own_note = None
+        if self.app.store_view.error:
+            own_note = safe_text(self.app.store_view.error, single_line=True)
+        checklist_view.show(checklist, agent_note=agent_note, own_note=own_note)
+        self._show_details(session.id)
+
+    def _no_selection_text(self) -> str:
+        if self.pane and self.app.options.cwd is not None:
+            return f"No session in {safe_text(str(self.app.options.cwd), single_line=True)} yet."
+        if self.app.scan_done is None:
+            return "Looking for sessions…"
+        return "No session selected."
+
+    def _show_details(self, session_id: str | None) -> None:
+        panel = self.query_one("#details", DetailsPanel)
+        if not panel.has_class("-open"):
+            return
+        entry = self.app.entry(session_id) if session_id else None
+        if entry is None:
+            panel.show_text(Text("No session selected.", style="dim"))
+            return
+        panel.show_text(details_text(
+            entry.session,
+            self.app.checklist_for(session_id),  # type: ignore[arg-type]
+            self.app.timeline(session_id),  # type: ignore[arg-type]
+            reading=self.app.reading,
+            now=self.app.now(),
+        ))
+
+    @on(OptionList.OptionHighlighted, "#sessions")
+    def _session_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if not self.pane:
+            self.select(event.option.id)
+
+    @on(OptionList.OptionSelected, "#sessions")
+    def _session_chosen(self, event: OptionList.OptionSelected) -> None:
+        self.select(event.option.id)
+        self.query_one("#checklist", ChecklistView).focus()
+
+    @on(OptionList.OptionSelected, "#checklist")
+    def _row_chosen(self) -> None:
+        self.action_details()
+
+    @on(ChecklistView.TickRequested)
+    def _mark_clicked(self, event: ChecklistView.TickRequested) -> None:
+        self._tick(event.ref)
+
+    # -- filter
+
+    def action_filter(self) -> None:
+        if self.pane:
+            return
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.query_one("#sessions", SessionList).set_needle(event.value, self.app.now())
+        self.select(self.query_one("#sessions", SessionList).selected_id)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self) -> None:
+        self.query_one("#sessions", SessionList).focus()
+
+    def action_dismiss(self) -> None:
+        panel = self.query_one("#details", DetailsPanel)
+        box = self.query_one("#filter", Input)
+        if panel.has_class("-open"):
+            panel.remove_class("-open")
+        elif box.display:
+            box.value = ""
+            box.display = False
+            self.query_one("#sessions", SessionList).focus()
+
+    # -- moving
+
+    def _list(self) -> OptionList:
+        focused = self.focused
+        if isinstance(focused, OptionList):
+            return focused
+        return self.query_one("#checklist" if self.pane else "#sessions", OptionList)
+
+    def action_cursor_down(self) -> None:
+        self._list().action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self._list().action_cursor_up()
+
+    def action_switch_focus(self) -> None:
+        if self.pane:
+            self.query_one("#checklist").focus()
+            return
+        target = "#sessions" if self.focused is self.query_one("#checklist") else "#checklist"
+        self.query_one(target).focus()
+
+    # -- ticking and own items
+
+    def _checklist(self) -> ChecklistView:
+        return self.query_one("#checklist", ChecklistView)
+
+    def action_tick(self) -> None:
+        ref = self._checklist().current_ref()
+        if ref is None:
+            self.notify("Nothing to tick here: move to an item first.", markup=False)
+            return
+        self._tick(ref)
+
+    def _tick(self, ref: RowRef) -> None:
+        session_id = self.selected_id
+        if session_id is None:
+            return
+        checklist = self._checklist().checklist
+        if ref.kind == "agent":
+            row = checklist.agent_rows[ref.index]
+            new = toggle_agent(row)
+            self.undo_stack.append(Undo(session_id, "override", row.key, row.override))
+            self.app.set_override(session_id, row.key, new)
+            self._counts.pop(session_id, None)
+            self._show_selected()
+            self._refresh_list()
+        else:
+            own = checklist.own[ref.index]
+            self.undo_stack.append(Undo(session_id, "status", own.task_id, own.status))
+            self.app.run_tool("task_set", {"id": own.task_id, "status": toggle_own(own.status)})
+
+    def action_undo(self) -> None:
+        if not self.undo_stack:
+            self.notify("Nothing to undo.", markup=False)
+            return
+        step = self.undo_stack.pop()
+        if step.kind == "override":
+            self.app.set_override(step.session_id, step.target, step.before)
+            self._counts.pop(step.session_id, None)
+            self._show_selected()
+            self._refresh_list()
+        elif step.kind == "status":
+            self.app.run_tool("task_set", {"id": step.target, "status": step.before})
+        elif step.kind == "title":
+            self.app.run_tool("task_set", {"id": step.target, "title": step.before})
+
+    def action_add_item(self) -> None:
+        if self.selected_id is None:
+            self.notify("Select a session first.", markup=False)
+            return
+        self._add_item(self.selected_id)
+
+    @work(exclusive=True, group="editor")
+    async def _add_item(self, session_id: str) -> None:
+        title = await self.app.push_screen_wait(ItemEditor(heading="New item for this session"))
+        if title:
+            payload: dict[str, Any] = {"title": title, "session": session_id}
+            entry = self.app.entry(session_id)
+            if entry is not None and entry.session.cwd:
+                payload["folder"] = entry.session.cwd
+            self.app.run_tool("task_add", payload)
+
+    def action_edit_item(self) -> None:
+        own = self._checklist().current_own_row()
+        if own is None or self.selected_id is None:
+            self.notify("Only your own items can be edited: move to one under My items.", markup=False)
+            return
+        self._edit_item(self.selected_id, own.task_id, own.title)
+
+    @work(exclusive=True, group="editor")
+    async def _edit_item(self, session_id: str, task_id: str, title: str) -> None:
+        new = await self.app.push_screen_wait(ItemEditor(title, heading=f"Edit {task_id}"))
+        if new and new != title:
+            self.undo_stack.append(Undo(session_id, "title", task_id, title))
+            self.app.run_tool("task_set", {"id": task_id, "title": new})
+
+    def action_drop_item(self) -> None:
+        own = self._checklist().current_own_row()
+        if own is None or self.selected_id is None:
+            self.notify("Only your own items can be dropped: move to one under My items.", markup=False)
+            return
+        if own.status == "dropped":
+            return
+        self.undo_stack.append(Undo(self.selected_id, "status", own.task_id, own.status))
+        self.app.run_tool("task_set", {"id": own.task_id, "status": "dropped"})
+
+    # -- details
+
+    def action_details(self) -> None:
+        panel = self.query_one("#details", DetailsPanel)
+        panel.toggle_class("-open")
+        self._show_details(self.selected_id)
