@@ -1,0 +1,267 @@
+"""A harness's own list in the store (SPEC §5): the opt-in translation.
+
+This is the one path by which agent plan text reaches disk, and only when the person
+turned "Keep agents' plans in the shared task list" on (the mirror checks that).
+
+- `translate_list(store, session_id, title, entries, tool=...)`: a whole agent list
+  (`(text, status)` pairs) becomes the session's plan — scope `{kind: session,
+  session: <id>}`, titled by the session's title or `Session <id>`, empty goal, created
+  when missing. Each entry takes the first task of the plan with its text that no
+  earlier entry took; an unmatched entry is a new task with `source: {tool}`; a step
+  the list no longer holds is `dropped`, never removed.
+- `translate_change(store, session_id, title, tool=..., source_id=..., text=..., status=...)`:
+  one Claude task change, found by `source.id`; an unknown task needs text to be added
+  (`TranslateRefused` otherwise); a change without status keeps the status.
+
+Status map: pending→todo, in_progress→doing, completed→done, cancelled/deleted→dropped;
+anything else reads as pending (SPEC §2).
+
+Every write goes through the Store API under the store lock, stamped like the tools
+stamp (`created`; `started` on the first doing; `finished` on the first review, done
+or dropped). Nothing is written when nothing changed: the mirror calls this on every
+change of an agent's list, and a re-translation of the same list is a no-op.
+
+Decision: a step the list no longer holds that is already done stays done (it is not
+turned into `dropped`); dropping is for steps left unfinished. This is what makes "a
+list cleared after every step was done drops nothing" hold, and it keeps finished work
+shown as finished. Only tasks a translation made (they carry `source`) are dropped; a
+task a person added to the session's plan by hand is left alone unless an entry takes it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from core.store.identity import Caller
+from core.store.records import Store
+from core.store.schema import TITLE_MAX, PlanRecord, Scope, Source, TaskRecord, id_number
+
+log = logging.getLogger(__name__)
+
+STATUS_MAP: dict[str, str] = {
+    "pending": "todo",
+    "in_progress": "doing",
+    "completed": "done",
+    "cancelled": "dropped",
+    "deleted": "dropped",
+}
+
+_FINISHED = ("review", "done", "dropped")
+
+
+class TranslateRefused(ValueError):
+    """A change the translation cannot apply; the message says why."""
+
+
+@dataclass
+class TranslateResult:
+    """What a translation wrote: the plan's id and the tasks it added or changed."""
+
+    plan_id: str | None = None
+    plan_written: bool = False
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+
+    @property
+    def wrote(self) -> bool:
+        return self.plan_written or bool(self.added) or bool(self.changed)
+
+
+def store_status(agent_status: object) -> str:
+    """An agent status word → a task status (unknown reads as pending → todo)."""
+    return STATUS_MAP.get(agent_status, "todo") if isinstance(agent_status, str) else "todo"
+
+
+def task_title(text: str) -> str:
+    """An agent step's text as a task title: one line, whitespace collapsed, at most TITLE_MAX.
+
+    Entries are matched to tasks by this form, so a long or multi-line step still finds
+    the task it made.
+    """
+    line = " ".join(str(text).split())
+    return line[:TITLE_MAX]
+
+
+def plan_title(session_id: str, session_title: str | None) -> str:
+    title = task_title(session_title or "")
+    return title or task_title(f"Session {session_id}")
+
+
+def session_plan(store: Store, session_id: str) -> PlanRecord | None:
+    """The session's plan (scope session = id); the lowest id if a person made several."""
+    found = [
+        plan
+        for plan in store.load().plans.values()
+        if plan.scope is not None and plan.scope.kind == "session" and plan.scope.value == session_id
+    ]
+    return min(found, key=lambda p: id_number(p.id)) if found else None
+
+
+class _Writer:
+    """Stamped, change-only writes of one translation, under the store lock."""
+
+    def __init__(self, store: Store, session_id: str, caller: Caller | None, now: Callable[[], datetime] | None) -> None:
+        self.store = store
+        self.session_id = session_id
+        self.caller = caller or Caller(by="host", session=session_id)
+        self.now = now or (lambda: datetime.now(UTC))
+        self.result = TranslateResult()
+
+    def stamp(self) -> Any:
+        return self.caller.stamp(self.now())
+
+    def ensure_plan(self, title: str, *, create: bool) -> PlanRecord | None:
+        plan = session_plan(self.store, self.session_id)
+        if plan is None:
+            if not create:
+                return None
+
+            def make(plan_id: str) -> PlanRecord:
+                return PlanRecord(
+                    id=plan_id,
+                    scope=Scope(kind="session", value=self.session_id),
+                    title=title,
+                    status="active",
+                    created=self.stamp(),
+                )
+
+            plan = self.store.add_plan(make)
+            self.result.plan_written = True
+        elif plan.title != title:
+            plan = self.store.update_plan(plan.id, lambda p: p.model_copy(update={"title": title}))
+            self.result.plan_written = True
+        self.result.plan_id = plan.id
+        return plan
+
+    def plan_tasks(self, plan_id: str) -> list[TaskRecord]:
+        tasks = [t for t in self.store.load().tasks.values() if t.plan == plan_id]
+        return sorted(tasks, key=lambda t: id_number(t.id))
+
+    def add(self, plan_id: str, title: str, status: str, source: Source) -> TaskRecord:
+        def make(task_id: str) -> TaskRecord:
+            stamp = self.stamp()
+            return TaskRecord(
+                id=task_id,
+                title=title,
+                status=status,  # type: ignore[arg-type]
+                plan=plan_id,
+                session=self.session_id,
+                source=source,
+                created=stamp,
+                started=stamp if status == "doing" else None,
+                finished=stamp if status in _FINISHED else None,
+            )
+
+        rec = self.store.add_task(make)
+        self.result.added.append(rec.id)
+        return rec
+
+    def change(self, task: TaskRecord, *, title: str | None = None, status: str | None = None) -> TaskRecord:
+        update: dict[str, Any] = {}
+        if title is not None and title != task.title:
+            update["title"] = title
+        if status is not None and status != task.status:
+            update["status"] = status
+            if status == "doing" and task.started is None:
+                update["started"] = self.stamp()
+            if status in _FINISHED and task.finished is None:
+                update["finished"] = self.stamp()
+        if not update:
+            return task
+        new = self.store.update_task(task.id, lambda t: t.model_copy(update=update))
+        self.result.changed.append(task.id)
+        return new
+
+
+def _entries(entries: Iterable[Sequence[Any]]) -> list[tuple[str, str]]:
+    out = []
+    for entry in entries:
+        text, status = entry[0], entry[1] if len(entry) > 1 else "pending"
+        title = task_title(text) if isinstance(text, str) else ""
+        if not title:
+            log.info("translate: skipped a step without text")
+            continue
+        out.append((title, store_status(status)))
+    return out
+
+
+def translate_list(
+    store: Store,
+    session_id: str,
+    session_title: str | None,
+    entries: Iterable[Sequence[Any]],
+    *,
+    tool: str,
+    caller: Caller | None = None,
+    now: Callable[[], datetime] | None = None,
+) -> TranslateResult:
+    """Write a whole agent list as the session's plan (SPEC §5); no write when unchanged."""
+    wanted = _entries(entries)
+    writer = _Writer(store, session_id, caller, now)
+    with store.lock():
+        # An empty list for a session with no plan has nothing to keep: no plan is made.
+        plan = writer.ensure_plan(plan_title(session_id, session_title), create=bool(wanted))
+        if plan is None:
+            return writer.result
+        tasks = writer.plan_tasks(plan.id)
+        taken: set[str] = set()
+        for title, status in wanted:
+            match = next((t for t in tasks if t.id not in taken and t.title == title), None)
+            if match is None:
+                match = writer.add(plan.id, title, status, Source(tool=tool))
+            else:
+                writer.change(match, status=status)
+            taken.add(match.id)
+        for task in tasks:
+            if task.id in taken or task.source is None:
+                continue
+            if task.status not in ("done", "dropped"):
+                writer.change(task, status="dropped")
+    return writer.result
+
+
+def translate_change(
+    store: Store,
+    session_id: str,
+    session_title: str | None,
+    *,
+    tool: str,
+    source_id: str,
+    text: str | None = None,
+    status: str | None = None,
+    caller: Caller | None = None,
+    now: Callable[[], datetime] | None = None,
+) -> TranslateResult:
+    """Apply one task change (Claude tasks) found by `source.id`; no write when unchanged.
+
+    Raises `TranslateRefused` for a change to an unknown task that carries no text.
+    """
+    source_id = str(source_id)
+    title = task_title(text) if isinstance(text, str) else None
+    mapped = store_status(status) if status is not None else None
+    writer = _Writer(store, session_id, caller, now)
+    with store.lock():
+        plan = session_plan(store, session_id)
+        task = None
+        if plan is not None:
+            task = next(
+                (t for t in writer.plan_tasks(plan.id) if t.source is not None and t.source.id == source_id),
+                None,
+            )
+        if task is None and not title:
+            raise TranslateRefused(
+                f"Task {source_id} of session {session_id} is not in the store, and the change "
+                "carries no text to add it with."
+            )
+        plan = writer.ensure_plan(plan_title(session_id, session_title), create=True)
+        assert plan is not None
+        if task is None:
+            assert title is not None
+            writer.add(plan.id, title, mapped or "todo", Source(tool=tool, id=source_id))
+        else:
+            writer.change(task, title=title or None, status=mapped)
+    return writer.result
