@@ -92,10 +92,14 @@ class TaskForm(ModalScreen[TaskDraft | None]):
         Binding("ctrl+s", "submit", "Save", tooltip="Save the task"),
     ]
 
-    def __init__(self, task: Any | None = None, plans: Sequence[tuple[str, str]] = ()) -> None:
+    def __init__(
+        self, task: Any | None = None, plans: Sequence[tuple[str, str]] = (), default_plan: str | None = None
+    ) -> None:
+        """`default_plan` preselects a plan for a new task (the group the cursor was in)."""
         super().__init__()
         self._task = task
         self._plans = list(plans)
+        self._default_plan = default_plan
 
     def _original(self) -> dict[str, Any]:
         task = self._task
@@ -116,7 +120,8 @@ class TaskForm(ModalScreen[TaskDraft | None]):
         task = self._task
         heading = "New task" if task is None else f"Edit {task.id}"
         plan_ids = {plan_id for plan_id, _ in self._plans}
-        plan_value = task.plan if task is not None and task.plan in plan_ids else Select.NULL
+        wanted = task.plan if task is not None else self._default_plan
+        plan_value = wanted if wanted in plan_ids else Select.NULL
         with Vertical(id="task-form"):
             yield Static(heading, id="task-form-title", markup=False)
             with Horizontal(classes="row"):
@@ -169,7 +174,8 @@ class TaskForm(ModalScreen[TaskDraft | None]):
             plan=str(plan) if plan is not Select.NULL else None,
             labels=split_list(self.query_one("#labels", Input).value),
             blocked_by=split_list(self.query_one("#blocked-by", Input).value),
-            note=note or (None if self._task is None or self._task.note is None else ""),
+            # Blank means no note: task_set removes a field given as null.
+            note=note or None,
             original=self._original(),
         )
 
@@ -186,3 +192,49 @@ class TaskForm(ModalScreen[TaskDraft | None]):
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ReviewForm(ModalScreen[str | None]):
+    """Ask for a review verdict on a task: dismisses with "approved", "changes", or None."""
+
+    DEFAULT_CSS = """
+    ReviewForm { align: center middle; }
+    ReviewForm #review-form { width: 56; max-width: 100%; height: auto; border: round $primary;
+        background: $surface; padding: 0 1; }
+    ReviewForm #review-form-title { text-style: bold; color: $accent; padding: 0 0 1 0; }
+    ReviewForm #review-buttons { height: auto; }
+    ReviewForm #review-buttons Button { margin: 0 2 0 0; }
+    """
+    BINDINGS = [
+        Binding("y", "verdict('approved')", "Approved", tooltip="Review verdict: approved"),
+        Binding("c", "verdict('changes')", "Changes", tooltip="Review verdict: changes requested"),
+        Binding("escape", "cancel", "Cancel"),
+    ]
+
+    def __init__(self, task_id: str, title: str) -> None:
+        super().__init__()
+        self._task_id = task_id
+        self._title = title
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="review-form"):
+            yield Static(f"Review {self._task_id}: {shorten(self._title, 40)}", id="review-form-title", markup=False)
+            with Horizontal(id="review-buttons"):
+                yield Button("Approved (y)", variant="success", id="approved")
+                yield Button("Changes (c)", variant="warning", id="changes")
+                yield Button("Cancel", id="cancel")
+
+    @on(Button.Pressed, "#approved")
+    def _approved(self) -> None:
+        self.dismiss("approved")
+
+    @on(Button.Pressed, "#changes")
+    def _changes(self) -> None:
+        self.dismiss("changes")
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_verdict(self, verdict: str) -> None:
+        self.dismiss(verdict)

@@ -1,0 +1,529 @@
+"""The store view (`t`): plans with their tasks, filters, approve, review, add and edit.
+
+Every change goes through `core.store.tools.run_tool` — the same ten tools the command
+line and the MCP server call — in a thread worker, so the rules (approval, grants,
+wording of refusals) live in one place. A refusal is shown with its own sentence.
+Filters are task_list's (status, ready, by, since) and are answered by task_list too.
+
+The view re-reads the store after each of its own actions, and follows other writers
+(agents, the CLI, an editor) through `core.store.watch.StoreWatcher` while mounted
+(`watch=False` turns that off, for snapshots). Records that are not valid are listed
+below the table with their file and what is wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.events import Resize
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Checkbox, DataTable, Footer, Input, Select, Static
+
+from core import paths
+from core.settings import Settings, load_settings
+from core.store.identity import Caller, caller_from_env
+from core.store.records import RecordProblem, Store, StoreError, StoreSnapshot
+from core.store.schema import TASK_STATUSES, PlanRecord, Stamp, TaskRecord
+from core.store.tools import ToolRefused, run_tool
+from core.store.watch import StoreWatcher
+from core.text import safe_text, shorten
+from tui.messages import StoreChanged
+from tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
+
+# The mark before each task status; colour comes from the style beside it.
+STATUS_MARKS: dict[str, tuple[str, str]] = {
+    "todo": ("○", ""),
+    "doing": ("◐", "bold yellow"),
+    "blocked": ("⊘", "red"),
+    "review": ("◎", "magenta"),
+    "done": ("●", "green"),
+    "dropped": ("✕", "dim"),
+    # plans
+    "draft": ("◌", "dim"),
+    "active": ("▶", "bold cyan"),
+}
+NO_PLAN = "group:none"
+NARROW = 70
+"""Below this many columns the filter bar stacks and the table drops its side columns."""
+
+
+@dataclass(frozen=True)
+class Filters:
+    """task_list's filters as the filter bar holds them; empty means "all tasks"."""
+
+    status: str | None = None
+    ready: bool = False
+    by: str = ""
+    since: str = ""
+
+    @property
+    def active(self) -> bool:
+        return bool(self.status or self.ready or self.by or self.since)
+
+    def args(self) -> dict[str, Any]:
+        """task_list's input for these filters."""
+        args: dict[str, Any] = {}
+        if self.status:
+            args["status"] = self.status
+        if self.ready:
+            args["ready"] = True
+        if self.by:
+            args["by"] = self.by
+        if self.since:
+            args["since"] = self.since
+        return args
+
+    def describe(self) -> str:
+        parts = [f"status {self.status}"] if self.status else []
+        if self.ready:
+            parts.append("ready")
+        if self.by:
+            parts.append(f"by {self.by}")
+        if self.since:
+            parts.append(f"since {self.since}")
+        return ", ".join(parts)
+
+
+def _stamp_text(stamp: Stamp | None) -> str:
+    if stamp is None:
+        return ""
+    return f"{stamp.at.strftime('%Y-%m-%d %H:%M')} by {stamp.by}" + (f" in {stamp.in_}" if stamp.in_ else "")
+
+
+def _status_cell(status: str) -> Text:
+    mark, style = STATUS_MARKS.get(status, ("?", ""))
+    return Text(f"{mark} {status}", style=style)
+
+
+def _line(text: str | None, limit: int = 200) -> Text:
+    # Text, never markup: titles and names are untrusted (hand edits, agents).
+    return Text(shorten(text or "", limit))
+
+
+class StoreScreen(Screen[None]):
+    """The record store as a grouped table: each plan, then its tasks; then tasks with no plan."""
+
+    CSS_PATH = "store.tcss"
+    TITLE = "Task store"
+    BINDINGS = [
+        Binding("a", "add_task", "Add", tooltip="Add a task (task_add)"),
+        Binding("e", "edit_task", "Edit", tooltip="Edit the task under the cursor (task_set)"),
+        Binding("v", "approve", "Approve", tooltip="Approve the plan or task under the cursor"),
+        Binding("r", "review", "Review", tooltip="Review the task or plan: approved or changes"),
+        Binding("f,slash", "filters", "Filter", key_display="f", tooltip="Filter the tasks (status, ready, by, since)"),
+        Binding("x", "clear_filters", "Clear", tooltip="Clear the filters"),
+        Binding("ctrl+r", "reload", "Reload", show=False, tooltip="Read the store again"),
+        Binding("escape,t", "back", "Back", tooltip="Back to the sessions"),
+    ]
+
+    class Loaded(Message):
+        """A fresh read of the store (and of task_list, when filtered), from a worker."""
+
+        def __init__(self, generation: int, snapshot: StoreSnapshot, shown: set[str] | None, error: str | None) -> None:
+            super().__init__()
+            self.generation = generation
+            self.snapshot = snapshot
+            self.shown = shown
+            self.error = error
+
+    class ToolAnswered(Message):
+        """A tool call made from the view finished: its answer, or its refusal."""
+
+        def __init__(self, tool: str, answer: str, refused: bool) -> None:
+            super().__init__()
+            self.tool = tool
+            self.answer = answer
+            self.refused = refused
+
+    def __init__(
+        self,
+        store_root: Path | None = None,
+        settings: Settings | None = None,
+        *,
+        caller: Caller | None = None,
+        clock: Callable[[], datetime] | None = None,
+        watch: bool = True,
+    ) -> None:
+        """Each argument defaults to the app's attribute of that name (`store_root`,
+        `settings`, `caller`, `clock`), else to what the command line would use."""
+        super().__init__()
+        self._root_arg = store_root
+        self._settings_arg = settings
+        self._caller_arg = caller
+        self._clock_arg = clock
+        self._watch = watch
+        self._watcher: StoreWatcher | None = None
+        self._generation = 0
+        self.snapshot = StoreSnapshot()
+        self.filters = Filters()
+        self.shown: set[str] | None = None
+
+    # -- what the screen works on (resolved once mounted, when the app is known)
+
+    def _resolve(self) -> None:
+        app = self.app
+        settings = self._settings_arg or getattr(app, "settings", None)
+        self.settings: Settings = settings if isinstance(settings, Settings) else load_settings()
+        root = self._root_arg or getattr(app, "store_root", None)
+        self.store = Store(Path(root) if root else paths.store_dir(self.settings.store))
+        caller = self._caller_arg or getattr(app, "caller", None)
+        self.caller: Caller = caller if isinstance(caller, Caller) else caller_from_env(self.settings)
+        clock = self._clock_arg or getattr(app, "clock", None)
+        self.clock: Callable[[], datetime] | None = clock if callable(clock) else None
+
+    def compose(self) -> ComposeResult:
+        yield Static("Task store", id="store-title")
+        with Horizontal(id="store-filters"):
+            yield Select([(s, s) for s in TASK_STATUSES], prompt="any status", id="filter-status", compact=True)
+            yield Checkbox("ready", id="filter-ready", compact=True)
+            yield Input(placeholder="by (name)", id="filter-by", compact=True)
+            yield Input(placeholder="since YYYY-MM-DD", id="filter-since", compact=True)
+        yield Static("", id="store-summary", markup=False)
+        table: DataTable[Text] = DataTable(id="store-table", cursor_type="row", zebra_stripes=False)
+        yield table
+        yield Static("", id="store-empty", markup=False)
+        with Vertical(id="store-bottom"):
+            yield Static("", id="store-detail", markup=False)
+            yield Static("", id="store-problems", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._resolve()
+        table = self.query_one(DataTable)
+        table.add_column("Id", key="id")
+        table.add_column("Status", key="status")
+        table.add_column("Pri", key="priority")
+        table.add_column("Title", key="title")
+        table.add_column("Approved", key="approved")
+        table.add_column("Notes", key="notes")
+        table.focus()
+        self.reload()
+        if self._watch:
+            self._watcher = StoreWatcher(self.store.root, self._store_changed_on_disk)
+            try:
+                self._watcher.start()
+            except OSError as exc:  # an unreadable store must not stop the view
+                self._watcher = None
+                self.notify(f"Not following the store live: {exc}", severity="warning", markup=False)
+
+    def on_unmount(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < NARROW, "-narrow")
+
+    def _store_changed_on_disk(self) -> None:
+        # Called on the watcher's thread: post_message is thread-safe, and StoreChanged
+        # replaces an unhandled one, so a burst of writes becomes one reload.
+        self.post_message(StoreChanged())
+
+    @on(StoreChanged)
+    def _on_store_changed(self) -> None:
+        self.reload()
+
+    # -- reading
+
+    def action_reload(self) -> None:
+        self.reload()
+
+    def reload(self) -> None:
+        """Read the store again, off the UI thread; the newest read wins."""
+        self._generation += 1
+        self._load(self._generation, self.filters)
+
+    @work(thread=True, exclusive=True, group="store-load", exit_on_error=False)
+    def _load(self, generation: int, filters: Filters) -> None:
+        snapshot = self.store.load()
+        shown: set[str] | None = None
+        error: str | None = None
+        if filters.active:
+            try:
+                result = run_tool("task_list", self.store, self.settings, self.caller, filters.args(), now=self.clock)
+                shown = {line.split(" ", 1)[0] for line in result.lines}
+            except ToolRefused as exc:
+                error = exc.message
+        self.post_message(self.Loaded(generation, snapshot, shown, error))
+
+    @on(Loaded)
+    def _on_loaded(self, event: Loaded) -> None:
+        if event.generation != self._generation:
+            return  # an older read finished after a newer one started
+        self.snapshot = event.snapshot
+        self.shown = event.shown
+        if event.error:
+            self.notify(event.error, severity="error", markup=False)
+        self._fill()
+
+    # -- showing
+
+    def _visible_tasks(self) -> list[TaskRecord]:
+        tasks = self.snapshot.tasks_sorted()
+        if self.shown is None:
+            return tasks
+        return [task for task in tasks if task.id in self.shown]
+
+    def _fill(self) -> None:
+        table: DataTable[Text] = self.query_one(DataTable)
+        keep = self.current_key()
+        table.clear()
+        tasks = self._visible_tasks()
+        plans = self.snapshot.plans_sorted()
+        known = {plan.id for plan in plans}
+        filtered = self.shown is not None
+        for plan in plans:
+            own = [task for task in tasks if task.plan == plan.id]
+            if filtered and not own:
+                continue
+            self._add_plan_row(table, plan, own)
+            for task in own:
+                self._add_task_row(table, task)
+        loose = [task for task in tasks if task.plan not in known]
+        if loose:
+            table.add_row(Text("─"), Text(""), Text(""), Text("Tasks without a plan", style="bold"), Text(""), Text(""), key=NO_PLAN)
+            for task in loose:
+                self._add_task_row(table, task)
+        if keep is not None and keep in table.rows:
+            table.move_cursor(row=table.get_row_index(keep), animate=False)
+        self._fill_texts(len(tasks))
+        self._show_detail()
+
+    def _add_plan_row(self, table: DataTable[Text], plan: PlanRecord, tasks: list[TaskRecord]) -> None:
+        done = sum(task.status == "done" for task in tasks)
+        counted = sum(task.status != "dropped" for task in tasks)
+        scope = plan.scope.label() if plan.scope is not None else ""
+        table.add_row(
+            Text(plan.id, style="bold"),
+            _status_cell(plan.status),
+            Text(f"{done}/{counted}"),
+            Text(shorten(plan.title, 200), style="bold"),
+            _line(f"✓ {plan.approved.by}" if plan.approved else ""),
+            _line(scope, 60),
+            key=plan.id,
+        )
+
+    def _add_task_row(self, table: DataTable[Text], task: TaskRecord) -> None:
+        notes: list[str] = []
+        if task.blocked_by:
+            notes.append("after " + " ".join(task.blocked_by))
+        if task.reviewed is not None:
+            notes.append(f"reviewed: {task.reviewed.verdict or 'no verdict'}")
+        if task.labels:
+            notes.append(" ".join(f"#{label}" for label in task.labels))
+        table.add_row(
+            Text(f"  {task.id}"),
+            _status_cell(task.status),
+            Text(task.priority),
+            _line(task.title),
+            _line(f"✓ {task.approved.by}" if task.approved else ""),
+            _line(" · ".join(notes), 80),
+            key=task.id,
+        )
+
+    def _fill_texts(self, task_count: int) -> None:
+        snap = self.snapshot
+        parts = [f"{len(snap.plans)} plans", f"{task_count} of {len(snap.tasks)} tasks" if self.shown is not None else f"{len(snap.tasks)} tasks"]
+        if snap.problems:
+            parts.append(f"{len(snap.problems)} unreadable")
+        if self.filters.active:
+            parts.append(f"filtered: {self.filters.describe()} (x clears)")
+        if self.settings.require_approval:
+            parts.append("approval required to start")
+        self.query_one("#store-summary", Static).update(" · ".join(parts))
+
+        if not snap.tasks and not snap.plans:
+            message = (
+                "The store is empty. Press a to add a task; agents add theirs with "
+                "`planwatch task add` or through `planwatch mcp`.\n"
+                f"Store folder: {safe_text(str(self.store.root))}"
+            )
+        elif self.shown is not None and task_count == 0:
+            message = "No task matches the filters. Press x to clear them."
+        else:
+            message = ""
+        empty = self.query_one("#store-empty", Static)
+        empty.update(message)
+        empty.display = bool(message)
+
+        problems = self.query_one("#store-problems", Static)
+        problems.update(self._problems_text(snap.problems))
+        problems.display = bool(snap.problems)
+
+    @staticmethod
+    def _problems_text(problems: list[RecordProblem]) -> str:
+        if not problems:
+            return ""
+        noun = "record" if len(problems) == 1 else "records"
+        lines = [f"⚠ {len(problems)} {noun} could not be read and {'is' if len(problems) == 1 else 'are'} left out — fix the file by hand:"]
+        lines += [f"  {safe_text(problem.message, single_line=True)}" for problem in problems]
+        return "\n".join(lines)
+
+    # -- the record under the cursor
+
+    def current_key(self) -> str | None:
+        table: DataTable[Text] = self.query_one(DataTable)
+        if table.row_count == 0:
+            return None
+        try:
+            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        except Exception:  # noqa: BLE001 - a cursor past the end after a clear
+            return None
+        return key
+
+    def current_task(self) -> TaskRecord | None:
+        key = self.current_key()
+        return self.snapshot.tasks.get(key) if key else None
+
+    def current_plan(self) -> PlanRecord | None:
+        key = self.current_key()
+        return self.snapshot.plans.get(key) if key else None
+
+    def _group_plan(self) -> str | None:
+        """The plan whose group the cursor is in (for a new task's default plan)."""
+        plan = self.current_plan()
+        if plan is not None:
+            return plan.id
+        task = self.current_task()
+        return task.plan if task is not None else None
+
+    @on(DataTable.RowHighlighted)
+    def _show_detail(self) -> None:
+        detail = self.query_one("#store-detail", Static)
+        record: TaskRecord | PlanRecord | None = self.current_task() or self.current_plan()
+        if record is None:
+            detail.update("")
+            detail.display = False
+            return
+        lines = [f"{record.id}  {shorten(record.title, 200)}"]
+        for name, stamp in record.stamps().items():
+            verdict = f" ({stamp.verdict})" if stamp.verdict else ""
+            lines.append(f"  {name:<9} {_stamp_text(stamp)}{verdict}")
+        if isinstance(record, TaskRecord):
+            if record.note:
+                lines.append(f"  note      {shorten(record.note, 200)}")
+            body = record.body.strip()
+        else:
+            body = record.goal.strip()
+        if body:
+            lines.append("  " + shorten(body, 300))
+        detail.update("\n".join(safe_text(line) for line in lines))
+        detail.display = True
+
+    # -- filters
+
+    def action_filters(self) -> None:
+        self.query_one("#filter-status", Select).focus()
+
+    def action_clear_filters(self) -> None:
+        with self.prevent(Select.Changed, Checkbox.Changed):
+            self.query_one("#filter-status", Select).clear()
+            self.query_one("#filter-ready", Checkbox).value = False
+        self.query_one("#filter-by", Input).value = ""
+        self.query_one("#filter-since", Input).value = ""
+        self._apply_filters()
+
+    def _apply_filters(self) -> None:
+        status = self.query_one("#filter-status", Select).value
+        self.filters = Filters(
+            status=str(status) if status is not Select.NULL else None,
+            ready=self.query_one("#filter-ready", Checkbox).value,
+            by=self.query_one("#filter-by", Input).value.strip(),
+            since=self.query_one("#filter-since", Input).value.strip(),
+        )
+        self.reload()
+
+    @on(Select.Changed, "#filter-status")
+    @on(Checkbox.Changed, "#filter-ready")
+    @on(Input.Submitted, "#filter-by, #filter-since")
+    def _filters_changed(self) -> None:
+        self._apply_filters()
+
+    # -- actions through the tools
+
+    def action_back(self) -> None:
+        if isinstance(self.focused, (Input, Select, Checkbox)):
+            self.query_one(DataTable).focus()
+            return
+        self.dismiss(None)
+
+    def action_add_task(self) -> None:
+        plans = [(plan.id, plan.title) for plan in self.snapshot.plans_sorted()]
+        self.app.push_screen(TaskForm(None, plans, default_plan=self._group_plan()), self._task_form_done)
+
+    def action_edit_task(self) -> None:
+        task = self.current_task()
+        if task is None:
+            self.notify("Move to a task to edit it.", severity="warning")
+            return
+        plans = [(plan.id, plan.title) for plan in self.snapshot.plans_sorted()]
+        self.app.push_screen(TaskForm(task, plans), self._task_form_done)
+
+    def _task_form_done(self, draft: TaskDraft | None) -> None:
+        if draft is None:
+            return
+        changes = draft.changes()
+        if draft.task_id is None:
+            self.run_store_tool("task_add", changes)
+        elif changes:
+            self.run_store_tool("task_set", {"id": draft.task_id, **changes})
+        else:
+            self.notify(f"{draft.task_id}: nothing changed.")
+
+    def action_approve(self) -> None:
+        task, plan = self.current_task(), self.current_plan()
+        if task is not None:
+            self.run_store_tool("task_approve", {"id": task.id})
+        elif plan is not None:
+            self.run_store_tool("plan_approve", {"id": plan.id})
+        else:
+            self.notify("Move to a plan or a task to approve it.", severity="warning")
+
+    def action_review(self) -> None:
+        record: TaskRecord | PlanRecord | None = self.current_task() or self.current_plan()
+        if record is None:
+            self.notify("Move to a task or a plan to review it.", severity="warning")
+            return
+        record_id = record.id
+
+        def reviewed(verdict: str | None) -> None:
+            if verdict is not None:
+                self.run_store_tool("task_review", {"id": record_id, "verdict": verdict})
+
+        self.app.push_screen(ReviewForm(record.id, record.title), reviewed)
+
+    def run_store_tool(self, tool: str, args: dict[str, Any]) -> None:
+        """Call one of the ten tools off the UI thread; the answer arrives as ToolAnswered."""
+        self._call_tool(tool, args)
+
+    @work(thread=True, group="store-tool", exit_on_error=False)
+    def _call_tool(self, tool: str, args: dict[str, Any]) -> None:
+        try:
+            result = run_tool(tool, self.store, self.settings, self.caller, args, now=self.clock)
+        except ToolRefused as exc:
+            self.post_message(self.ToolAnswered(tool, exc.message, refused=True))
+        except (StoreError, OSError) as exc:
+            self.post_message(self.ToolAnswered(tool, str(exc), refused=True))
+        else:
+            self.post_message(self.ToolAnswered(tool, result.text(), refused=False))
+
+    @on(ToolAnswered)
+    def _on_tool_answered(self, event: ToolAnswered) -> None:
+        if event.refused:
+            self.notify(event.answer, title="Refused", severity="error", markup=False)
+            return
+        self.notify(event.answer, markup=False)
+        # The watcher would notice too, but reading now makes the change show at once;
+        # the app hears of it so open counts elsewhere follow.
+        self.reload()
+        self.app.post_message(StoreChanged())
