@@ -79,12 +79,26 @@ class Prefilter:
 
     wants: Wants
     needles: tuple[bytes, ...] | None = None
+    # Lines holding any of these are dropped after the cut (the privacy switch: with
+    # plan reading off, lines naming a planning tool are never parsed).
+    exclude: tuple[bytes, ...] = ()
 
     @classmethod
-    def of(cls, reader: TranscriptReader) -> Prefilter:
+    def of(cls, reader: TranscriptReader, *, plans: bool = True) -> Prefilter:
+        exclude = () if plans else tuple(n for n in reader.scan_needles if n)
         if type(reader).wants is TranscriptReader.wants:
-            return cls(reader.wants, tuple(n for n in reader.needles if n))
-        return cls(reader.wants)
+            return cls(reader.wants, tuple(n for n in reader.needles if n), exclude)
+        return cls(reader.wants, None, exclude)
+
+    @classmethod
+    def backward(cls, reader: TranscriptReader, forward: Prefilter) -> Prefilter:
+        """The backward scan's test: the reader's `scan_needles` (planning tool names and,
+        for Claude, the tool-result envelope), since `wants` may depend on state built
+        in transcript order."""
+        needles = tuple(n for n in reader.scan_needles if n)
+        if not needles:
+            return forward
+        return cls(lambda data: any(n in data for n in needles), needles, forward.exclude)
 
     @classmethod
     def everything(cls) -> Prefilter:
@@ -107,6 +121,15 @@ def _split_lines(block: bytes, base: int) -> Iterator[tuple[int, bytes]]:
 def wanted_lines(block: bytes, base: int, prefilter: Prefilter) -> Iterator[tuple[int, bytes]]:
     """The lines of `block` (complete lines, each ending in a newline) that pass the
     prefilter, in order, with their absolute offsets."""
+    if not prefilter.exclude:
+        yield from _wanted_lines(block, base, prefilter)
+        return
+    for offset, line in _wanted_lines(block, base, prefilter):
+        if not any(n in line for n in prefilter.exclude):
+            yield offset, line
+
+
+def _wanted_lines(block: bytes, base: int, prefilter: Prefilter) -> Iterator[tuple[int, bytes]]:
     wants = prefilter.wants
     if not block or not wants(block):
         return
@@ -229,7 +252,8 @@ class LineScan:
                     log.warning("skipped a %d-byte line at offset %d (over the line bound)", length, start)
                 else:
                     line = _strip(self._reread(start, length))
-                    if wants(line):  # the pieces' verdict, confirmed on the whole line
+                    excluded = any(n in line for n in self._prefilter.exclude)
+                    if wants(line) and not excluded:  # confirmed on the whole line
                         yield start, line
             self.offset = start + length + 1
             return data[nl + 1 :] or b""
@@ -343,14 +367,16 @@ def read_transcript(
     chunk: int = CHUNK,
     max_line: int = MAX_LINE,
     prefilter: Prefilter | None = None,
+    plans: bool = True,
 ) -> ReadOutcome:
     """Feed `reader` the wanted lines of `path` from `start` (a line start), bounded.
 
     `start` > 0 reads an append (pass head=0: an append has no head of its own). Bytes
     up to head + tail + chunk are read whole; beyond that the head and tail windows and
-    the backward scan apply (module docstring).
+    the backward scan apply (module docstring). `plans` False never hands the reader a
+    line naming a planning tool (the privacy switch): only session facts are read.
     """
-    prefilter = prefilter or Prefilter.of(reader)
+    prefilter = prefilter or Prefilter.of(reader, plans=plans)
     outcome = ReadOutcome(offset=start)
     feed = _Feeder(reader, outcome)
     if is_zst(path):
@@ -420,16 +446,26 @@ def _read_plain(
     outcome.long_lines_skipped += tail_scan.long_lines_skipped
 
     back_spans: list[tuple[int, int]] = []
-    if tail_start > head_end:
+    gap = tail_start > head_end
+    if gap:
         outcome.skipped_middle = True
         if not tail_full:
             lower = max(head_end, tail_start - bound)
             back_spans, found, lower_reached = _scan_backward(
-                fd, reader, prefilter, lower, lower == head_end, tail_start, chunk, max_line, outcome
+                fd, reader, Prefilter.backward(reader, prefilter), lower, lower == head_end,
+                tail_start, chunk, max_line, outcome,
             )
             outcome.backward_scanned = tail_start - lower_reached
             outcome.found_full_list = found
-            outcome.partial = not found and lower_reached > head_end
+            gap = lower_reached > head_end
+            outcome.partial = not found and gap
+    if gap:
+        # Bytes between the head and what follows were never read: the replay marks
+        # plans not restated by a later full list as partial (PlanGroup.partial).
+        try:
+            reader.note_gap()
+        except Exception:
+            log.debug("note_gap failed for %s", reader.path, exc_info=True)
     # Lines are kept as spans, not bytes, so memory stays bounded by one line at a time.
     for offset, length in back_spans + tail_spans:
         feed(_strip(os.pread(fd, length, offset)))

@@ -1,0 +1,486 @@
+"""The live session index: every session of every harness, with its plan, in memory.
+
+The index is the one place that holds live transcript state (ARCHITECTURE). It finds
+transcripts (discover.py), reads each with its harness's reader through the bounded
+IO of lines.py, keeps one reader and one offset per file, and follows the files
+(follow.py) so only appended bytes are read. It hands out frozen `SessionEntry`
+values; callbacks run on the calling or the follower thread and carry only ids.
+
+Sessions and files (SPEC §2 Sessions, FORMATS §1 and §3):
+- each main transcript is a session; an ACP log may hold several;
+- subagent transcripts (Claude `agent-<agentId>.jsonl`, Codex sub-thread rollouts)
+  belong to their parent: their plans become groups "agent-<agentId>" of the parent's
+  plan and their files are listed in `Session.subagents`. A subagent whose parent is
+  not found is shown on its own rather than hidden;
+- a forked Claude session is its own session: the file name is its identity, and the
+  parent's id that its copied records carry is kept as lineage (`Session.parent_id`).
+  We read SPEC's "carries its parent's id and shows as that session" together with
+  FORMATS §1 ("the file name is the session's identity; a record carrying another id is
+  lineage"): merging a fork into its parent would mix two diverging plans in one row.
+  A Codex fork (`forked_from_id`) is treated the same way.
+
+Privacy: with `read_plans` off no line naming a planning tool reaches a reader, and
+every plan is empty. Plan text lives only in these objects, never on disk or in logs.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from core import paths
+from core.model import EMPTY_PLAN, AgentPlan, Frozen, PlanDocument, PlanGroup, Session
+from core.settings import Settings, load_settings
+from core.transcripts.discover import TranscriptFile, classify, discover
+from core.transcripts.follow import Follower
+from core.transcripts.lines import read_transcript
+from core.transcripts.reader import SessionResult, TranscriptReader
+from core.transcripts.registry import reader_for
+
+log = logging.getLogger(__name__)
+
+# A session's title is shown on one line; the reader keeps more, the index trims it.
+TITLE_LIMIT = 200
+BATCH_FILES = 50
+BATCH_SECONDS = 0.1
+_THREAD_ID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
+
+
+class SessionEntry(Frozen):
+    """One session as the app shows it: its facts and its (frozen) plan."""
+
+    session: Session
+    plan: AgentPlan
+    skipped_lines: int = 0
+
+
+def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[Path]:
+    """Where transcripts are looked for: the harnesses' own folders, planwatch's ACP
+    logs, the settings' extra roots, and any given on the command line."""
+    roots = [paths.claude_projects_dir(), *paths.codex_session_dirs(), paths.acp_log_dir()]
+    roots += [Path(r).expanduser() for r in (*settings.transcript_roots, *extra)]
+    unique: list[Path] = []
+    for root in roots:
+        if root not in unique:
+            unique.append(root)
+    return unique
+
+
+@dataclass
+class _FileState:
+    """What the index knows of one transcript file."""
+
+    file: TranscriptFile
+    reader: TranscriptReader | None
+    results: list[SessionResult] = field(default_factory=list)
+    offset: int = 0
+    mtime: float = 0.0
+
+    @property
+    def skipped(self) -> int:
+        return self.reader.skipped_lines if self.reader is not None else 0
+
+    def parent_id(self) -> str | None:
+        """The session a subagent file belongs to; None for a main transcript."""
+        if self.file.subagent:
+            if self.file.parent_hint:
+                return self.file.parent_hint
+            for result in self.results:
+                return result.facts.parent_id
+            return None
+        for result in self.results:
+            if result.facts.is_subagent and result.facts.parent_id:
+                return result.facts.parent_id
+        return None
+
+    def agent_id(self) -> str:
+        if self.file.agent_id:
+            return self.file.agent_id
+        for result in self.results:
+            if result.facts.id:
+                return result.facts.id
+        return _file_id(self.file.path)
+
+
+def _file_id(path: Path) -> str:
+    """A session id from the file name alone (when the records name none)."""
+    stem = path.name.removesuffix(".zst").removesuffix(".jsonl")
+    match = _THREAD_ID.search(stem)
+    return match.group(1) if match else stem
+
+
+class SessionIndex:
+    """Sessions of every harness, in memory, kept up to date while following."""
+
+    def __init__(self, roots: list[Path] | None = None, *, read_plans: bool = True) -> None:
+        if roots is None:
+            settings = load_settings()
+            roots = default_roots(settings)
+            read_plans = read_plans and settings.read_agent_plans
+        self.roots_searched: list[Path] = list(roots)
+        self._read_plans = read_plans
+        self._lock = threading.RLock()  # guards the maps below
+        self._io_lock = threading.RLock()  # one reader is fed by one thread at a time
+        self._files: dict[Path, _FileState] = {}
+        self._entries: dict[str, SessionEntry] = {}
+        self._sorted: list[SessionEntry] | None = []
+        self._follower: Follower | None = None
+        self._on_change: Callable[[list[str]], None] | None = None
+        self._changed: set[str] = set()
+
+    # -- reading -----------------------------------------------------------------------
+
+    def scan(self, on_batch: Callable[[list[SessionEntry]], None] | None = None) -> None:
+        """Find and read every transcript, newest first (blocking: call it from a worker
+        thread). `on_batch` gets the entries made by each batch of files so the UI fills
+        in as the scan goes."""
+        files = discover(self.roots_searched)
+        # Main transcripts first within a batch is not needed: subagents wait for their
+        # parent in `_rebuild`, and orphans are shown once the whole scan is done.
+        batch_ids: set[str] = set()
+        last = time.monotonic()
+        count = 0
+        for item in files:
+            ids = self._load(item)
+            batch_ids |= ids
+            count += 1
+            if count >= BATCH_FILES or time.monotonic() - last >= BATCH_SECONDS:
+                self._emit_batch(batch_ids, on_batch, final=False)
+                batch_ids, count, last = set(), 0, time.monotonic()
+        self._emit_batch(batch_ids, on_batch, final=True)
+        # Files removed since an earlier scan.
+        seen = {item.path for item in files}
+        with self._lock:
+            gone = [path for path in self._files if path not in seen]
+        for path in gone:
+            self._forget(path)
+        if gone:
+            self._emit_batch(set(), on_batch, final=True)
+
+    def _emit_batch(self, ids: set[str], on_batch: Callable[[list[SessionEntry]], None] | None, *, final: bool) -> None:
+        changed = self._rebuild(ids, orphans=final)
+        if on_batch is not None and changed:
+            with self._lock:
+                entries = [self._entries[i] for i in changed if i in self._entries]
+            entries.sort(key=lambda e: e.session.updated, reverse=True)
+            if entries:
+                on_batch(entries)
+
+    def _new_reader(self, item: TranscriptFile) -> TranscriptReader | None:
+        try:
+            return reader_for(item.harness)(item.path)
+        except Exception:
+            log.exception("no reader for %s", item.path)
+            return None
+
+    def _load(self, item: TranscriptFile) -> set[str]:
+        """Read a file from scratch; returns the session ids it touched (before and after)."""
+        with self._io_lock:
+            reader = self._new_reader(item)
+            if reader is None:
+                return set()
+            try:
+                outcome = read_transcript(reader, item.path, plans=self._read_plans)
+                results = reader.results()
+            except OSError as exc:  # vanished or unreadable: skip it, keep going
+                log.info("cannot read %s: %s", item.path, exc)
+                return self._forget(item.path)
+            except Exception:
+                log.exception("failed to read %s", item.path)
+                return set()
+            offset = 0 if item.path.name.endswith(".zst") else outcome.offset
+            state = _FileState(item, reader, results, offset, item.mtime)
+            with self._lock:
+                before = self._ids_of(self._files.get(item.path))
+                self._files[item.path] = state
+                return before | self._ids_of(state)
+
+    def _append(self, path: Path, start: int) -> tuple[set[str], int | None]:
+        with self._io_lock:
+            with self._lock:
+                state = self._files.get(path)
+            if state is None or state.reader is None:
+                return set(), None
+            try:
+                outcome = read_transcript(state.reader, path, start, head=0, plans=self._read_plans)
+                results = state.reader.results()
+                mtime = path.stat().st_mtime
+            except OSError as exc:
+                log.info("cannot read %s: %s", path, exc)
+                return self._forget(path), None
+            with self._lock:
+                before = self._ids_of(state)
+                state.results, state.offset, state.mtime = results, outcome.offset, mtime
+                return before | self._ids_of(state), outcome.offset
+
+    def _forget(self, path: Path) -> set[str]:
+        with self._lock:
+            state = self._files.pop(path, None)
+            return self._ids_of(state)
+
+    def _ids_of(self, state: _FileState | None) -> set[str]:
+        """Session ids whose entry depends on this file."""
+        if state is None:
+            return set()
+        parent = state.parent_id()
+        if parent is not None:
+            return {parent, *self._own_ids(state)}
+        return self._own_ids(state)
+
+    @staticmethod
+    def _own_ids(state: _FileState) -> set[str]:
+        ids = {r.facts.id for r in state.results if r.facts.id}
+        return ids or {_file_id(state.file.path)}
+
+    # -- building entries --------------------------------------------------------------
+
+    def _rebuild(self, ids: Iterable[str], *, orphans: bool) -> list[str]:
+        """Recompute the entries of `ids`; returns the ids whose entry changed or went."""
+        with self._lock:
+            owners, children = self._relations()
+            changed: list[str] = []
+            wanted = set(ids)
+            if orphans:
+                # Entries that are not a main session (orphans shown earlier) are looked
+                # at again: their parent may have appeared since.
+                wanted |= {sid for sid in self._entries if sid not in owners}
+                # Subagents whose parent is known nowhere are shown on their own.
+                for parent, kids in children.items():
+                    if parent not in owners:
+                        for kid in kids:
+                            wanted |= self._own_ids(kid)
+            for sid in wanted:
+                entry = self._build(sid, owners, children, orphans)
+                old = self._entries.get(sid)
+                if entry is None:
+                    if old is not None:
+                        del self._entries[sid]
+                        changed.append(sid)
+                elif entry != old:
+                    self._entries[sid] = entry
+                    changed.append(sid)
+            if changed:
+                self._sorted = None
+            return changed
+
+    def _relations(self) -> tuple[dict[str, tuple[_FileState, SessionResult]], dict[str, list[_FileState]]]:
+        """Session id → (its main file, its result); parent id → subagent files."""
+        owners: dict[str, tuple[_FileState, SessionResult]] = {}
+        children: dict[str, list[_FileState]] = {}
+        for state in self._files.values():
+            parent = state.parent_id()
+            if parent is not None:
+                children.setdefault(parent, []).append(state)
+                continue
+            for result in state.results:
+                sid = result.facts.id or _file_id(state.file.path)
+                held = owners.get(sid)
+                # One id in two files (an ACP session resumed in a new log): the newer wins.
+                if held is None or _updated(state, result) > _updated(*held):
+                    owners[sid] = (state, result)
+        return owners, children
+
+    def _build(
+        self,
+        sid: str,
+        owners: dict[str, tuple[_FileState, SessionResult]],
+        children: dict[str, list[_FileState]],
+        orphans: bool,
+    ) -> SessionEntry | None:
+        held = owners.get(sid)
+        if held is None:
+            if not orphans:
+                return None
+            return self._orphan_entry(sid, owners, children)
+        state, result = held
+        kids = sorted(children.get(sid, []), key=lambda s: str(s.file.path))
+        facts = result.facts
+        updated = max([_updated(state, result), *(_updated(k, r) for k in kids for r in k.results[:1])])
+        session = Session(
+            id=sid,
+            harness=state.file.harness,
+            path=state.file.path,
+            title=(facts.title() or "")[:TITLE_LIMIT],
+            cwd=facts.cwd,
+            git_branch=facts.git_branch,
+            updated=updated,
+            parent_id=facts.parent_id,
+            subagents=tuple(k.file.path for k in kids),
+        )
+        plan = result.plan if self._read_plans else EMPTY_PLAN
+        if kids and self._read_plans:
+            plan = _with_subagents(plan, kids)
+        skipped = state.skipped + sum(k.skipped for k in kids)
+        return SessionEntry(session=session, plan=plan, skipped_lines=skipped)
+
+    def _orphan_entry(
+        self,
+        sid: str,
+        owners: dict[str, tuple[_FileState, SessionResult]],
+        children: dict[str, list[_FileState]],
+    ) -> SessionEntry | None:
+        for parent, kids in children.items():
+            if parent in owners:
+                continue
+            for kid in kids:
+                if sid in self._own_ids(kid) and kid.results:
+                    result = kid.results[0]
+                    facts = result.facts
+                    session = Session(
+                        id=sid,
+                        harness=kid.file.harness,
+                        path=kid.file.path,
+                        title=(facts.title() or "")[:TITLE_LIMIT],
+                        cwd=facts.cwd,
+                        git_branch=facts.git_branch,
+                        updated=_updated(kid, result),
+                        parent_id=parent,
+                    )
+                    plan = result.plan if self._read_plans else EMPTY_PLAN
+                    return SessionEntry(session=session, plan=plan, skipped_lines=kid.skipped)
+        return None
+
+    # -- the API the app uses ----------------------------------------------------------
+
+    def entries(self) -> list[SessionEntry]:
+        """Every session, newest activity first (a snapshot)."""
+        with self._lock:
+            if self._sorted is None:
+                self._sorted = sorted(self._entries.values(), key=lambda e: e.session.updated, reverse=True)
+            return list(self._sorted)
+
+    def get(self, session_id: str) -> SessionEntry | None:
+        with self._lock:
+            return self._entries.get(session_id)
+
+    def start_following(self, on_change: Callable[[list[str]], None]) -> None:
+        """Follow every root; `on_change(session ids)` is called from the follower thread
+        after each burst of changes."""
+        with self._lock:
+            if self._follower is not None:
+                self._on_change = on_change
+                return
+            self._on_change = on_change
+            follower = Follower(
+                [r for r in self.roots_searched if not r.is_file()],
+                self._consume,
+                on_removed=self._removed,
+                after_batch=self._after_batch,
+            )
+            for path, state in self._files.items():
+                follower.track(path, state.offset)
+            self._follower = follower
+        follower.start()
+        # Files that appeared between the scan and now.
+        with self._lock:
+            known = set(self._files)
+        follower.poke(item.path for item in discover(self.roots_searched) if item.path not in known)
+
+    def stop(self) -> None:
+        """Stop following (joins the follower's threads)."""
+        with self._lock:
+            follower, self._follower = self._follower, None
+        if follower is not None:
+            follower.stop()
+
+    def set_read_plans(self, on: bool) -> None:
+        """The privacy switch. Off: plans are emptied now and no plan line is read again.
+        On: every file is read again in the background, plans included."""
+        with self._lock:
+            if on == self._read_plans:
+                return
+            self._read_plans = on
+            if not on:
+                for state in self._files.values():
+                    state.reader = None  # drop the plan state readers held
+                    state.results = [
+                        SessionResult(facts=r.facts, plan=EMPTY_PLAN) for r in state.results
+                    ]
+                ids = list(self._entries)
+        if not on:
+            changed = self._rebuild(ids, orphans=True)
+            self._notify(changed)
+            threading.Thread(target=self._reload_all, name="planwatch-reindex", daemon=True).start()
+            return
+        threading.Thread(target=self._reload_all, name="planwatch-reindex", daemon=True).start()
+
+    def _reload_all(self) -> None:
+        """Read every known file again from scratch (after the privacy switch moved)."""
+        with self._lock:
+            items = [state.file for state in self._files.values()]
+        ids: set[str] = set()
+        for item in items:
+            ids |= self._load(item)
+            with self._lock:
+                state = self._files.get(item.path)
+                follower = self._follower
+            if follower is not None and state is not None:
+                follower.track(item.path, state.offset)
+        self._notify(self._rebuild(ids, orphans=True))
+
+    # -- follower callbacks (follower thread) ------------------------------------------
+
+    def _consume(self, path: Path, start: int, reset: bool) -> int | None:
+        with self._lock:
+            state = self._files.get(path)
+        if reset or state is None or state.reader is None:
+            item = classify(path)
+            if item is None:
+                return None
+            ids = self._load(item)
+            with self._lock:
+                state = self._files.get(path)
+                self._changed |= ids
+            return state.offset if state is not None else None
+        ids, offset = self._append(path, start)
+        with self._lock:
+            self._changed |= ids
+        return offset
+
+    def _removed(self, path: Path) -> None:
+        ids = self._forget(path)
+        with self._lock:
+            self._changed |= ids
+
+    def _after_batch(self, _paths: list[Path]) -> None:
+        with self._lock:
+            ids, self._changed = self._changed, set()
+        self._notify(self._rebuild(ids, orphans=True))
+
+    def _notify(self, ids: list[str]) -> None:
+        callback = self._on_change
+        if ids and callback is not None:
+            try:
+                callback(sorted(ids))
+            except Exception:
+                log.exception("on_change callback failed")
+
+
+def _updated(state: _FileState, result: SessionResult) -> datetime:
+    """Last activity: the last record's time or the file's mtime, whichever is newer."""
+    mtime = datetime.fromtimestamp(state.mtime or state.file.mtime, tz=UTC)
+    last = result.facts.last_timestamp
+    return max(mtime, last) if last is not None else mtime
+
+
+def _with_subagents(plan: AgentPlan, kids: list[_FileState]) -> AgentPlan:
+    """The parent's plan with each subagent's plan as a group "agent-<agentId>"."""
+    groups: dict[str, PlanGroup] = {g.key: g for g in plan.groups}
+    documents: dict[str, PlanDocument] = {d.key: d for d in plan.documents}
+    for kid in kids:
+        key = f"agent-{kid.agent_id()}"
+        for result in kid.results[:1]:
+            for group in result.plan.groups:
+                # A subagent file's own groups replace the same agent's inline records.
+                new_key = key if group.key in ("", key) else group.key
+                groups[new_key] = group.model_copy(update={"key": new_key})
+            for document in result.plan.documents:
+                new_key = key if document.key in ("", key) else document.key
+                documents[new_key] = document.model_copy(update={"key": new_key})
+    return AgentPlan(groups=tuple(groups.values()), documents=tuple(documents.values()))

@@ -1,0 +1,240 @@
+"""The incremental follower: watches transcript roots and reports each file's news.
+
+One watchdog observer watches every root recursively (a polling observer where inotify
+is missing or fails, e.g. when the watch limit is reached). Events only mark files
+dirty; the follower's own thread wakes, waits `debounce` seconds so a burst of writes
+becomes one read, then asks the consumer to read each dirty file:
+
+    consume(path, offset, reset) -> new offset | None
+
+- `reset` False: read only the bytes appended since `offset` (a line start) and return
+  the offset just after the last complete line, so a partial last line waits for its
+  newline.
+- `reset` True: the file is new, was truncated (size < offset) or replaced (another
+  inode), or is compressed (.zst, which has no append offset): read it from scratch.
+- Returning None stops following that file (not a transcript after all).
+
+The follower never parses lines and never imports Textual: it talks through plain
+callbacks, called from its thread (STYLE §3).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver
+from watchdog.observers.polling import PollingObserver
+
+log = logging.getLogger(__name__)
+
+Consume = Callable[[Path, int, bool], "int | None"]
+
+
+def is_transcript_name(path: Path) -> bool:
+    """Files the follower cares about: JSON Lines, plain or zstd-compressed."""
+    name = path.name
+    return name.endswith(".jsonl") or name.endswith(".jsonl.zst")
+
+
+@dataclass
+class _FileState:
+    offset: int
+    ino: tuple[int, int]
+    size: int
+    mtime_ns: int
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, follower: Follower) -> None:
+        self._follower = follower
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.is_directory or event.event_type in ("opened", "closed_no_write"):
+            return
+        paths = [event.src_path]
+        if getattr(event, "dest_path", ""):
+            paths.append(event.dest_path)
+        self._follower.poke(Path(os.fsdecode(p)) for p in paths)
+
+
+class Follower:
+    """Follows every transcript under `roots`; see the module docstring."""
+
+    def __init__(
+        self,
+        roots: Sequence[Path],
+        consume: Consume,
+        *,
+        accept: Callable[[Path], bool] = is_transcript_name,
+        on_removed: Callable[[Path], None] | None = None,
+        after_batch: Callable[[list[Path]], None] | None = None,
+        debounce: float = 0.05,
+        polling: bool = False,
+        poll_interval: float = 0.5,
+    ) -> None:
+        self.roots = [Path(r) for r in roots]
+        self._consume = consume
+        self._accept = accept
+        self._on_removed = on_removed
+        self._after_batch = after_batch
+        self._debounce = debounce
+        self._force_polling = polling
+        self._poll_interval = poll_interval
+        self._lock = threading.Lock()
+        self._files: dict[Path, _FileState] = {}
+        self._dirty: set[Path] = set()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._observer: BaseObserver | None = None
+        self._thread: threading.Thread | None = None
+        self.observer_kind = ""  # "native" or "polling", once started
+
+    # -- state shared with other threads -------------------------------------------
+
+    def track(self, path: Path, offset: int) -> None:
+        """Record a file already read up to `offset`, so only later bytes are read."""
+        try:
+            st = path.stat()
+        except OSError:
+            return
+        with self._lock:
+            self._files[path] = _FileState(offset, (st.st_dev, st.st_ino), st.st_size, st.st_mtime_ns)
+
+    def offset(self, path: Path) -> int | None:
+        with self._lock:
+            state = self._files.get(path)
+            return state.offset if state else None
+
+    def poke(self, paths: Iterable[Path]) -> None:
+        """Mark files as possibly changed; the follower thread looks at them soon."""
+        picked = [p for p in paths if self._accept(p)]
+        if not picked:
+            return
+        with self._lock:
+            self._dirty.update(picked)
+            self._wake.set()
+
+    # -- life ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start watching; files tracked so far are checked once for changes made
+        between their first read and now."""
+        if self._thread is not None:
+            return
+        self._observer = self._start_observer()
+        self._thread = threading.Thread(target=self._run, name="planwatch-follower", daemon=True)
+        self._thread.start()
+        with self._lock:
+            tracked = list(self._files)
+        self.poke(tracked)
+
+    def stop(self) -> None:
+        """Stop watching and join both the observer and the follower thread."""
+        self._stopping.set()
+        self._wake.set()
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=5)
+            self._observer = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _start_observer(self) -> BaseObserver:
+        roots = [r for r in self.roots if r.is_dir()]
+        for missing in set(self.roots) - set(roots):
+            log.info("transcript root %s does not exist; not watched", missing)
+        if not self._force_polling:
+            observer: BaseObserver = Observer()
+            try:
+                for root in roots:
+                    observer.schedule(_Handler(self), str(root), recursive=True)
+                observer.start()
+                self.observer_kind = "native"
+                return observer
+            except OSError as exc:  # no inotify, or the watch limit is reached
+                log.warning("native file watching failed (%s); polling instead", exc)
+                try:
+                    observer.stop()
+                except Exception:
+                    pass
+        observer = PollingObserver(timeout=self._poll_interval)
+        for root in roots:
+            observer.schedule(_Handler(self), str(root), recursive=True)
+        observer.start()
+        self.observer_kind = "polling"
+        return observer
+
+    # -- the follower thread ---------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            self._wake.wait()
+            if self._stopping.is_set():
+                break
+            # Coalesce a burst of writes into one read per file.
+            self._stopping.wait(self._debounce)
+            with self._lock:
+                batch, self._dirty = sorted(self._dirty), set()
+                self._wake.clear()
+            changed = [path for path in batch if self._process(path)]
+            if changed and self._after_batch is not None:
+                try:
+                    self._after_batch(changed)
+                except Exception:
+                    log.exception("after_batch callback failed")
+
+    def _process(self, path: Path) -> bool:
+        """Read one file's news; True when the consumer was called or the file went."""
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            with self._lock:
+                known = self._files.pop(path, None)
+            if known is not None and self._on_removed is not None:
+                self._call(self._on_removed, path)
+                return True
+            return False
+        except OSError as exc:
+            log.debug("cannot stat %s: %s", path, exc)
+            return False
+        ino = (st.st_dev, st.st_ino)
+        with self._lock:
+            state = self._files.get(path)
+        if state is None:
+            start, reset = 0, True  # a new file: a new session, or a new subagent
+        elif state.ino != ino or st.st_size < state.offset:
+            start, reset = 0, True  # replaced or truncated: read from scratch
+        elif path.name.endswith(".zst"):
+            if (st.st_size, st.st_mtime_ns) == (state.size, state.mtime_ns):
+                return False
+            start, reset = 0, True  # compressed: no append offset, read it again
+        elif st.st_size == state.offset:
+            return False  # nothing new (or only the partial line we wait on is unchanged)
+        elif st.st_size == state.size and st.st_mtime_ns == state.mtime_ns:
+            return False  # seen already: a partial last line still waits for its newline
+        else:
+            start, reset = state.offset, False
+        new_offset = self._call(self._consume, path, start, reset)
+        with self._lock:
+            if new_offset is None:
+                self._files.pop(path, None)
+            else:
+                self._files[path] = _FileState(int(new_offset), ino, st.st_size, st.st_mtime_ns)
+        return True
+
+    @staticmethod
+    def _call(fn: Callable[..., object], *args: object) -> int | None:
+        try:
+            result = fn(*args)
+        except Exception:
+            log.exception("follower callback failed for %s", args[0] if args else "?")
+            return None
+        return result if isinstance(result, int) else None
