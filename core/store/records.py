@@ -83,6 +83,9 @@ MAX_RECORD_BYTES = 1_000_000
 _TASK_FILE = re.compile(r"t[0-9]+\.md")
 _PLAN_FILE = re.compile(r"p[0-9]+\.md")
 _ANCHOR_OR_TAG = re.compile(r"[&*!]")
+_PLAIN_TAGS = {
+    f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")
+} | {f"!!{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")}
 
 
 def _umask() -> int:
@@ -196,7 +199,7 @@ def _check_no_aliases(front: str) -> None:
         if type(event).__name__ == "AliasEvent" or getattr(event, "anchor", None):
             raise RecordInvalid("YAML anchors and aliases are not allowed in a record.")
         tag = getattr(event, "tag", None)
-        if tag and not str(tag).startswith("tag:yaml.org,2002:"):
+        if tag and str(tag) not in _PLAIN_TAGS and str(tag) != "!":
             raise RecordInvalid(f"YAML tag {tag} is not allowed in a record.")
 
 
