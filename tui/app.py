@@ -122,19 +122,16 @@ def make_app(args_or_options: argparse.Namespace | AppOptions | None = None) -> 
     return PlanwatchApp(options)
 
 
-def _default_index(roots: list[Path] | None, read_plans: bool) -> Any:
+def _default_index(roots: list[Path], read_plans: bool) -> Any:
     from core.index import SessionIndex
 
     return SessionIndex(roots, read_plans=read_plans)
 
 
-def _default_roots() -> list[Path]:
-    try:
-        from core.index import default_roots
+def _default_roots(settings: Settings, extra: list[Path]) -> list[Path]:
+    from core.index import default_roots
 
-        return list(default_roots())
-    except ImportError:
-        return []
+    return list(default_roots(settings, extra))
 
 
 class PlanwatchApp(App[None]):
@@ -158,16 +155,19 @@ class PlanwatchApp(App[None]):
             self.index = options.index
         else:
             roots = options.roots
-            if roots is None and (options.extra_roots or self.settings.transcript_roots):
-                roots = _default_roots() + options.extra_roots + [
-                    Path(p).expanduser() for p in self.settings.transcript_roots
-                ]
+            if roots is None:
+                roots = _default_roots(self.settings, options.extra_roots)
             self.index = _default_index(roots, self.settings.read_agent_plans)
         self.store_view = StoreView()
         self.scan_done: ScanFinished | None = None
         self.timelines: dict[str, deque[TimelineEntry]] = {}
         self._plans: dict[str, AgentPlan] = {}
-        self._store: Any = None
+        from core.mirror import Mirror
+        from core.store.records import Store
+
+        # Neither touches the disk until used (the mirror not at all while it is off).
+        self._store = Store(self.store_root)
+        self._mirror = Mirror(self._store, lambda: self.settings)
         self.feed = LiveFeed(self, self.index, self.store_root, follow=options.follow, scan=options.scan)
 
     # -- life cycle
@@ -273,10 +273,6 @@ class PlanwatchApp(App[None]):
         self.post_message(StoreLoaded(read_store_view(self._get_store())))
 
     def _get_store(self) -> Any:
-        if self._store is None:
-            from core.store.records import Store
-
-            self._store = Store(self.store_root)
         return self._store
 
     @on(StoreLoaded)
@@ -313,18 +309,13 @@ class PlanwatchApp(App[None]):
 
     @work(thread=True, group="mirror", exit_on_error=False)
     def mirror(self, changed: list[tuple[Any, AgentPlan]]) -> None:
-        """The opt-in translation of SPEC §5: the one path by which plan text is written."""
-        try:
-            from core import mirror
-        except ImportError:
-            return
+        """The opt-in translation of SPEC §5: the one path by which plan text is written.
+        The mirror itself does nothing while the setting is off."""
         for session, plan in changed:
             try:
-                mirror.update(session, plan, store=self._get_store(), settings=self.settings)
-            except TypeError:
-                mirror.update(session, plan)
+                self._mirror.update(session, plan)
             except Exception:
-                log.exception("keeping a session's plan in the store failed")
+                log.exception("keeping session %s's plan in the store failed", session.id)
 
     # -- settings
 

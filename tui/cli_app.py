@@ -42,7 +42,9 @@ def tmux_pane_folder(timeout: float = 1.0) -> str | None:
 def run_app(args: argparse.Namespace) -> int:
     from tui.app import make_app
 
-    if getattr(args, "pane", False) and not getattr(args, "cwd", None) and not getattr(args, "demo", False):
+    # Pane mode may also switch on by itself in a narrow terminal, so the tmux folder is
+    # asked for whenever it could matter, not only with --pane.
+    if not getattr(args, "cwd", None) and not getattr(args, "demo", False):
         args.cwd = tmux_pane_folder()
     app = make_app(args)
     app.run()

@@ -75,7 +75,7 @@ def row_text(row: SessionRow, now: datetime, width: int) -> Text:
     running = now - row.updated <= RUNNING_WINDOW
     pill = pill_text(row.done, row.total)
     open_part = f"{row.open_count} open" if row.open_count else ""
-    folder_width = 18 if width >= 90 else 12
+    folder_width = 22 if width >= 100 else (16 if width >= 66 else 12)
     fixed = 2 + 7 + 1 + folder_width + 1 + 4 + 1 + 8 + 1 + 7
     title_width = max(8, width - fixed)
     text = Text()

@@ -1,0 +1,119 @@
+"""Writing Claude Code transcripts in the real on-disk shape, for the app's tests.
+
+The records copy the field sets of /work/shared/samples/claude-code-todowrite.jsonl
+(user prompt, assistant TodoWrite tool_use, the user tool_result with toolUseResult).
+A test grows a transcript on disk by appending lines, like the harness does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+VERSION = "2.1.328"
+
+
+def slug(folder: str) -> str:
+    """FORMATS §1: every character other than a letter or digit becomes `-`."""
+    return re.sub(r"[^A-Za-z0-9]", "-", folder)
+
+
+@dataclass
+class ClaudeTranscript:
+    """One Claude Code session file under `<claude>/projects/<slug>/<id>.jsonl`."""
+
+    claude_dir: Path
+    cwd: str
+    session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    at: datetime = field(default_factory=lambda: datetime.now(UTC) - timedelta(minutes=30))
+    branch: str = "main"
+    _parent: str | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.claude_dir / "projects" / slug(self.cwd) / f"{self.session_id}.jsonl"
+
+    def _base(self, kind: str) -> dict[str, Any]:
+        self.at += timedelta(seconds=2)
+        record_id = str(uuid.uuid4())
+        record = {
+            "parentUuid": self._parent,
+            "isSidechain": False,
+            "type": kind,
+            "uuid": record_id,
+            "timestamp": self.at.isoformat().replace("+00:00", "Z"),
+            "userType": "external",
+            "entrypoint": "cli",
+            "cwd": self.cwd,
+            "sessionId": self.session_id,
+            "version": VERSION,
+            "gitBranch": self.branch,
+        }
+        self._parent = record_id
+        return record
+
+    def _append(self, *records: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as fh:
+            for record in records:
+                fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+    def prompt(self, text: str) -> ClaudeTranscript:
+        record = self._base("user")
+        record["message"] = {"role": "user", "content": text}
+        self._append(record)
+        return self
+
+    def custom_title(self, title: str) -> ClaudeTranscript:
+        self._append({"type": "custom-title", "customTitle": title, "sessionId": self.session_id})
+        return self
+
+    def todo_write(self, todos: list[tuple[str, str]] | list[dict[str, str]]) -> ClaudeTranscript:
+        """Append a TodoWrite call and its successful result (a full list)."""
+        items = [
+            t if isinstance(t, dict) else {"content": t[0], "status": t[1], "activeForm": f"Working on {t[0]}"}
+            for t in todos
+        ]
+        call_id = f"toolu_{uuid.uuid4().hex[:24]}"
+        call = self._base("assistant")
+        call["message"] = {
+            "id": f"msg_{uuid.uuid4().hex[:24]}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "tool_use", "id": call_id, "name": "TodoWrite", "input": {"todos": items}}],
+            "stop_reason": "tool_use",
+        }
+        result = self._base("user")
+        result["message"] = {
+            "role": "user",
+            "content": [{
+                "tool_use_id": call_id,
+                "type": "tool_result",
+                "content": "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable",
+            }],
+        }
+        result["toolUseResult"] = {"oldTodos": [], "newTodos": items}
+        self._append(call, result)
+        return self
+
+
+async def until(pilot: Any, condition: Any, timeout: float = 5.0, what: str = "condition") -> None:
+    """Let the app run until `condition()` holds; fail after `timeout` seconds."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.02)
+
+
+def option_texts(widget: Any) -> list[str]:
+    """The plain text of every row of an OptionList (what a person reads)."""
+    return [option.prompt.plain for option in widget.options]
