@@ -1,0 +1,269 @@
+"""`planwatch show` and `planwatch sessions`: sessions and their plans, for people and scripts.
+
+Every string taken from a transcript (titles, folders, item texts, ids) passes
+`core.text.safe_text`/`shorten` before it is printed: no raw control character or
+terminal escape ever reaches the terminal or a pipe.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.index import SessionEntry, SessionIndex
+    from core.model import PlanGroup
+
+MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]", "cancelled": "[-]"}
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    show = sub.add_parser(
+        "show",
+        help="print one session's plan (by session id or transcript file)",
+        description=(
+            "Print a session's agent plan. The argument is a session id (or the start of "
+            "one) from `planwatch sessions`, or the path of any transcript file."
+        ),
+    )
+    show.add_argument("target", metavar="PATH_OR_SESSION_ID")
+    show.add_argument(
+        "--plain",
+        action="store_true",
+        help="for scripts: '# <source>' then '<status>\\t<text>' per item, per group",
+    )
+    show.add_argument("--root", dest="roots", metavar="DIR", action="append", default=[], help="an extra transcript folder (repeatable)")
+    show.set_defaults(handler=run_show)
+
+    sessions = sub.add_parser(
+        "sessions",
+        help="list every session, newest activity first",
+        description="List every session of every harness, newest activity first.",
+    )
+    sessions.add_argument("--json", action="store_true", help="a JSON array (ids, facts and counts; no plan text)")
+    sessions.add_argument("--root", dest="roots", metavar="DIR", action="append", default=[], help="an extra transcript folder (repeatable)")
+    sessions.set_defaults(handler=run_sessions)
+
+
+# -- building the index ----------------------------------------------------------------
+
+
+def _roots(args: argparse.Namespace) -> list[str]:
+    # `--root` may come before the subcommand (the app's option) or after it.
+    return [*getattr(args, "root", []), *getattr(args, "roots", [])]
+
+
+def _index(args: argparse.Namespace) -> SessionIndex:
+    from core.index import SessionIndex, default_roots
+    from core.settings import load_settings
+
+    settings = load_settings()
+    if not settings.read_agent_plans:
+        print("planwatch: reading agents' plans is off in the settings", file=sys.stderr)
+    roots = default_roots(settings, _roots(args))
+    index = SessionIndex(roots, read_plans=settings.read_agent_plans)
+    index.scan()
+    return index
+
+
+def _file_index(path: Path, args: argparse.Namespace) -> SessionIndex:
+    """An index of one transcript file and the subagent files beside it."""
+    from core.index import SessionIndex
+    from core.settings import load_settings
+
+    settings = load_settings()
+    if not settings.read_agent_plans:
+        print("planwatch: reading agents' plans is off in the settings", file=sys.stderr)
+    roots = [path]
+    stem = path.name.removesuffix(".zst").removesuffix(".jsonl")
+    subagents = path.parent / stem / "subagents"
+    if subagents.is_dir():
+        roots.append(subagents)
+    if not stem.startswith("agent-"):
+        roots += sorted(path.parent.glob("agent-*.jsonl"))  # the older subagent layout
+    index = SessionIndex(roots, read_plans=settings.read_agent_plans)
+    index.scan()
+    return index
+
+
+# -- show ------------------------------------------------------------------------------
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from core.text import shorten
+
+    target: str = args.target
+    path = Path(target).expanduser()
+    if path.is_file():
+        path = path.resolve()
+        index = _file_index(path, args)
+        entries = [e for e in index.entries() if e.session.path == path]
+        if not entries:
+            print(f"planwatch: {shorten(str(path), 200)} is not a transcript planwatch can read", file=sys.stderr)
+            return 1
+    else:
+        index = _index(args)
+        entry = index.get(target)
+        if entry is None:
+            matches = [e for e in index.entries() if e.session.id.startswith(target)] if target else []
+            if len(matches) > 1:
+                print(f"planwatch: {shorten(target)} names {len(matches)} sessions; give more of the id", file=sys.stderr)
+                return 1
+            if not matches:
+                print(f"planwatch: no session or file {shorten(target)}", file=sys.stderr)
+                return 1
+            entry = matches[0]
+        entries = [entry]
+    out: list[str] = []
+    for n, entry in enumerate(entries):
+        if n:
+            out.append("")
+        out += _plain(entry) if args.plain else _person(entry)
+    sys.stdout.write("\n".join(out) + "\n")
+    return 0
+
+
+def _group_header(group: PlanGroup) -> str:
+    from core.text import safe_text
+
+    if group.key == "":
+        return f"# {group.source}"
+    if group.key.startswith("acp:"):
+        return f"# acp {safe_text(group.key[4:], single_line=True)}"
+    return f"# {group.source} {safe_text(group.key, single_line=True)}"
+
+
+def _plain(entry: SessionEntry) -> list[str]:
+    """`# <source>` for the main plan (`# none` without one), `<status>\\t<text>` per
+    item, then each further group under its own header."""
+    from core.text import safe_text
+
+    plan = entry.plan
+    lines = [_group_header(plan.main) if plan.main is not None else "# none"]
+    ordered = ([plan.main] if plan.main is not None else []) + [g for g in plan.groups if g.key != ""]
+    for n, group in enumerate(ordered):
+        if n or plan.main is None:
+            lines.append(_group_header(group))
+        lines += [f"{item.status}\t{safe_text(item.text, single_line=True)}" for item in group.items]
+    return lines
+
+
+def _person(entry: SessionEntry) -> list[str]:
+    from core.model import SOURCE_LABELS
+    from core.text import safe_text, shorten
+
+    session, plan = entry.session, entry.plan
+    title = shorten(session.title or f"Session {session.id}", 100)
+    lines = [title]
+    facts = [session.harness, shorten(session.cwd or "(no folder)", 80)]
+    if session.git_branch:
+        facts.append(f"branch {shorten(session.git_branch, 40)}")
+    facts.append(_age(session.updated))
+    lines.append("  " + " · ".join(facts))
+    lines.append(f"  id {shorten(session.id, 100)}")
+    lines.append(f"  file {shorten(str(session.path), 200)}")
+    if session.parent_id:
+        lines.append(f"  forked from {shorten(session.parent_id, 100)}")
+    if entry.skipped_lines:
+        lines.append(f"  {entry.skipped_lines} unreadable line(s) skipped")
+    if not plan.groups:
+        lines.append("  no agent plan")
+    groups = sorted(plan.groups, key=lambda g: g.key != "")
+    for group in groups:
+        label = SOURCE_LABELS.get(group.source, group.source)
+        done = sum(i.status == "completed" for i in group.items)
+        total = sum(i.status != "cancelled" for i in group.items)
+        name = "" if group.key == "" else f"{shorten(group.key, 60)} — "
+        partial = " (partial: part of a long transcript was not read)" if group.partial else ""
+        lines.append("")
+        lines.append(f"  {name}{label} {done}/{total}{partial}")
+        if not group.items:
+            lines.append("    (empty list)")
+        for item in group.items:
+            text = safe_text(item.text, single_line=True)
+            if item.status == "in_progress" and item.active_form:
+                text += f"  ({shorten(item.active_form, 60)})"
+            lines.append(f"    {MARKS.get(item.status, '[ ]')} {text}")
+    for document in plan.documents:
+        first = next((ln for ln in document.text.splitlines() if ln.strip()), "")
+        key = f"{shorten(document.key, 60)} — " if document.key else ""
+        lines.append("")
+        lines.append(f"  {key}plan document ({shorten(document.source, 40)}): {shorten(first, 80)}")
+    return lines
+
+
+# -- sessions --------------------------------------------------------------------------
+
+
+def _age(moment: datetime, now: datetime | None = None) -> str:
+    seconds = max(0, int(((now or datetime.now(UTC)) - moment).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit} ago"
+    return "now"
+
+
+def _summary(entry: SessionEntry) -> dict[str, object]:
+    """One session for `sessions --json`: facts and counts, never plan text."""
+    from core.text import safe_text
+
+    session, plan = entry.session, entry.plan
+    done, total = plan.counts()
+    main = plan.main
+
+    def safe(value: str | None) -> str | None:
+        return None if value is None else safe_text(value, single_line=True)
+
+    return {
+        "id": safe(session.id),
+        "harness": session.harness,
+        "title": safe(session.title),
+        "cwd": safe(session.cwd),
+        "git_branch": safe(session.git_branch),
+        "path": safe(str(session.path)),
+        "updated": session.updated.isoformat(),
+        "source": main.source if main is not None else (plan.groups[0].source if plan.groups else None),
+        "done": done,
+        "total": total,
+        "partial": any(g.partial for g in plan.groups),
+        "parent_id": safe(session.parent_id),
+        "subagents": len(session.subagents),
+    }
+
+
+def run_sessions(args: argparse.Namespace) -> int:
+    from core.text import shorten
+
+    index = _index(args)
+    entries = index.entries()
+    if args.json:
+        json.dump([_summary(e) for e in entries], sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    if not entries:
+        searched = ", ".join(shorten(str(r), 120) for r in index.roots_searched)
+        print(f"No transcripts found. Looked in: {searched}")
+        return 0
+    now = datetime.now(UTC)
+    rows = []
+    for entry in entries:
+        session = entry.session
+        done, total = entry.plan.counts()
+        rows.append(
+            (
+                _age(session.updated, now),
+                session.harness,
+                f"{done}/{total}" if total else "-",
+                shorten(session.title or f"Session {session.id}", 60),
+                shorten(session.cwd or "", 50),
+            )
+        )
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    for row in rows:
+        head = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3]))
+        sys.stdout.write(f"{head}  {row[3]}  {row[4]}".rstrip() + "\n")
+    return 0
