@@ -97,12 +97,12 @@ class TaskForm(ModalScreen[TaskDraft | None]):
     ) -> None:
         """`default_plan` preselects a plan for a new task (the group the cursor was in)."""
         super().__init__()
-        self._task = task
+        self._record = task
         self._plans = list(plans)
         self._default_plan = default_plan
 
     def _original(self) -> dict[str, Any]:
-        task = self._task
+        task = self._record
         if task is None:
             return {}
         return TaskDraft(
@@ -117,7 +117,7 @@ class TaskForm(ModalScreen[TaskDraft | None]):
         ).values()
 
     def compose(self) -> ComposeResult:
-        task = self._task
+        task = self._record
         heading = "New task" if task is None else f"Edit {task.id}"
         plan_ids = {plan_id for plan_id, _ in self._plans}
         wanted = task.plan if task is not None else self._default_plan
@@ -164,10 +164,10 @@ class TaskForm(ModalScreen[TaskDraft | None]):
     def draft(self) -> TaskDraft:
         """The form's current contents."""
         plan = self.query_one("#plan", Select).value
-        status = self.query_one("#status", Select).value if self._task is not None else None
+        status = self.query_one("#status", Select).value if self._record is not None else None
         note = self.query_one("#note", Input).value.strip()
         return TaskDraft(
-            task_id=self._task.id if self._task is not None else None,
+            task_id=self._record.id if self._record is not None else None,
             title=self.query_one("#title", Input).value.strip(),
             priority=str(self.query_one("#priority", Select).value),
             status=str(status) if status is not None else None,

@@ -1,0 +1,351 @@
+"""The store view (SPEC §4, §7): plans with tasks, filters, approve, review, add, edit —
+all through the store's tools — broken records listed, live updates from disk."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from textual import on
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import Checkbox, DataTable, Input, Select
+
+from core.settings import Settings, UserDirectory, UserEntry
+from core.store.identity import Caller
+from core.store.records import Store
+from core.store.schema import TaskRecord
+from tui.screens.store import StoreScreen
+from tui.widgets.task_form import ReviewForm, TaskForm
+
+NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+
+
+class Host(App[None]):
+    """A bare app carrying what the store view reads from its app, recording tool answers."""
+
+    def __init__(self, root: Path, settings: Settings | None = None, caller: Caller | None = None, watch: bool = False) -> None:
+        super().__init__()
+        self.store_root = root
+        self.settings = settings or Settings()
+        self.caller = caller or Caller(by="dana")
+        self.clock = lambda: NOW
+        self.watch = watch
+        self.answers: list[StoreScreen.ToolAnswered] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(StoreScreen(watch=self.watch))
+
+    @on(StoreScreen.ToolAnswered)
+    def _answered(self, event: StoreScreen.ToolAnswered) -> None:
+        self.answers.append(event)
+
+
+async def settle(app: App[None], pilot: Pilot[None]) -> None:
+    """Wait until every worker (tool call, then the reload it starts) has finished."""
+    for _ in range(5):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    await app.workers.wait_for_complete()
+
+
+def row_keys(app: App[None]) -> list[str]:
+    table = app.screen.query_one("#store-table", DataTable)
+    return [str(row.key.value) for row in table.ordered_rows]
+
+
+async def move_to(app: App[None], pilot: Pilot[None], key: str) -> None:
+    table = app.screen.query_one("#store-table", DataTable)
+    table.move_cursor(row=table.get_row_index(key))
+    await pilot.pause()
+
+
+@pytest.fixture
+def store_root(copy_fixture) -> Path:  # type: ignore[no-untyped-def]
+    return copy_fixture("views/store")
+
+
+@pytest.mark.asyncio
+async def test_store_view_groups_tasks_under_their_plans_then_tasks_without_plan(store_root: Path) -> None:
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert row_keys(app) == ["p1", "t1", "t2", "t3", "t4", "p2", "t5", "group:none", "t6", "t7"]
+        summary = str(app.screen.query_one("#store-summary").render())
+        assert "2 plans · 7 tasks · 1 unreadable" in summary
+
+
+@pytest.mark.asyncio
+async def test_store_view_lists_broken_record_with_file_and_problem(store_root: Path) -> None:
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        problems = str(app.screen.query_one("#store-problems").render())
+        assert "tasks/t8.md: status must be todo, doing, blocked, review, done, or dropped." in problems
+        assert "t8" not in row_keys(app), "a broken record is left out of the list"
+
+
+@pytest.mark.asyncio
+async def test_store_approve_task_stamps_approved_through_task_approve(store_root: Path) -> None:
+    app = Host(store_root, caller=Caller(by="lee", session="s-42"))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await move_to(app, pilot, "t4")
+        await pilot.press("v")
+        await settle(app, pilot)
+        assert [(a.tool, a.refused) for a in app.answers] == [("task_approve", False)]
+        assert app.answers[0].answer == "t4 todo medium Switch traffic behind the flag"
+        assert app.screen.current_key() == "t4", "the cursor stays on the record after the reload"
+    task = Store(store_root).read_task("t4")
+    assert task is not None and task.approved is not None
+    assert (task.approved.by, task.approved.in_, task.approved.at) == ("lee", "s-42", NOW)
+
+
+@pytest.mark.asyncio
+async def test_store_approve_plan_through_plan_approve(store_root: Path) -> None:
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await move_to(app, pilot, "p2")
+        await pilot.press("v")
+        await settle(app, pilot)
+    plan = Store(store_root).read_plan("p2")
+    assert plan is not None and plan.approved is not None and plan.approved.by == "dana"
+
+
+@pytest.mark.asyncio
+async def test_store_approve_refused_without_grant_shows_tool_message(store_root: Path) -> None:
+    directory = UserDirectory(users={"lee": UserEntry(token="sha256:" + "0" * 64, roles=["lead"])})
+    app = Host(store_root, settings=Settings(users=directory), caller=Caller(by="dana", user=None))
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await settle(app, pilot)
+        await move_to(app, pilot, "t4")
+        await pilot.press("v")
+        await settle(app, pilot)
+        assert len(app.answers) == 1 and app.answers[0].refused
+        message = app.answers[0].answer
+        assert "task_approve" in message and "task:approve" in message, message
+        assert [n.message for n in app._notifications] == [message]
+    task = Store(store_root).read_task("t4")
+    assert task is not None and task.approved is None
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("key", "verdict"), [("y", "approved"), ("c", "changes")])
+async def test_store_review_task_with_verdict(store_root: Path, key: str, verdict: str) -> None:
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await move_to(app, pilot, "t3")
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, ReviewForm)
+        await pilot.press(key)
+        await settle(app, pilot)
+        assert isinstance(app.screen, StoreScreen)
+    task = Store(store_root).read_task("t3")
+    assert task is not None and task.reviewed is not None
+    assert (task.reviewed.verdict, task.reviewed.by, task.status) == (verdict, "dana", "review")
+
+
+@pytest.mark.asyncio
+async def test_store_add_task_through_form_defaults_to_the_plan_under_cursor(store_root: Path) -> None:
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await move_to(app, pilot, "t2")
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, TaskForm)
+        await pilot.press(*"Load test the new flow")
+        app.screen.query_one("#labels", Input).value = "perf, api"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.answers[-1].tool == "task_add" and not app.answers[-1].refused, app.answers
+        # t8 is a broken file: ids are never reused, so the new task is t9.
+        assert app.answers[-1].answer == "t9 todo medium Load test the new flow"
+        assert "t9" in row_keys(app)
+        assert row_keys(app).index("t9") < row_keys(app).index("p2"), "listed in its plan's group"
+    task = Store(store_root).read_task("t9")
+    assert task is not None
+    assert (task.plan, task.labels, task.created.by if task.created else None) == ("p1", ("perf", "api"), "dana")
+
+
+@pytest.mark.asyncio
+async def test_store_add_task_without_title_stays_in_form(store_root: Path) -> None:
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TaskForm)
+        assert "needs a title" in str(app.screen.query_one("#task-form-error").render())
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.answers == []
+    assert sorted(p.name for p in (store_root / "tasks").iterdir()) == [f"t{n}.md" for n in range(1, 9)]
+
+
+@pytest.mark.asyncio
+async def test_store_edit_task_sends_only_changed_fields_through_task_set(store_root: Path) -> None:
+    path = store_root / "tasks" / "t6.md"
+    path.write_text(path.read_text().replace("note:", "# kept by hand\nnote:"), encoding="utf-8")
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await move_to(app, pilot, "t6")
+        await pilot.press("e")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, TaskForm)
+        assert form.query_one("#note", Input).value == "waiting for the new theme"
+        form.query_one("#priority", Select).value = "high"
+        form.query_one("#status", Select).value = "todo"
+        assert form.draft().changes() == {"priority": "high", "status": "todo"}
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert app.answers[-1].answer == "t6 todo high Update the README screenshots"
+    text = path.read_text(encoding="utf-8")
+    assert "# kept by hand" in text, "a hand comment survives an edit made in the app"
+    assert "note: waiting for the new theme" in text
+
+
+@pytest.mark.asyncio
+async def test_store_edit_to_doing_refused_when_approval_required(store_root: Path) -> None:
+    app = Host(store_root, settings=Settings(require_approval=True))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await move_to(app, pilot, "t6")
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#status", Select).value = "doing"
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert app.answers[-1].refused
+        assert app.answers[-1].answer.startswith("Invalid task_set input:")
+    task = Store(store_root).read_task("t6")
+    assert task is not None and task.status == "blocked"
+
+
+@pytest.mark.asyncio
+async def test_store_filter_ready_shows_only_ready_tasks(store_root: Path) -> None:
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        app.screen.query_one("#filter-ready", Checkbox).value = True
+        await settle(app, pilot)
+        # t4 waits on t2 and t3; t5 is todo with nothing before it.
+        assert row_keys(app) == ["p2", "t5"]
+        assert "filtered: ready" in str(app.screen.query_one("#store-summary").render())
+        await pilot.press("x")
+        await settle(app, pilot)
+        assert len(row_keys(app)) == 10
+
+
+@pytest.mark.asyncio
+async def test_store_filter_status_by_and_since_go_through_task_list(store_root: Path) -> None:
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        app.screen.query_one("#filter-status", Select).value = "todo"
+        await settle(app, pilot)
+        assert [k for k in row_keys(app) if k.startswith("t")] == ["t4", "t5"]
+        await pilot.press("x")
+        await settle(app, pilot)
+        by = app.screen.query_one("#filter-by", Input)
+        by.focus()
+        by.value = "claude"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert row_keys(app) == ["p2", "t5"]
+        since = app.screen.query_one("#filter-since", Input)
+        by.value = ""
+        since.value = "2026-11-29"
+        since.focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        # Stamps on or after the 29th: t3 finished, t5 created, t6 created.
+        assert [k for k in row_keys(app) if k.startswith("t")] == ["t3", "t5", "t6"]
+
+
+@pytest.mark.asyncio
+async def test_store_filter_refused_input_shown_with_tool_message(store_root: Path) -> None:
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await settle(app, pilot)
+        since = app.screen.query_one("#filter-since", Input)
+        since.focus()
+        since.value = "last tuesday"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        messages = [n.message for n in app._notifications]
+        assert len(messages) == 1 and messages[0].startswith("Invalid task_list input: since"), messages
+        assert "t1" in row_keys(app), "a refused filter leaves the list whole"
+
+
+@pytest.mark.asyncio
+async def test_store_hostile_titles_render_literally(copy_fixture) -> None:  # type: ignore[no-untyped-def]
+    root = copy_fixture("views/store-hostile")
+    app = Host(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#store-table", DataTable)
+        cells = [cell for row in table.ordered_rows for cell in table.get_row(row.key)]
+        plain = " ".join(cell.plain for cell in cells)
+        assert "[bold]not bold[/bold] [link=file:///etc/passwd]not a link[/link]" in plain
+        assert "[bold red]Plan[/] with [link=https://evil.example]a link[/link]" in plain
+        assert "\x1b" not in plain and "\\x1b[31mred by escape" in plain
+        assert all(not cell.spans or cell.plain.strip() in ("▶ active", "○ todo", "◐ doing", "p1") for cell in cells), (
+            "no markup in a record's text becomes a style"
+        )
+
+
+@pytest.mark.asyncio
+async def test_store_empty_says_what_to_do(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    app = Host(isolated_env.store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        assert row_keys(app) == []
+        text = str(app.screen.query_one("#store-empty").render())
+        assert "The store is empty. Press a to add a task" in text
+
+
+@pytest.mark.asyncio
+async def test_store_view_updates_live_when_another_writer_adds_a_task(store_root: Path) -> None:
+    app = Host(store_root, watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        # Another process's write: the store API straight to disk, not through the view.
+        Store(store_root).add_task(lambda i: TaskRecord(id=i, title="Added elsewhere", status="todo"))
+        deadline = time.monotonic() + 10
+        while "t9" not in row_keys(app) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            await pilot.pause()
+        assert "t9" in row_keys(app)
+        # A hand edit (an editor writing the file in place) shows too.
+        path = store_root / "tasks" / "t9.md"
+        path.write_text(path.read_text().replace("status: todo", "status: done"), encoding="utf-8")
+        deadline = time.monotonic() + 10
+        while app.screen.snapshot.tasks["t9"].status != "done" and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            await pilot.pause()
+        assert app.screen.snapshot.tasks["t9"].status == "done"
+
+
+@pytest.mark.asyncio
+async def test_store_view_back_leaves_the_screen_and_stops_watching(store_root: Path) -> None:
+    app = Host(store_root, watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, StoreScreen) and screen._watcher is not None
+        watcher = screen._watcher
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, StoreScreen)
+        assert not watcher.running
