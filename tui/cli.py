@@ -14,6 +14,7 @@ import sys
 COMMAND_MODULES = (
     "tui.cli_sessions",  # show, sessions
     "tui.cli_store",  # plan …, task …, todo, channel, sweep
+    "tui.cli_channel",  # todo, channel
     "tui.cli_agents",  # mcp, acp-tap
 )
 

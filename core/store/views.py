@@ -1,7 +1,6 @@
 """What clients see of a session in the store (SPEC §6): its todo lines and open count.
 
-Pure functions over records already read (a store snapshot or any iterables of
-`TaskRecord` / `PlanRecord`); nothing here touches files.
+Pure functions over a `StoreSnapshot` (`Store(root).load()`); nothing here touches files.
 
 A session's tasks are the tasks of its plans (scope `{kind: session, session: <id>}`)
 and the tasks whose `session` field names it, each once, in id-number order.
@@ -9,9 +8,8 @@ and the tasks whose `session` field names it, each once, in id-number order.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
-from core.store.schema import PlanRecord, TaskRecord, id_number
+from core.store.records import StoreSnapshot
+from core.store.schema import TaskRecord, id_number
 from core.text import safe_text
 
 OPEN_KEY = "ahpd.tasks"
@@ -20,26 +18,24 @@ OPEN_KEY = "ahpd.tasks"
 CLOSED_STATUSES = frozenset({"done", "dropped"})
 
 
-def session_plan_ids(session_id: str, plans: Iterable[PlanRecord]) -> set[str]:
+def session_plan_ids(snapshot: StoreSnapshot, session_id: str) -> set[str]:
     """Ids of the plans whose scope is this session."""
     return {
         plan.id
-        for plan in plans
+        for plan in snapshot.plans.values()
         if plan.scope is not None and plan.scope.kind == "session" and plan.scope.value == session_id
     }
 
 
-def session_tasks(
-    session_id: str, tasks: Iterable[TaskRecord], plans: Iterable[PlanRecord]
-) -> list[TaskRecord]:
+def session_tasks(snapshot: StoreSnapshot, session_id: str) -> list[TaskRecord]:
     """The session's tasks: of its plans, or naming it; no duplicates, by id number."""
-    plan_ids = session_plan_ids(session_id, plans)
-    chosen = {
-        task.id: task
-        for task in tasks
+    plan_ids = session_plan_ids(snapshot, session_id)
+    chosen = [
+        task
+        for task in snapshot.tasks.values()
         if task.session == session_id or (task.plan is not None and task.plan in plan_ids)
-    }
-    return [chosen[key] for key in sorted(chosen, key=id_number)]
+    ]
+    return sorted(chosen, key=lambda task: id_number(task.id))
 
 
 def todo_line(task: TaskRecord) -> str:
@@ -49,44 +45,41 @@ def todo_line(task: TaskRecord) -> str:
     return f"- [{mark}] {safe_text(task.title, single_line=True)}"
 
 
-def todo_lines(
-    session_id: str, tasks: Iterable[TaskRecord], plans: Iterable[PlanRecord]
-) -> list[str]:
+def todo_lines(snapshot: StoreSnapshot, session_id: str) -> list[str]:
     """The session's todo list, one line per task."""
-    return [todo_line(task) for task in session_tasks(session_id, tasks, plans)]
+    return [todo_line(task) for task in session_tasks(snapshot, session_id)]
 
 
-def open_count(
-    session_id: str, tasks: Iterable[TaskRecord], plans: Iterable[PlanRecord]
-) -> int | None:
+def open_count(snapshot: StoreSnapshot, session_id: str) -> int | None:
     """Open tasks of the session (every status but done and dropped); None when no task names it."""
-    found = session_tasks(session_id, tasks, plans)
+    found = session_tasks(snapshot, session_id)
     if not found:
         return None
     return sum(task.status not in CLOSED_STATUSES for task in found)
 
 
-def session_meta(
-    session_id: str, tasks: Iterable[TaskRecord], plans: Iterable[PlanRecord]
-) -> dict[str, dict[str, int]]:
+def session_meta(snapshot: StoreSnapshot, session_id: str) -> dict[str, dict[str, int]]:
     """The session's `_meta` part: `{"ahpd.tasks": {"open": N}}`, or `{}` when no task names it."""
-    count = open_count(session_id, tasks, plans)
+    count = open_count(snapshot, session_id)
     return {} if count is None else {OPEN_KEY: {"open": count}}
 
 
-def open_counts(tasks: Iterable[TaskRecord], plans: Iterable[PlanRecord]) -> dict[str, int]:
-    """Open count of every session some task names (directly or through its plan)."""
-    tasks = list(tasks)
-    by_plan: dict[str, str] = {}
-    for plan in plans:
-        if plan.scope is not None and plan.scope.kind == "session":
-            by_plan[plan.id] = plan.scope.value
+def open_counts(snapshot: StoreSnapshot) -> dict[str, int]:
+    """Open count of every session some task names (directly or through its plan).
+
+    A session absent from the answer has no task: show no count for it.
+    """
+    plan_session = {
+        plan.id: plan.scope.value
+        for plan in snapshot.plans.values()
+        if plan.scope is not None and plan.scope.kind == "session"
+    }
     counts: dict[str, int] = {}
-    for task in tasks:
+    for task in snapshot.tasks.values():
         sessions = {task.session} if task.session else set()
-        if task.plan is not None and task.plan in by_plan:
-            sessions.add(by_plan[task.plan])
+        if task.plan is not None and task.plan in plan_session:
+            sessions.add(plan_session[task.plan])
         is_open = task.status not in CLOSED_STATUSES
         for session in sessions:
-            counts[session] = counts.get(session, 0) + is_open
+            counts[session] = counts.get(session, 0) + int(is_open)
     return counts

@@ -1,0 +1,156 @@
+"""The opt-in mirror: agents' lists kept in the shared task store (SPEC §3 Privacy, §5).
+
+The app (or the session index) calls `mirror.update(session, plan)` whenever a
+session's `AgentPlan` changes. With `keep_plans_in_store` off — the default — it does
+nothing at all: no file, no folder, no log line holding plan text. This is the only
+path by which agent plan text reaches disk.
+
+With the setting on, the session's main plan group is translated
+(core.store.translate): a full-list source (TodoWrite, Codex, the desktop task list,
+ACP) as a whole list; Claude Code tasks as single changes, found by diffing the
+group against the one seen before by task id. A group equal to the last one mirrored
+is skipped before the store is even read, so the mirror is cheap on every append and
+a person's edit to a mirrored task is not overwritten until the agent's list changes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from core.model import AgentPlan, PlanGroup, PlanItem, Session
+from core.settings import Settings
+from core.store.identity import Caller
+from core.store.records import Store, StoreError
+from core.store.translate import TranslateRefused, TranslateResult, translate_change, translate_list
+
+log = logging.getLogger(__name__)
+
+# The harness tool each source's lists come from: the `source.tool` of the tasks made.
+SOURCE_TOOLS: dict[str, str] = {
+    "claude_todos": "TodoWrite",
+    "claude_tasks": "TaskCreate",
+    "claude_desktop": "mcp__ccd_turn__update_plan",
+    "codex": "update_plan",
+    "acp": "session/update",
+}
+
+
+class Mirror:
+    """Feeds sessions' agent lists into the store when the person opted in.
+
+    `settings` may be a Settings or a callable returning the current one, so a change
+    made on the Settings screen applies to the next update. `store` is a Store or its
+    folder; it is not touched while the setting is off.
+    """
+
+    def __init__(self, store: Store | Path | str, settings: Settings | Callable[[], Settings]) -> None:
+        self._store_arg = store
+        self._store: Store | None = store if isinstance(store, Store) else None
+        self._settings = settings
+        self._last: dict[str, PlanGroup] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings() if callable(self._settings) else self._settings
+
+    @settings.setter
+    def settings(self, value: Settings | Callable[[], Settings]) -> None:
+        self._settings = value
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.settings.keep_plans_in_store)
+
+    def _get_store(self) -> Store:
+        if self._store is None:
+            self._store = Store(Path(self._store_arg))  # type: ignore[arg-type]
+        return self._store
+
+    def update(self, session: Session, plan: AgentPlan) -> TranslateResult | None:
+        """Mirror the session's main plan; None when off, unchanged, or nothing to mirror."""
+        settings = self.settings
+        with self._lock:
+            if not settings.keep_plans_in_store:
+                # Forget what was seen: once turned on, the next update writes it all.
+                self._last.clear()
+                return None
+            group = plan.main
+            if group is None:
+                return None  # no plan read (yet): nothing to keep, nothing to drop
+            last = self._last.get(session.id)
+            if last == group:
+                return None
+            caller = Caller(by=settings.owner_name() or "host", session=session.id)
+            try:
+                if group.source == "claude_tasks":
+                    result = self._changes(session, caller, last, group)
+                else:
+                    entries = [(item.text, item.status) for item in group.items]
+                    result = translate_list(
+                        self._get_store(),
+                        session.id,
+                        session.title,
+                        entries,
+                        tool=SOURCE_TOOLS.get(group.source, group.source),
+                        caller=caller,
+                    )
+            except (StoreError, OSError) as exc:
+                # Not remembered as mirrored, so the next update tries again.
+                log.warning("mirror: could not write session %s to the store: %s", session.id, exc)
+                return None
+            self._last[session.id] = group
+            return result
+
+    def forget(self, session_id: str) -> None:
+        """Drop what is remembered of a session (it went away from the index)."""
+        with self._lock:
+            self._last.pop(session_id, None)
+
+    def _changes(self, session: Session, caller: Caller, last: PlanGroup | None, group: PlanGroup) -> TranslateResult:
+        """Claude tasks: one change per task that is new, edited, or gone since `last`."""
+        store = self._get_store()
+        tool = SOURCE_TOOLS["claude_tasks"]
+        before: dict[str, PlanItem] = {}
+        if last is not None and last.source == "claude_tasks":
+            before = {item.task_id: item for item in last.items if item.task_id is not None}
+        total = TranslateResult()
+        now_ids = set()
+        for item in group.items:
+            if item.task_id is None:
+                continue
+            now_ids.add(item.task_id)
+            old = before.get(item.task_id)
+            if old is not None and old.text == item.text and old.status == item.status:
+                continue
+            status = item.status if old is None or old.status != item.status else None
+            text = item.text if old is None or old.text != item.text else None
+            if old is None:
+                text, status = item.text, item.status
+            _merge(total, self._apply(store, session, caller, tool, item.task_id, text, status))
+        # A task gone from the list was deleted by the agent (SPEC §2: `deleted` removes it).
+        for task_id in sorted(before.keys() - now_ids):
+            _merge(total, self._apply(store, session, caller, tool, task_id, None, "deleted"))
+        return total
+
+    @staticmethod
+    def _apply(
+        store: Store, session: Session, caller: Caller, tool: str, task_id: str, text: str | None, status: str | None
+    ) -> TranslateResult:
+        try:
+            return translate_change(
+                store, session.id, session.title, tool=tool, source_id=task_id, text=text, status=status, caller=caller
+            )
+        except TranslateRefused as exc:
+            log.info("mirror: %s", exc)
+            return TranslateResult()
+
+
+def _merge(total: TranslateResult, one: TranslateResult) -> None:
+    total.plan_id = one.plan_id or total.plan_id
+    total.plan_written = total.plan_written or one.plan_written
+    total.added.extend(one.added)
+    total.changed.extend(one.changed)

@@ -1,0 +1,111 @@
+"""`planwatch todo SESSION` and `planwatch channel URI`: what clients see of the store.
+
+- `todo SESSION` prints the session's todo lines (`- [x] <title>` / `- [ ] <title>`);
+  `--meta` prints the session's `_meta` part (`{"ahpd.tasks": {"open": N}}`, or `{}`).
+- `channel URI` prints the plan's state as one JSON line, then one JSON line per
+  action until interrupted (Ctrl-C exits 130 without a traceback); `--once` stops
+  after the state. A URI with no plan: the error on stderr, exit status 2.
+
+The store is `--store DIR`, else PLANWATCH_STORE, else the `store` setting, else the
+XDG data folder. Under a user directory the caller (PLANWATCH_TOKEN) needs `session:read`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    todo = sub.add_parser("todo", help="a session's todo lines from the record store")
+    todo.add_argument("session", metavar="SESSION", help="the session id")
+    todo.add_argument("--meta", action="store_true", help='print the session\'s _meta ({"ahpd.tasks": {"open": N}}) instead')
+    _store_option(todo)
+    todo.set_defaults(handler=run_todo)
+
+    channel = sub.add_parser("channel", help="follow a plan channel (x-ahpd-plans://<plan id>) as JSON lines")
+    channel.add_argument("uri", metavar="URI", help="x-ahpd-plans://<plan id>")
+    channel.add_argument("--once", action="store_true", help="print the state and stop")
+    channel.add_argument("--polling", action="store_true", help="poll the store folder instead of filesystem events")
+    _store_option(channel)
+    channel.set_defaults(handler=run_channel)
+
+
+def _store_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--store", metavar="DIR", default=None,
+        help="the store folder (default: PLANWATCH_STORE, the setting, or the XDG data folder)",
+    )  # fmt: skip
+
+
+def _settings_and_root(args: argparse.Namespace) -> tuple[Any, Path]:
+    from core import paths
+    from core.settings import load_settings
+
+    settings = load_settings()
+    root = Path(args.store).expanduser() if args.store else paths.store_dir(settings.store)
+    return settings, root
+
+
+def run_todo(args: argparse.Namespace) -> int:
+    from core.store import views
+    from core.store.records import Store
+
+    _, root = _settings_and_root(args)
+    snap = Store(root).load()
+    if args.meta:
+        print(json.dumps(views.session_meta(snap, args.session)))
+        return 0
+    for line in views.todo_lines(snap, args.session):
+        print(line)
+    return 0
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived: stop following."""
+
+
+def _emit(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def run_channel(args: argparse.Namespace) -> int:
+    import signal
+
+    from core.store.channel import Channel, ChannelError
+
+    settings, root = _settings_and_root(args)
+    channel = Channel(root, settings=settings, polling=args.polling)
+
+    def _terminate(signum: int, frame: object) -> None:
+        raise _Terminated
+
+    # A supervisor's SIGTERM ends the feed cleanly (exit 0): watcher joined, no traceback.
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        try:
+            state, sub = channel.subscribe(args.uri)
+        except ChannelError as exc:
+            print(exc.message, file=sys.stderr)
+            return 2
+        _emit(state)
+        if args.once:
+            return 0
+        while True:
+            # A timeout keeps the main thread responsive to signals.
+            action = sub.get(timeout=0.5)
+            if action is not None:
+                _emit(action)
+            elif sub.closed:
+                return 0
+    except _Terminated:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        channel.stop()
