@@ -90,6 +90,12 @@ def one_of(values: tuple[str, ...]) -> str:
     return ", ".join(values[:-1]) + f", or {values[-1]}"
 
 
+def _end_line(text: str) -> str:
+    # A body is written with a final newline; holding it the same way in memory keeps
+    # a record equal to itself after a write and a read.
+    return text + "\n" if text and not text.endswith("\n") else text
+
+
 class RecordInvalid(ValueError):
     """A frontmatter mapping that is not a valid record; `reason` says why, in one line."""
 
@@ -195,6 +201,11 @@ class TaskRecord(_Frozen):
     extra: dict[str, Any] = Field(default_factory=dict)
     """Keys a person added by hand that planwatch does not know; written back as they were."""
 
+    @field_validator("body")
+    @classmethod
+    def _body_ends_line(cls, value: str) -> str:
+        return _end_line(value)
+
     @field_validator("blocked_by")
     @classmethod
     def _task_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -228,6 +239,11 @@ class PlanRecord(_Frozen):
     goal: str = ""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Keys a person added by hand that planwatch does not know; written back as they were."""
+
+    @field_validator("goal")
+    @classmethod
+    def _goal_ends_line(cls, value: str) -> str:
+        return _end_line(value)
 
     def stamps(self) -> dict[str, Stamp]:
         return {name: s for name in PLAN_STAMPS if (s := getattr(self, name)) is not None}

@@ -1,0 +1,155 @@
+"""SPEC §4 Tools: each of the ten tools, its effect on the files, and its answer lines."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from core.settings import Settings
+from core.store.identity import Caller
+from core.store.records import Store
+from core.store.tools import TOOL_NAMES, TOOLS, ToolRefused, run_tool
+
+T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def tick(self, minutes: int = 1) -> None:
+        self.now += timedelta(minutes=minutes)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(tmp_path / "store")
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+def call(store: Store, clock: Clock, name: str, settings: Settings | None = None, caller: Caller | None = None, **args: object) -> list[str]:
+    return run_tool(name, store, settings or Settings(), caller or Caller(by="dana", session="sess-1"), args, now=clock).lines
+
+
+def test_there_are_exactly_the_ten_tools() -> None:
+    assert TOOL_NAMES == (
+        "plan_create", "plan_set", "plan_show", "plan_list", "task_add", "task_set",
+        "task_list", "plan_approve", "task_approve", "task_review",
+    )  # fmt: skip
+    assert set(TOOLS) == set(TOOL_NAMES)
+    for spec in TOOLS.values():  # every input has a JSON schema an MCP client can read
+        assert spec.input_model.model_json_schema()["additionalProperties"] is False
+
+
+def test_plan_create_writes_a_draft_plan_and_answers_its_line(store: Store, clock: Clock) -> None:
+    lines = call(store, clock, "plan_create", title="Move the API", scope={"kind": "folder", "folder": "/srv/api"},
+                 goal="All endpoints on the new tables.", refs=["https://wiki.example/api"])
+    assert lines == ["p1 draft Move the API"]
+    plan = store.read_plan("p1")
+    assert plan is not None
+    assert plan.scope is not None and plan.scope.label() == "folder:/srv/api"
+    assert plan.goal == "All endpoints on the new tables.\n"
+    assert plan.refs == ("https://wiki.example/api",)
+    assert (store.root / "plans" / "p1.md").read_text().endswith("---\nAll endpoints on the new tables.\n")
+
+
+def test_plan_set_changes_fields_and_null_removes_one(store: Store, clock: Clock) -> None:
+    call(store, clock, "plan_create", title="Plan", scope={"kind": "bot", "bot": "reviewer"})
+    assert call(store, clock, "plan_set", id="p1", title="Renamed", status="active", goal="New goal") == ["p1 active Renamed"]
+    call(store, clock, "plan_set", id="p1", scope=None)
+    plan = store.read_plan("p1")
+    assert plan is not None and plan.scope is None and plan.goal == "New goal\n" and plan.title == "Renamed"
+
+
+def test_plan_show_answers_the_plan_then_its_tasks(store: Store, clock: Clock) -> None:
+    call(store, clock, "plan_create", title="Ship v1")
+    call(store, clock, "plan_create", title="Other")
+    call(store, clock, "task_add", title="First", plan="p1", priority="high")
+    call(store, clock, "task_add", title="Elsewhere", plan="p2")
+    call(store, clock, "task_add", title="Second", plan="p1")
+    assert call(store, clock, "plan_show", id="p1") == ["p1 draft Ship v1", "t1 todo high First", "t3 todo medium Second"]
+
+
+def test_plan_list_filters_by_status_and_scope(store: Store, clock: Clock) -> None:
+    call(store, clock, "plan_create", title="A", scope={"kind": "folder", "folder": "/srv/a"})
+    call(store, clock, "plan_create", title="B", scope={"kind": "folder", "folder": "/srv/b"}, status="active")
+    call(store, clock, "plan_create", title="C", scope={"kind": "session", "session": "s-9"})
+    call(store, clock, "plan_create", title="D")
+    assert call(store, clock, "plan_list") == ["p1 draft A", "p2 active B", "p3 draft C", "p4 draft D"]
+    assert call(store, clock, "plan_list", status="active") == ["p2 active B"]
+    assert call(store, clock, "plan_list", scope={"kind": "folder"}) == ["p1 draft A", "p2 active B"]
+    assert call(store, clock, "plan_list", scope={"kind": "folder", "folder": "/srv/b"}) == ["p2 active B"]
+    assert call(store, clock, "plan_list", status="done") == []
+
+
+def test_task_add_takes_every_field(store: Store, clock: Clock) -> None:
+    call(store, clock, "plan_create", title="Plan")
+    call(store, clock, "task_add", title="Blocker")
+    lines = call(store, clock, "task_add", title="Everything", status="blocked", priority="low", labels=["db", "api"],
+                 topic="schema", plan="p1", bot="claude", folder="/srv/api", session="s-1", blockedBy=["t1"],
+                 active="Doing everything", note="a note", refs=["r1"], source={"tool": "TaskCreate", "id": "4"},
+                 body="The body.\n")
+    assert lines == ["t2 blocked low Everything"]
+    rec = store.read_task("t2")
+    assert rec is not None
+    assert (rec.labels, rec.topic, rec.plan, rec.bot, rec.folder, rec.session) == (("db", "api"), "schema", "p1", "claude", "/srv/api", "s-1")
+    assert (rec.blocked_by, rec.active, rec.note, rec.refs, rec.body) == (("t1",), "Doing everything", "a note", ("r1",), "The body.\n")
+    assert rec.source is not None and (rec.source.tool, rec.source.id) == ("TaskCreate", "4")
+
+
+def test_task_set_changes_only_the_named_fields_and_null_removes(store: Store, clock: Clock) -> None:
+    call(store, clock, "task_add", title="Task", labels=["a"], note="n", priority="high")
+    assert call(store, clock, "task_set", id="t1", title="Retitled", note=None, labels=["b", "c"]) == ["t1 todo high Retitled"]
+    rec = store.read_task("t1")
+    assert rec is not None and rec.note is None and rec.labels == ("b", "c") and rec.priority == "high"
+    call(store, clock, "task_set", id="t1", priority=None)
+    rec = store.read_task("t1")
+    assert rec is not None and rec.priority == "medium"
+
+
+def test_a_task_moving_between_plans(store: Store, clock: Clock) -> None:
+    call(store, clock, "plan_create", title="One")
+    call(store, clock, "plan_create", title="Two")
+    call(store, clock, "task_add", title="Mover", plan="p1")
+    call(store, clock, "task_set", id="t1", plan="p2")
+    assert call(store, clock, "plan_show", id="p1") == ["p1 draft One"]
+    assert call(store, clock, "plan_show", id="p2") == ["p2 draft Two", "t1 todo medium Mover"]
+
+
+def test_titles_are_printed_safe_and_short(store: Store, clock: Clock) -> None:
+    """Hand-edited records are untrusted: escapes never reach the terminal."""
+    store.tasks_dir.mkdir(parents=True)
+    (store.tasks_dir / "t1.md").write_text('---\nid: t1\ntitle: "\\e[31mred\\e[0m ok"\nstatus: todo\n---\n')
+    (store.tasks_dir / "t2.md").write_text("---\nid: t2\ntitle: " + "long " * 40 + "\nstatus: todo\n---\n")
+    lines = call(store, clock, "task_list")
+    assert lines[0] == "t1 todo medium \\x1b[31mred\\x1b[0m ok"
+    assert "\x1b" not in "".join(lines)
+    assert lines[1].endswith("…") and len(lines[1]) <= len("t2 todo medium ") + 80
+
+
+def test_task_review_of_a_plan_stamps_the_plan(store: Store, clock: Clock) -> None:
+    call(store, clock, "plan_create", title="Plan")
+    assert call(store, clock, "task_review", id="p1", verdict="approved") == ["p1 draft Plan"]
+    plan = store.read_plan("p1")
+    assert plan is not None and plan.reviewed is not None and plan.reviewed.verdict == "approved"
+
+
+def test_tools_acting_on_the_demo_store(copy_fixture: object, clock: Clock) -> None:
+    root = copy_fixture("store/demo")  # type: ignore[operator]
+    store = Store(root)
+    snap = store.load()
+    assert snap.problems == []
+    assert len(snap.plans) >= 3 and len(snap.tasks) >= 8
+    with pytest.raises(ToolRefused):
+        call(store, clock, "task_set", id="t999", status="done")
