@@ -1,0 +1,151 @@
+"""SPEC §3 Privacy and §5: the opt-in mirror of agents' lists into the store."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from conftest import IsolatedEnv
+from core.mirror import Mirror
+from core.model import AgentPlan, PlanGroup, PlanItem, Session
+from core.settings import Settings
+from core.store.identity import Caller
+from core.store.records import Store
+from core.store.schema import Source
+from core.store.tools import run_tool
+
+SESSION_ID = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
+SECRET_STEPS = ("Rotate the zebra-quartz credentials", "Migrate the ledger of Mount Obscura")
+
+ON = Settings(keepPlansInStore=True, owner="dana")
+OFF = Settings()
+
+
+@pytest.fixture
+def session(tmp_path: Path, frozen_now: datetime) -> Session:
+    return Session(
+        id=SESSION_ID,
+        harness="claude",
+        path=tmp_path / f"{SESSION_ID}.jsonl",
+        title="Fix the ledger import",
+        updated=frozen_now,
+    )
+
+
+def todos(*items: tuple[str, str], source: str = "claude_todos") -> AgentPlan:
+    return AgentPlan(groups=(PlanGroup(source=source, items=tuple(PlanItem(text=t, status=s) for t, s in items)),))  # type: ignore[arg-type]
+
+
+def tasks_plan(*items: tuple[str, str, str]) -> AgentPlan:
+    return AgentPlan(
+        groups=(
+            PlanGroup(
+                source="claude_tasks",
+                items=tuple(PlanItem(text=t, status=s, task_id=i) for i, t, s in items),  # type: ignore[arg-type]
+            ),
+        )
+    )
+
+
+def rows(store: Store) -> list[tuple[str, str, str]]:
+    return [(t.id, t.title, t.status) for t in store.load().tasks_sorted()]
+
+
+def every_file_text(root: Path) -> str:
+    return "".join(p.read_text(errors="replace") for p in root.rglob("*") if p.is_file())
+
+
+def test_with_the_setting_off_no_plan_text_reaches_disk(
+    isolated_env: IsolatedEnv, session: Session
+) -> None:
+    mirror = Mirror(isolated_env.store, OFF)
+    for plan in (
+        todos((SECRET_STEPS[0], "pending"), (SECRET_STEPS[1], "in_progress")),
+        todos((SECRET_STEPS[0], "completed"), (SECRET_STEPS[1], "completed")),
+        tasks_plan(("1", SECRET_STEPS[0], "in_progress")),
+    ):
+        assert mirror.update(session, plan) is None
+    assert not isolated_env.store.exists()
+    # Nowhere planwatch writes holds the text either (data, state, config, store).
+    written = every_file_text(isolated_env.root)
+    assert SECRET_STEPS[0] not in written and SECRET_STEPS[1] not in written
+
+
+def test_with_the_setting_on_the_main_plan_becomes_the_session_plan(tmp_path: Path, session: Session) -> None:
+    store = Store(tmp_path / "store")
+    mirror = Mirror(store, ON)
+    plan = AgentPlan(
+        groups=(
+            PlanGroup(source="codex", items=(PlanItem(text="Read the schema", status="completed"), PlanItem(text="Write the migration", status="in_progress"))),
+            PlanGroup(key="agent-a1", source="claude_todos", items=(PlanItem(text="Subagent step"),)),
+        )
+    )
+    result = mirror.update(session, plan)
+    assert result is not None and result.added == ["t1", "t2"]
+    snap = store.load()
+    [record] = snap.plans.values()
+    assert record.title == "Fix the ledger import"
+    assert rows(store) == [("t1", "Read the schema", "done"), ("t2", "Write the migration", "doing")]
+    assert {t.source for t in snap.tasks.values()} == {Source(tool="update_plan")}
+    # Stamps name the person who runs the app, in the session.
+    created = snap.tasks["t1"].created
+    assert created is not None and (created.by, created.in_) == ("dana", SESSION_ID)
+
+
+def test_an_unchanged_plan_is_not_written_again(tmp_path: Path, session: Session) -> None:
+    store = Store(tmp_path / "store")
+    mirror = Mirror(store, ON)
+    plan = todos(("Add parser", "in_progress"), ("Write tests", "pending"))
+    mirror.update(session, plan)
+    # A person blocks a mirrored task; the agent's list has not changed since.
+    run_tool("task_set", store, ON, Caller(by="dana"), {"id": "t2", "status": "blocked"})
+    assert mirror.update(session, plan) is None
+    assert rows(store) == [("t1", "Add parser", "doing"), ("t2", "Write tests", "blocked")]
+    # The agent moves on: its list wins again.
+    mirror.update(session, todos(("Add parser", "completed"), ("Write tests", "in_progress")))
+    assert rows(store) == [("t1", "Add parser", "done"), ("t2", "Write tests", "doing")]
+
+
+def test_claude_tasks_are_mirrored_as_single_changes_by_task_id(tmp_path: Path, session: Session) -> None:
+    store = Store(tmp_path / "store")
+    mirror = Mirror(store, ON)
+    mirror.update(session, tasks_plan(("1", "Set up schema", "pending"), ("2", "Write API", "pending")))
+    mirror.update(session, tasks_plan(("1", "Set up schema", "in_progress"), ("2", "Write API", "pending")))
+    # A subject edit keeps the task (found by source.id), it is not a new one.
+    mirror.update(session, tasks_plan(("1", "Set up the schema", "completed"), ("2", "Write API", "pending")))
+    # Task 2 deleted by the agent: dropped, not removed.
+    mirror.update(session, tasks_plan(("1", "Set up the schema", "completed")))
+    assert rows(store) == [("t1", "Set up the schema", "done"), ("t2", "Write API", "dropped")]
+    assert [t.source for t in store.load().tasks_sorted()] == [
+        Source(tool="TaskCreate", id="1"),
+        Source(tool="TaskCreate", id="2"),
+    ]
+
+
+def test_turning_the_setting_on_later_writes_the_current_plan(tmp_path: Path, session: Session) -> None:
+    store = Store(tmp_path / "store")
+    current = {"settings": OFF}
+    mirror = Mirror(store, lambda: current["settings"])
+    plan = todos(("Add parser", "in_progress"))
+    mirror.update(session, plan)
+    assert not store.root.exists()
+    current["settings"] = ON
+    mirror.update(session, plan)
+    assert rows(store) == [("t1", "Add parser", "doing")]
+
+
+def test_a_session_without_a_plan_writes_nothing(tmp_path: Path, session: Session) -> None:
+    store = Store(tmp_path / "store")
+    mirror = Mirror(store, ON)
+    assert mirror.update(session, AgentPlan()) is None
+    assert not store.root.exists()
+
+
+def test_a_todowrite_list_after_tasks_drops_the_tasks_it_no_longer_holds(tmp_path: Path, session: Session) -> None:
+    store = Store(tmp_path / "store")
+    mirror = Mirror(store, ON)
+    mirror.update(session, tasks_plan(("1", "Set up schema", "in_progress")))
+    mirror.update(session, todos(("Write docs", "pending")))
+    assert rows(store) == [("t1", "Set up schema", "dropped"), ("t2", "Write docs", "todo")]
