@@ -1,0 +1,132 @@
+"""SPEC §4 Approval: requireApproval, the user directory's task:approve grant, and
+every tool acting as always without a directory."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from core.settings import Settings, UserDirectory, UserEntry
+from core.store import grants
+from core.store.identity import Caller, caller_from_env
+from core.store.records import Store
+from core.store.tools import ToolRefused, run_tool
+
+
+def token(secret: str) -> str:
+    return "sha256:" + hashlib.sha256(secret.encode()).hexdigest()
+
+
+DIRECTORY = UserDirectory(
+    roles={"release": ["task:approve"], "member": ["task:write"]},
+    users={
+        "lena": UserEntry(token=token("lena-secret"), roles=["lead"]),
+        "max": UserEntry(token=token("max-secret"), roles=["member"]),
+        "rita": UserEntry(token=token("rita-secret"), roles=["release"]),
+        "vic": UserEntry(token=token("vic-secret"), roles=["viewer"]),
+    },
+)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    store = Store(tmp_path / "store")
+    run_tool("plan_create", store, Settings(), Caller(by="dana"), {"title": "Plan"})
+    run_tool("task_add", store, Settings(), Caller(by="dana"), {"title": "Task", "plan": "p1"})
+    return store
+
+
+def caller(settings: Settings, secret: str | None) -> Caller:
+    env = {"PLANWATCH_TOKEN": secret} if secret else {}
+    return caller_from_env(settings, env)
+
+
+def test_require_approval_refuses_doing_until_approved(store: Store) -> None:
+    settings = Settings(requireApproval=True)
+    dana = Caller(by="dana")
+    with pytest.raises(ToolRefused) as refused:
+        run_tool("task_set", store, settings, dana, {"id": "t1", "status": "doing"})
+    assert refused.value.message == (
+        "Invalid task_set input: status doing needs t1 approved first (requireApproval is on; see task_approve)."
+    )
+    task = store.read_task("t1")
+    assert task is not None and task.status == "todo" and task.started is None
+    # Other moves are fine without approval.
+    assert run_tool("task_set", store, settings, dana, {"id": "t1", "status": "blocked"}).lines == ["t1 blocked medium Task"]
+    run_tool("task_approve", store, settings, dana, {"id": "t1"})
+    assert run_tool("task_set", store, settings, dana, {"id": "t1", "status": "doing"}).lines == ["t1 doing medium Task"]
+
+
+def test_require_approval_refuses_adding_a_task_as_doing(store: Store) -> None:
+    with pytest.raises(ToolRefused, match="status doing needs t2 approved first"):
+        run_tool("task_add", store, Settings(requireApproval=True), Caller(by="dana"), {"title": "Eager", "status": "doing"})
+    assert store.read_task("t2") is None
+
+
+def test_without_require_approval_doing_needs_nothing(store: Store) -> None:
+    assert run_tool("task_set", store, Settings(), Caller(by="dana"), {"id": "t1", "status": "doing"}).lines == ["t1 doing medium Task"]
+
+
+def test_without_a_user_directory_anyone_approves(store: Store) -> None:
+    settings = Settings()
+    anyone = caller(settings, None)
+    assert run_tool("task_approve", store, settings, anyone, {"id": "t1"}).lines == ["t1 todo medium Task"]
+    assert run_tool("plan_approve", store, settings, anyone, {"id": "p1"}).lines == ["p1 draft Plan"]
+
+
+@pytest.mark.parametrize(("secret", "allowed"), [
+    ("lena-secret", True),   # built-in lead
+    ("rita-secret", True),   # configured role granting task:approve
+    ("max-secret", False),   # member: no task:approve, even with extra grants configured
+    ("vic-secret", False),   # viewer
+    ("wrong-secret", False),  # a token nobody holds
+    (None, False),           # a call nobody sent holds no grant
+])  # fmt: skip
+def test_under_a_directory_approving_needs_the_task_approve_grant(store: Store, secret: str | None, allowed: bool) -> None:
+    settings = Settings(users=DIRECTORY)
+    who = caller(settings, secret)
+    for tool, record_id in (("task_approve", "t1"), ("plan_approve", "p1")):
+        if allowed:
+            run_tool(tool, store, settings, who, {"id": record_id})
+        else:
+            with pytest.raises(ToolRefused) as refused:
+                run_tool(tool, store, settings, who, {"id": record_id})
+            assert refused.value.message.startswith(f"Refused {tool}: approving needs the task:approve grant")
+    task, plan = store.read_task("t1"), store.read_plan("p1")
+    assert task is not None and plan is not None
+    if allowed:
+        assert task.approved is not None and task.approved.by == who.by == who.user
+        assert plan.approved is not None and plan.approved.by == who.user
+    else:
+        assert task.approved is None and plan.approved is None
+
+
+def test_under_a_directory_review_needs_no_grant(store: Store) -> None:
+    settings = Settings(users=DIRECTORY, owner="host-owner")
+    nobody = caller(settings, None)
+    assert run_tool("task_review", store, settings, nobody, {"id": "t1", "verdict": "approved"}).lines == ["t1 todo medium Task"]
+    task = store.read_task("t1")
+    assert task is not None and task.reviewed is not None and task.reviewed.by == "host-owner"
+
+
+def test_under_a_directory_other_tools_act_as_always(store: Store) -> None:
+    settings = Settings(users=DIRECTORY)
+    nobody = caller(settings, None)
+    run_tool("task_add", store, settings, nobody, {"title": "Second"})
+    run_tool("task_set", store, settings, nobody, {"id": "t2", "status": "done"})
+    assert run_tool("task_list", store, settings, nobody, {}).lines == ["t1 todo medium Task", "t2 done medium Second"]
+
+
+def test_every_built_in_role_holds_session_read() -> None:
+    settings = Settings(users=DIRECTORY)
+    roles = grants.role_grants(settings)
+    for role in grants.BUILTIN_ROLES:
+        assert grants.SESSION_READ in roles[role]
+    assert roles["member"] == {"session:read", "task:write"}  # configured grants merge in
+    for user in ("lena", "max", "rita", "vic"):
+        held = grants.holds(settings, Caller(by=user, user=user), grants.SESSION_READ)
+        assert held == (user != "rita")  # rita's only role is the configured "release"
+    assert not grants.holds(settings, Caller(by="x"), grants.SESSION_READ)
+    assert grants.holds(Settings(), Caller(by="x"), grants.SESSION_READ)  # no directory

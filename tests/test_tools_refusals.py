@@ -1,0 +1,126 @@
+"""SPEC §4: a refused input is worded `Invalid <tool> input: <field> must …` — one scheme
+for every field of every tool — and a refusal changes nothing on disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.settings import Settings
+from core.store.identity import Caller
+from core.store.records import Store
+from core.store.tools import ToolRefused, run_tool
+
+TASK_STATUS = "status must be todo, doing, blocked, review, done, or dropped."
+PLAN_STATUS = "status must be draft, active, done, or dropped."
+SCOPE = "scope must be {kind: folder|bot|session, <kind>: value}, e.g. {kind: folder, folder: /srv/work}."
+
+CASES: list[tuple[str, dict[str, object], str]] = [
+    # plan_create
+    ("plan_create", {}, "title is required."),
+    ("plan_create", {"title": "   "}, "title must not be empty."),
+    ("plan_create", {"title": "a\nb"}, "title must be one line."),
+    ("plan_create", {"title": 7}, "title must be text."),
+    ("plan_create", {"title": "x" * 501}, "title must be at most 500 characters."),
+    ("plan_create", {"title": "P", "status": "todo"}, PLAN_STATUS),
+    ("plan_create", {"title": "P", "scope": {"kind": "repo", "repo": "x"}}, "scope kind must be folder, bot, or session."),
+    ("plan_create", {"title": "P", "scope": {"kind": "folder"}}, SCOPE),
+    ("plan_create", {"title": "P", "scope": {"kind": "folder", "bot": "b"}}, SCOPE),
+    ("plan_create", {"title": "P", "scope": "folder:/srv"}, "scope must be a mapping."),
+    ("plan_create", {"title": "P", "refs": "https://x"}, "refs must be a list."),
+    ("plan_create", {"title": "P", "id": "p9"}, "id is minted by the store, never taken as input."),
+    ("plan_create", {"title": "P", "owner": "x"}, "owner is not a known field."),
+    # plan_set
+    ("plan_set", {"title": "No id"}, "id is required."),
+    ("plan_set", {"id": "t1"}, "id must be a plan id like p1."),
+    ("plan_set", {"id": "p9", "title": "x"}, "id must match the id of a known plan (see plan_list)."),
+    ("plan_set", {"id": "p1", "status": "doing"}, PLAN_STATUS),
+    ("plan_set", {"id": "p1", "title": None}, "title cannot be removed."),
+    ("plan_set", {"id": "p1", "status": None}, "status cannot be removed."),
+    ("plan_set", {"id": "p1", "approved": {"by": "x"}}, "approved is a stamp, written only by the host, never taken as input."),
+    # plan_show / plan_list / plan_approve
+    ("plan_show", {"id": "p9"}, "id must match the id of a known plan (see plan_list)."),
+    ("plan_show", {}, "id is required."),
+    ("plan_list", {"status": "open"}, PLAN_STATUS),
+    ("plan_list", {"scope": {"kind": "team"}}, "scope kind must be folder, bot, or session."),
+    ("plan_approve", {"id": "p9"}, "id must match the id of a known plan (see plan_list)."),
+    ("plan_approve", {"id": "t1"}, "id must be a plan id like p1."),
+    # task_add
+    ("task_add", {}, "title is required."),
+    ("task_add", {"title": ""}, "title must not be empty."),
+    ("task_add", {"title": "T", "status": "finished"}, TASK_STATUS),
+    ("task_add", {"title": "T", "priority": "urgent"}, "priority must be high, medium, or low."),
+    ("task_add", {"title": "T", "plan": "p9"}, "plan must match the id of a known plan (see plan_list)."),
+    ("task_add", {"title": "T", "plan": "t1"}, "plan must be a plan id like p1."),
+    ("task_add", {"title": "T", "blockedBy": ["t9"]}, "blockedBy must name known tasks (see task_list); t9 is not one."),
+    ("task_add", {"title": "T", "blockedBy": ["schema"]}, "blockedBy must hold task ids like t1."),
+    ("task_add", {"title": "T", "blockedBy": "t1"}, "blockedBy must be a list."),
+    ("task_add", {"title": "T", "labels": [""]}, "labels must not be empty."),
+    ("task_add", {"title": "T", "active": True}, "active must be text."),
+    ("task_add", {"title": "T", "source": {"id": "3"}}, "source tool is required."),
+    ("task_add", {"title": "T", "source": {"tool": "TodoWrite", "line": 3}}, "source line is not a known field."),
+    ("task_add", {"title": "T", "id": "t5"}, "id is minted by the store, never taken as input."),
+    ("task_add", {"title": "T", "created": {"by": "x"}}, "created is a stamp, written only by the host, never taken as input."),
+    # task_set
+    ("task_set", {"status": "done"}, "id is required."),
+    ("task_set", {"id": "t9", "status": "done"}, "id must match the id of a known task (see task_list)."),
+    ("task_set", {"id": "7", "status": "done"}, "id must be a task id like t1."),
+    ("task_set", {"id": "t1", "status": "started"}, TASK_STATUS),
+    ("task_set", {"id": "t1", "title": None}, "title cannot be removed."),
+    ("task_set", {"id": "t1", "blockedBy": ["t1"]}, "blockedBy must not name the task itself."),
+    ("task_set", {"id": "t1", "plan": "p9"}, "plan must match the id of a known plan (see plan_list)."),
+    ("task_set", {"id": "t1", "finished": {"by": "x"}}, "finished is a stamp, written only by the host, never taken as input."),
+    # task_list
+    ("task_list", {"status": "open"}, TASK_STATUS),
+    ("task_list", {"status": ["todo", "open"]}, TASK_STATUS),
+    ("task_list", {"ready": "maybe"}, "ready must be true or false."),
+    ("task_list", {"approved": "perhaps"}, "approved must be true or false."),
+    ("task_list", {"since": "last week"}, "since must be a date and time."),
+    ("task_list", {"plan": "plan-1"}, "plan must be a plan id like p1."),
+    # task_approve / task_review
+    ("task_approve", {"id": "t9"}, "id must match the id of a known task (see task_list)."),
+    ("task_approve", {}, "id is required."),
+    ("task_review", {"id": "t9"}, "id must match the id of a known task (see task_list)."),
+    ("task_review", {"id": "p9"}, "id must match the id of a known plan (see plan_list)."),
+    ("task_review", {"id": "t1", "verdict": "lgtm"}, "verdict must be approved or changes."),
+    ("task_review", {"id": "x1"}, "id must be a task id like t1."),
+]
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    store = Store(tmp_path / "store")
+    caller = Caller(by="dana")
+    run_tool("plan_create", store, Settings(), caller, {"title": "Plan"})
+    run_tool("task_add", store, Settings(), caller, {"title": "Task", "plan": "p1"})
+    return store
+
+
+def snapshot_files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.md"))}
+
+
+@pytest.mark.parametrize(("tool", "args", "reason"), CASES, ids=[f"{t}-{r[:40]}" for t, _, r in CASES])
+def test_refusal_wording_and_nothing_changes(store: Store, tool: str, args: dict[str, object], reason: str) -> None:
+    before = snapshot_files(store.root)
+    with pytest.raises(ToolRefused) as refused:
+        run_tool(tool, store, Settings(), Caller(by="dana"), args)
+    assert refused.value.message == f"Invalid {tool} input: {reason}"
+    assert snapshot_files(store.root) == before
+
+
+def test_every_tool_has_refusal_cases() -> None:
+    from core.store.tools import TOOL_NAMES
+
+    assert {tool for tool, _, _ in CASES} == set(TOOL_NAMES)
+
+
+def test_input_that_is_not_a_mapping_is_refused(store: Store) -> None:
+    with pytest.raises(ToolRefused, match=r"^Invalid task_add input: input must be a mapping of fields\.$"):
+        run_tool("task_add", store, Settings(), Caller(by="dana"), ["title"])  # type: ignore[arg-type]
+
+
+def test_an_unknown_tool_is_refused(store: Store) -> None:
+    with pytest.raises(ToolRefused, match="Unknown tool task_delete"):
+        run_tool("task_delete", store, Settings(), Caller(by="dana"), {})
