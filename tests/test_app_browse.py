@@ -56,3 +56,186 @@ async def test_checklist_shows_agent_plan_and_my_items(sessions, isolated_env) -
         assert rows[2] == "[▸] Working on Wire the CSS"
         assert rows[3] == "[ ] Write tests"
         assert rows[4] == "My items"
+
+
+async def test_typing_slash_filters_the_sessions(sessions, isolated_env) -> None:
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.press("slash", "r", "e", "f", "a")
+        await pilot.pause()
+        session_list = app.screen.query_one("#sessions", SessionList)
+        rows = option_texts(session_list)
+        assert len(rows) == 1 and "Refactor the API" in rows[0]
+        # The checklist follows the one session left.
+        assert "[x] Read the handlers" in option_texts(app.screen.query_one("#checklist", ChecklistView))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(option_texts(session_list)) == 2
+
+
+async def test_j_k_and_arrows_move_between_sessions(sessions, isolated_env) -> None:
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.selected_id == sessions[1].session_id
+        await pilot.press("j")
+        assert screen.selected_id == sessions[0].session_id
+        await pilot.press("k")
+        assert screen.selected_id == sessions[1].session_id
+        await pilot.press("down")
+        assert screen.selected_id == sessions[0].session_id
+        await pilot.press("up")
+        assert screen.selected_id == sessions[1].session_id
+        # tab moves into the checklist, where j/k move between items, skipping headers.
+        await pilot.press("tab")
+        checklist = screen.query_one("#checklist", ChecklistView)
+        assert checklist.has_focus
+        assert checklist.current_agent_row().text == "Add the theme switch"
+        await pilot.press("j")
+        assert checklist.current_agent_row().text == "Wire the CSS"
+        await pilot.press("k")
+        assert checklist.current_agent_row().text == "Add the theme switch"
+
+
+async def test_enter_opens_details_with_source_folder_branch_and_file(sessions, isolated_env) -> None:
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.press("tab", "enter")
+        await pilot.pause()
+        panel = app.screen.query_one("#details")
+        assert panel.has_class("-open") and panel.display
+        body = str(app.screen.query_one("#details-body").render())
+        assert "Source: Claude Code todos" in body
+        assert "Working on Wire the CSS" in body  # the step in progress, by its active form
+        assert "Folder: /home/dev/web" in body
+        assert "Branch: main" in body
+        assert f"File: {sessions[1].path}" in body
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not panel.has_class("-open")
+
+
+async def test_pill_hover_card_shows_source_steps_and_overrides(sessions, isolated_env) -> None:
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.press("tab", "j", "j", "space")
+        await pilot.pause()
+        card = app.screen.query_one("#pill").tooltip
+        assert "Source: Claude Code todos" in card.plain
+        assert "Working on Wire the CSS" in card.plain
+        assert "ticked by you: Write tests" in card.plain
+
+
+async def test_hostile_text_renders_literally(isolated_env) -> None:
+    hostile = ClaudeTranscript(isolated_env.claude, "/home/dev/x")
+    hostile.custom_title("[bold red]Title[/] \x1b[31mred\x1b[0m").todo_write(
+        [("[link=https://evil.example]click[/link] me", "pending"), ("\x1b]0;pwned\x07 step", "pending")]
+    )
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.pause()
+        rows = option_texts(app.screen.query_one("#checklist", ChecklistView))
+        assert "[ ] [link=https://evil.example]click[/link] me" in rows
+        assert "[ ] \\x1b]0;pwned\\x07 step" in rows
+        title = option_texts(app.screen.query_one("#sessions", SessionList))[0]
+        assert "[bold red]Title[/] \\x1" in title
+        head = app.screen.query_one("#session-title").render()
+        assert head.plain.startswith("[bold red]Title[/] \\x1b[31mred\\x1b[0m")
+        assert [span.end - span.start for span in head.spans] == [len(head.plain)]  # one bold span, no red
+        assert all("\x1b" not in row for row in rows)
+
+
+async def test_no_transcripts_says_where_it_looked_and_what_to_do(isolated_env) -> None:
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.pause()
+        empty = app.screen.query_one("#sessions-empty")
+        assert empty.display
+        text = str(empty.render())
+        assert "No agent transcripts found" in text
+        assert str(isolated_env.claude / "projects") in text
+        assert "--root DIR" in text and "Settings" in text
+
+
+async def test_reading_turned_off_says_so_and_shows_no_plan(sessions, isolated_env) -> None:
+    isolated_env.config.write_text("readAgentPlans: false\n")
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.pause()
+        rows = option_texts(app.screen.query_one("#checklist", ChecklistView))
+        assert rows[:2] == ["Agent plan", "Reading agents' plans is off. Turn it on in Settings (press ,) → Privacy."]
+        assert not any("theme switch" in row for row in rows)
+        # Sessions are still listed; their agent counts are not read.
+        assert len(option_texts(app.screen.query_one("#sessions", SessionList))) == 2
+
+
+async def test_broken_store_record_is_named_in_the_status_line(sessions, isolated_env) -> None:
+    tasks = isolated_env.store / "tasks"
+    tasks.mkdir(parents=True)
+    (tasks / "t1.md").write_text("---\nid: t1\ntitle: fine\nstatus: todo\n---\n")
+    (tasks / "t2.md").write_text("---\nid: t2\ntitle: broken\nstatus: someday\n---\n")
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: bool(app.store_view.problems), what="the store read")
+        await pilot.pause()
+        line = str(app.screen.query_one("#status-line").render())
+        assert "1 broken store record" in line and "t2.md" in line
+
+
+async def test_t_comma_and_question_mark_open_their_screens_and_q_quits(sessions, isolated_env) -> None:
+    from tui.screens.help import HelpScreen
+    from tui.screens.settings import SettingsScreen
+
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("comma")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "StoreScreen"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.id == "browse"
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_clicking_a_session_row_selects_it(sessions, isolated_env) -> None:
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.pause()
+        await pilot.click("#sessions", offset=(10, 1))
+        await pilot.pause()
+        assert app.screen.selected_id == sessions[0].session_id
+        assert app.screen.query_one("#checklist").has_focus
+
+
+async def test_command_palette_lists_the_commands(sessions, isolated_env) -> None:
+    from tui.commands import COMMANDS, PlanwatchCommands
+
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        provider = PlanwatchCommands(app.screen)
+        titles = [hit.text for hit in [h async for h in provider.discover()]]
+        assert "Tick (space)" in titles and "Details (enter)" in titles
+        assert len(titles) == sum(c.palette for c in COMMANDS)

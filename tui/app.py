@@ -405,12 +405,9 @@ def read_store_view(store: Any) -> StoreView:
         # already shown above, not the person's own items.
         if task.session and task.source is None:
             by_session.setdefault(task.session, []).append(task)
-    try:
-        from core.store.views import open_counts
+    from core.store.views import open_counts
 
-        counts = open_counts(snapshot.tasks.values(), snapshot.plans.values())
-    except Exception:
-        counts = {}
+    counts = open_counts(snapshot)
     return StoreView(
         tasks_by_session=by_session,
         open_counts=counts,

@@ -68,7 +68,9 @@ def agent_part(checklist: Checklist, reading: bool = True) -> Text:
 
 def hover_card(checklist: Checklist, reading: bool = True) -> Text:
     """The pill's tooltip."""
-    return agent_part(checklist, reading).rstrip() or Text("")
+    card = agent_part(checklist, reading)
+    card.rstrip()  # in place: Text.rstrip returns None
+    return card
 
 
 def details_text(
