@@ -13,12 +13,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import Footer, Static
 
 
 @dataclass(frozen=True)
@@ -93,8 +94,22 @@ def app_commands() -> Sequence[Any]:
     return tuple(commands.COMMANDS)
 
 
+def screen_rows(screen: Any, known: Iterable[HelpRow]) -> list[HelpRow]:
+    """The keys a screen binds itself (the store view's `v`, settings' `ctrl+s`) that the
+    app's command list does not already hold, under the screen's `HELP_GROUP` name."""
+    group = getattr(screen, "HELP_GROUP", "")
+    if not group:
+        return []
+    seen = {(row.keys, row.description) for row in known}
+    rows = []
+    for row in help_rows(b for b in getattr(screen, "BINDINGS", ()) if isinstance(b, Binding)):
+        if (row.keys, row.description) not in seen:
+            rows.append(HelpRow(row.keys, row.description, row.detail, group))
+    return rows
+
+
 class HelpScreen(ModalScreen[None]):
-    """A table of every key; any of esc, q or ? closes it."""
+    """Every key of the app (and of the screen it was opened over); esc, q or ? closes it."""
 
     CSS_PATH = "help.tcss"
     BINDINGS = [
@@ -113,7 +128,8 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
             yield Static("Keys", id="help-title")
-            yield DataTable(id="help-table", cursor_type="row", zebra_stripes=True, show_cursor=False)
+            with VerticalScroll(id="help-scroll"):
+                yield Static(id="help-table")
             yield Static(
                 "Every command is also in the command palette (ctrl+p). The mouse works too.",
                 id="help-hint",
@@ -121,19 +137,29 @@ class HelpScreen(ModalScreen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
+        stack = self.app.screen_stack
+        below = stack[-2] if len(stack) > 1 and stack[-1] is self else None
+        if below is not None:
+            self._rows = screen_rows(below, self._rows) + self._rows
+        self.query_one("#help-table", Static).update(self.table())
+        self.query_one("#help-scroll").focus()
+
+    def table(self) -> Table:
+        """The rows as a Rich table; long descriptions wrap rather than being cut."""
+        table = Table(box=None, expand=True, show_edge=False, pad_edge=False, header_style="bold")
         grouped = any(row.group for row in self._rows)
         if grouped:
-            table.add_column("Where", key="group")
-        table.add_column("Key", key="key")
-        table.add_column("Does", key="does")
+            table.add_column("Where", no_wrap=True, style="dim")
+        table.add_column("Key", no_wrap=True, style="bold")
+        table.add_column("Does", ratio=1)
         for row in self._rows:
             # Text, not markup: a description like "[x] done" must show as written.
+            description = Text(row.description, style="bold")
+            if row.detail and row.detail != row.description:
+                description.append("  " + row.detail, style="")
             cells: list[Text] = [Text(row.group)] if grouped else []
-            description = row.description + (f" — {row.detail}" if row.detail and row.detail != row.description else "")
-            cells += [Text(row.keys, style="bold"), Text(description)]
-            table.add_row(*cells)
-        table.focus()
+            table.add_row(*cells, Text(row.keys), description)
+        return table
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)

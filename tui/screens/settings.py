@@ -80,6 +80,7 @@ class SettingsScreen(Screen[Settings | None]):
 
     CSS_PATH = "settings.tcss"
     TITLE = "Settings"
+    HELP_GROUP = "settings"
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", tooltip="Write the settings to the config file"),
         Binding("escape", "cancel", "Cancel", tooltip="Leave without saving"),
@@ -109,7 +110,7 @@ class SettingsScreen(Screen[Settings | None]):
         s = self.initial
         with VerticalScroll(id="settings-body"):
             yield Static("Settings", id="settings-title")
-            with Vertical(classes="section", id="privacy"):
+            with Vertical(classes="section", id="settings-privacy"):
                 yield Label("Privacy", classes="section-title")
                 yield from self._switch_row(
                     "read-agent-plans",
@@ -123,7 +124,7 @@ class SettingsScreen(Screen[Settings | None]):
                     "Keep agents' plans in the shared task list",
                     "On: each session's agent list is written to the store as its plan.",
                 )
-            with Vertical(classes="section", id="store"):
+            with Vertical(classes="section", id="settings-store"):
                 yield Label("Task store", classes="section-title")
                 yield from self._switch_row(
                     "require-approval",
@@ -140,7 +141,7 @@ class SettingsScreen(Screen[Settings | None]):
                         type="number",
                     )
                     yield Label("days", classes="field-unit")
-            with Vertical(classes="section", id="sessions"):
+            with Vertical(classes="section", id="settings-sessions"):
                 yield Label("Sessions", classes="section-title")
                 yield Label("Extra transcript folders, one per line", classes="field-label")
                 yield TextArea(

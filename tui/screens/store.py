@@ -115,6 +115,7 @@ class StoreScreen(Screen[None]):
 
     CSS_PATH = "store.tcss"
     TITLE = "Task store"
+    HELP_GROUP = "store view"
     BINDINGS = [
         Binding("a", "add_task", "Add", tooltip="Add a task (task_add)"),
         Binding("e", "edit_task", "Edit", tooltip="Edit the task under the cursor (task_set)"),
@@ -152,10 +153,11 @@ class StoreScreen(Screen[None]):
         *,
         caller: Caller | None = None,
         clock: Callable[[], datetime] | None = None,
-        watch: bool = True,
+        watch: bool | None = None,
     ) -> None:
         """Each argument defaults to the app's attribute of that name (`store_root`,
-        `settings`, `caller`, `clock`), else to what the command line would use."""
+        `settings`, `caller`, `clock`), else to what the command line would use. `watch`
+        defaults to the app's `options.follow` (off in snapshots), else on."""
         super().__init__()
         self._root_arg = store_root
         self._settings_arg = settings
@@ -180,6 +182,8 @@ class StoreScreen(Screen[None]):
         self.caller: Caller = caller if isinstance(caller, Caller) else caller_from_env(self.settings)
         clock = self._clock_arg or getattr(app, "clock", None)
         self.clock: Callable[[], datetime] | None = clock if callable(clock) else None
+        if self._watch is None:
+            self._watch = bool(getattr(getattr(app, "options", None), "follow", True))
 
     def compose(self) -> ComposeResult:
         yield Static("Task store", id="store-title")
