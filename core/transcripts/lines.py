@@ -413,62 +413,56 @@ def _read_plain(
 ) -> ReadOutcome:
     size = os.fstat(fd).st_size
 
-    def reread(offset: int, n: int) -> bytes:
-        return os.pread(fd, n, offset)
+    def scan(begin: int, test: Prefilter, limit: int | None = None) -> LineScan:
+        return LineScan(
+            _PreadStream(fd, begin), begin, test,
+            reread=lambda off, n: os.pread(fd, n, off), limit=limit, chunk=chunk, max_line=max_line,
+        )
 
-    def scan(begin: int, limit: int | None = None) -> LineScan:
-        return LineScan(_PreadStream(fd, begin), begin, prefilter, reread=reread, limit=limit, chunk=chunk, max_line=max_line)
+    def feed_from(begin: int) -> None:
+        rest = scan(begin, prefilter)
+        for _offset, line in rest:
+            feed(line)
+        outcome.offset = rest.offset
+        outcome.long_lines_skipped += rest.long_lines_skipped
 
     if size - start <= head + tail + chunk:
-        whole = scan(start)
-        for _offset, line in whole:
-            feed(line)
-        outcome.offset = whole.offset
-        outcome.long_lines_skipped = whole.long_lines_skipped
+        feed_from(start)
         return outcome
 
     head_end = start
     if head > 0:
-        head_scan = scan(start, limit=start + head)
+        head_scan = scan(start, prefilter, limit=start + head)
         for _offset, line in head_scan:
             feed(line)
         head_end = head_scan.offset
         outcome.long_lines_skipped += head_scan.long_lines_skipped
 
     tail_start = max(head_end, _next_line_start(fd, size - tail, size, chunk))
-    tail_spans: list[tuple[int, int]] = []
-    tail_full = False
-    tail_scan = scan(tail_start)
-    for offset, line in tail_scan:
-        tail_spans.append((offset, len(line)))
-        tail_full = tail_full or _is_full(reader, line)
-    outcome.offset = tail_scan.offset
-    outcome.long_lines_skipped += tail_scan.long_lines_skipped
-
-    back_spans: list[tuple[int, int]] = []
-    gap = tail_start > head_end
-    if gap:
-        outcome.skipped_middle = True
-        if not tail_full:
-            lower = max(head_end, tail_start - bound)
-            back_spans, found, lower_reached = _scan_backward(
-                fd, reader, Prefilter.backward(reader, prefilter), lower, lower == head_end,
-                tail_start, chunk, max_line, outcome,
-            )
-            outcome.backward_scanned = tail_start - lower_reached
-            outcome.found_full_list = found
-            gap = lower_reached > head_end
-            outcome.partial = not found and gap
-    if gap:
-        # Bytes between the head and what follows were never read: the replay marks
-        # plans not restated by a later full list as partial (PlanGroup.partial).
+    if tail_start <= head_end:
+        feed_from(head_end)
+        return outcome
+    outcome.skipped_middle = True
+    # Only full lists are looked for here, so the static planning-tool needles suffice;
+    # the replay itself reads forward with the reader's own `wants`, in order.
+    locate = Prefilter.backward(reader, prefilter)
+    tail_full = any(_is_full(reader, line) for _offset, line in scan(tail_start, locate))
+    replay_from = tail_start
+    if not tail_full:
+        lower = max(head_end, tail_start - bound)
+        found, covered = _scan_backward(fd, reader, locate, lower, lower == head_end, tail_start, chunk, max_line)
+        outcome.found_full_list = found is not None
+        replay_from = found if found is not None else covered
+        outcome.backward_scanned = tail_start - replay_from
+        outcome.partial = found is None and covered > head_end
+    if replay_from > head_end:
+        # Bytes between the head and the replay were never read: the replay marks plans
+        # not restated by a later full list as partial (PlanGroup.partial).
         try:
             reader.note_gap()
         except Exception:
             log.debug("note_gap failed for %s", reader.path, exc_info=True)
-    # Lines are kept as spans, not bytes, so memory stays bounded by one line at a time.
-    for offset, length in back_spans + tail_spans:
-        feed(_strip(os.pread(fd, length, offset)))
+    feed_from(replay_from)
     return outcome
 
 
@@ -513,48 +507,42 @@ def _line_start_before(fd: int, pos: int, floor: int, floor_is_line_start: bool,
 def _scan_backward(
     fd: int,
     reader: TranscriptReader,
-    prefilter: Prefilter,
+    locate: Prefilter,
     lower: int,
     lower_is_line_start: bool,
     upper: int,
     chunk: int,
     max_line: int,
-    outcome: ReadOutcome,
-) -> tuple[list[tuple[int, int]], bool, int]:
-    """Scan [lower, upper) backwards, chunk by chunk, for wanted lines.
+) -> tuple[int | None, int]:
+    """Scan [lower, upper) backwards, chunk by chunk, for the latest full list.
 
-    Returns the spans to replay in transcript order (from the latest full list when one
-    was found, else every wanted line), whether a full list stopped the scan, and the
-    lowest offset the scan covered.
+    Returns its offset (None when there is none within the bound) and the lowest line
+    start the scan covered, where a replay without a full list begins.
     """
-    blocks: list[list[tuple[int, int]]] = []  # newest block first
     b = upper  # always a line start
     while b > lower:
         a0 = max(lower, b - chunk)
         data = os.pread(fd, b - a0, a0)
         if a0 == lower and lower_is_line_start:
             a: int | None = a0
-            found_lines = list(wanted_lines(data, a0, prefilter))
+            candidates = list(wanted_lines(data, a0, locate))
         else:
             nl = data.find(b"\n")
             if nl != -1 and nl < len(data) - 1:
                 a = a0 + nl + 1
-                found_lines = list(wanted_lines(data[nl + 1 :], a, prefilter))
+                candidates = list(wanted_lines(data[nl + 1 :], a, locate))
             else:
                 # Inside a line longer than a chunk: find where it starts and stream it.
                 a = _line_start_before(fd, b - 1, lower, lower_is_line_start, chunk)
                 if a is None:
                     break
                 scan = LineScan(
-                    _PreadStream(fd, a), a, prefilter,
+                    _PreadStream(fd, a), a, locate,
                     reread=lambda off, n: os.pread(fd, n, off), limit=b, chunk=chunk, max_line=max_line,
                 )
-                found_lines = list(scan)
-                outcome.long_lines_skipped += scan.long_lines_skipped
-        for i in range(len(found_lines) - 1, -1, -1):
-            if _is_full(reader, found_lines[i][1]):
-                blocks.append([(o, len(line)) for o, line in found_lines[i:]])
-                return [span for block in reversed(blocks) for span in block], True, found_lines[i][0]
-        blocks.append([(o, len(line)) for o, line in found_lines])
+                candidates = list(scan)
+        for offset, line in reversed(candidates):
+            if _is_full(reader, line):
+                return offset, offset
         b = a
-    return [span for block in reversed(blocks) for span in block], False, b
+    return None, b

@@ -1,0 +1,365 @@
+"""Bounded JSONL reading (SPEC §2 Long transcripts; FORMATS general rules)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import zstandard
+
+from core.transcripts.lines import LineScan, Prefilter, read_transcript, scan_file
+from core.transcripts.reader import SessionResult, TranscriptReader
+from core.transcripts.registry import reader_for
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "tests" / "bench" / "corpus.py")
+assert _spec and _spec.loader
+corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus)
+
+# Small windows so "large file" behaviour shows on a few MB.
+SMALL = {"head": 64 << 10, "tail": 128 << 10, "chunk": 32 << 10}
+
+
+class NeedleReader(TranscriptReader):
+    """The contract's default prefilter: lines holding b"PLAN" pass."""
+
+    harness = "acp"
+    needles = (b"PLAN",)
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.fed: list[int] = []
+
+    def feed_line(self, line: bytes) -> None:
+        record = self._load(line)
+        if record is not None:
+            self.fed.append(record["i"])
+
+    def is_full_list(self, line: bytes) -> bool:
+        return b'"full"' in line
+
+    def results(self) -> list[SessionResult]:
+        return []
+
+
+class StatefulReader(NeedleReader):
+    """A reader that extends `wants` (as readers holding pending call ids do)."""
+
+    def wants(self, line: bytes) -> bool:
+        return b"PLAN" in line or b"RESULT" in line
+
+
+def _numbered(path: Path, rows: list[dict[str, object]], tail: bytes = b"") -> None:
+    with path.open("wb") as fh:
+        for i, row in enumerate(rows):
+            fh.write(json.dumps({"i": i, **row}).encode() + b"\n")
+        fh.write(tail)
+
+
+def _codex(path: Path, build) -> Path:  # type: ignore[no-untyped-def]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        writer = corpus.CodexWriter(fh, seed=7)
+        writer.meta("0199aa00-0000-7000-8000-000000000001", "/home/dev/api")
+        writer.prompt("Add a migration")
+        build(writer)
+    return path
+
+
+def _items(reader: TranscriptReader) -> list[tuple[str, str]]:
+    [result] = reader.results()
+    main = result.plan.main
+    return [] if main is None else [(i.text, i.status) for i in main.items]
+
+
+def test_prefilter_hands_on_exactly_the_lines_holding_a_needle_in_order(tmp_path: Path) -> None:
+    rows: list[dict[str, object]] = []
+    for i in range(5000):
+        if i % 37 == 0:
+            rows.append({"k": "PLAN"})
+        elif i % 53 == 0:
+            rows.append({"k": "RESULT"})
+        else:
+            rows.append({"pad": "x" * (i % 400)})
+    path = tmp_path / "t.jsonl"
+    _numbered(path, rows)
+    plan_rows = [i for i, r in enumerate(rows) if r.get("k") == "PLAN"]
+    both = [i for i, r in enumerate(rows) if "k" in r]
+
+    fast = NeedleReader(path)
+    read_transcript(fast, path, chunk=4096)
+    assert fast.fed == plan_rows
+    own = StatefulReader(path)
+    read_transcript(own, path, chunk=4096)
+    assert own.fed == both
+
+
+def test_last_line_without_newline_is_not_read_until_it_arrives(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    _numbered(path, [{"k": "PLAN"}, {"k": "PLAN"}], tail=b'{"i": 2, "k": "PL')
+    complete = len(path.read_bytes()) - len(b'{"i": 2, "k": "PL')
+    lines, offset = scan_file(path, Prefilter.everything())
+    assert [json.loads(line)["i"] for _, line in lines] == [0, 1]
+    assert offset == complete
+    with path.open("ab") as fh:
+        fh.write(b'AN"}\n')
+    lines, offset = scan_file(path, Prefilter.everything(), offset)
+    assert [json.loads(line) for _, line in lines] == [{"i": 2, "k": "PLAN"}]
+    assert offset == path.stat().st_size
+
+
+def test_a_partial_line_longer_than_a_chunk_waits_at_its_start(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    _numbered(path, [{"k": "PLAN"}], tail=b'{"i": 1, "pad": "' + b"y" * 100_000)
+    first = len(json.dumps({"i": 0, "k": "PLAN"})) + 1
+    scan = LineScan(path.open("rb"), 0, Prefilter.everything(), reread=lambda o, n: b"", chunk=4096)
+    assert [json.loads(line)["i"] for _, line in scan] == [0]
+    assert scan.offset == first
+
+
+_MEMORY_PROBE = textwrap.dedent(
+    """
+    import json, sys, tracemalloc
+    from pathlib import Path
+    from core.transcripts.reader import SessionResult, TranscriptReader
+    from core.transcripts.lines import read_transcript
+
+    class R(TranscriptReader):
+        harness = "acp"
+        needles = (b"PLAN",)
+        def __init__(self, path):
+            super().__init__(path)
+            self.sizes = []
+        def feed_line(self, line):
+            self.sizes.append(len(line))
+        def is_full_list(self, line):
+            return False
+        def results(self):
+            return []
+
+    def hwm_kb():
+        # Peak RSS of this process image (ru_maxrss would include the forking parent's).
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+        return 0
+
+    path = Path(sys.argv[1])
+    tracemalloc.start()
+    reader = R(path)
+    outcome = read_transcript(reader, path, head=1 << 40)
+    peak = tracemalloc.get_traced_memory()[1]
+    print(json.dumps({"peak": peak, "sizes": reader.sizes, "offset": outcome.offset,
+                      "hwm_kb": hwm_kb()}))
+    """
+)
+
+
+def _big_file_with_long_line(path: Path, *, long_matches: bool) -> int:
+    """About 200 MB: 80k ordinary lines (73 MB), one 60 MB line, 73 MB more, plan lines
+    spread through; returns the long line's length."""
+    block = b"".join(json.dumps({"pad": "z" * 900}).encode() + b"\n" for _ in range(1000))
+    plan = b'{"k": "PLAN", "n": 1}\n'
+    long_len = 60 << 20
+    with path.open("wb") as fh:
+        for _ in range(80):
+            fh.write(block)
+        fh.write(plan)
+        inner = b"q" * (long_len // 2)
+        needle = b"PLAN" if long_matches else b"nope"
+        fh.write(b'{"blob": "' + inner + needle + inner + b'"}\n')
+        for _ in range(80):
+            fh.write(block)
+        fh.write(plan)
+    return long_len
+
+
+def test_a_60mb_line_that_does_not_match_is_never_held(tmp_path: Path) -> None:
+    path = tmp_path / "long.jsonl"
+    _big_file_with_long_line(path, long_matches=False)
+    assert path.stat().st_size > 200_000_000
+    out = subprocess.run(
+        [sys.executable, "-c", _MEMORY_PROBE, str(path)], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    report = json.loads(out.stdout)
+    assert report["sizes"] == [21, 21]  # both plan lines, nothing else
+    assert report["offset"] == path.stat().st_size
+    # Bound: about 3 chunks (1 MB each) of Python memory, never the 60 MB line.
+    assert report["peak"] < 8 << 20, report["peak"]
+    assert report["hwm_kb"] < 100 * 1024, report["hwm_kb"]
+
+
+def test_a_60mb_line_that_matches_is_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "long.jsonl"
+    long_len = _big_file_with_long_line(path, long_matches=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _MEMORY_PROBE, str(path)], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    report = json.loads(out.stdout)
+    assert report["sizes"][0] == 21 and report["sizes"][2] == 21
+    assert report["sizes"][1] > long_len  # the whole line, needle and all
+    assert report["peak"] >= long_len  # a match costs its own length, documented
+
+
+def test_a_matching_line_over_the_line_bound_is_skipped_and_counted(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    _numbered(path, [{"k": "PLAN"}, {"k": "PLAN", "blob": "b" * 50_000}, {"k": "PLAN"}])
+    reader = NeedleReader(path)
+    outcome = read_transcript(reader, path, chunk=4096, max_line=20_000)
+    assert reader.fed == [0, 2]
+    assert outcome.long_lines_skipped == 1
+
+
+def test_head_and_tail_windows_skip_the_middle_of_a_large_file(tmp_path: Path) -> None:
+    def build(w) -> None:  # type: ignore[no-untyped-def]
+        w.update_plan([("Head step", "in_progress")])
+        for _ in range(300):
+            w.filler(2000)
+        w.update_plan([("Head step", "completed"), ("Tail step", "in_progress")])
+        w.filler(500)
+
+    path = _codex(tmp_path / "rollout-a.jsonl", build)
+    reader = reader_for("codex")(path)
+    outcome = read_transcript(reader, path, **SMALL)
+    assert outcome.skipped_middle and outcome.backward_scanned == 0
+    assert not outcome.partial and outcome.offset == path.stat().st_size
+    assert _items(reader) == [("Head step", "completed"), ("Tail step", "in_progress")]
+    [result] = reader.results()
+    assert result.facts.id == "0199aa00-0000-7000-8000-000000000001"
+    assert not result.plan.main.partial  # type: ignore[union-attr]
+
+
+def test_backward_scan_stops_at_the_latest_full_list_and_replays_from_it(tmp_path: Path) -> None:
+    def build(w) -> None:  # type: ignore[no-untyped-def]
+        w.update_plan([("First", "in_progress")])
+        for _ in range(200):
+            w.filler(2000)
+        w.update_plan([("Older middle", "in_progress")])
+        for _ in range(20):
+            w.filler(2000)
+        w.update_plan([("Latest middle", "completed"), ("Next", "in_progress")])
+        for _ in range(120):  # a tail without any full list
+            w.filler(2000)
+
+    path = _codex(tmp_path / "rollout-b.jsonl", build)
+    reader = reader_for("codex")(path)
+    outcome = read_transcript(reader, path, bound=1 << 20, **SMALL)
+    assert outcome.skipped_middle and outcome.found_full_list and not outcome.partial
+    # It stopped at the latest list: far less than the bound was scanned.
+    assert 64 << 10 < outcome.backward_scanned < 300 << 10
+    assert _items(reader) == [("Latest middle", "completed"), ("Next", "in_progress")]
+    assert reader.results()[0].plan.main.partial is False  # type: ignore[union-attr]
+
+
+def test_backward_scan_in_a_claude_transcript_confirms_todowrite_by_its_result(tmp_path: Path) -> None:
+    path = tmp_path / "s1.jsonl"
+    with path.open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, "s1", "/home/dev/api", seed=3)
+        w.prompt("Ship the loader")
+        for _ in range(200):
+            w.filler(2000)
+        w.todo_write([("Read the code", "completed"), ("Fix the bug", "in_progress")])
+        for _ in range(120):
+            w.filler(2000)
+    reader = reader_for("claude")(path)
+    outcome = read_transcript(reader, path, bound=1 << 20, **SMALL)
+    assert outcome.found_full_list
+    assert _items(reader) == [("Read the code", "completed"), ("Fix the bug", "in_progress")]
+
+
+def test_without_a_full_list_the_tasks_within_the_bound_are_replayed_and_marked_partial(tmp_path: Path) -> None:
+    path = tmp_path / "s2.jsonl"
+    with path.open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, "s2", "/home/dev/api", seed=4)
+        w.prompt("Plan with tasks")
+        for _ in range(100):
+            w.filler(2000)
+        w.task_create("1", "Early task")  # beyond the bound: cannot be rebuilt
+        for _ in range(600):
+            w.filler(2000)
+        w.task_create("2", "Late task")
+        w.task_update("2", "in_progress")
+        w.task_update("1", "completed")  # for a task never seen created: ignored
+        for _ in range(100):
+            w.filler(2000)
+
+    bounded = reader_for("claude")(path)
+    outcome = read_transcript(bounded, path, bound=512 << 10, **SMALL)
+    assert outcome.skipped_middle and not outcome.found_full_list and outcome.partial
+    assert outcome.backward_scanned <= 512 << 10
+    [result] = bounded.results()
+    assert result.plan.main is not None
+    assert result.plan.main.source == "claude_tasks"
+    assert [(i.text, i.status) for i in result.plan.main.items] == [("Late task", "in_progress")]
+    assert result.plan.main.partial
+
+    # With a bound covering the whole middle, nothing is lost and nothing is partial.
+    whole = reader_for("claude")(path)
+    outcome = read_transcript(whole, path, bound=1 << 30, **SMALL)
+    assert not outcome.partial
+    main = whole.results()[0].plan.main
+    assert main is not None and not main.partial
+    assert [(i.text, i.status) for i in main.items] == [("Early task", "completed"), ("Late task", "in_progress")]
+
+
+def test_a_large_append_is_read_by_its_tail_and_the_backward_scan(tmp_path: Path) -> None:
+    path = _codex(tmp_path / "rollout-c.jsonl", lambda w: w.update_plan([("Before", "in_progress")]))
+    reader = reader_for("codex")(path)
+    first = read_transcript(reader, path, **SMALL)
+    assert _items(reader) == [("Before", "in_progress")]
+    with path.open("ab") as fh:
+        w = corpus.CodexWriter(fh, seed=9)
+        for _ in range(150):
+            w.filler(2000)
+        w.update_plan([("Before", "completed"), ("Appended", "in_progress")])
+        for _ in range(120):
+            w.filler(2000)
+    outcome = read_transcript(reader, path, first.offset, head=0, bound=1 << 20, tail=SMALL["tail"], chunk=SMALL["chunk"])
+    assert outcome.skipped_middle and outcome.found_full_list
+    assert outcome.offset == path.stat().st_size
+    assert _items(reader) == [("Before", "completed"), ("Appended", "in_progress")]
+
+
+def test_zst_rollout_is_read_by_streaming_decompression(tmp_path: Path) -> None:
+    def build(w) -> None:  # type: ignore[no-untyped-def]
+        w.filler(3 << 20)  # a line longer than a chunk, not wanted
+        w.update_plan([("Compressed step", "completed"), ("Big " + "s" * (2 << 20), "pending")])
+        w.filler(1000)
+
+    plain = _codex(tmp_path / "plain" / "rollout-z.jsonl", build)
+    packed = tmp_path / "rollout-z.jsonl.zst"
+    packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    reader = reader_for("codex")(packed)
+    outcome = read_transcript(reader, packed, chunk=64 << 10)
+    items = _items(reader)
+    assert items[0] == ("Compressed step", "completed")
+    assert items[1][0].startswith("Big ss") and len(items[1][0]) > 2 << 20
+    assert outcome.offset == plain.stat().st_size  # every decompressed line was complete
+    lines, _ = scan_file(packed, Prefilter.everything())
+    assert len(lines) == len(plain.read_bytes().splitlines())
+
+
+def test_invalid_lines_are_counted_and_reading_goes_on(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(b'{"i": 0, "k": "PLAN"}\n{"k": "PLAN", broken\n\x00\xffPLAN\n{"i": 3, "k": "PLAN"}\n')
+    reader = NeedleReader(path)
+    outcome = read_transcript(reader, path)
+    assert reader.fed == [0, 3]
+    assert reader.skipped_lines == 2
+    assert outcome.errors == 0
+
+
+def test_plan_lines_are_not_read_when_plan_reading_is_off(tmp_path: Path) -> None:
+    path = _codex(tmp_path / "rollout-p.jsonl", lambda w: w.update_plan([("Secret step", "in_progress")]))
+    reader = reader_for("codex")(path)
+    read_transcript(reader, path, plans=False)
+    [result] = reader.results()
+    assert result.plan.groups == ()
+    assert result.facts.id == "0199aa00-0000-7000-8000-000000000001"
+    assert result.facts.first_prompt == "Add a migration"
+
