@@ -1,0 +1,91 @@
+"""Privacy (SPEC §3): agent plan text lives in memory only. After ticks, settings
+changes and quitting, no file planwatch wrote holds an agent item's text — unless the
+person opted in to keeping plans in the store, where it then appears (which proves the
+test can see it)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from app_transcripts import ClaudeTranscript, option_texts, until
+from textual.widgets import Switch
+
+from tui.app import AppOptions, make_app
+from tui.screens.settings import SettingsScreen
+from tui.widgets.checklist import ChecklistView
+
+pytestmark = pytest.mark.asyncio
+
+MARKER = "ZQX-PRIVATE-STEP-7731"
+
+
+def files_holding(marker: str, *folders: Path) -> list[Path]:
+    found = []
+    for folder in folders:
+        if not folder.exists():
+            continue
+        for path in folder.rglob("*"):
+            if path.is_file() and marker.encode() in path.read_bytes():
+                found.append(path)
+    return found
+
+
+@pytest.fixture
+def secret_session(isolated_env) -> ClaudeTranscript:
+    transcript = ClaudeTranscript(isolated_env.claude, "/home/dev/secret", at=datetime.now(UTC) - timedelta(minutes=3))
+    transcript.custom_title("Secret work").todo_write(
+        [(f"Rotate the {MARKER} key", "in_progress"), (f"Audit {MARKER} logs", "pending")]
+    )
+    return transcript
+
+
+async def use_the_app(isolated_env, *, opt_in: bool) -> None:
+    """Tick, untick, add an own item, flip settings on the Settings screen, quit."""
+    app = make_app(AppOptions(config_path=isolated_env.config))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id, what="the scan")
+        await pilot.pause()
+        assert any(MARKER in row for row in option_texts(app.screen.query_one("#checklist", ChecklistView)))
+        await pilot.press("tab", "space", "j", "space", "space", "u")
+        await pilot.press("a", "m", "i", "n", "e", "enter")
+        await until(pilot, lambda: "[ ] mine" in option_texts(app.screen.query_one("#checklist")), what="own item")
+        await pilot.press("comma")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen), what="settings")
+        screen = app.screen
+        screen.query_one("#require-approval", Switch).value = True
+        if opt_in:
+            screen.query_one("#keep-plans-in-store", Switch).value = True
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: app.screen.id == "browse", what="settings saved")
+        await until(pilot, lambda: app.settings.require_approval, what="settings applied")
+        if opt_in:
+            await until(
+                pilot,
+                lambda: bool(files_holding(MARKER, isolated_env.store)),
+                timeout=5,
+                what="the opt-in mirror",
+            )
+        await app.workers.wait_for_complete()
+        await pilot.press("q")
+    assert app.return_code == 0
+
+
+async def test_no_file_planwatch_wrote_holds_agent_plan_text(secret_session, isolated_env) -> None:
+    await use_the_app(isolated_env, opt_in=False)
+    folders = (isolated_env.data, isolated_env.state, isolated_env.config.parent, isolated_env.store)
+    written = [p for folder in folders if folder.exists() for p in folder.rglob("*") if p.is_file()]
+    # planwatch did write: overrides, settings, the own item.
+    assert (isolated_env.state / "overrides.json") in written
+    assert isolated_env.config in written
+    assert any(p.parent.name == "tasks" for p in written)
+    assert files_holding(MARKER, *folders) == []
+
+
+async def test_with_the_opt_in_the_plan_text_does_reach_the_store(secret_session, isolated_env) -> None:
+    await use_the_app(isolated_env, opt_in=True)
+    holding = files_holding(MARKER, isolated_env.store)
+    assert holding and all(p.is_relative_to(isolated_env.store) for p in holding)
+    # Still never in the overrides, the settings or the data folder.
+    assert files_holding(MARKER, isolated_env.state, isolated_env.config.parent) == []
