@@ -1,0 +1,216 @@
+"""The incremental follower (SPEC §2 Live): real watchdog, real files in tmp_path."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from core.transcripts.follow import Follower
+from core.transcripts.lines import Prefilter, scan_file
+
+# watchdog's inotify warns when `mkdir -p` races its own recursive watch; harmless.
+pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
+
+DEADLINE = 10.0  # seconds; generous for a loaded 2-core machine, never slept through
+
+
+@dataclass
+class Recorder:
+    """A consumer that reads appended lines like the index does, and records them."""
+
+    lines: dict[Path, list[dict[str, object]]] = field(default_factory=dict)
+    calls: list[tuple[Path, int, bool]] = field(default_factory=list)
+    removed: list[Path] = field(default_factory=list)
+    changed: threading.Condition = field(default_factory=threading.Condition)
+
+    def consume(self, path: Path, start: int, reset: bool) -> int:
+        found, offset = scan_file(path, Prefilter.everything(), start)
+        with self.changed:
+            self.calls.append((path, start, reset))
+            if reset:
+                self.lines[path] = []
+            self.lines.setdefault(path, []).extend(json.loads(line) for _, line in found)
+            self.changed.notify_all()
+        return offset
+
+    def on_removed(self, path: Path) -> None:
+        with self.changed:
+            self.removed.append(path)
+            self.changed.notify_all()
+
+    def wait_for(self, predicate) -> None:  # type: ignore[no-untyped-def]
+        with self.changed:
+            assert self.changed.wait_for(predicate, timeout=DEADLINE), "the follower did not report in time"
+
+    def texts(self, path: Path) -> list[object]:
+        with self.changed:
+            return [row.get("t") for row in self.lines.get(path, [])]
+
+
+def _line(text: str) -> bytes:
+    return json.dumps({"t": text}).encode() + b"\n"
+
+
+@pytest.fixture(params=["native", "polling"])
+def follow(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Follower, Recorder, Path]]:
+    root = tmp_path / "root"
+    root.mkdir()
+    recorder = Recorder()
+    follower = Follower(
+        [root], recorder.consume, on_removed=recorder.on_removed,
+        polling=request.param == "polling", poll_interval=0.1,
+    )
+    follower.start()
+    assert follower.observer_kind == request.param
+    try:
+        yield follower, recorder, root
+    finally:
+        follower.stop()
+
+
+def test_appended_lines_are_read_incrementally(follow: tuple[Follower, Recorder, Path]) -> None:
+    follower, recorder, root = follow
+    path = root / "s.jsonl"
+    path.write_bytes(_line("one"))
+    recorder.wait_for(lambda: recorder.texts(path) == ["one"])
+    with path.open("ab") as fh:
+        fh.write(_line("two") + _line("three"))
+    recorder.wait_for(lambda: recorder.texts(path) == ["one", "two", "three"])
+    # Only appended bytes were read: the second read began where the first ended.
+    starts = [start for p, start, reset in recorder.calls if p == path and not reset]
+    assert starts and starts[-1] == len(_line("one"))
+    assert follower.offset(path) == path.stat().st_size
+
+
+def test_a_partial_last_line_waits_for_its_newline(follow: tuple[Follower, Recorder, Path]) -> None:
+    follower, recorder, root = follow
+    path = root / "s.jsonl"
+    whole = _line("half written")
+    path.write_bytes(_line("first") + whole[:7])
+    recorder.wait_for(lambda: recorder.texts(path) == ["first"])
+    assert follower.offset(path) == len(_line("first"))
+    with path.open("ab") as fh:
+        fh.write(whole[7:])
+    recorder.wait_for(lambda: recorder.texts(path) == ["first", "half written"])
+
+
+def test_a_truncated_file_is_read_again_from_scratch(follow: tuple[Follower, Recorder, Path]) -> None:
+    _, recorder, root = follow
+    path = root / "s.jsonl"
+    path.write_bytes(_line("old one") + _line("old two"))
+    recorder.wait_for(lambda: recorder.texts(path) == ["old one", "old two"])
+    with path.open("r+b") as fh:
+        fh.truncate(0)
+        fh.write(_line("new"))
+    recorder.wait_for(lambda: recorder.texts(path) == ["new"])
+    assert any(reset for p, _, reset in recorder.calls[1:] if p == path)
+
+
+def test_a_replaced_file_is_read_again_from_scratch(follow: tuple[Follower, Recorder, Path]) -> None:
+    _, recorder, root = follow
+    path = root / "s.jsonl"
+    path.write_bytes(_line("a") + _line("b"))
+    recorder.wait_for(lambda: recorder.texts(path) == ["a", "b"])
+    # Same size or longer, other inode: an offset check alone would miss it.
+    tmp = root / "s.jsonl.tmp"
+    tmp.write_bytes(_line("c") + _line("d") + _line("e"))
+    os.replace(tmp, path)
+    recorder.wait_for(lambda: recorder.texts(path) == ["c", "d", "e"])
+
+
+def test_a_new_file_in_a_new_folder_appears(follow: tuple[Follower, Recorder, Path]) -> None:
+    _, recorder, root = follow
+    day = root / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    path = day / "rollout-x.jsonl"
+    path.write_bytes(_line("fresh"))
+    recorder.wait_for(lambda: recorder.texts(path) == ["fresh"])
+    assert (path, 0, True) in recorder.calls
+
+
+def test_a_removed_file_is_reported(follow: tuple[Follower, Recorder, Path]) -> None:
+    follower, recorder, root = follow
+    path = root / "gone.jsonl"
+    path.write_bytes(_line("x"))
+    recorder.wait_for(lambda: recorder.texts(path) == ["x"])
+    path.unlink()
+    recorder.wait_for(lambda: path in recorder.removed)
+    assert follower.offset(path) is None
+
+
+def test_other_files_are_ignored(follow: tuple[Follower, Recorder, Path]) -> None:
+    _, recorder, root = follow
+    (root / "agent-1.meta.json").write_text("{}")
+    marker = root / "marker.jsonl"
+    marker.write_bytes(_line("m"))
+    recorder.wait_for(lambda: recorder.texts(marker) == ["m"])
+    assert all(p.name.endswith(".jsonl") for p, _, _ in recorder.calls)
+
+
+def test_a_burst_of_writes_is_coalesced(tmp_path: Path) -> None:
+    recorder = Recorder()
+    batches: list[list[Path]] = []
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"")
+    follower = Follower([tmp_path], recorder.consume, after_batch=batches.append, debounce=0.2)
+    follower.track(path, 0)
+    follower.start()
+    try:
+        with path.open("ab") as fh:
+            for n in range(100):
+                fh.write(_line(f"line {n}"))
+                fh.flush()
+        recorder.wait_for(lambda: len(recorder.texts(path)) == 100)
+    finally:
+        follower.stop()
+    assert recorder.texts(path) == [f"line {n}" for n in range(100)]
+    assert len(recorder.calls) < 10  # 100 writes, a handful of reads
+    assert batches and all(b == [path] for b in batches)
+
+
+def test_changes_made_before_start_are_caught_up(tmp_path: Path) -> None:
+    recorder = Recorder()
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_line("seen"))
+    follower = Follower([tmp_path], recorder.consume)
+    follower.track(path, path.stat().st_size)
+    with path.open("ab") as fh:
+        fh.write(_line("written before start"))
+    follower.start()
+    try:
+        recorder.wait_for(lambda: recorder.texts(path) == ["written before start"])
+    finally:
+        follower.stop()
+
+
+def test_stop_joins_every_thread(tmp_path: Path) -> None:
+    before = set(threading.enumerate())
+    follower = Follower([tmp_path], Recorder().consume)
+    follower.start()
+    follower.stop()
+    assert set(threading.enumerate()) <= before
+
+
+def test_a_failing_consumer_does_not_kill_the_follower(tmp_path: Path) -> None:
+    recorder = Recorder()
+
+    def consume(path: Path, start: int, reset: bool) -> int:
+        if path.name == "bad.jsonl":
+            raise RuntimeError("reader bug")
+        return recorder.consume(path, start, reset)
+
+    follower = Follower([tmp_path], consume)
+    follower.start()
+    try:
+        (tmp_path / "bad.jsonl").write_bytes(_line("boom"))
+        good = tmp_path / "good.jsonl"
+        good.write_bytes(_line("fine"))
+        recorder.wait_for(lambda: recorder.texts(good) == ["fine"])
+    finally:
+        follower.stop()
