@@ -1,0 +1,305 @@
+"""SPEC §6: the plan channel `x-ahpd-plans://<plan id>`, driven by the real store folder.
+
+Every change here is made the way a real writer makes it — the store tools, the
+translation, a plain open()/write() as an editor writing in place, a temp file renamed
+over the record, a file deleted by hand — and watched with the real watchdog observer.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.settings import Settings, UserDirectory, UserEntry
+from core.store.channel import Channel, ChannelError, Subscription, plan_uri
+from core.store.identity import HOST, Caller
+from core.store.records import Store
+from core.store.tools import run_tool
+from core.store.translate import translate_list
+from core.store.watch import StoreWatcher
+
+SESSION = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
+DEADLINE = 10.0
+SETTINGS = Settings()
+DANA = Caller(by="dana", session=SESSION)
+
+
+def tool(store: Store, name: str, **args: Any) -> str:
+    return run_tool(name, store, SETTINGS, DANA, args).text()
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    store = Store(tmp_path / "store")
+    tool(store, "plan_create", title="Orders migration", scope={"kind": "folder", "folder": "/srv/api"}, goal="Ship it.")
+    tool(store, "plan_create", title="Docs")
+    tool(store, "task_add", title="Read the schema", plan="p1")
+    tool(store, "task_add", title="Write the migration", plan="p1", status="doing")
+    tool(store, "task_add", title="Unrelated", plan="p2")
+    return store
+
+
+@pytest.fixture(params=["native", "polling"])
+def channel(request: pytest.FixtureRequest, store: Store) -> Iterator[Channel]:
+    ch = Channel(store.root, settings=SETTINGS, caller=HOST, polling=request.param == "polling")
+    yield ch
+    ch.stop()
+
+
+@pytest.fixture
+def native(store: Store) -> Iterator[Channel]:
+    ch = Channel(store.root, settings=SETTINGS, caller=HOST)
+    yield ch
+    ch.stop()
+
+
+def next_action(sub: Subscription) -> dict[str, Any]:
+    action = sub.get(timeout=DEADLINE)
+    assert action is not None, "no action arrived before the deadline"
+    return action
+
+
+def no_more_actions(sub: Subscription, quiet: float = 0.4) -> None:
+    extra = sub.get(timeout=quiet)
+    assert extra is None, f"unexpected extra action {extra}"
+
+
+def test_subscribing_answers_the_plan_and_its_tasks_with_stamps(native: Channel) -> None:
+    state, sub = native.subscribe("x-ahpd-plans://p1")
+    with sub:
+        assert state["plan"]["id"] == "p1"
+        assert state["plan"]["title"] == "Orders migration"
+        assert state["plan"]["scope"] == {"kind": "folder", "folder": "/srv/api"}
+        assert state["plan"]["goal"] == "Ship it.\n"
+        assert state["plan"]["created"]["by"] == "dana"
+        assert [(t["id"], t["title"], t["status"]) for t in state["tasks"]] == [
+            ("t1", "Read the schema", "todo"),
+            ("t2", "Write the migration", "doing"),
+        ]
+        t2 = state["tasks"][1]
+        assert t2["started"]["by"] == "dana" and t2["started"]["in"] == SESSION
+        assert isinstance(t2["started"]["at"], str)  # JSON-able
+
+
+def test_task_added_by_a_tool(channel: Channel, store: Store) -> None:
+    _, sub = channel.subscribe(plan_uri("p1"))
+    tool(store, "task_add", title="Backfill", plan="p1")
+    action = next_action(sub)
+    assert action["type"] == "x-ahpd-plans/taskAdded"
+    assert (action["task"]["id"], action["task"]["title"]) == ("t4", "Backfill")
+    no_more_actions(sub)
+
+
+def test_task_set_by_a_tool(channel: Channel, store: Store) -> None:
+    _, sub = channel.subscribe(plan_uri("p1"))
+    tool(store, "task_set", id="t1", status="done")
+    action = next_action(sub)
+    assert action["type"] == "x-ahpd-plans/taskSet"
+    assert action["task"]["id"] == "t1" and action["task"]["status"] == "done"
+    assert action["task"]["finished"]["by"] == "dana"
+    no_more_actions(sub)
+
+
+def test_plan_set_by_a_tool(native: Channel, store: Store) -> None:
+    _, sub = native.subscribe(plan_uri("p1"))
+    tool(store, "plan_set", id="p1", status="active")
+    action = next_action(sub)
+    assert action == {"type": "x-ahpd-plans/set", "plan": action["plan"]}
+    assert action["plan"]["status"] == "active"
+
+
+def test_change_to_another_plan_sends_nothing(native: Channel, store: Store) -> None:
+    _, sub = native.subscribe(plan_uri("p1"))
+    tool(store, "task_set", id="t3", status="done")
+    tool(store, "plan_set", id="p2", title="Documentation")
+    no_more_actions(sub, quiet=0.6)
+
+
+def test_hand_edit_in_place_with_plain_write(channel: Channel, store: Store) -> None:
+    _, sub = channel.subscribe(plan_uri("p1"))
+    path = store.task_path("t1")
+    text = path.read_text(encoding="utf-8").replace("title: Read the schema", "title: Read the orders schema")
+    text = text.replace("status: todo", "status: review")
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    action = next_action(sub)
+    assert action["type"] == "x-ahpd-plans/taskSet"
+    assert (action["task"]["title"], action["task"]["status"]) == ("Read the orders schema", "review")
+    no_more_actions(sub)
+
+
+def test_hand_edit_written_to_a_temp_file_then_renamed(channel: Channel, store: Store) -> None:
+    _, sub = channel.subscribe(plan_uri("p1"))
+    path = store.task_path("t2")
+    text = path.read_text(encoding="utf-8").replace("status: doing", "status: blocked")
+    tmp = path.with_name("t2.md.swp~")  # an editor's temp name beside the record
+    tmp.write_text(text + "More context, by hand.\n", encoding="utf-8")
+    os.rename(tmp, path)
+    action = next_action(sub)
+    assert action["type"] == "x-ahpd-plans/taskSet"
+    assert action["task"]["status"] == "blocked"
+    assert action["task"]["body"] == "More context, by hand.\n"
+    no_more_actions(sub)
+
+
+def test_task_file_created_by_hand_is_added(native: Channel, store: Store) -> None:
+    _, sub = native.subscribe(plan_uri("p1"))
+    store.task_path("t9").write_text("---\nid: t9\ntitle: Written by hand\nplan: p1\n---\n", encoding="utf-8")
+    action = next_action(sub)
+    assert action["type"] == "x-ahpd-plans/taskAdded"
+    assert action["task"]["id"] == "t9" and action["task"]["status"] == "todo"
+
+
+def test_deleted_by_hand_is_removed_with_the_id_it_had(channel: Channel, store: Store) -> None:
+    _, sub = channel.subscribe(plan_uri("p1"))
+    os.unlink(store.task_path("t2"))
+    assert next_action(sub) == {"type": "x-ahpd-plans/taskRemoved", "id": "t2"}
+    no_more_actions(sub)
+
+
+def test_task_moving_between_plans_is_removed_from_one_and_added_to_the_other(native: Channel, store: Store) -> None:
+    _, from_p1 = native.subscribe(plan_uri("p1"))
+    _, to_p2 = native.subscribe(plan_uri("p2"))
+    tool(store, "task_set", id="t1", plan="p2")
+    assert next_action(from_p1) == {"type": "x-ahpd-plans/taskRemoved", "id": "t1"}
+    added = next_action(to_p2)
+    assert added["type"] == "x-ahpd-plans/taskAdded"
+    assert added["task"]["id"] == "t1" and added["task"]["plan"] == "p2"
+    no_more_actions(from_p1)
+    no_more_actions(to_p2, quiet=0.1)
+
+
+def test_translation_of_an_agent_list_produces_actions(native: Channel, store: Store) -> None:
+    translate_list(store, SESSION, "Fix the ledger", [("Read the code", "in_progress")], tool="TodoWrite")
+    _, sub = native.subscribe(plan_uri("p3"))
+    translate_list(store, SESSION, "Fix the ledger", [("Read the code", "completed"), ("Ship", "pending")], tool="TodoWrite")
+    actions = [next_action(sub), next_action(sub)]
+    assert sorted(a["type"] for a in actions) == ["x-ahpd-plans/taskAdded", "x-ahpd-plans/taskSet"]
+
+
+def test_invalid_hand_edit_is_left_out_reported_and_back_when_fixed(
+    native: Channel, store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, sub = native.subscribe(plan_uri("p1"))
+    path = store.task_path("t1")
+    good = path.read_text(encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="core.store.channel"):
+        path.write_text(good.replace("status: todo", "status: finished"), encoding="utf-8")
+        # Left out, as every reader of the store leaves it out: the task is gone from the plan.
+        assert next_action(sub) == {"type": "x-ahpd-plans/taskRemoved", "id": "t1"}
+    assert any("tasks/t1.md" in r.getMessage() and "status must be" in r.getMessage() for r in caplog.records)
+    path.write_text(good.replace("title: Read the schema", "title: Read the schema again"), encoding="utf-8")
+    action = next_action(sub)
+    assert action["type"] == "x-ahpd-plans/taskAdded" and action["task"]["title"] == "Read the schema again"
+
+
+def test_plan_file_deleted_sets_the_plan_to_none(native: Channel, store: Store) -> None:
+    _, sub = native.subscribe(plan_uri("p2"))
+    os.unlink(store.plan_path("p2"))
+    assert next_action(sub) == {"type": "x-ahpd-plans/set", "plan": None}
+
+
+@pytest.mark.parametrize(
+    "uri",
+    ["x-ahpd-plans://p99", "x-ahpd-plans://t1", "x-ahpd-plans://", "https://example.com/p1", "x-ahpd-plans://p1/../p2"],
+)
+def test_uri_with_no_plan_is_refused(native: Channel, uri: str) -> None:
+    with pytest.raises(ChannelError) as info:
+        native.subscribe(uri)
+    assert info.value.code == -32001
+    assert info.value.message == f"Resource not found: {uri}"
+    assert info.value.to_dict() == {"code": -32001, "message": f"Resource not found: {uri}"}
+
+
+def test_subscribing_under_a_user_directory_needs_session_read(store: Store) -> None:
+    settings = Settings(
+        users=UserDirectory(
+            roles={"outsider": []},
+            users={
+                "erin": UserEntry(token="sha256:" + "0" * 64, roles=["viewer"]),
+                "mallory": UserEntry(token="sha256:" + "1" * 64, roles=["outsider"]),
+            },
+        )
+    )
+    ch = Channel(store.root, settings=settings)
+    try:
+        for caller in (Caller(by="host"), Caller(by="mallory", user="mallory")):
+            with pytest.raises(ChannelError, match="session:read"):
+                ch.subscribe(plan_uri("p1"), caller=caller)
+        state, sub = ch.subscribe(plan_uri("p1"), caller=Caller(by="erin", user="erin"))
+        assert state["plan"]["id"] == "p1"
+        sub.close()
+    finally:
+        ch.stop()
+
+
+def test_clients_cannot_write_to_the_channel() -> None:
+    """The channel is read-only: no method of it or of a subscription takes a change."""
+    public = {n for n in dir(Channel) if not n.startswith("_")} | {n for n in dir(Subscription) if not n.startswith("_")}
+    assert public == {"start", "stop", "subscribe", "refresh", "get", "close", "closed"}
+
+
+def test_callback_receives_actions_in_order(native: Channel, store: Store) -> None:
+    got: list[dict[str, Any]] = []
+    arrived = threading.Condition()
+
+    def on_action(action: dict[str, Any]) -> None:
+        with arrived:
+            got.append(action)
+            arrived.notify_all()
+
+    def wait_for(count: int) -> None:
+        with arrived:
+            assert arrived.wait_for(lambda: len(got) >= count, timeout=DEADLINE)
+
+    _, sub = native.subscribe(plan_uri("p1"), on_action)
+    tool(store, "task_set", id="t1", status="doing")
+    wait_for(1)
+    tool(store, "task_set", id="t1", status="done")
+    wait_for(2)
+    assert [a["task"]["status"] for a in got] == ["doing", "done"]
+    assert sub.get(timeout=0.1) is None  # with a callback nothing is queued
+
+
+def test_stop_closes_subscriptions_and_joins_the_watcher(store: Store) -> None:
+    ch = Channel(store.root, settings=SETTINGS, caller=HOST)
+    _, sub = ch.subscribe(plan_uri("p1"))
+    assert any(t.name.startswith("planwatch-store-watch") for t in threading.enumerate())
+    ch.stop()
+    assert sub.closed and sub.get(timeout=0.1) is None
+    assert list(sub) == []
+    assert not any(t.name.startswith("planwatch-store-watch") for t in threading.enumerate())
+
+
+def test_watcher_coalesces_a_burst_into_one_call(tmp_path: Path) -> None:
+    """An atomic write is several fs events; a burst of writes gives one call, not one per event."""
+    store = Store(tmp_path / "store")
+    calls: list[float] = []
+    called = threading.Event()
+
+    def on_change() -> None:
+        calls.append(time.monotonic())
+        called.set()
+
+    watcher = StoreWatcher(store.root, on_change, settle=0.2, rescan_every=None)
+    watcher.start()
+    try:
+        for n in range(5):
+            tool(store, "task_add", title=f"Task {n}")
+        assert called.wait(DEADLINE)
+        called.clear()
+        assert not called.wait(0.5)
+        assert len(calls) == 1
+        # Files that are not records (temp files, notes) wake nothing.
+        (store.tasks_dir / ".t1.md.abc.tmp").write_text("half", encoding="utf-8")
+        (store.root / "notes.txt").write_text("x", encoding="utf-8")
+        assert not called.wait(0.5)
+    finally:
+        watcher.stop()
