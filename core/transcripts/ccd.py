@@ -39,8 +39,11 @@ def parse_call(name: str, tool_input: Any, group: str) -> PlanEvent | None:
         return None if items is None else FullList(group, "claude_desktop", items)
     has_done = "done" in tool_input
     has_start = "start" in tool_input
-    if tool_input.get("advance") is True and not (has_done or has_start):
-        return StepAdvance(group=group)
+    if "advance" in tool_input:
+        # advance together with done/start would be two operations at once: ambiguous.
+        if tool_input["advance"] is True and not (has_done or has_start):
+            return StepAdvance(group=group)
+        return None
     if has_done or has_start:
         done_raw = tool_input.get("done", [])
         start = tool_input.get("start")
