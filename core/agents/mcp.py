@@ -1,0 +1,368 @@
+"""`planwatch mcp`: the store's ten tools and the plan channel for agents, over MCP stdio.
+
+Every agent on the host that adds this server works the same list as the person in the
+app and the scripts on the CLI (SPEC §4, §8):
+
+- **Tools** — the ten of `core.store.tools.TOOLS`, called through the same
+  `run_tool` as the CLI. Input schemas are the tools' own pydantic input models, so
+  they cannot drift. An answer is one text block (one line per item); a refusal is a
+  tool error result (`isError: true`) carrying the tool's own sentence, never a crash.
+- **Resources** — the plan channel (SPEC §6): template `x-ahpd-plans://{plan_id}`,
+  read as JSON `{plan, tasks}`; an unknown plan is the MCP error -32001
+  `Resource not found: <uri>`. Subscribing (legacy `resources/subscribe`, or a
+  2026-07-28 `subscriptions/listen` stream) sends `notifications/resources/updated`
+  whenever the plan or its tasks change, by any writer: `core.store.channel` watches
+  the folder and diffs the records.
+
+Who calls: `--session` (else `PLANWATCH_SESSION`) is the session the stamps name;
+`PLANWATCH_TOKEN`, checked against the user directory, is the person.
+
+Built on the SDK's low-level `Server` rather than `MCPServer`: the high-level class
+derives schemas from Python signatures, validates arguments itself (wording refusals
+as `Error executing tool …`) and does not expose `resources/subscribe`; here the
+store's models and sentences must reach the agent unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.lowlevel
+import anyio.to_thread
+import mcp_types as types
+from anyio.abc import ObjectReceiveStream, ObjectSendStream
+from mcp.server import Server, ServerRequestContext
+from mcp.server.session import ServerSession
+from mcp.server.stdio import stdio_server
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
+from mcp.shared.exceptions import MCPError
+
+from core import paths
+from core.settings import Settings, load_settings
+from core.store.channel import PREFIX, Channel, ChannelError, Subscription
+from core.store.identity import Caller, caller_from_env
+from core.store.records import StoreError
+from core.store.tools import TOOL_NAMES, TOOLS, ToolRefused, run_tool
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "planwatch"
+PLAN_URI_TEMPLATE = f"{PREFIX}{{plan_id}}"
+RESOURCE_NOT_FOUND = -32001
+READ_ONLY_TOOLS = frozenset({"plan_show", "plan_list", "task_list"})
+
+INSTRUCTIONS = (
+    "planwatch's shared task store: the plans and tasks every agent and person on this "
+    "host works from. Use task_list / plan_list / plan_show to see the work, task_add and "
+    "task_set to record and advance your own steps (status todo, doing, blocked, review, "
+    "done, dropped), and subscribe to x-ahpd-plans://<plan id> to hear of changes. Each "
+    "answer is one line per item: tasks `id status priority title`, plans `id status title`."
+)
+
+
+def _text(text: str) -> list[types.ContentBlock]:
+    return [types.TextContent(type="text", text=text)]
+
+
+def _not_found(uri: str) -> MCPError:
+    return MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
+
+
+def _channel_error(exc: ChannelError, uri: str) -> MCPError:
+    return MCPError(code=exc.code, message=exc.message, data={"uri": uri})
+
+
+@dataclass
+class _Watch:
+    """One channel subscription per URI, shared by everyone who listens to it."""
+
+    subscription: Subscription
+    holders: int = 0
+    sessions: set[ServerSession] = field(default_factory=set)
+
+
+class PlanwatchMCP:
+    """The server: tools over the store, the plan channel as subscribable resources."""
+
+    def __init__(self, store_root: Path, settings: Settings, caller: Caller, *, polling: bool = False) -> None:
+        self.store_root = store_root
+        self.settings = settings
+        self.caller = caller
+        self.channel = Channel(store_root, settings=settings, caller=caller, polling=polling)
+        self.bus = InMemorySubscriptionBus()
+        self._listen = ListenHandler(self.bus)
+        self._watches: dict[str, _Watch] = {}
+        # Changed URIs cross from the channel's watcher thread to the event loop here.
+        self._changed_send: ObjectSendStream[str] | None = None
+        self._changed_recv: ObjectReceiveStream[str] | None = None
+        self._token: anyio.lowlevel.EventLoopToken | None = None
+        self.server: Server[Any] = Server(
+            SERVER_NAME,
+            version=_version(),
+            title="planwatch",
+            description="Plans and tasks shared by every agent and person on this host.",
+            instructions=INSTRUCTIONS,
+            on_list_tools=self._list_tools,
+            on_call_tool=self._call_tool,
+            on_list_resources=self._list_resources,
+            on_list_resource_templates=self._list_resource_templates,
+            on_read_resource=self._read_resource,
+            on_subscribe_resource=self._subscribe,
+            on_unsubscribe_resource=self._unsubscribe,
+            on_subscriptions_listen=self._subscriptions_listen,
+        )
+
+    # ------------------------------------------------------------ tools
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=list_tools())
+
+    async def _call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        return await anyio.to_thread.run_sync(self.call_tool, params.name, params.arguments)
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
+        """Run one tool against the store; every failure becomes an error result."""
+        try:
+            result = run_tool(name, self.channel.store, self.settings, self.caller, dict(arguments or {}))
+        except ToolRefused as exc:
+            return types.CallToolResult(content=_text(exc.message), is_error=True)
+        except StoreError as exc:
+            return types.CallToolResult(content=_text(str(exc)), is_error=True)
+        except Exception:  # a bug in a tool must not take the server (and the agent's tools) down
+            log.exception("mcp: tool %s failed", name)
+            return types.CallToolResult(content=_text(f"{name} failed inside planwatch; see its log."), is_error=True)
+        return types.CallToolResult(content=_text(result.text()))
+
+    # ------------------------------------------------------------ resources
+
+    async def _list_resource_templates(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        template = types.ResourceTemplate(
+            uri_template=PLAN_URI_TEMPLATE,
+            name="plan",
+            title="Plan channel",
+            description="A plan and its tasks as JSON {plan, tasks}; subscribe to hear of every change.",
+            mime_type="application/json",
+        )
+        return types.ListResourceTemplatesResult(resource_templates=[template])
+
+    async def _list_resources(
+        self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        snap = await anyio.to_thread.run_sync(self.channel.store.load)
+        resources = [
+            types.Resource(
+                uri=f"{PREFIX}{plan.id}",
+                name=plan.id,
+                title=plan.title,
+                description=f"{plan.id} {plan.status} {plan.title}",
+                mime_type="application/json",
+            )
+            for plan in snap.plans_sorted()
+        ]
+        return types.ListResourcesResult(resources=resources)
+
+    def read_plan(self, uri: str) -> str:
+        """The plan channel's state for `uri` as JSON text; raises MCPError when refused."""
+        try:
+            state, sub = self.channel.subscribe(uri, caller=self.caller)
+        except ChannelError as exc:
+            if exc.code == RESOURCE_NOT_FOUND:
+                raise _not_found(uri) from None
+            raise _channel_error(exc, uri) from None
+        sub.close()
+        return json.dumps(state, ensure_ascii=False)
+
+    async def _read_resource(
+        self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        uri = str(params.uri)
+        text = await anyio.to_thread.run_sync(self.read_plan, uri)
+        contents = [types.TextResourceContents(uri=uri, text=text, mime_type="application/json")]
+        return types.ReadResourceResult(contents=contents)
+
+    # ------------------------------------------------------------ subscriptions
+
+    def _hold(self, uri: str) -> _Watch:
+        """Start (or share) the channel subscription behind `uri`; raises MCPError."""
+        watch = self._watches.get(uri)
+        if watch is None:
+
+            def changed(_action: dict[str, Any]) -> None:
+                self._changed_from_thread(uri)
+
+            try:
+                _state, sub = self.channel.subscribe(uri, changed, caller=self.caller)
+            except ChannelError as exc:
+                if exc.code == RESOURCE_NOT_FOUND:
+                    raise _not_found(uri) from None
+                raise _channel_error(exc, uri) from None
+            watch = self._watches[uri] = _Watch(sub)
+        watch.holders += 1
+        return watch
+
+    def _release(self, uri: str, session: ServerSession | None = None) -> None:
+        watch = self._watches.get(uri)
+        if watch is None:
+            return
+        if session is not None:
+            if session not in watch.sessions:
+                return
+            watch.sessions.discard(session)
+        watch.holders -= 1
+        if watch.holders <= 0:
+            del self._watches[uri]
+            watch.subscription.close()
+
+    async def _subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> types.EmptyResult:
+        uri = str(params.uri)
+        existing = self._watches.get(uri)
+        if existing is not None and ctx.session in existing.sessions:
+            return types.EmptyResult()  # subscribing twice is one subscription
+        watch = await anyio.to_thread.run_sync(self._hold, uri)
+        watch.sessions.add(ctx.session)
+        return types.EmptyResult()
+
+    async def _unsubscribe(
+        self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
+    ) -> types.EmptyResult:
+        self._release(str(params.uri), ctx.session)
+        return types.EmptyResult()
+
+    async def _subscriptions_listen(
+        self, ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams
+    ) -> types.SubscriptionsListenResult:
+        """A 2026-07-28 listen stream: check and hold its plan URIs while it is open."""
+        uris = list(dict.fromkeys(params.notifications.resource_subscriptions or ()))
+        held: list[str] = []
+        try:
+            for uri in uris:
+                await anyio.to_thread.run_sync(self._hold, uri)
+                held.append(uri)
+            return await self._listen(ctx, params)
+        finally:
+            for uri in held:
+                self._release(uri)
+
+    def _changed_from_thread(self, uri: str) -> None:
+        """Channel callback (watcher thread): hand the URI to the event loop, never block long."""
+        send, token = self._changed_send, self._token
+        if send is None or token is None:
+            return
+        try:
+            anyio.from_thread.run_sync(send.send_nowait, uri, token=token)
+        except (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError, RuntimeError):
+            # Buffer full (one notification per URI is pending anyway) or shutting down.
+            pass
+
+    async def _notify_changes(self) -> None:
+        """Send `notifications/resources/updated` once per changed URI per burst."""
+        assert self._changed_recv is not None
+        async for uri in self._changed_recv:
+            pending = {uri}
+            while True:  # a burst of actions (taskSet, taskAdded …) is one change to the reader
+                try:
+                    pending.add(self._changed_recv.receive_nowait())
+                except (anyio.WouldBlock, anyio.EndOfStream):
+                    break
+            for changed in sorted(pending):
+                await self.bus.publish(ResourceUpdated(uri=changed))
+                watch = self._watches.get(changed)
+                for session in list(watch.sessions if watch else ()):
+                    try:
+                        await session.send_resource_updated(changed)
+                    except Exception as exc:  # a client gone away must not stop the others
+                        log.debug("mcp: dropped resources/updated for %s: %s", changed, exc)
+                        self._release(changed, session)
+
+    # ------------------------------------------------------------ running
+
+    async def serve(self, read_stream: Any, write_stream: Any) -> None:
+        """Serve one connection over the given streams until the client closes it."""
+        self._changed_send, self._changed_recv = anyio.create_memory_object_stream[str](1024)
+        self._token = anyio.lowlevel.current_token()
+        self.channel.start()
+        try:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._notify_changes)
+                await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
+                tg.cancel_scope.cancel()
+        finally:
+            self._token = None
+            self._listen.close()
+            await anyio.to_thread.run_sync(self.channel.stop)
+
+    async def serve_stdio(self) -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await self.serve(read_stream, write_stream)
+
+
+def list_tools() -> list[types.Tool]:
+    """The ten tools as MCP tools; schemas straight from the store's input models."""
+    tools = []
+    for name in TOOL_NAMES:
+        spec = TOOLS[name]
+        tools.append(
+            types.Tool(
+                name=name,
+                description=spec.description,
+                input_schema=spec.input_model.model_json_schema(by_alias=True),
+                annotations=types.ToolAnnotations(
+                    read_only_hint=name in READ_ONLY_TOOLS,
+                    destructive_hint=False,
+                    open_world_hint=False,
+                ),
+            )
+        )
+    return tools
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("planwatch")
+    except Exception:  # not installed (run from a checkout)
+        return "0"
+
+
+def make_server(
+    *,
+    session: str | None = None,
+    store: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    polling: bool = False,
+) -> PlanwatchMCP:
+    """The server as `planwatch mcp` configures it: settings file, store folder, caller."""
+    env = dict(os.environ if environ is None else environ)
+    if session:
+        env["PLANWATCH_SESSION"] = session
+    settings = load_settings()
+    root = store.expanduser() if store else paths.store_dir(settings.store)
+    return PlanwatchMCP(root, settings, caller_from_env(settings, env), polling=polling)
+
+
+def run_server(*, session: str | None = None, store: Path | None = None) -> int:
+    """`planwatch mcp`: serve over stdio until the client goes away."""
+    # stdout is the protocol; anything else goes to stderr, warnings and up only.
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="planwatch mcp: %(message)s")
+    server = make_server(session=session, store=store)
+    try:
+        anyio.run(server.serve_stdio)
+    except KeyboardInterrupt:
+        return 130
+    return 0
+
+
