@@ -214,3 +214,22 @@ def test_a_failing_consumer_does_not_kill_the_follower(tmp_path: Path) -> None:
         recorder.wait_for(lambda: recorder.texts(good) == ["fine"])
     finally:
         follower.stop()
+
+
+def test_a_root_created_after_start_is_watched_once_it_appears(tmp_path: Path) -> None:
+    recorder = Recorder()
+    root = tmp_path / "codex" / "sessions"
+    follower = Follower([root], recorder.consume)
+    follower.root_check = 0.05
+    follower.start()
+    try:
+        day = root / "2026" / "11" / "30"
+        day.mkdir(parents=True)
+        early = day / "rollout-early.jsonl"
+        early.write_bytes(_line("written as the folder appeared"))
+        recorder.wait_for(lambda: recorder.texts(early) == ["written as the folder appeared"])
+        later = day / "rollout-later.jsonl"
+        later.write_bytes(_line("watched now"))
+        recorder.wait_for(lambda: recorder.texts(later) == ["watched now"])
+    finally:
+        follower.stop()

@@ -94,6 +94,10 @@ class Follower:
         self._stopping = threading.Event()
         self._observer: BaseObserver | None = None
         self._thread: threading.Thread | None = None
+        # Roots that do not exist yet (Codex installed after planwatch started): looked
+        # for every `root_check` seconds and watched once they appear.
+        self._missing: list[Path] = []
+        self.root_check = 1.0
         self.observer_kind = ""  # "native" or "polling", once started
 
     # -- state shared with other threads -------------------------------------------
@@ -149,8 +153,7 @@ class Follower:
 
     def _start_observer(self) -> BaseObserver:
         roots = [r for r in self.roots if r.is_dir()]
-        for missing in set(self.roots) - set(roots):
-            log.info("transcript root %s does not exist; not watched", missing)
+        self._missing = [r for r in self.roots if r not in roots]
         if not self._force_polling:
             observer: BaseObserver = Observer()
             try:
@@ -176,9 +179,13 @@ class Follower:
 
     def _run(self) -> None:
         while not self._stopping.is_set():
-            self._wake.wait()
+            self._wake.wait(self.root_check if self._missing else None)
             if self._stopping.is_set():
                 break
+            if self._missing:
+                self._watch_new_roots()
+            if not self._wake.is_set():
+                continue
             # Coalesce a burst of writes into one read per file.
             self._stopping.wait(self._debounce)
             with self._lock:
@@ -190,6 +197,23 @@ class Follower:
                     self._after_batch(changed)
                 except Exception:
                     log.exception("after_batch callback failed")
+
+    def _watch_new_roots(self) -> None:
+        """Watch roots that appeared since start, and read what they already hold."""
+        observer = self._observer
+        for root in [r for r in self._missing if r.is_dir()]:
+            self._missing.remove(root)
+            if observer is None:
+                continue
+            try:
+                observer.schedule(_Handler(self), str(root), recursive=True)
+            except OSError as exc:
+                log.warning("cannot watch %s: %s", root, exc)
+                continue
+            found: list[Path] = []
+            for folder, _dirs, names in os.walk(root):
+                found += [Path(folder) / name for name in names]
+            self.poke(found)
 
     def _process(self, path: Path) -> bool:
         """Read one file's news; True when the consumer was called or the file went."""

@@ -60,6 +60,8 @@ class ClaudeWriter(_Writer):
         self.branch = branch
         self.agent_id = agent_id
         self.parent: str | None = None
+        # Subagent transcripts carry no top-level `toolUseResult` (FORMATS §1).
+        self.envelopes = agent_id is None
 
     def _base(self, kind: str) -> dict[str, object]:
         uid = self.uid()
@@ -107,7 +109,7 @@ class ClaudeWriter(_Writer):
         if error:
             block["is_error"] = True
         record["message"] = {"role": "user", "content": [block]}
-        if envelope is not None:
+        if envelope is not None and self.envelopes:
             record["toolUseResult"] = envelope
         self.write(record)
 
