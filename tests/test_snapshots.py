@@ -1,0 +1,219 @@
+"""Snapshot tests of the app (pytest-textual-snapshot), grouped by feature.
+
+Each runs the real app (`make_app`) on copies of the bundled fixtures with a frozen
+clock and no follower or watcher threads. The copies live under one fixed folder so the
+paths the app shows (details' file, "looked in") are the same on every machine, and
+their modification times are pinned so ages read the same. Each docstring says what
+must be visible. Regenerate with `pytest tests/test_snapshots.py --snapshot-update`
+after checking the difference by eye.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, FROZEN_NOW
+from textual.pilot import Pilot
+
+from tui.app import AppOptions, PlanwatchApp, make_app
+
+# Fixed, not tmp_path: the details panel and the empty state show these paths.
+SNAP_BASE = Path("/tmp/planwatch-snapshots")
+# Every copied transcript's mtime: a day before the frozen now, so ages come from the
+# records' own timestamps (the index takes the newer of the two).
+PINNED_MTIME = FROZEN_NOW.timestamp() - 86_400
+
+WIDE = (120, 36)
+PANE = (40, 30)
+
+
+def build_app(
+    name: str,
+    *,
+    transcripts: bool = True,
+    store: str | None = "store/demo",
+    config: str | None = None,
+) -> PlanwatchApp:
+    """The app on fresh copies of the fixtures under SNAP_BASE/name."""
+    base = SNAP_BASE / name
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir(parents=True)
+    roots = base / ("transcripts" if transcripts else "no-transcripts")
+    if transcripts:
+        # The rules fixtures are single-rule test cases, not sessions a person would see.
+        shutil.copytree(FIXTURES / "transcripts", roots, ignore=shutil.ignore_patterns("rules"))
+        for folder, _, files in os.walk(roots):
+            for file in files:
+                os.utime(Path(folder) / file, (PINNED_MTIME, PINNED_MTIME))
+    else:
+        roots.mkdir()
+    store_root = base / "store"
+    if store is not None:
+        shutil.copytree(FIXTURES / store, store_root)
+    config_path = base / "config.yaml"
+    if config is not None:
+        config_path.write_text(config, encoding="utf-8")
+    return make_app(
+        AppOptions(
+            roots=[roots],
+            store_root=store_root,
+            config_path=config_path,
+            state_dir=base / "state",
+            clock=lambda: FROZEN_NOW,
+            follow=False,
+        )
+    )
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Until the first scan has finished and no worker is running."""
+    app = pilot.app
+    deadline = time.monotonic() + 20
+    while getattr(app, "scan_done", None) is None and time.monotonic() < deadline:
+        await pilot.pause(0.02)
+    assert getattr(app, "scan_done", None) is not None, "the scan did not finish"
+    for _ in range(4):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+def then(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    """run_before: wait for the scan, press `keys` one by one, letting workers finish."""
+
+    async def run(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+
+    return run
+
+
+def presses(keys: Iterable[str]) -> tuple[str, ...]:
+    return tuple(keys)
+
+
+# ---------------------------------------------------------------- browse
+
+
+def test_browse_wide(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """120×36: every fixture session newest first (acp, codex, claude…) with harness,
+    title, folder, age (1h…), pill and open count; the first session's checklist at the
+    right with its ACP plan and the "My items" section; the footer's keys."""
+    assert snap_compare(build_app("browse-wide"), terminal_size=WIDE, run_before=then())
+
+
+def test_browse_pane(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """40×30 pane mode: one column following the newest session — its title, pill, and
+    the checklist (agent plan, then My items) — no session list beside it."""
+    assert snap_compare(build_app("browse-pane"), terminal_size=PANE, run_before=then())
+
+
+# ---------------------------------------------------------------- checklist and details
+
+
+def test_checklist_with_overrides(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """The rate-limiting session's checklist after two ticks by the person: one agent
+    step marked "unticked by you", one "[✓] … ticked by you"; the subagent's plan as its
+    own group; My items with the store's tasks for this session."""
+    app = build_app("checklist-overrides")
+    keys = presses(["down"] * 4 + ["tab", "down", "space", "down", "down", "space"])
+    assert snap_compare(app, terminal_size=WIDE, run_before=then(*keys))
+
+
+def test_details_panel(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """The details panel of the rate-limiting session under its checklist: source
+    (Claude Code todos), done 5 of 10, the steps in progress, overrides (none), harness,
+    session id, folder /home/dev/api, branch feature/rate-limit, file path."""
+    app = build_app("details")
+    keys = presses(["down"] * 4 + ["tab", "enter"])
+    assert snap_compare(app, terminal_size=WIDE, run_before=then(*keys))
+
+
+# ---------------------------------------------------------------- store view, settings, help
+
+
+def test_store_view(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """`t`: the store view — p1 "Ship checkout v2" with t1–t4 (statuses done, doing,
+    review, todo; approved by lee; t4 "after t2 t3"), p2 with t5, then "Tasks without a
+    plan" t6, t7; the cursor's record detail with its stamps; and the broken record
+    "tasks/t8.md: status must be …" listed below as left out."""
+    app = build_app("store-view", store="views/store")
+    assert snap_compare(app, terminal_size=WIDE, run_before=then("t", "down", "down"))
+
+
+def test_store_view_pane(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """The store view at 40×30: the filter bar stacked one filter a line, the table
+    scrolled to its first columns (id, status, priority, title)."""
+    app = build_app("store-view-pane", store="views/store")
+    assert snap_compare(app, terminal_size=PANE, run_before=then("t"))
+
+
+def test_settings_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """`,`: the Settings screen — Privacy: "Read agents' plans into their checklists" on,
+    "Keep agents' plans in the shared task list" off; Task store: require approval off,
+    sweep after 30 days; Sessions: one extra folder, owner dana; Save and Cancel."""
+    config = "# mine\nsweepAfterDays: 30\nowner: dana\ntranscriptRoots:\n  - /srv/old-transcripts\n"
+    app = build_app("settings", config=config)
+    assert snap_compare(app, terminal_size=WIDE, run_before=then("comma"))
+
+
+def test_help_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """`?`: the help box over the dimmed browser, listing every key of tui.commands with
+    where it works (sessions / everywhere), its key and what it does."""
+    assert snap_compare(build_app("help"), terminal_size=WIDE, run_before=then("question_mark"))
+
+
+def test_help_screen_over_store_view(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """`?` in the store view: the store view's own keys (a add, e edit, v approve,
+    r review, f filter, x clear, esc back) first, under "store view", then the app's."""
+    app = build_app("help-store", store="views/store")
+    assert snap_compare(app, terminal_size=WIDE, run_before=then("t", "question_mark"))
+
+
+# ---------------------------------------------------------------- empty and error states
+
+
+def test_empty_no_transcripts(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """No transcripts: "No agent transcripts found.", the folder it looked in
+    (/tmp/planwatch-snapshots/empty/no-transcripts), and how to point it elsewhere."""
+    app = build_app("empty", transcripts=False, store=None)
+    assert snap_compare(app, terminal_size=WIDE, run_before=then())
+
+
+def test_empty_reading_off(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """Reading turned off in the settings: the sessions are listed but no agent plan is
+    read; the checklist says reading is off and how to turn it on (Settings)."""
+    app = build_app("reading-off", config="readAgentPlans: false\n")
+    assert snap_compare(app, terminal_size=WIDE, run_before=then())
+
+
+def test_broken_store_record(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """A broken record in the store: the browser's status line names tasks/t8.md and
+    what is wrong with it, and points at the store view (t)."""
+    app = build_app("broken-store", store="views/store")
+    assert snap_compare(app, terminal_size=WIDE, run_before=then())
+
+
+# ---------------------------------------------------------------- hostile text
+
+
+def test_hostile_session_text_is_literal(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """The hostile session selected: its title "[bold red]pwned[/] …" and its items
+    ("Updating [b]deps[/b]", "\\x1b[31mred alert\\x1b[0m", a bidi override, a C1 CSI)
+    appear as plain text — nothing bold, red, linked or moved."""
+    app = build_app("hostile")
+    assert snap_compare(app, terminal_size=WIDE, run_before=then(*["down"] * 5))
+
+
+def test_hostile_store_text_is_literal(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """The store view on hostile records: the plan title "[bold red]Plan[/] with
+    [link=…]a link[/link]", t1's escapes shown as \\x1b…, t2's "[bold]not bold[/bold]"
+    and its [blink] label — all literal."""
+    app = build_app("hostile-store", store="views/store-hostile")
+    assert snap_compare(app, terminal_size=WIDE, run_before=then("t"))
