@@ -39,6 +39,7 @@ MAX_PENDING = 100
 MAX_TITLE_CHARS = 1000
 _SESSION_METHODS = ("session/new", "session/load", "session/resume", "session/prompt")
 _PLAN_UPDATES = ("plan", "plan_update", "plan_removed")
+_NEW_SESSION_RESULT = (b'"result":{"sessionId"', b'"result": {"sessionId"')
 # Where a document plan may keep its text, in the order they are looked at.
 _DOCUMENT_KEYS = ("content", "markdown", "text", "path", "uri")
 
@@ -66,9 +67,10 @@ class AcpReader(TranscriptReader):
     def wants(self, line: bytes) -> bool:
         if any(needle in line for needle in self.needles):
             return True
-        # A response naming a session (the session/new result); responses carry no
-        # method, and only those with a sessionId matter.
-        return b'"result"' in line and b'"sessionId"' in line and b'"method"' not in line
+        # The session/new result names the session. Only positive byte tests, so that
+        # IO may test a block of lines at once; the adapters write `sessionId` first in
+        # that result (a result missed here loses only the cwd: updates name the session).
+        return any(marker in line for marker in _NEW_SESSION_RESULT)
 
     def note_gap(self) -> None:
         for _, replay in self._sessions.values():

@@ -54,8 +54,14 @@ MAX_PENDING = 100
 # A first prompt is kept only to make a title; the widgets shorten it further.
 MAX_TITLE_CHARS = 1000
 
-_USER_RECORD = json_needles("type", "user")
-_TOOL_RESULT = b'"tool_result"'
+# A prompt the person typed: a user message whose content is a string, or a list that
+# starts with a text block (tool results start with a tool_result block instead).
+_PROMPT_MARKERS = (
+    b'"role":"user","content":"',
+    b'"role": "user", "content": "',
+    b'"role":"user","content":[{"type":"text"',
+    b'"role": "user", "content": [{"type": "text"',
+)
 # User text that is a harness wrapper, not something the person typed.
 _WRAPPER_PREFIXES = (
     "<command-name>",
@@ -101,18 +107,17 @@ class ClaudeReader(TranscriptReader):
     # -- the contract ------------------------------------------------------------------
 
     def wants(self, line: bytes) -> bool:
+        # Only positive byte tests (no "and not"), so that IO may test a block of lines,
+        # or a piece of a long line, and it passes whenever one of its lines would.
         if any(needle in line for needle in self.needles):
             return True
-        is_user = any(n in line for n in _USER_RECORD)
-        if not is_user:
-            return False
-        if _TOOL_RESULT in line:
-            # Results can be tens of MB: only those answering a call we hold.
-            # Quoted, so one id is never found inside a longer one.
-            return any(f'"{i}"'.encode() in line for i in self._waiting_ids())
         # Until the first real prompt: it names the session, and its record carries the
         # cwd, branch and session id.
-        return self.facts.first_prompt is None
+        if self.facts.first_prompt is None and any(m in line for m in _PROMPT_MARKERS):
+            return True
+        # Results can be tens of MB (file reads, images): only those answering a call we
+        # hold pass. Quoted, so one id is never found inside a longer one.
+        return any(f'"{call_id}"'.encode() in line for call_id in self._waiting_ids())
 
     def note_gap(self) -> None:
         self._replay.apply(Gap())

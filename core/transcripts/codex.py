@@ -70,7 +70,6 @@ _CONTEXT_PREFIXES = (
 )
 _CWD_IN_CONTEXT = re.compile(r"<cwd>([^<\n]+)</cwd>")
 _USER_MESSAGE = json_needles("role", "user")
-_CALL_OUTPUT = b'"function_call_output"'
 _BARE_META = (b'{"id":', b'{"id" :', b'{ "id":')
 
 
@@ -93,15 +92,17 @@ class CodexReader(TranscriptReader):
     # -- the contract ------------------------------------------------------------------
 
     def wants(self, line: bytes) -> bool:
-        if self.facts.id is None and line.lstrip().startswith(_BARE_META):
-            return True  # a bare rollout's meta line: `{"id":…, "timestamp":…, "git":…}`
+        # Only positive byte tests (no "and not"), so that IO may test a block of lines,
+        # or a piece of a long line, and it passes whenever one of its lines would.
         if any(needle in line for needle in self.needles):
             return True
-        if _CALL_OUTPUT in line:
-            # Outputs can be huge (command output): only those answering a held call.
-            return any(f'"{call_id}"'.encode() in line for call_id in self._pending)
+        if self.facts.id is None and any(m in line for m in _BARE_META):
+            return True  # a bare rollout's meta line: `{"id":…, "timestamp":…, "git":…}`
         needs_user = self.facts.first_prompt is None or self.facts.cwd is None
-        return needs_user and any(needle in line for needle in _USER_MESSAGE)
+        if needs_user and any(needle in line for needle in _USER_MESSAGE):
+            return True
+        # Outputs can be huge (command output): only those answering a held call pass.
+        return any(f'"{call_id}"'.encode() in line for call_id in self._pending)
 
     def note_gap(self) -> None:
         self._replay.apply(Gap())
