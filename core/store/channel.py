@@ -229,13 +229,13 @@ class Channel:
         polling: bool = False,
         settle: float = 0.05,
     ) -> None:
-        self.store = Store(store_root)
-        self.settings = settings or Settings()
+        self._store = Store(store_root)
+        self._settings = settings or Settings()
         self._caller = caller
         self._lock = threading.RLock()
         self._subs: list[Subscription] = []
         self._known_problems: set[str] = set()
-        self._watcher = StoreWatcher(self.store.root, self.refresh, settle=settle, polling=polling)
+        self._watcher = StoreWatcher(self._store.root, self.refresh, settle=settle, polling=polling)
 
     # -- life
 
@@ -270,14 +270,14 @@ class Channel:
         plan_id = plan_id_of(uri)
         if plan_id is None:
             raise ChannelError(NOT_FOUND, f"Resource not found: {uri}")
-        who = caller or self._caller or caller_from_env(self.settings)
-        if not grants.holds(self.settings, who, grants.SESSION_READ):
+        who = caller or self._caller or caller_from_env(self._settings)
+        if not grants.holds(self._settings, who, grants.SESSION_READ):
             name = who.user or "a call with no user token"
             raise ChannelError(
                 FORBIDDEN,
                 f"Refused {uri}: reading it needs the {grants.SESSION_READ} grant, which {name} does not hold.",
             )
-        if self.store.read_plan(plan_id) is None:
+        if self._store.read_plan(plan_id) is None:
             # Checked before the watcher starts, so a refused URI leaves no trace on disk.
             raise ChannelError(NOT_FOUND, f"Resource not found: {uri}")
         # The watcher runs before the state is read, so no change can fall in between.
@@ -313,7 +313,7 @@ class Channel:
                     sub._deliver(actions)
 
     def _load(self) -> StoreSnapshot:
-        snap = self.store.load()
+        snap = self._store.load()
         # Invalid records are left out of the feed; each is reported once, not per burst.
         messages = {p.message for p in snap.problems}
         for message in sorted(messages - self._known_problems):
