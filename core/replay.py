@@ -4,7 +4,8 @@ Pure logic, no IO. The rules (SPEC §2, "no guessing"):
 - a full list replaces its group's plan, switches the group to that source and clears
   the group's task items;
 - step operations (advance, done/start, wrap-up) act only on a list of their own source;
-  before any full list, or on another source's list, they change nothing;
+  before any full list, on another source's list, or on a list from before a gap (IO
+  skipped lines; see `Gap`), they change nothing;
 - task updates and deletions act only on tasks seen created; a creation with a known id
   replaces that item in place; at most `MAX_TASKS` tasks are kept (oldest evicted);
 - a group exists once a full list or a task creation made it; an empty full list leaves
@@ -48,6 +49,8 @@ class _Group:
     # existing key keeps its place, which is exactly "replaces that item in place").
     tasks: dict[str, PlanItem] = field(default_factory=dict)
     partial: bool = False
+    # A list carried over a gap may be outdated: steps named against it would be guesses.
+    stale: bool = False
 
     def freeze(self, key: str) -> PlanGroup:
         items = tuple(self.tasks.values()) if self.items is None else tuple(self.items)
@@ -95,6 +98,7 @@ class PlanReplay:
                 self._after_gap = True
                 for group in self._groups.values():
                     group.partial = True
+                    group.stale = True
 
     def apply_all(self, events: Iterable[PlanEvent]) -> None:
         for event in events:
@@ -120,9 +124,9 @@ class PlanReplay:
 
     def _list_of(self, key: str, source: Source) -> list[PlanItem] | None:
         group = self._groups.get(key)
-        if group is None or group.source != source or group.source not in LIST_SOURCES:
+        if group is None or group.stale or group.source != source:
             return None
-        return group.items
+        return group.items if group.source in LIST_SOURCES else None
 
     def _advance(self, event: StepAdvance) -> None:
         items = self._list_of(event.group, event.source)

@@ -240,6 +240,14 @@ def test_gap_marks_groups_partial_until_a_full_list_restates_them() -> None:
     assert [(g.key, g.partial) for g in state.snapshot().groups] == [("", False), ("agent-x", True)]
 
 
+def test_step_operations_on_a_list_from_before_a_gap_change_nothing() -> None:
+    state = PlanReplay()
+    state.apply_all([DESKTOP, Gap(), StepAdvance(""), StepWrapUp("")])
+    assert statuses(state.snapshot()) == statuses(replay([DESKTOP]))
+    state.apply_all([DESKTOP, StepAdvance("")])  # restated after the gap: steps apply again
+    assert statuses(state.snapshot())[2] == ("Ship", "in_progress")
+
+
 def test_task_group_built_after_a_gap_holds_only_known_tasks_and_is_partial() -> None:
     plan = replay([Gap(), TaskUpdated("", "1", status="completed"), TaskCreated("", "7", "Known")])
     assert plan.main is not None and plan.main.partial

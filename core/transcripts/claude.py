@@ -24,7 +24,6 @@ Facts: the id is the file name; a record carrying another `sessionId` is lineage
 from __future__ import annotations
 
 import json
-import logging
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -42,8 +41,6 @@ from core.transcripts.reader import (
     json_needles,
     parse_timestamp,
 )
-
-log = logging.getLogger(__name__)
 
 TODO_WRITE = "TodoWrite"
 EXIT_PLAN_MODE = "ExitPlanMode"
