@@ -100,11 +100,12 @@ async def test_j_k_and_arrows_move_between_sessions(sessions, isolated_env) -> N
         assert checklist.current_agent_row().text == "Add the theme switch"
 
 
-async def test_enter_opens_details_with_source_folder_branch_and_file(sessions, isolated_env) -> None:
+@pytest.mark.parametrize("keys", [("enter",), ("tab", "enter")], ids=["from-list", "from-checklist"])
+async def test_enter_opens_details_with_source_folder_branch_and_file(sessions, isolated_env, keys) -> None:
     app = make_app(options(isolated_env))
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.scan_done is not None, what="the scan")
-        await pilot.press("tab", "enter")
+        await pilot.press(*keys)
         await pilot.pause()
         panel = app.screen.query_one("#details")
         assert panel.has_class("-open") and panel.display
@@ -226,7 +227,7 @@ async def test_clicking_a_session_row_selects_it(sessions, isolated_env) -> None
         await pilot.click("#sessions", offset=(10, 1))
         await pilot.pause()
         assert app.screen.selected_id == sessions[0].session_id
-        assert app.screen.query_one("#checklist").has_focus
+        assert "[x] Read the handlers" in option_texts(app.screen.query_one("#checklist", ChecklistView))
 
 
 async def test_command_palette_lists_the_commands(sessions, isolated_env) -> None:

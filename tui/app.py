@@ -344,11 +344,8 @@ class PlanwatchApp(App[None]):
     # -- app-level actions (keys from tui.commands)
 
     def action_store_view(self) -> None:
-        try:
-            from tui.screens.store import StoreScreen
-        except ImportError:
-            self.notify("The store view is not available yet.", markup=False)
-            return
+        from tui.screens.store import StoreScreen
+
         self.push_screen(StoreScreen())
 
     def action_settings(self) -> None:

@@ -260,10 +260,10 @@ class BrowseScreen(Screen[None]):
             return
         session = entry.session
         checklist = self.app.checklist_for(session.id)
-        head = Text()
+        head = Text(no_wrap=True, overflow="ellipsis")
         head.append(shorten(session.title or f"Session {session.id}", 80), style="bold")
         if self.pane and session.cwd:
-            head.append("  " + short_folder(shorten(session.cwd, 40), str(Path.home())), style="dim")
+            head.append("\n" + short_folder(shorten(session.cwd, 60), str(Path.home())), style="dim")
         title.update(head)
         pill.set_counts(*checklist.counts())
         pill.tooltip = hover_card(checklist, self.app.reading)
@@ -309,7 +309,6 @@ class BrowseScreen(Screen[None]):
     @on(OptionList.OptionSelected, "#sessions")
     def _session_chosen(self, event: OptionList.OptionSelected) -> None:
         self.select(event.option.id)
-        self.query_one("#checklist", ChecklistView).focus()
 
     @on(OptionList.OptionSelected, "#checklist")
     def _row_chosen(self) -> None:

@@ -39,8 +39,8 @@ class Pill(Widget):
     }
     """
 
-    done: reactive[int] = reactive(0)
-    total: reactive[int] = reactive(0)
+    done: reactive[int] = reactive(0, layout=True)
+    total: reactive[int] = reactive(0, layout=True)
 
     def set_counts(self, done: int, total: int) -> None:
         self.done, self.total = done, total

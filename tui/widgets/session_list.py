@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
@@ -75,12 +76,12 @@ def row_text(row: SessionRow, now: datetime, width: int) -> Text:
     running = now - row.updated <= RUNNING_WINDOW
     pill = pill_text(row.done, row.total)
     open_part = f"{row.open_count} open" if row.open_count else ""
-    folder_width = 22 if width >= 100 else (16 if width >= 66 else 12)
-    fixed = 2 + 7 + 1 + folder_width + 1 + 4 + 1 + 8 + 1 + 7
+    folder_width = 22 if width >= 100 else (14 if width >= 66 else 10)
+    fixed = 2 + 7 + 1 + folder_width + 1 + 4 + 1 + 7 + 1 + 6
     title_width = max(8, width - fixed)
     text = Text()
     text.append("● " if running else "  ", style="bold green")
-    text.append(fit(row.harness, 7), style="cyan" if row.harness == "claude" else ("magenta" if row.harness == "codex" else "blue"))
+    text.append(fit(row.harness, 6), style="cyan" if row.harness == "claude" else ("magenta" if row.harness == "codex" else "blue"))
     text.append(" ")
     text.append(fit(safe_text(row.title or f"Session {row.id}", single_line=True), title_width), style="bold" if running else "")
     text.append(" ")
@@ -88,15 +89,19 @@ def row_text(row: SessionRow, now: datetime, width: int) -> Text:
     text.append(" ")
     text.append(age(row.updated, now).rjust(4), style="green" if running else "dim")
     text.append(" ")
-    pill.pad_right(max(0, 8 - pill.cell_len))
+    pill.pad_right(max(0, 7 - pill.cell_len))
     text.append_text(pill)
     text.append(" ")
-    text.append(fit(open_part, 7), style="yellow")
+    text.append(fit(open_part, 6), style="yellow")
     return text
 
 
 class SessionList(OptionList):
     """Every session, filtered by a needle; the highlighted one is the selected session."""
+
+    # Moving already selects a session, so enter means what it means everywhere in the
+    # app: open the details (tui.commands). A click still selects the clicked row.
+    BINDINGS = [Binding("enter", "screen.details", "Details", show=False)]
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes, markup=False)
