@@ -16,6 +16,7 @@ from core.store.records import Store
 from core.store.schema import Source
 from core.store.tools import run_tool
 
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "translate"
 SESSION_ID = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
 SECRET_STEPS = ("Rotate the zebra-quartz credentials", "Migrate the ledger of Mount Obscura")
 
@@ -149,3 +150,32 @@ def test_a_todowrite_list_after_tasks_drops_the_tasks_it_no_longer_holds(tmp_pat
     mirror.update(session, tasks_plan(("1", "Set up schema", "in_progress")))
     mirror.update(session, todos(("Write docs", "pending")))
     assert rows(store) == [("t1", "Set up schema", "dropped"), ("t2", "Write docs", "todo")]
+
+
+def test_real_todowrite_session_mirrored_call_by_call(tmp_path: Path, frozen_now: datetime) -> None:
+    """The real Claude Code sample (4 pending → … → all done → cleared), fed line by line
+    as the app follows it: every step ends done, and the clearing drops nothing."""
+    from core.transcripts.registry import reader_for
+
+    sample = FIXTURES / "86c5b490-b7df-4218-91f4-6c39c5cf19f8.jsonl"
+    store = Store(tmp_path / "store")
+    mirror = Mirror(store, ON)
+    reader = reader_for("claude")(sample)
+    open_counts: list[int] = []
+    for line in sample.read_bytes().splitlines(keepends=True):
+        if not reader.wants(line):
+            continue
+        reader.feed_line(line)
+        [result] = reader.results()
+        session = Session(
+            id=result.facts.id or "s", harness="claude", path=sample, title=result.facts.title(), updated=frozen_now
+        )
+        if mirror.update(session, result.plan) is not None:
+            open_counts.append(sum(t.status not in ("done", "dropped") for t in store.load().tasks.values()))
+    snap = store.load()
+    assert len(snap.tasks) == 4
+    assert {t.status for t in snap.tasks.values()} == {"done"}
+    assert open_counts[0] == 4 and open_counts[-1] == 0
+    [plan] = snap.plans.values()
+    assert plan.scope is not None and plan.scope.value == "86c5b490-b7df-4218-91f4-6c39c5cf19f8"
+    assert plan.title.startswith("Add YAML support to the config loader")

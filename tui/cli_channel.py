@@ -69,7 +69,8 @@ class _Terminated(Exception):
 
 
 def _emit(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    # ASCII JSON: a hand-written title's C1 control or bidi character stays an escape.
+    sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
 
 
