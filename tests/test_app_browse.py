@@ -240,3 +240,36 @@ async def test_command_palette_lists_the_commands(sessions, isolated_env) -> Non
         titles = [hit.text for hit in [h async for h in provider.discover()]]
         assert "Tick (space)" in titles and "Details (enter)" in titles
         assert len(titles) == sum(c.palette for c in COMMANDS)
+
+
+async def test_turning_reading_off_and_on_in_settings_applies_at_once(sessions, isolated_env) -> None:
+    from core.settings import Settings
+    from tui.messages import SettingsSaved
+
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        checklist = app.screen.query_one("#checklist", ChecklistView)
+        assert "[x] Add the theme switch" in option_texts(checklist)
+        app.post_message(SettingsSaved(Settings(readAgentPlans=False)))
+        await until(pilot, lambda: "Agent plan" in option_texts(checklist)[:1] and len(option_texts(checklist)) > 1
+                    and option_texts(checklist)[1].startswith("Reading agents' plans is off"), what="reading off")
+        await until(pilot, lambda: all(e.plan.counts() == (0, 0) for e in app.entries()), what="plans dropped")
+        app.post_message(SettingsSaved(Settings(readAgentPlans=True)))
+        await until(pilot, lambda: "[x] Add the theme switch" in option_texts(checklist), what="reading on again")
+
+
+async def test_a_task_written_to_the_store_by_another_process_shows_under_my_items(sessions, isolated_env) -> None:
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.pause(0.3)
+        tasks = isolated_env.store / "tasks"
+        tasks.mkdir(parents=True, exist_ok=True)
+        (tasks / "t9.md").write_text(
+            f"---\nid: t9\ntitle: Ask design about contrast\nstatus: doing\nsession: {sessions[1].session_id}\n---\n"
+        )
+        checklist = app.screen.query_one("#checklist", ChecklistView)
+        await until(pilot, lambda: "[▸] Ask design about contrast  doing" in option_texts(checklist),
+                    timeout=5, what="the hand-written task")
+        assert "1 open" in option_texts(app.screen.query_one("#sessions", SessionList))[0]
