@@ -10,76 +10,26 @@ after checking the difference by eye.
 
 from __future__ import annotations
 
-import os
-import shutil
-import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
-import pytest
-from conftest import FIXTURES, FROZEN_NOW
+from conftest import FROZEN_NOW
 from textual.pilot import Pilot
 
-from tui.app import AppOptions, PlanwatchApp, make_app
+from tui.app import PlanwatchApp
+from tui.screenshots import fixture_app, settle
 
 # Fixed, not tmp_path: the details panel and the empty state show these paths.
 SNAP_BASE = Path("/tmp/planwatch-snapshots")
-# Every copied transcript's mtime: a day before the frozen now, so ages come from the
-# records' own timestamps (the index takes the newer of the two).
-PINNED_MTIME = FROZEN_NOW.timestamp() - 86_400
 
 WIDE = (120, 36)
 PANE = (40, 30)
 
 
-def build_app(
-    name: str,
-    *,
-    transcripts: bool = True,
-    store: str | None = "store/demo",
-    config: str | None = None,
-) -> PlanwatchApp:
-    """The app on fresh copies of the fixtures under SNAP_BASE/name."""
-    base = SNAP_BASE / name
-    shutil.rmtree(base, ignore_errors=True)
-    base.mkdir(parents=True)
-    roots = base / ("transcripts" if transcripts else "no-transcripts")
-    if transcripts:
-        # The rules fixtures are single-rule test cases, not sessions a person would see.
-        shutil.copytree(FIXTURES / "transcripts", roots, ignore=shutil.ignore_patterns("rules"))
-        for folder, _, files in os.walk(roots):
-            for file in files:
-                os.utime(Path(folder) / file, (PINNED_MTIME, PINNED_MTIME))
-    else:
-        roots.mkdir()
-    store_root = base / "store"
-    if store is not None:
-        shutil.copytree(FIXTURES / store, store_root)
-    config_path = base / "config.yaml"
-    if config is not None:
-        config_path.write_text(config, encoding="utf-8")
-    return make_app(
-        AppOptions(
-            roots=[roots],
-            store_root=store_root,
-            config_path=config_path,
-            state_dir=base / "state",
-            clock=lambda: FROZEN_NOW,
-            follow=False,
-        )
-    )
-
-
-async def settle(pilot: Pilot[None]) -> None:
-    """Until the first scan has finished and no worker is running."""
-    app = pilot.app
-    deadline = time.monotonic() + 20
-    while getattr(app, "scan_done", None) is None and time.monotonic() < deadline:
-        await pilot.pause(0.02)
-    assert getattr(app, "scan_done", None) is not None, "the scan did not finish"
-    for _ in range(4):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+def build_app(name: str, **kw: Any) -> PlanwatchApp:
+    """The app on fresh copies of the fixtures under SNAP_BASE/name (see fixture_app)."""
+    return fixture_app(SNAP_BASE / name, now=FROZEN_NOW, **kw)
 
 
 def then(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
@@ -92,10 +42,6 @@ def then(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
             await settle(pilot)
 
     return run
-
-
-def presses(keys: Iterable[str]) -> tuple[str, ...]:
-    return tuple(keys)
 
 
 # ---------------------------------------------------------------- browse
@@ -122,7 +68,7 @@ def test_checklist_with_overrides(snap_compare) -> None:  # type: ignore[no-unty
     step marked "unticked by you", one "[✓] … ticked by you"; the subagent's plan as its
     own group; My items with the store's tasks for this session."""
     app = build_app("checklist-overrides")
-    keys = presses(["down"] * 4 + ["tab", "down", "space", "down", "down", "space"])
+    keys = ("down",) * 4 + ("tab", "down", "space", "down", "down", "space")
     assert snap_compare(app, terminal_size=WIDE, run_before=then(*keys))
 
 
@@ -131,7 +77,7 @@ def test_details_panel(snap_compare) -> None:  # type: ignore[no-untyped-def]
     (Claude Code todos), done 5 of 10, the steps in progress, overrides (none), harness,
     session id, folder /home/dev/api, branch feature/rate-limit, file path."""
     app = build_app("details")
-    keys = presses(["down"] * 4 + ["tab", "enter"])
+    keys = ("down",) * 4 + ("tab", "enter")
     assert snap_compare(app, terminal_size=WIDE, run_before=then(*keys))
 
 
