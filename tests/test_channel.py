@@ -241,9 +241,12 @@ def test_subscribing_under_a_user_directory_needs_session_read(store: Store) -> 
 
 
 def test_clients_cannot_write_to_the_channel() -> None:
-    """The channel is read-only: no method of it or of a subscription takes a change."""
+    """The channel is read-only: no method of it or of a subscription takes a change.
+
+    (Writes go through the store's tools; `store` is there for the MCP server to run them.)
+    """
     public = {n for n in dir(Channel) if not n.startswith("_")} | {n for n in dir(Subscription) if not n.startswith("_")}
-    assert public == {"start", "stop", "subscribe", "refresh", "get", "close", "closed"}
+    assert public == {"start", "stop", "subscribe", "refresh", "store", "settings", "get", "close", "closed"}
 
 
 def test_callback_receives_actions_in_order(native: Channel, store: Store) -> None:

@@ -237,6 +237,15 @@ class Channel:
         self._known_problems: set[str] = set()
         self._watcher = StoreWatcher(self._store.root, self.refresh, settle=settle, polling=polling)
 
+    @property
+    def store(self) -> Store:
+        """The store the channel reads (for the MCP server's tools: writes go through them)."""
+        return self._store
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
     # -- life
 
     def start(self) -> None:
