@@ -156,5 +156,9 @@ def test_a_writer_killed_at_random_moments_leaves_the_store_whole(tmp_path: Path
                 assert task.status == state["status"]
         assert snap.tasks["t1"].title.startswith("shared title ")
     assert len(committed) >= 14
-    # Leftover temp files of killed writes never count as records.
+    # Leftover temp files of killed writes never count as records, and the sweep's
+    # tidy-up removes them.
     assert all(n.startswith(".") or n.endswith(".md") for n in os.listdir(root / "tasks"))
+    Store(root).remove_stale_temp_files()
+    assert not [n for n in os.listdir(root / "tasks") if n.startswith(".")]
+    assert Store(root).load().problems == []

@@ -244,3 +244,65 @@ def test_add_refuses_a_make_that_ignores_its_id(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         Store(tmp_path).add_task(lambda i: TaskRecord(id="t99", title="x"))
 
+
+
+def _ruamel(front: str) -> object:
+    from core.store.records import _loader
+
+    try:
+        return ("ok", _loader().load(front))
+    except Exception as exc:  # noqa: BLE001 - any refusal counts as "not valid"
+        return ("error", type(exc).__name__)
+
+
+def _fronts() -> list[str]:
+    """Frontmatters to compare: every fixture, records the store writes with awkward
+    titles, and hand-written lines of random text."""
+    import random
+
+    from core.store.records import _split, render_record
+
+    fronts: list[str] = []
+    for path in sorted((ROOT / "fixtures").rglob("*.md")):
+        try:
+            fronts.append(_split(path.read_bytes().decode("utf-8"))[0])
+        except Exception:  # noqa: BLE001 - broken fixtures without frontmatter
+            continue
+    rng = random.Random(7)
+    alphabet = "abc XYZ:#'\"[]{},&*!|>%@`-?./\\~0123456789\u00e9\u2028\x85\t_=<"
+    words = ["yes", "No", "null", "true", "~", "1e3", "0x1F", "2026-11-30", "2026-11-30 09:00:00+00:00", "a: b", "x #y", "- z", "'q'", "[a, b]"]
+    for n in range(1500):
+        raw = rng.choice(words) if n % 5 == 0 else "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14)))
+        fronts.append(f"id: t1\ntitle: {raw}\nstatus: todo\n")
+        fronts.append(f"id: t1\nlabels: [{raw}, ok]\n")
+        fronts.append(f"id: t1\ncreated:\n  at: 2026-11-30 09:00:00+00:00\n  by: {raw}\n")
+        title = raw.replace("\t", " ").replace("\x85", " ").replace("\u2028", " ").strip() or "x"
+        try:
+            rec = TaskRecord(id="t1", title=title, labels=(title,), note=raw, created=stamp(title))
+        except Exception:  # noqa: BLE001 - titles the model refuses are not written
+            continue
+        fronts.append(_split(render_record(rec))[0])
+    return fronts
+
+
+def test_fast_frontmatter_reading_agrees_with_ruamel() -> None:
+    """The fast path reads only the plain subset, and reads it exactly as YAML does."""
+    from core.store.records import _fast_front, _plain
+
+    fast_hits = 0
+    for front in _fronts():
+        fast = _fast_front(front)
+        if fast is None:
+            continue
+        fast_hits += 1
+        kind, slow = _ruamel(front)
+        assert kind == "ok", (front, slow)
+        assert _plain(fast) == _plain(slow), front
+    assert fast_hits > 500
+
+
+def test_the_stores_own_files_take_the_fast_path() -> None:
+    from core.store.records import _fast_front, _split
+
+    for path in sorted((ROOT / "fixtures" / "store" / "demo").rglob("*.md")):
+        assert _fast_front(_split(path.read_text())[0]) is not None, path

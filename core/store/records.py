@@ -16,6 +16,8 @@ API summary (stable; the tools, the channel's watcher and the app build on it):
   - `delete_task(id)`, `delete_plan(id)`.
   - `lock()`: the store's cross-process lock (re-entrant within a thread) for callers
     that check several records before writing (the tools do).
+  - `remove_stale_temp_files()`: tidy up after writers killed mid-write (the sweep
+    calls it).
 - `StoreSnapshot(tasks, plans, problems)`.
 - `RecordProblem(path, message)` — `message` reads `tasks/t7.md: status must be …`.
 - `parse_task_file(path)`, `parse_plan_file(path)`, `parse_record_file(path)` → the
@@ -59,6 +61,7 @@ from typing import Any, TypeVar
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
+from ruamel.yaml.nodes import ScalarNode
 
 from core.store.schema import (
     PLAN_FIELDS,
@@ -214,7 +217,117 @@ def _read_text(path: Path) -> str:
         raise RecordInvalid(f"file is not UTF-8 text (byte {exc.start}).") from None
 
 
+# ---- fast path: the plain subset of YAML the store itself writes
+#
+# ruamel.yaml in pure Python takes milliseconds per file; a store of 10,000 tasks would
+# take many seconds to read cold. The store writes a small, regular subset of YAML, so
+# that subset is read here directly; anything outside it (comments after values, block
+# scalars, multi-line values, numbers, anchors, …) returns None and goes to ruamel. The
+# subset is chosen so both readings are the same (tests/test_store_records.py checks
+# the fixtures and generated records both ways).
+
+_KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?: (.*))?")
+_SUB_LINE = re.compile(r"  ([A-Za-z][A-Za-z0-9_-]*):(?: (.*))?")
+_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d:\d\d)?")
+_UNUSUAL_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+_NOT_FAST = object()
+
+
+def _fast_scalar(text: str, *, in_flow: bool = False) -> Any:
+    text = text.strip(" ")
+    if not text:
+        return None if not in_flow else _NOT_FAST
+    first = text[0]
+    if first == "'":
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != "'" or "'" in inner.replace("''", ""):
+            return _NOT_FAST
+        return inner.replace("''", "'")
+    if first == '"':
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != '"' or '"' in inner or "\\" in inner:
+            return _NOT_FAST
+        return inner
+    if not (first.isalnum() or first in "/_."):
+        return _NOT_FAST  # YAML indicators and odd starts: the full parser decides
+    if (
+        "#" in text or ": " in text or text.endswith(":") or "'" in text or '"' in text
+        or any(c in text for c in "[]{}")
+        or (in_flow and "," in text)
+    ):
+        return _NOT_FAST
+    # YAML's own resolver says whether a plain word is text, a number, a date, …
+    tag = _loader().resolver.resolve(ScalarNode, text, (True, False))
+    if tag == "tag:yaml.org,2002:str":
+        return text
+    if tag == "tag:yaml.org,2002:timestamp" and _TIMESTAMP.fullmatch(text):
+        try:
+            return datetime.fromisoformat(text)
+        except ValueError:
+            return _NOT_FAST
+    return _NOT_FAST
+
+
+def _fast_value(text: str | None) -> Any:
+    if text is None:
+        return None
+    stripped = text.strip(" ")
+    if stripped.startswith("["):
+        if not stripped.endswith("]"):
+            return _NOT_FAST
+        inner = stripped[1:-1].strip(" ")
+        if not inner:
+            return []
+        items = [_fast_scalar(part, in_flow=True) for part in inner.split(",")]
+        return _NOT_FAST if any(i is _NOT_FAST or not isinstance(i, str) for i in items) else items
+    return _fast_scalar(stripped)
+
+
+def _fast_front(front: str) -> dict[str, Any] | None:
+    """The frontmatter as a dict when it is in the plain subset, else None (use ruamel)."""
+    if _UNUSUAL_CHARS.search(front):
+        return None  # characters YAML refuses or reads as line breaks: let ruamel judge
+    out: dict[str, Any] = {}
+    nested: dict[str, Any] | None = None
+    for line in front.split("\n"):
+        if not line or line.startswith("#"):
+            continue
+        if "\t" in line:
+            return None
+        if line.startswith(" "):
+            if nested is None:
+                return None
+            m = _SUB_LINE.fullmatch(line)
+            if m is None or m.group(1) in nested:
+                return None
+            value = _fast_value(m.group(2))
+            if value is _NOT_FAST or isinstance(value, list) or (m.group(2) is None):
+                return None
+            nested[m.group(1)] = value
+            continue
+        m = _KEY_LINE.fullmatch(line)
+        if m is None or m.group(1) in out:
+            return None
+        key, raw = m.group(1), m.group(2)
+        if raw is None or raw.strip(" ") == "":
+            nested = {}
+            out[key] = nested
+            continue
+        value = _fast_value(raw)
+        if value is _NOT_FAST:
+            return None
+        out[key] = value
+        nested = None
+    if not out:
+        return None  # empty frontmatter is null in YAML, not a mapping
+    # `key:` with nothing under it is null in YAML, not an empty mapping.
+    return {k: (None if v == {} else v) for k, v in out.items()}
+
+
 def _load_front(front: str) -> Any:
+    fast = _fast_front(front)
+    if fast is not None:
+        return fast
     _check_no_aliases(front)
     try:
         return _loader().load(front)
@@ -689,6 +802,28 @@ class Store:
                 raise _failed(path, exc, "delete") from exc
             _fsync_dir(path.parent)
             return True
+
+    def remove_stale_temp_files(self) -> list[Path]:
+        """Remove temp files left by writers that were killed mid-write; returns them.
+
+        Every write happens under the store lock, so while this holds the lock no temp
+        file belongs to a write in progress: any that exists is a leftover.
+        """
+        removed: list[Path] = []
+        with self.lock():
+            for folder in (self.tasks_dir, self.plans_dir, self.root):
+                try:
+                    names = os.listdir(folder)
+                except OSError:
+                    continue
+                for name in names:
+                    if name.startswith(".") and name.endswith(".tmp"):
+                        try:
+                            (folder / name).unlink()
+                            removed.append(folder / name)
+                        except OSError:
+                            continue
+        return removed
 
     def delete_task(self, task_id: str) -> bool:
         """Remove a task's file; False when there was none. Its id is never minted again."""

@@ -7,6 +7,7 @@ API summary:
   never go; `sweep_after_days` None keeps everything. A plan with no stamp at all (hand
   written) is aged by its file's modification time. Tasks go before their plan, so an
   interrupted pass leaves nothing pointing at a missing plan and the next finishes it.
+  Each pass also removes temp files left by writers killed mid-write.
 - `Sweeper(store, settings, interval=3600, clock=...)` — a daemon thread that runs a
   pass when started and then every `interval` seconds; a failed pass is logged and
   retried at the next. `start()`, `stop()` (joins).
@@ -51,6 +52,8 @@ def _newest(store: Store, plan: PlanRecord, tasks: list[TaskRecord]) -> datetime
 
 def run_sweep(store: Store, settings: Settings, now: datetime | None = None) -> SweepReport:
     """One sweep pass (see the module docstring); returns what it removed."""
+    for path in store.remove_stale_temp_files():
+        log.info("removed %s, left by a writer that stopped mid-write", path)
     if settings.sweep_after_days is None:
         return SweepReport()
     now = now or datetime.now(UTC)

@@ -1,0 +1,88 @@
+"""Benchmark of the record store: task_list over 10,000 tasks, and task_add latency.
+
+Run: `.venv/bin/python tests/bench/bench_store.py [--tasks 10000] [--adds 200]`
+(not collected by pytest). Works in a temp folder; prints the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from core.settings import Settings  # noqa: E402
+from core.store.identity import Caller  # noqa: E402
+from core.store.records import Store, render_record  # noqa: E402
+from core.store.schema import Stamp, TaskRecord  # noqa: E402
+from core.store.tools import run_tool  # noqa: E402
+
+STATUSES = ("todo", "doing", "blocked", "review", "done", "dropped")
+
+
+def fill(root: Path, count: int) -> None:
+    """Write `count` realistic task files directly (the same bytes the store writes)."""
+    tasks = root / "tasks"
+    tasks.mkdir(parents=True)
+    stamp = Stamp.model_validate({"at": datetime(2026, 11, 30, 9, 0, tzinfo=UTC), "by": "dana", "in": "sess-1"})
+    for n in range(1, count + 1):
+        rec = TaskRecord(
+            id=f"t{n}", title=f"Task number {n} of the benchmark", status=STATUSES[n % 6],
+            priority=("high", "medium", "low")[n % 3], labels=("bench", f"l{n % 10}"),
+            blocked_by=(f"t{n - 1}",) if n > 1 and n % 4 == 0 else (), created=stamp,
+            approved=stamp if n % 2 else None, body="Some body text.\n",
+        )
+        (tasks / f"t{n}.md").write_text(render_record(rec), encoding="utf-8")
+
+
+def timed(fn) -> float:  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    fn()
+    return (time.perf_counter() - start) * 1000
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tasks", type=int, default=10_000)
+    parser.add_argument("--adds", type=int, default=200)
+    args = parser.parse_args()
+    settings, caller = Settings(), Caller(by="bench")
+    with tempfile.TemporaryDirectory(prefix="planwatch-bench-") as tmp:
+        root = Path(tmp) / "store"
+        t_fill = timed(lambda: fill(root, args.tasks))
+        print(f"filled {args.tasks} task files in {t_fill / 1000:.1f} s")
+
+        def listing(**filters: object) -> int:
+            return len(run_tool("task_list", store, settings, caller, dict(filters)).lines)
+
+        store = Store(root)
+        cold = timed(lambda: listing())
+        warm = [timed(lambda: listing()) for _ in range(5)]
+        ready = [timed(lambda: listing(ready=True)) for _ in range(5)]
+        by_since = [timed(lambda: listing(by="dana", since="2026-11-01")) for _ in range(5)]
+        print(f"task_list over {args.tasks} tasks: cold {cold:.0f} ms (parse every file), "
+              f"warm median {statistics.median(warm):.0f} ms (cached), "
+              f"ready median {statistics.median(ready):.0f} ms, by+since median {statistics.median(by_since):.0f} ms")
+
+        adds = [timed(lambda i=i: run_tool("task_add", store, settings, caller, {"title": f"added {i}", "labels": ["x"]}))
+                for i in range(args.adds)]
+        print(f"task_add into {args.tasks} tasks ({args.adds} adds): median {statistics.median(adds):.2f} ms, "
+              f"p95 {pct(adds, 0.95):.2f} ms, max {max(adds):.2f} ms")
+        sets = [timed(lambda i=i: run_tool("task_set", store, settings, caller, {"id": f"t{i + 1}", "note": f"n{i}"}))
+                for i in range(args.adds)]
+        print(f"task_set ({args.adds} sets): median {statistics.median(sets):.2f} ms, p95 {pct(sets, 0.95):.2f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
