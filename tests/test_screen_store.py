@@ -349,3 +349,19 @@ async def test_store_view_back_leaves_the_screen_and_stops_watching(store_root: 
         await pilot.pause()
         assert not isinstance(app.screen, StoreScreen)
         assert not watcher.running
+
+
+@pytest.mark.asyncio
+async def test_store_view_in_a_side_pane_keeps_id_status_title(store_root: Path) -> None:
+    app = Host(store_root)
+    async with app.run_test(size=(40, 30)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#store-table", DataTable)
+        assert [str(key.value) for key in table.columns] == ["id", "status", "title"]
+        assert row_keys(app)[:2] == ["p1", "t1"]
+        assert not app.screen.query_one("#store-detail").display
+        assert app.screen.query_one("#store-problems").display, "broken records stay visible in a pane"
+        await pilot.resize_terminal(120, 36)
+        await settle(app, pilot)
+        assert [str(key.value) for key in table.columns] == ["id", "status", "priority", "title", "approved", "notes"]
+        assert app.screen.query_one("#store-detail").display

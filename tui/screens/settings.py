@@ -26,6 +26,7 @@ from pydantic import ValidationError
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.events import Resize
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static, Switch, TextArea
@@ -46,6 +47,10 @@ class SettingsChanged(SettingsSaved):
         super().__init__(settings)
         self.settings: Settings = settings
         self.path = path
+
+
+NARROW = 70
+"""Below this many columns (a side pane) each field's label goes above its input."""
 
 
 def parse_sweep_days(raw: str) -> float | None:
@@ -133,14 +138,13 @@ class SettingsScreen(Screen[Settings | None]):
                     "A task cannot move to doing until it has been approved.",
                 )
                 with Horizontal(classes="field"):
-                    yield Label("Sweep finished plans after", classes="field-label")
+                    yield Label("Sweep finished plans after (days)", classes="field-label")
                     yield Input(
                         _format_days(s.sweep_after_days),
                         placeholder="keep forever",
                         id="sweep-after-days",
                         type="number",
                     )
-                    yield Label("days", classes="field-unit")
             with Vertical(classes="section", id="settings-sessions"):
                 yield Label("Sessions", classes="section-title")
                 yield Label("Extra transcript folders, one per line", classes="field-label")
@@ -168,7 +172,11 @@ class SettingsScreen(Screen[Settings | None]):
                 yield Label(hint, classes="switch-hint")
 
     def on_mount(self) -> None:
+        self.set_class(self.app.size.width < NARROW, "-narrow")
         self.query_one("#read-agent-plans", Switch).focus()
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < NARROW, "-narrow")
 
     def edited(self) -> Settings:
         """The settings as the form now shows them; ValueError names a field that is wrong."""

@@ -167,6 +167,7 @@ class StoreScreen(Screen[None]):
         self._watcher: StoreWatcher | None = None
         self._generation = 0
         self.snapshot = StoreSnapshot()
+        self._narrow = False
         self.filters = Filters()
         self.shown: set[str] | None = None
 
@@ -203,14 +204,10 @@ class StoreScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._resolve()
-        table = self.query_one(DataTable)
-        table.add_column("Id", key="id")
-        table.add_column("Status", key="status")
-        table.add_column("Pri", key="priority")
-        table.add_column("Title", key="title")
-        table.add_column("Approved", key="approved")
-        table.add_column("Notes", key="notes")
-        table.focus()
+        self._narrow = self.app.size.width < NARROW
+        self.set_class(self._narrow, "-narrow")
+        self._set_columns()
+        self.query_one(DataTable).focus()
         self.reload()
         if self._watch:
             self._watcher = StoreWatcher(self.store.root, self._store_changed_on_disk)
@@ -226,7 +223,27 @@ class StoreScreen(Screen[None]):
             self._watcher = None
 
     def on_resize(self, event: Resize) -> None:
-        self.set_class(event.size.width < NARROW, "-narrow")
+        narrow = event.size.width < NARROW
+        self.set_class(narrow, "-narrow")
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self._set_columns()
+            self._fill()
+            self._show_detail()
+
+    # Wide: every column. Narrow (a side pane): id, status and title only.
+    _COLUMNS = (("Id", "id"), ("Status", "status"), ("Pri", "priority"), ("Title", "title"), ("Approved", "approved"), ("Notes", "notes"))
+    _NARROW_COLUMNS = ("id", "status", "title")
+
+    def _set_columns(self) -> None:
+        table: DataTable[Text] = self.query_one(DataTable)
+        table.clear(columns=True)
+        for label, key in self._COLUMNS:
+            if not self._narrow or key in self._NARROW_COLUMNS:
+                table.add_column(label, key=key)
+
+    def _add_row(self, table: DataTable[Text], cells: dict[str, Text], key: str) -> None:
+        table.add_row(*(cells[str(column.value)] for column in table.columns), key=key)
 
     def _store_changed_on_disk(self) -> None:
         # Called on the watcher's thread: post_message is thread-safe, and StoreChanged
@@ -295,7 +312,9 @@ class StoreScreen(Screen[None]):
                 self._add_task_row(table, task)
         loose = [task for task in tasks if task.plan not in known]
         if loose:
-            table.add_row(Text("─"), Text(""), Text(""), Text("Tasks without a plan", style="bold"), Text(""), Text(""), key=NO_PLAN)
+            blank = Text("")
+            cells = {"id": Text("─"), "status": blank, "priority": blank, "title": Text("Tasks without a plan", style="bold"), "approved": blank, "notes": blank}
+            self._add_row(table, cells, NO_PLAN)
             for task in loose:
                 self._add_task_row(table, task)
         if keep is not None and keep in table.rows:
@@ -307,15 +326,15 @@ class StoreScreen(Screen[None]):
         done = sum(task.status == "done" for task in tasks)
         counted = sum(task.status != "dropped" for task in tasks)
         scope = plan.scope.label() if plan.scope is not None else ""
-        table.add_row(
-            Text(plan.id, style="bold"),
-            _status_cell(plan.status),
-            Text(f"{done}/{counted}"),
-            Text(shorten(plan.title, 200), style="bold"),
-            _line(f"✓ {plan.approved.by}" if plan.approved else ""),
-            _line(scope, 60),
-            key=plan.id,
-        )
+        cells = {
+            "id": Text(plan.id, style="bold"),
+            "status": _status_cell(plan.status),
+            "priority": Text(f"{done}/{counted}"),
+            "title": Text(shorten(plan.title, 200), style="bold"),
+            "approved": _line(f"✓ {plan.approved.by}" if plan.approved else ""),
+            "notes": _line(scope, 60),
+        }
+        self._add_row(table, cells, plan.id)
 
     def _add_task_row(self, table: DataTable[Text], task: TaskRecord) -> None:
         notes: list[str] = []
@@ -325,15 +344,15 @@ class StoreScreen(Screen[None]):
             notes.append(f"reviewed: {task.reviewed.verdict or 'no verdict'}")
         if task.labels:
             notes.append(" ".join(f"#{label}" for label in task.labels))
-        table.add_row(
-            Text(f"  {task.id}"),
-            _status_cell(task.status),
-            Text(task.priority),
-            _line(task.title),
-            _line(f"✓ {task.approved.by}" if task.approved else ""),
-            _line(" · ".join(notes), 80),
-            key=task.id,
-        )
+        cells = {
+            "id": Text(f"  {task.id}"),
+            "status": _status_cell(task.status),
+            "priority": Text(task.priority),
+            "title": _line(task.title),
+            "approved": _line(f"✓ {task.approved.by}" if task.approved else ""),
+            "notes": _line(" · ".join(notes), 80),
+        }
+        self._add_row(table, cells, task.id)
 
     def _fill_texts(self, task_count: int) -> None:
         snap = self.snapshot
@@ -422,7 +441,8 @@ class StoreScreen(Screen[None]):
         if body:
             lines.append("  " + shorten(body, 300))
         detail.update("\n".join(safe_text(line) for line in lines))
-        detail.display = True
+        # A side pane has no room for it; the wide view shows it under the table.
+        detail.display = not self._narrow
 
     # -- filters
 
