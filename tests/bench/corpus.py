@@ -22,6 +22,18 @@ def _dump(record: dict[str, object]) -> bytes:
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
 
 
+_POOL: list[str] = []
+
+
+def _pool() -> str:
+    if not _POOL:
+        rnd = random.Random(42)
+        words = ("loader", "config", "parse", "yaml", "value", "return", "self", "path", "None", "def",
+                 "import", "class", "raise", "async", "await", "yield", "lambda", "assert", "tuple")
+        _POOL.append(" ".join(rnd.choice(words) for _ in range(200_000)))
+    return _POOL[0]
+
+
 class _Writer:
     def __init__(self, fh: BinaryIO, *, start: datetime | None = None, seed: int = 0) -> None:
         self.fh = fh
@@ -40,14 +52,13 @@ class _Writer:
         self.fh.write(_dump(record))
 
     def text(self, size: int) -> str:
-        words = ("loader", "config", "parse", "yaml", "value", "return", "self", "path", "None", "def")
-        out: list[str] = []
-        total = 0
-        while total < size:
-            word = self.rnd.choice(words)
-            out.append(word)
-            total += len(word) + 1
-        return " ".join(out)
+        """About `size` characters of code-like words (a slice of one shared pool, so
+        generating gigabytes stays fast)."""
+        pool = _pool()
+        if size >= len(pool):
+            return (pool * (size // len(pool) + 1))[:size]
+        start = self.rnd.randrange(0, len(pool) - size + 1)
+        return pool[start : start + size]
 
 
 class ClaudeWriter(_Writer):
