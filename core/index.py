@@ -427,6 +427,13 @@ class SessionIndex:
     # -- follower callbacks (follower thread) ------------------------------------------
 
     def _consume(self, path: Path, start: int, reset: bool) -> int | None:
+        # A plain rollout beside its compressed copy wins (FORMATS §3), also while live.
+        if path.name.endswith(".jsonl.zst") and path.with_name(path.name[:-4]).exists():
+            self._removed(path)
+            return None
+        twin = path.with_name(path.name + ".zst")
+        if path.name.endswith(".jsonl") and twin in self._files:
+            self._removed(twin)
         with self._lock:
             state = self._files.get(path)
         if reset or state is None or state.reader is None:

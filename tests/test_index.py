@@ -292,3 +292,35 @@ def test_no_plan_text_is_written_anywhere_by_indexing(isolated_env) -> None:  # 
     after = {p for p in isolated_env.root.rglob("*") if p.is_file()}
     assert after == before
     assert json.dumps([e.session.model_dump(mode="json") for e in index.entries()]).find("Confidential") == -1
+
+
+def test_while_following_a_plain_rollout_beats_its_compressed_twin() -> None:
+    import zstandard
+
+    plain = _codex(THREAD, build=lambda w: w.update_plan([("Plain", "in_progress")]))
+    packed = plain.with_name(plain.name + ".zst")
+    packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    plain.unlink()  # Codex compressed an idle rollout
+    index = SessionIndex(_roots())
+    index.scan()
+    entry = index.get(THREAD)
+    assert entry is not None and entry.session.path == packed
+    assert _items(entry) == [("Plain", "in_progress")]
+
+    seen = threading.Event()
+    index.start_following(lambda ids: seen.set())
+    try:
+        # The session resumes: Codex writes the plain file again, beside the old .zst.
+        with plain.open("wb") as fh:
+            fh.write(zstandard.ZstdDecompressor().decompress(packed.read_bytes()))
+            corpus.CodexWriter(fh, seed=5).update_plan([("Plain", "completed")])
+        deadline = threading.Event()
+        for _ in range(int(DEADLINE / 0.05)):
+            current = index.get(THREAD)
+            if current is not None and current.session.path == plain and _items(current) == [("Plain", "completed")]:
+                break
+            deadline.wait(0.05)
+        else:
+            raise AssertionError("the plain rollout did not replace its compressed twin")
+    finally:
+        index.stop()

@@ -16,9 +16,15 @@ diff). This module decides *which* lines a reader sees, and keeps memory bounded
   after the last complete line, where the follower resumes.
 - Large files: a head window (`HEAD_WINDOW`) and a tail window (`TAIL_WINDOW`). When the
   middle was skipped and the tail holds no full list (`reader.is_full_list`), a backward
-  scan from the tail, prefiltered the same way, runs up to `BACKWARD_BOUND` bytes: the
-  latest full list found stops it and the replay starts there; otherwise every wanted
-  line within the bound is replayed and the result is marked partial.
+  scan from the tail runs up to `BACKWARD_BOUND` bytes, prefiltered on raw bytes by the
+  reader's `scan_needles` (the planning tool names and, for Claude, the tool-result
+  envelope). The latest full list found stops it; otherwise the scan covers the whole
+  bound. The replay then reads *forward* from that full list (or from the bound) to the
+  end with the reader's own prefilter, so calls meet their results in transcript order.
+  When bytes between the head and the replay were skipped, `reader.note_gap()` tells
+  the replay, which marks plans not restated by a later full list as partial.
+  Cost: the replay region is read twice (backward to locate, forward to replay).
+- A large append while the app runs is read the same way, with no head window.
 - `.jsonl.zst` (idle Codex rollouts) are decompressed as a stream, read whole, memory
   bounded the same way; a plain `.jsonl` beside a `.jsonl.zst` wins (discover.py).
 
