@@ -156,3 +156,30 @@ def test_sweep_days_field_refuses_negative_or_non_number(raw: str) -> None:
 
 def test_transcript_folders_one_per_line_deduplicated() -> None:
     assert parse_folders(" /a \n\n/b\n/a\n") == ["/a", "/b"]
+
+
+@pytest.mark.asyncio
+async def test_settings_saved_from_the_app_reach_the_app(isolated_env) -> None:
+    """Through the real app: `,` opens the screen, a save updates `app.settings`."""
+    from tui.app import AppOptions, make_app
+
+    empty = isolated_env.root / "no-transcripts"
+    empty.mkdir()
+    options = AppOptions(
+        roots=[empty], store_root=isolated_env.store, config_path=isolated_env.config,
+        state_dir=isolated_env.state, follow=False,
+    )
+    app = make_app(options)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("comma")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        await pilot.press("space")  # the focused privacy switch: reading off
+        await pilot.press("ctrl+s")
+        for _ in range(3):
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        assert not isinstance(app.screen, SettingsScreen)
+        assert app.settings.read_agent_plans is False
+    assert load_settings(isolated_env.config).read_agent_plans is False

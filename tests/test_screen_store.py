@@ -365,3 +365,17 @@ async def test_store_view_in_a_side_pane_keeps_id_status_title(store_root: Path)
         await settle(app, pilot)
         assert [str(key.value) for key in table.columns] == ["id", "status", "priority", "title", "approved", "notes"]
         assert app.screen.query_one("#store-detail").display
+
+
+@pytest.mark.asyncio
+async def test_store_unreadable_folder_is_reported_not_fatal(tmp_path: Path) -> None:
+    root = tmp_path / "store"
+    root.write_text("a file where the store folder should be", encoding="utf-8")
+    app = Host(root)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, StoreScreen)
+        assert row_keys(app) == []
+        messages = [n.message for n in app._notifications]
+        assert any("cannot be read" in m or "not a directory" in m.lower() for m in messages), messages
+        assert "cannot be read" in str(app.screen.query_one("#store-empty").render())

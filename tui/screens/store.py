@@ -130,8 +130,11 @@ class StoreScreen(Screen[None]):
     class Loaded(Message):
         """A fresh read of the store (and of task_list, when filtered), from a worker."""
 
-        def __init__(self, generation: int, snapshot: StoreSnapshot, shown: set[str] | None, error: str | None) -> None:
+        def __init__(
+            self, generation: int, snapshot: StoreSnapshot, shown: set[str] | None, error: str | None, unreadable: bool = False
+        ) -> None:
             super().__init__()
+            self.unreadable = unreadable
             self.generation = generation
             self.snapshot = snapshot
             self.shown = shown
@@ -168,6 +171,7 @@ class StoreScreen(Screen[None]):
         self._generation = 0
         self.snapshot = StoreSnapshot()
         self._narrow = False
+        self.unreadable: str | None = None
         self.filters = Filters()
         self.shown: set[str] | None = None
 
@@ -266,9 +270,16 @@ class StoreScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="store-load", exit_on_error=False)
     def _load(self, generation: int, filters: Filters) -> None:
-        snapshot = self.store.load()
         shown: set[str] | None = None
         error: str | None = None
+        try:
+            if self.store.root.exists() and not self.store.root.is_dir():
+                raise NotADirectoryError("it is a file, not a folder")
+            snapshot = self.store.load()
+        except Exception as exc:  # an unreadable folder: say so, keep the screen usable
+            message = f"The store at {safe_text(str(self.store.root))} cannot be read: {exc}"
+            self.post_message(self.Loaded(generation, StoreSnapshot(), None, message, unreadable=True))
+            return
         if filters.active:
             try:
                 result = run_tool("task_list", self.store, self.settings, self.caller, filters.args(), now=self.clock)
@@ -283,6 +294,7 @@ class StoreScreen(Screen[None]):
             return  # an older read finished after a newer one started
         self.snapshot = event.snapshot
         self.shown = event.shown
+        self.unreadable = event.error if event.unreadable else None
         if event.error:
             self.notify(event.error, severity="error", markup=False)
         self._fill()
@@ -365,7 +377,9 @@ class StoreScreen(Screen[None]):
             parts.append("approval required to start")
         self.query_one("#store-summary", Static).update(" · ".join(parts))
 
-        if not snap.tasks and not snap.plans:
+        if self.unreadable:
+            message = self.unreadable
+        elif not snap.tasks and not snap.plans:
             message = (
                 "The store is empty. Press a to add a task; agents add theirs with "
                 "`planwatch task add` or through `planwatch mcp`.\n"
