@@ -53,6 +53,8 @@ FIXTURES = ROOT / "fixtures"
 TIMELINE_LENGTH = 50
 # Below this many columns the browse screen restacks into pane mode.
 PANE_WIDTH = 60
+# How often the list repaints while the first scan is still filling it (seconds).
+SCAN_REPAINT_EVERY = 0.4
 
 
 def utc_now() -> datetime:
@@ -162,6 +164,9 @@ class PlanwatchApp(App[None]):
         self.scan_done: ScanFinished | None = None
         self.timelines: dict[str, deque[TimelineEntry]] = {}
         self._plans: dict[str, AgentPlan] = {}
+        self._pending_ids: set[str] = set()
+        self._flush_timer: Any = None
+        self._flushed_once = False
         from core.mirror import Mirror
         from core.store.records import Store
 
@@ -227,7 +232,20 @@ class PlanwatchApp(App[None]):
         if not changed:
             return
         self._remember_plans(sorted(changed), record=self.scan_done is not None)
-        if self.browse is not None:
+        self._pending_ids |= changed
+        if self.scan_done is None and self._flushed_once:
+            # While the first scan fills the list, repaint it a few times a second rather
+            # than per batch: each repaint of a long list competes with the scan thread.
+            if self._flush_timer is None:
+                self._flush_timer = self.set_timer(SCAN_REPAINT_EVERY, self._flush_changes)
+            return
+        self._flush_changes()
+
+    def _flush_changes(self) -> None:
+        self._flush_timer = None
+        changed, self._pending_ids = self._pending_ids, set()
+        if changed and self.browse is not None:
+            self._flushed_once = True
             self.browse.sessions_changed(changed)
 
     def _remember_plans(self, ids: list[str], *, record: bool) -> None:
@@ -257,6 +275,9 @@ class PlanwatchApp(App[None]):
     @on(ScanFinished)
     def _scan_finished(self, event: ScanFinished) -> None:
         self.scan_done = event
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+        self._flush_changes()
         # Changes seen from here on are the session's timeline; the first read is not a change.
         for entry in self.entries():
             self._plans.setdefault(entry.session.id, entry.plan or EMPTY_PLAN)

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+class ScanStopped(Exception):
+    """Raised from the batch callback to end a scan the app no longer needs (quit)."""
+
+
 class LiveFeed:
     """Runs the index scan, the index follower and the store watcher for one app."""
 
@@ -43,6 +47,10 @@ class LiveFeed:
     # -- callbacks, called on core threads
 
     def _on_batch(self, entries: Iterable[Any]) -> None:
+        if self._stopped.is_set():
+            # The scan cannot be interrupted from outside; ending it here lets a person
+            # quit during a long first scan without waiting for it.
+            raise ScanStopped
         ids = [entry.session.id for entry in entries]
         self._mark(ids)
 
@@ -88,6 +96,8 @@ class LiveFeed:
         error: str | None = None
         try:
             self.index.scan(self._on_batch)
+        except ScanStopped:
+            return
         except Exception as exc:  # a scan failure must show, never crash the app
             log.exception("scanning transcripts failed")
             error = f"{type(exc).__name__}: {exc}"

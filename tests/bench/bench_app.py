@@ -120,6 +120,12 @@ async def measure(corpus: Path, work: Path, appends: int) -> dict[str, float]:
             await pilot.pause(0.05)
         figures["append→screen median (ms)"] = statistics.median(latencies) * 1000
         figures["append→screen worst (ms)"] = max(latencies) * 1000
+    # The same scan without the app, to tell the index's share from the UI's.
+    from core.index import SessionIndex
+
+    t0 = time.perf_counter()
+    SessionIndex(roots).scan()
+    figures["index scan alone (s)"] = time.perf_counter() - t0
     return figures
 
 

@@ -19,14 +19,21 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 
-from core.checklist import toggle_agent, toggle_own
+from core.checklist import Checklist, toggle_agent, toggle_own
 from core.text import safe_text, shorten
 from tui.commands import bindings
 from tui.widgets.checklist import ChecklistView, RowRef
 from tui.widgets.details import DetailsPanel, details_text, hover_card
 from tui.widgets.item_editor import ItemEditor
 from tui.widgets.pill import Pill
-from tui.widgets.session_list import SessionList, SessionRow, short_folder
+from tui.widgets.session_list import (
+    RUNNING_WINDOW,
+    SessionList,
+    SessionRow,
+    age,
+    header_text,
+    short_folder,
+)
 
 if TYPE_CHECKING:
     from tui.app import PlanwatchApp
@@ -76,6 +83,7 @@ class BrowseScreen(Screen[None]):
         with Horizontal(id="main"):
             with Vertical(id="sessions-pane"):
                 yield Input(placeholder="filter sessions…", id="filter")
+                yield Static(id="sessions-header", markup=False)
                 yield SessionList(id="sessions")
                 yield Static(id="sessions-empty", markup=False)
             with Vertical(id="checklist-pane"):
@@ -110,6 +118,13 @@ class BrowseScreen(Screen[None]):
                 self.query_one("#checklist", ChecklistView).focus()
                 self._follow()
             self.refresh_all()
+        # Rows are laid out for a width: lay them out again once the new size is known.
+        self.call_after_refresh(self._relayout_rows)
+
+    def _relayout_rows(self) -> None:
+        session_list = self.query_one("#sessions", SessionList)
+        session_list.rerender(self.app.now())
+        self.query_one("#sessions-header", Static).update(header_text(session_list.row_width))
 
     def _follow(self) -> None:
         """In pane mode, select the newest session (of the --cwd folder when given)."""
@@ -156,6 +171,8 @@ class BrowseScreen(Screen[None]):
 
     def _tick_clock(self) -> None:
         self.query_one("#sessions", SessionList).rerender(self.app.now())
+        if self.pane:
+            self._show_selected()  # the head's age and running mark
 
     def _row(self, entry: Any) -> SessionRow:
         session = entry.session
@@ -183,6 +200,7 @@ class BrowseScreen(Screen[None]):
         entries = self.app.entries()
         session_list = self.query_one("#sessions", SessionList)
         session_list.show_rows([self._row(entry) for entry in entries], self.app.now())
+        self.query_one("#sessions-header", Static).update(header_text(session_list.row_width))
         empty = self.query_one("#sessions-empty", Static)
         if entries:
             empty.display = False
@@ -254,7 +272,7 @@ class BrowseScreen(Screen[None]):
             title.update(Text(self._no_selection_text(), style="dim italic"))
             pill.set_counts(0, 0)
             pill.tooltip = None
-            checklist_view.show(checklist_view.checklist.__class__(), agent_note="No session selected.",
+            checklist_view.show(Checklist(), agent_note="No session selected.",
                                 own_note="Select a session to see its items.")
             self._show_details(None)
             return
@@ -262,8 +280,13 @@ class BrowseScreen(Screen[None]):
         checklist = self.app.checklist_for(session.id)
         head = Text(no_wrap=True, overflow="ellipsis")
         head.append(shorten(session.title or f"Session {session.id}", 80), style="bold")
-        if self.pane and session.cwd:
-            head.append("\n" + short_folder(shorten(session.cwd, 60), str(Path.home())), style="dim")
+        if self.pane:
+            # One column has no list beside it: say where and how lively the session is.
+            now = self.app.now()
+            where = short_folder(shorten(session.cwd, 60), str(Path.home())) if session.cwd else session.harness
+            head.append(f"\n{where} · {age(session.updated, now)} ago", style="dim")
+            if now - session.updated <= RUNNING_WINDOW:
+                head.append(" · ● running", style="bold green")
         title.update(head)
         pill.set_counts(*checklist.counts())
         pill.tooltip = hover_card(checklist, self.app.reading)

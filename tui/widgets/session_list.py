@@ -71,14 +71,27 @@ def fit_left(text: str, width: int) -> str:
     return "…" + text[len(text) - width + 1 :]
 
 
+def _widths(width: int) -> tuple[int, int]:
+    """(title, folder) column widths for a list `width` cells wide."""
+    folder_width = 22 if width >= 100 else (14 if width >= 66 else 10)
+    fixed = 2 + 7 + 1 + folder_width + 1 + 4 + 1 + 7 + 1 + 6
+    return max(8, width - fixed), folder_width
+
+
+def header_text(width: int) -> Text:
+    """The column names above the rows, aligned with row_text."""
+    title_width, folder_width = _widths(width)
+    line = "  " + fit("agent", 6) + " " + fit("session", title_width) + " " + fit("folder", folder_width)
+    line += " " + " age" + " " + fit("done", 7) + " " + fit("tasks", 6)
+    return Text(line, style="bold dim")
+
+
 def row_text(row: SessionRow, now: datetime, width: int) -> Text:
     """One line: `● claude  Title……  ~/src/api  12m  ◑ 3/7  2 open`."""
     running = now - row.updated <= RUNNING_WINDOW
     pill = pill_text(row.done, row.total)
     open_part = f"{row.open_count} open" if row.open_count else ""
-    folder_width = 22 if width >= 100 else (14 if width >= 66 else 10)
-    fixed = 2 + 7 + 1 + folder_width + 1 + 4 + 1 + 7 + 1 + 6
-    title_width = max(8, width - fixed)
+    title_width, folder_width = _widths(width)
     text = Text()
     text.append("● " if running else "  ", style="bold green")
     text.append(fit(row.harness, 6), style="cyan" if row.harness == "claude" else ("magenta" if row.harness == "codex" else "blue"))
@@ -108,6 +121,7 @@ class SessionList(OptionList):
         self.rows: list[SessionRow] = []
         self.needle = ""
         self._shown: list[SessionRow] = []
+        self._layout_key: tuple[int, datetime | None] | None = None
 
     def show_rows(self, rows: list[SessionRow], now: datetime) -> None:
         """Replace the rows, keeping the selected session highlighted."""
@@ -120,10 +134,24 @@ class SessionList(OptionList):
         self.needle = needle
         self._render_rows(now, selected)
 
+    @property
+    def row_width(self) -> int:
+        return max(40, self.scrollable_content_region.width or self.size.width or 100)
+
     def _render_rows(self, now: datetime, selected: str | None) -> None:
-        width = max(40, self.scrollable_content_region.width or self.size.width or 100)
+        width = self.row_width
         shown = [row for row in self.rows if not self.needle or row.matches(self.needle)]
+        key = (width, now.replace(second=0, microsecond=0) if now else None)
+        if [r.id for r in shown] == [r.id for r in self._shown] and key == self._layout_key:
+            # Same rows in the same order (the usual live append): repaint only the rows
+            # that changed instead of rebuilding a list of a thousand options.
+            for index, (old, new) in enumerate(zip(self._shown, shown, strict=True)):
+                if old != new:
+                    self.replace_option_prompt_at_index(index, row_text(new, now, width))
+            self._shown = shown
+            return
         self._shown = shown
+        self._layout_key = key
         self.set_options([Option(row_text(row, now, width), id=row.id) for row in shown])
         if not shown:
             return
@@ -131,6 +159,8 @@ class SessionList(OptionList):
         self.highlighted = index
 
     def rerender(self, now: datetime) -> None:
+        """Lay every row out again (the clock moved: ages; the width changed)."""
+        self._layout_key = None
         self._render_rows(now, self.selected_id)
 
     @property
