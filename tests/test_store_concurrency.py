@@ -22,7 +22,7 @@ from core.store.schema import TaskRecord
 ROOT = Path(__file__).resolve().parent.parent
 
 WORKERS = 8
-ADDS_EACH = 55  # 8 × 55 = 440 adds
+ADDS_EACH = 50  # 8 × 50 = 400 adds
 
 # A worker: waits for "go" on stdin so all start together, then adds tasks and sets
 # them, and also fights over one shared task (t1) to contend for the same file.

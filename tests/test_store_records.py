@@ -271,7 +271,7 @@ def _fronts() -> list[str]:
     rng = random.Random(7)
     alphabet = "abc XYZ:#'\"[]{},&*!|>%@`-?./\\~0123456789\u00e9\u2028\x85\t_=<"
     words = ["yes", "No", "null", "true", "~", "1e3", "0x1F", "2026-11-30", "2026-11-30 09:00:00+00:00", "a: b", "x #y", "- z", "'q'", "[a, b]"]
-    for n in range(1500):
+    for n in range(600):
         raw = rng.choice(words) if n % 5 == 0 else "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14)))
         fronts.append(f"id: t1\ntitle: {raw}\nstatus: todo\n")
         fronts.append(f"id: t1\nlabels: [{raw}, ok]\n")
@@ -298,7 +298,7 @@ def test_fast_frontmatter_reading_agrees_with_ruamel() -> None:
         kind, slow = _ruamel(front)
         assert kind == "ok", (front, slow)
         assert _plain(fast) == _plain(slow), front
-    assert fast_hits > 500
+    assert fast_hits > 200
 
 
 def test_the_stores_own_files_take_the_fast_path() -> None:

@@ -60,7 +60,7 @@ def test_require_approval_refuses_doing_until_approved(store: Store) -> None:
 
 
 def test_require_approval_refuses_adding_a_task_as_doing(store: Store) -> None:
-    with pytest.raises(ToolRefused, match="status doing needs t2 approved first"):
+    with pytest.raises(ToolRefused, match=r"^Invalid task_add input: status doing needs an approved task: add it as todo, then task_approve it \(requireApproval is on\)\.$"):
         run_tool("task_add", store, Settings(requireApproval=True), Caller(by="dana"), {"title": "Eager", "status": "doing"})
     assert store.read_task("t2") is None
 

@@ -120,8 +120,10 @@ class Stamp(_Frozen):
     @field_validator("at")
     @classmethod
     def _aware(cls, value: datetime) -> datetime:
-        # A hand-written stamp without a zone is read as UTC so comparisons never fail.
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+        # A hand-written stamp without a zone is read as UTC so comparisons never fail;
+        # whole seconds, as written, so a record in memory equals the one read back.
+        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value
+        return value.replace(microsecond=0)
 
     def to_yaml(self) -> dict[str, Any]:
         out: dict[str, Any] = {"at": self.at.astimezone(UTC).replace(microsecond=0), "by": self.by}

@@ -400,8 +400,10 @@ def task_add(ctx: ToolContext, inp: TaskAddInput) -> ToolResult:
         def make(task_id: str) -> TaskRecord:
             base = TaskRecord(id=task_id, title=inp.title, status="todo", created=ctx.stamp())
             rec = base.model_copy(update=changes)
-            if inp.status == "doing":
-                _need_approval_to_start(ctx, rec)
+            if inp.status == "doing" and not grants.may_start(ctx.settings, rec):
+                raise ctx.refuse(
+                    "status doing needs an approved task: add it as todo, then task_approve it (requireApproval is on)."
+                )
             return rec.model_copy(update={"status": inp.status, **_status_stamps(ctx, rec, inp.status)})
 
         rec = ctx.store.add_task(make)
