@@ -19,7 +19,7 @@ from core.store.identity import Caller
 from core.store.records import Store
 from core.store.schema import TaskRecord
 from tui.screens.store import StoreScreen
-from tui.widgets.task_form import ReviewForm, TaskForm
+from tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
@@ -379,3 +379,42 @@ async def test_store_unreadable_folder_is_reported_not_fatal(tmp_path: Path) -> 
         messages = [n.message for n in app._notifications]
         assert any("cannot be read" in m or "not a directory" in m.lower() for m in messages), messages
         assert "cannot be read" in str(app.screen.query_one("#store-empty").render())
+
+
+def test_task_draft_changes_for_add_leave_out_empty_fields() -> None:
+    draft = TaskDraft(task_id=None, title="Write docs", priority="low", labels=(), blocked_by=("t1",))
+    assert draft.changes() == {"title": "Write docs", "priority": "low", "blockedBy": ["t1"]}
+
+
+def test_task_draft_changes_for_edit_send_null_to_remove_a_field() -> None:
+    original = TaskDraft(task_id="t6", title="A", status="todo", note="old note").values()
+    draft = TaskDraft(task_id="t6", title="A", status="todo", note=None, original=original)
+    # task_set removes a field given as null (core.store.tools).
+    assert draft.changes() == {"note": None}
+
+
+@pytest.mark.asyncio
+async def test_task_form_plan_choices_show_hostile_titles_literally(copy_fixture) -> None:  # type: ignore[no-untyped-def]
+    root = copy_fixture("views/store-hostile")
+    app = Host(root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await move_to(app, pilot, "t2")
+        await pilot.press("a")
+        await pilot.pause()
+        select = app.screen.query_one("#plan", Select)
+        assert select.value == "p1"
+        shown = str(select.query_one("SelectCurrent").query_one("#label").render())
+        assert "[bold red]Plan[/] with [link=https://evil.example]a link[/link]"[:40] in shown
+
+
+@pytest.mark.asyncio
+async def test_store_escape_from_a_filter_returns_to_the_table(store_root: Path) -> None:
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f")
+        assert app.focused is app.screen.query_one("#filter-status")
+        await pilot.press("escape")
+        assert app.focused is app.screen.query_one("#store-table")
+        assert isinstance(app.screen, StoreScreen), "the first escape leaves the filter, not the view"
