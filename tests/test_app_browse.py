@@ -273,3 +273,12 @@ async def test_a_task_written_to_the_store_by_another_process_shows_under_my_ite
         await until(pilot, lambda: "[▸] Ask design about contrast  doing" in option_texts(checklist),
                     timeout=5, what="the hand-written task")
         assert "1 open" in option_texts(app.screen.query_one("#sessions", SessionList))[0]
+
+
+async def test_no_transcripts_in_pane_mode_says_what_to_do(isolated_env) -> None:
+    app = make_app(options(isolated_env, pane=True))
+    async with app.run_test(size=(40, 30)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.pause()
+        text = str(app.screen.query_one("#session-title").render())
+        assert "No agent transcripts found" in text and "--root DIR" in text

@@ -77,7 +77,8 @@ class BrowseScreen(Screen[None]):
         super().__init__(id="browse")
         self.selected_id: str | None = None
         self.undo_stack: list[Undo] = []
-        self._counts: dict[str, tuple[int, int, int]] = {}
+        # Pill counts per session, dropped when the session, the store or overrides change.
+        self._counts: dict[str, tuple[int, int]] = {}
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -191,10 +192,8 @@ class BrowseScreen(Screen[None]):
     def _session_counts(self, session_id: str) -> tuple[int, int]:
         cached = self._counts.get(session_id)
         if cached is None:
-            done, total = self.app.checklist_for(session_id).counts()
-            self._counts[session_id] = (done, total, 0)
-            return done, total
-        return cached[0], cached[1]
+            cached = self._counts[session_id] = self.app.checklist_for(session_id).counts()
+        return cached
 
     def _refresh_list(self) -> None:
         entries = self.app.entries()
@@ -269,7 +268,11 @@ class BrowseScreen(Screen[None]):
         session_id = self.selected_id
         entry = self.app.entry(session_id) if session_id else None
         if entry is None:
-            title.update(Text(self._no_selection_text(), style="dim italic"))
+            if self.pane and self.app.scan_done is not None and not self.app.entries():
+                # The list with its empty state is hidden in pane mode: say it here.
+                title.update(self._empty_text())
+            else:
+                title.update(Text(self._no_selection_text(), style="dim italic"))
             pill.set_counts(0, 0)
             pill.tooltip = None
             checklist_view.show(Checklist(), agent_note="No session selected.",
