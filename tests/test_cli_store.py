@@ -71,9 +71,12 @@ def test_a_refusal_prints_on_stderr_and_exits_2(capsys: pytest.CaptureFixture[st
 def test_store_option_picks_the_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path, copy_fixture: object) -> None:
     demo = copy_fixture("store/demo")  # type: ignore[operator]
     code, out, _ = cli(capsys, "task", "list", "--store", str(demo), "--status", "doing")
-    assert code == 0 and out == ["t2 doing high Write the orders_v2 migration", "t8 doing medium Bump the date picker to v5"]
+    assert code == 0 and out == ["t2 doing high Add a rate-limit panel to the API dashboard"]
     code, out, _ = cli(capsys, "plan", "list", "--store", str(demo), "--scope", "session")
-    assert out == ["p3 draft Session 2c8f4a1d"]
+    assert out == ["p3 active The settings page flickers on load in Safari. Find the cause and fix it."]
+    code, out, _ = cli(capsys, "task", "list", "--store", str(demo), "--ready")
+    assert out == ["t4 todo medium Alert when webhook retries pile up", "t7 todo low Record the five-minute demo screencast",
+                   "t11 todo medium Add a visual regression test", "t12 todo medium Read the api repository each night"]
 
 
 def test_sweep_runs_one_pass(capsys: pytest.CaptureFixture[str]) -> None:

@@ -150,6 +150,19 @@ def test_tools_acting_on_the_demo_store(copy_fixture: object, clock: Clock) -> N
     store = Store(root)
     snap = store.load()
     assert snap.problems == []
-    assert len(snap.plans) >= 3 and len(snap.tasks) >= 8
+    assert len(snap.plans) == 4 and len(snap.tasks) == 13
+    # Tasks name the sessions of the demo transcripts (fixtures/transcripts).
+    sessions = {t.session for t in snap.tasks.values() if t.session}
+    assert "4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b" in sessions and "019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17" in sessions
+    assert call(store, clock, "plan_show", id="p3") == [
+        "p3 active The settings page flickers on load in Safari. Find the cause and fix it.",
+        "t8 done medium Reproduce the flicker in Safari",
+        "t9 done medium Find the layout shift in SettingsPage",
+        "t10 done medium Fix the font loading order",
+        "t11 todo medium Add a visual regression test",
+    ]
+    # The hand edit (a comment) in t3 survives a change made through the tools.
+    call(store, clock, "task_set", id="t3", status="blocked")
+    assert (root / "tasks" / "t3.md").read_text().startswith("---\n# dana: ask Eli for the staging credentials first\nid: t3\n")
     with pytest.raises(ToolRefused):
         call(store, clock, "task_set", id="t999", status="done")
