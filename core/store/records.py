@@ -7,6 +7,7 @@ API summary (stable; the tools, the channel's watcher and the app build on it):
     that is not one. Never raises on bad files. Parsed files are cached by
     (inode, size, mtime), so a second load only re-reads what changed.
   - `read_task(id)`, `read_plan(id)` → the record, or None when missing or invalid.
+    Inside `lock()` they always read the file itself (what a write builds on).
   - `add_task(make)`, `add_plan(make)`: mint the next id under the store lock, call
     `make(id)` for the record, and create its file exclusively. Never reuses an id.
   - `write_task(rec)`, `write_plan(rec)`: atomic replace; a person's comments, key order
@@ -35,6 +36,9 @@ Decisions, so hand edits and concurrency behave predictably:
 - Every write: temp file in the same folder, fsync, rename (or link), fsync the folder.
   A failed write (ENOSPC …) removes the temp file, keeps the old record, and raises
   `StoreError` with a sentence saying so.
+- Reading: the plain YAML subset the store writes is read by a small fast path
+  (checked against ruamel.yaml in the tests); anything else goes through ruamel.yaml's
+  safe loader. A cold read of 10,000 tasks takes about a second instead of ~15.
 - A file is refused when it is larger than `MAX_RECORD_BYTES`, not UTF-8, has no
   frontmatter, is not YAML, has duplicate keys, or uses YAML anchors/aliases or tags
   (no alias bombs); its file name must match its id.
@@ -605,13 +609,22 @@ class Store:
 
     # -- reading
 
+    def _holding_lock(self) -> bool:
+        return getattr(self._local, "depth", 0) > 0
+
     def task_path(self, task_id: str) -> Path:
         return self.tasks_dir / f"{task_id}.md"
 
     def plan_path(self, plan_id: str) -> Path:
         return self.plans_dir / f"{plan_id}.md"
 
-    def _parse_cached(self, path: Path, kind: str) -> Record | RecordProblem | None:
+    def _parse_cached(self, path: Path, kind: str, *, fresh: bool = False) -> Record | RecordProblem | None:
+        """Parse `path`, reusing the last parse while (inode, size, mtime) is unchanged.
+
+        `fresh` skips the reuse: a replaced file can get a freed inode back with the
+        same size within one coarse mtime tick, so a read that a write will build on
+        (under the lock) always reads the bytes.
+        """
         try:
             st = path.stat()
         except FileNotFoundError:
@@ -623,7 +636,7 @@ class Store:
         key = (st.st_ino, st.st_size, st.st_mtime_ns)
         with self._cache_lock:
             hit = self._cache.get(path)
-        if hit is not None and hit[0] == key:
+        if hit is not None and hit[0] == key and not fresh:
             return hit[1]
         result = _parse(path, kind)
         if result is not None:
@@ -671,13 +684,13 @@ class Store:
     def read_task(self, task_id: str) -> TaskRecord | None:
         if not is_task_id(task_id):
             return None
-        result = self._parse_cached(self.task_path(task_id), "task")
+        result = self._parse_cached(self.task_path(task_id), "task", fresh=self._holding_lock())
         return result if isinstance(result, TaskRecord) else None
 
     def read_plan(self, plan_id: str) -> PlanRecord | None:
         if not is_plan_id(plan_id):
             return None
-        result = self._parse_cached(self.plan_path(plan_id), "plan")
+        result = self._parse_cached(self.plan_path(plan_id), "plan", fresh=self._holding_lock())
         return result if isinstance(result, PlanRecord) else None
 
     # -- minting
