@@ -166,3 +166,36 @@ def test_tools_acting_on_the_demo_store(copy_fixture: object, clock: Clock) -> N
     assert (root / "tasks" / "t3.md").read_text().startswith("---\n# dana: ask Eli for the staging credentials first\nid: t3\n")
     with pytest.raises(ToolRefused):
         call(store, clock, "task_set", id="t999", status="done")
+
+
+HAND_EDITED = """---
+# Dana, 2026-11-28: split from t1 after standup
+id: t1
+title: Write the migration   # short on purpose
+status: todo  # waiting for Eli
+labels:
+  - db
+  - api
+reviewer: eli   # not a planwatch field
+---
+Body written by hand.
+"""
+
+
+def test_hand_edits_with_comments_survive_a_task_set(store: Store, clock: Clock) -> None:
+    store.tasks_dir.mkdir(parents=True)
+    path = store.tasks_dir / "t1.md"
+    path.write_text(HAND_EDITED)
+    assert call(store, clock, "task_set", id="t1", status="doing", labels=["db", "api", "ops"], note="started") == [
+        "t1 doing medium Write the migration"
+    ]
+    text = path.read_text()
+    assert text.startswith("---\n# Dana, 2026-11-28: split from t1 after standup\nid: t1\n")
+    assert "title: Write the migration   # short on purpose\n" in text
+    assert "# waiting for Eli" in text.split("status: doing")[1].splitlines()[0]
+    assert "labels:\n  - db\n  - api\n  - ops\n" in text  # still a block list, as written
+    assert "reviewer: eli   # not a planwatch field\n" in text  # unknown keys are kept
+    assert "priority:" not in text  # absent means medium: not added to a hand-written file
+    assert text.endswith("---\nBody written by hand.\n")
+    rec = store.read_task("t1")
+    assert rec is not None and rec.status == "doing" and rec.extra == {"reviewer": "eli"} and rec.started is not None

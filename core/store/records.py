@@ -160,6 +160,7 @@ def _rt_yaml() -> YAML:
     yaml.preserve_quotes = True
     yaml.default_flow_style = False
     yaml.width = 4096  # never fold a long title over two lines
+    yaml.indent(mapping=2, sequence=4, offset=2)  # block lists as people write them: "  - db"
     return yaml
 
 
@@ -434,7 +435,10 @@ def _merge(doc: CommentedMap, new: dict[str, Any], order: tuple[str, ...]) -> No
             if isinstance(current, CommentedMap) and isinstance(value, dict):
                 _merge_map(current, value)
                 continue
-            doc[key] = _to_yaml_node(value)
+            node = _to_yaml_node(value)
+            if isinstance(current, CommentedSeq) and isinstance(node, CommentedSeq) and not current.fa.flow_style():
+                node.fa.set_block_style()  # the person wrote it as a block list: keep that
+            doc[key] = node
             continue
         # A new key goes right after the nearest earlier known key present in the file.
         position = 0
@@ -471,6 +475,8 @@ def render_record(rec: Record, existing_text: str | None = None) -> str:
                 doc = loaded
         except (RecordInvalid, YAMLError, ValueError, TypeError):
             doc = None
+    if doc is not None and "priority" not in doc and new.get("priority") == "medium":
+        del new["priority"]  # medium is what an absent priority means: leave the file as written
     if doc is None:
         doc = CommentedMap()
         for key, value in rec.extra.items():
