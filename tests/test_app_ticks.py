@@ -3,6 +3,7 @@ the person's own items added, ticked, edited and dropped through the store tools
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime, timedelta
 
@@ -194,3 +195,22 @@ async def test_edit_and_drop_refuse_agent_items(session, isolated_env) -> None:
         await pilot.pause()
         assert app.screen.id == "browse"
         assert rows(app)[1] == "[x] Add the theme switch"
+
+
+async def test_quick_ticks_on_an_own_item_land_in_order(session, isolated_env) -> None:
+    app = make(isolated_env)
+    store = Store(isolated_env.store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, app)
+        app.run_tool("task_add", {"title": "Mine", "session": session.session_id})
+        await until(pilot, lambda: "[ ] Mine" in rows(app), what="the own item")
+        await pilot.press("tab")
+        app.screen.query_one("#checklist", ChecklistView).select_own("t1")
+        await pilot.press("space", "space", "space")  # done, todo, done — without waiting
+        assert "[x] Mine" in rows(app)  # shown at once, before the writes land
+        # Wait for the writer to drain: every write asked for so far has landed.
+        await asyncio.get_running_loop().run_in_executor(None, app._writer.submit(lambda: None).result)
+        assert store.load().tasks["t1"].status == "done"
+        await pilot.press("u")
+        await until(pilot, lambda: store.load().tasks["t1"].status == "todo", what="the undo")
+        await until(pilot, lambda: "[ ] Mine" in rows(app), what="the undone row")

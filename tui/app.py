@@ -17,6 +17,7 @@ import logging
 import shutil
 import tempfile
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -173,6 +174,8 @@ class PlanwatchApp(App[None]):
         # Neither touches the disk until used (the mirror not at all while it is off).
         self._store = Store(self.store_root)
         self._mirror = Mirror(self._store, lambda: self.settings)
+        # One writer thread for store tools: off the UI thread, in the order asked.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planwatch-store-write")
         self.feed = LiveFeed(self, self.index, self.store_root, follow=options.follow, scan=options.scan)
 
     # -- life cycle
@@ -188,6 +191,8 @@ class PlanwatchApp(App[None]):
 
     def on_unmount(self) -> None:
         self.feed.stop()
+        # Let writes already asked for finish: a tick made just before quitting counts.
+        self._writer.shutdown(wait=True)
 
     # -- what the screens read
 
@@ -316,12 +321,31 @@ class PlanwatchApp(App[None]):
         except OSError as exc:
             self.call_from_thread(self.notify, f"Could not save your ticks: {exc}", severity="error", markup=False)
 
-    @work(thread=True, group="store-write", exit_on_error=False)
     def run_tool(self, name: str, payload: dict[str, Any]) -> None:
-        """Run one of the store's tools (the same functions as the CLI and MCP)."""
+        """Run one of the store's tools (the same functions as the CLI and MCP) off the
+        UI thread. Calls run one at a time in the order made, so a tick and its undo
+        land in that order; the person's own item shows the change at once."""
+        self._optimistic(payload)
+        self._writer.submit(self._run_tool, name, dict(payload))
+
+    def _run_tool(self, name: str, payload: dict[str, Any]) -> None:
         answer, failed = call_tool(self._get_store(), self.settings, name, payload)
         self.post_message(OwnItemsChanged(answer, failed))
         self.post_message(StoreLoaded(read_store_view(self._get_store())))
+
+    def _optimistic(self, payload: dict[str, Any]) -> None:
+        """Show a status or title change of an existing task before the write lands; the
+        store read that follows the write replaces it with what is on disk."""
+        task_id = payload.get("id")
+        change = {k: payload[k] for k in ("status", "title") if payload.get(k) is not None}
+        if not task_id or not change:
+            return
+        for tasks in self.store_view.tasks_by_session.values():
+            for index, task in enumerate(tasks):
+                if task.id == task_id:
+                    tasks[index] = task.model_copy(update=change)
+        if self.browse is not None:
+            self.browse.store_changed()
 
     @on(OwnItemsChanged)
     def _own_items_changed(self, event: OwnItemsChanged) -> None:
