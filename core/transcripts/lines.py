@@ -47,7 +47,8 @@ from core.transcripts.reader import TranscriptReader
 log = logging.getLogger(__name__)
 
 CHUNK = 1 << 20  # bytes read at once
-SUB_BLOCK = 64 << 10  # second prefilter level for readers with their own `wants`
+SUB_BLOCK = 64 << 10  # prefilter levels for readers with their own `wants`
+MIN_SUB_BLOCK = 8 << 10
 OVERLAP = 4096  # bytes of a long line's previous piece re-tested with the next one
 MAX_LINE = 256 << 20  # a matching line longer than this is skipped (and counted)
 HEAD_WINDOW = 2 << 20
@@ -136,8 +137,11 @@ def wanted_lines(block: bytes, base: int, prefilter: Prefilter) -> Iterator[tupl
 
 
 def _wanted_lines(block: bytes, base: int, prefilter: Prefilter) -> Iterator[tuple[int, bytes]]:
+    # Each test below is a pass over the bytes per needle, which is what reading costs:
+    # every byte is looked at about once (sub-block) plus once more within the few
+    # sub-blocks that hold a wanted line.
     wants = prefilter.wants
-    if not block or not wants(block):
+    if not block:
         return
     needles = prefilter.needles
     if needles is not None:
@@ -157,21 +161,31 @@ def _wanted_lines(block: bytes, base: int, prefilter: Prefilter) -> Iterator[tup
             if line.strip():
                 yield base + start, line
         return
-    # A reader with its own `wants`: narrow down by sub-blocks, then test each line.
-    if len(block) <= SUB_BLOCK:
-        for offset, line in _split_lines(block, base):
-            if wants(line):
-                yield offset, line
+    # A reader with its own `wants`: narrow down by ever smaller sub-blocks (64 KB, then
+    # 8 KB), then test each line, so a wanted line costs a few tests, not one per line
+    # of its chunk.
+    yield from _narrow(block, base, wants, SUB_BLOCK)
+
+
+def _narrow(block: bytes, base: int, wants: Wants, size: int) -> Iterator[tuple[int, bytes]]:
+    if size < MIN_SUB_BLOCK or len(block) <= MIN_SUB_BLOCK:
+        if wants(block):
+            for offset, line in _split_lines(block, base):
+                if wants(line):
+                    yield offset, line
         return
     pos = 0
     while pos < len(block):
-        cut = block.find(b"\n", min(pos + SUB_BLOCK, len(block)) - 1)
+        cut = block.find(b"\n", min(pos + size, len(block)) - 1)
         end = len(block) if cut == -1 else cut + 1
         sub = block[pos:end]
         if wants(sub):
-            for offset, line in _split_lines(sub, base + pos):
-                if wants(line):
-                    yield offset, line
+            if end - pos <= MIN_SUB_BLOCK or size // 8 < MIN_SUB_BLOCK:
+                for offset, line in _split_lines(sub, base + pos):
+                    if wants(line):
+                        yield offset, line
+            else:
+                yield from _narrow(sub, base + pos, wants, size // 8)
         pos = end
 
 

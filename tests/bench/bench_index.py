@@ -85,7 +85,7 @@ def _write_claude(path: Path, size: int, rnd: random.Random, *, shape: str, sid:
                 w.task_create(made[-1], f"Task {made[-1]}")
                 w.task_update(made[-1], "in_progress")
 
-        _body(w, fh, size, rnd, shape, plan, lambda n: w.filler(n))
+        _body(w, fh, size, rnd, shape, plan, lambda n: _mixed(w, rnd, n, lambda: w.filler(n), "claude", sid))
 
 
 def _write_codex(path: Path, size: int, rnd: random.Random, *, shape: str, tid: str, when: datetime) -> None:
@@ -94,7 +94,7 @@ def _write_codex(path: Path, size: int, rnd: random.Random, *, shape: str, tid: 
         w = corpus.CodexWriter(fh, start=when, seed=rnd.randrange(1 << 30))
         w.meta(tid, "/home/dev/codex")
         w.prompt("Paginate the export")
-        _body(w, fh, size, rnd, shape, lambda p: w.update_plan(p), lambda n: w.filler(n))
+        _body(w, fh, size, rnd, shape, lambda p: w.update_plan(p), lambda n: _mixed(w, rnd, n, lambda: w.filler(n), "codex", tid))
 
 
 def _write_acp(path: Path, size: int, rnd: random.Random, *, shape: str, sid: str, when: datetime) -> None:
@@ -103,7 +103,16 @@ def _write_acp(path: Path, size: int, rnd: random.Random, *, shape: str, sid: st
         w = corpus.AcpWriter(fh, start=when, seed=rnd.randrange(1 << 30))
         w.new_session(sid, "/home/dev/acp")
         w.prompt(sid, "Fix the build")
-        _body(w, fh, size, rnd, shape, lambda p: w.plan(sid, p), lambda n: w.filler(sid, n))
+        _body(w, fh, size, rnd, shape, lambda p: w.plan(sid, p), lambda n: _mixed(w, rnd, n, lambda: w.filler(sid, n), "acp", sid))
+
+
+def _mixed(w, rnd: random.Random, size: int, big, harness: str, sid: str) -> None:  # type: ignore[no-untyped-def]
+    """Half the time a large tool output, else a run of records copied from the real
+    samples (many smaller, nested lines: what makes a naive reader slow)."""
+    if rnd.random() < 0.5:
+        big()
+    else:
+        w.real_records(harness, sid, max(1, size // 800))
 
 
 def _body(w, fh, size: int, rnd: random.Random, shape: str, plan, filler) -> None:  # type: ignore[no-untyped-def]
@@ -164,7 +173,7 @@ def generate(root: Path, sessions: int, total: int, seed: int = 1) -> None:
 
 def ensure_corpus(root: Path, sessions: int, gb: float) -> list[Path]:
     marker = root / "corpus.json"
-    wanted = {"sessions": sessions, "gb": gb, "version": 1}
+    wanted = {"sessions": sessions, "gb": gb, "version": 2}
     if not (marker.exists() and json.loads(marker.read_text()) == wanted):
         print(f"generating the corpus in {root} (once) …", file=sys.stderr)
         for sub in ("claude", "codex", "acp"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +24,28 @@ def _dump(record: dict[str, object]) -> bytes:
 
 
 _POOL: list[str] = []
+SAMPLES = Path("/work/shared/samples")
+# Lines of the real samples that state or confirm a plan are left out of the filler.
+_PLAN_MARKS = (b'"name":"TodoWrite"', b"newTodos", b'"name":"update_plan"', b"Plan updated",
+               b'"sessionUpdate":"plan"', b'"type":"session_meta"', b'"result"')
+_SAMPLE_IDS = {
+    "claude": b"86c5b490-b7df-4218-91f4-6c39c5cf19f8",
+    "codex": b"01a22b52-79cb-7653-8066-3e085f4b65ca",
+    "acp": b"01a22b53-29e2-7072-87b2-c2a6439f82d5",
+}
+_SAMPLE_FILES = {"claude": "claude-code-todowrite.jsonl", "codex": "codex-rollout.jsonl", "acp": "acp-codex-agent-stream.jsonl"}
+_STAMP = re.compile(rb'"(timestamp|ts)":"[0-9T:.\-]+Z"')
+_REAL: dict[str, list[bytes]] = {}
+
+
+def real_lines(harness: str) -> list[bytes]:
+    """The real sample's records of a harness, minus its plan calls: realistic filler
+    (attachments, api requests, token counts, messages, tool calls and outputs)."""
+    if harness not in _REAL:
+        path = SAMPLES / _SAMPLE_FILES[harness]
+        lines = path.read_bytes().splitlines() if path.exists() else []
+        _REAL[harness] = [line for line in lines if line.strip() and not any(m in line for m in _PLAN_MARKS)]
+    return _REAL[harness]
 
 
 def _pool() -> str:
@@ -50,6 +73,18 @@ class _Writer:
 
     def write(self, record: dict[str, object]) -> None:
         self.fh.write(_dump(record))
+
+    def real_records(self, harness: str, session_id: str, count: int) -> None:
+        """`count` records copied from the real sample, re-stamped and re-identified."""
+        pool = real_lines(harness)
+        if not pool:
+            return
+        old_id, new_id = _SAMPLE_IDS[harness], session_id.encode()
+        for _ in range(count):
+            line = self.rnd.choice(pool).replace(old_id, new_id)
+            stamp = self.stamp().encode()
+            line = _STAMP.sub(lambda m: b'"' + m.group(1) + b'":"' + stamp + b'"', line)
+            self.fh.write(line + b"\n")
 
     def text(self, size: int) -> str:
         """About `size` characters of code-like words (a slice of one shared pool, so
