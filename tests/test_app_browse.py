@@ -282,3 +282,16 @@ async def test_no_transcripts_in_pane_mode_says_what_to_do(isolated_env) -> None
         await pilot.pause()
         text = str(app.screen.query_one("#session-title").render())
         assert "No agent transcripts found" in text and "--root DIR" in text
+
+
+async def test_an_injected_scanned_index_is_shown_without_a_scan(sessions, isolated_env) -> None:
+    from core.index import SessionIndex
+
+    index = SessionIndex([isolated_env.claude / "projects"])
+    index.scan()
+    app = make_app(options(isolated_env, index=index, scan=False, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan-finished message")
+        await pilot.pause()
+        rows = option_texts(app.screen.query_one("#sessions", SessionList))
+        assert len(rows) == 2 and "Web: add dark mode" in rows[0]

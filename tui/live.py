@@ -80,8 +80,12 @@ class LiveFeed:
         """Start scanning (thread worker) and watching the store."""
         if self.scan:
             self.app.run_worker(self._scan_then_follow, thread=True, group="index", name="scan", exit_on_error=False)
-        elif self.follow:
-            self.app.run_worker(self._start_following, thread=True, group="index", name="follow", exit_on_error=False)
+        else:
+            # An index handed over already scanned: it is as if the scan just ended.
+            roots = [Path(p) for p in getattr(self.index, "roots_searched", []) or []]
+            self.app.post_message(ScanFinished(len(self.index.entries()), roots))
+            if self.follow:
+                self.app.run_worker(self._start_following, thread=True, group="index", name="follow", exit_on_error=False)
         if self.follow and self.store_root is not None:
             try:
                 from core.store.watch import StoreWatcher
