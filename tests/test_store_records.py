@@ -270,7 +270,7 @@ def _fronts() -> list[str]:
             continue
     rng = random.Random(7)
     alphabet = "abc XYZ:#'\"[]{},&*!|>%@`-?./\\~0123456789\u00e9\u2028\x85\t_=<"
-    words = ["yes", "No", "null", "true", "~", "1e3", "0x1F", "2026-11-30", "2026-11-30 09:00:00+00:00", "a: b", "x #y", "- z", "'q'", "[a, b]"]
+    words = ["yes", "No", "null", "true", "True", "NULL", "Off", "on", "y", "nan", "inf", ".inf", ".NaN", "e5", "_1", "~", "1e3", "0x1F", "2026-11-30", "2026-11-30 09:00:00+00:00", "a: b", "x #y", "- z", "'q'", "[a, b]"]
     for n in range(600):
         raw = rng.choice(words) if n % 5 == 0 else "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14)))
         fronts.append(f"id: t1\ntitle: {raw}\nstatus: todo\n")

@@ -236,6 +236,7 @@ _SUB_LINE = re.compile(r"  ([A-Za-z][A-Za-z0-9_-]*):(?: (.*))?")
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d:\d\d)?")
 _UNUSUAL_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 _NOT_FAST = object()
+_WORDS = {"true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL"}
 
 
 def _fast_scalar(text: str, *, in_flow: bool = False) -> Any:
@@ -261,7 +262,10 @@ def _fast_scalar(text: str, *, in_flow: bool = False) -> Any:
         or (in_flow and "," in text)
     ):
         return _NOT_FAST
-    # YAML's own resolver says whether a plain word is text, a number, a date, …
+    if first.isascii() and first.isalpha():
+        # Starting with a letter, only YAML 1.2's true/false/null words are not text.
+        return _NOT_FAST if text in _WORDS else text
+    # Otherwise YAML's own resolver says whether it is text, a number, a date, …
     tag = _loader().resolver.resolve(ScalarNode, text, (True, False))
     if tag == "tag:yaml.org,2002:str":
         return text
