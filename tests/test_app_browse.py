@@ -295,3 +295,25 @@ async def test_an_injected_scanned_index_is_shown_without_a_scan(sessions, isola
         await pilot.pause()
         rows = option_texts(app.screen.query_one("#sessions", SessionList))
         assert len(rows) == 2 and "Web: add dark mode" in rows[0]
+
+
+async def test_demo_opens_the_bundled_fixtures_and_never_writes_into_the_repo(isolated_env) -> None:
+    from tui.app import FIXTURES
+    from tui.cli import build_parser
+
+    def demo_files() -> dict[Path, bytes]:
+        folders = (FIXTURES / "store" / "demo", FIXTURES / "transcripts")
+        return {p: p.read_bytes() for folder in folders for p in folder.rglob("*") if p.is_file()}
+
+    before = demo_files()
+    app = make_app(build_parser().parse_args(["--demo"]))
+    assert not app.store_root.is_relative_to(FIXTURES)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        assert len(app.entries()) >= 5
+        await pilot.press("a", "x", "enter")
+        await until(pilot, lambda: "[ ] x" in option_texts(app.screen.query_one("#checklist", ChecklistView)),
+                    what="the item")
+        await pilot.press("tab", "space")
+        await app.workers.wait_for_complete()
+    assert demo_files() == before

@@ -13,9 +13,12 @@ for writes through methods here, which run the IO in thread workers.
 from __future__ import annotations
 
 import argparse
+import atexit
 import logging
+import os
 import shutil
 import tempfile
+import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
@@ -85,16 +88,26 @@ class AppOptions:
 
 
 def demo_options(options: AppOptions) -> AppOptions:
-    """Point the app at the bundled fixtures; the store, state and config are temp copies
+    """Point the app at the bundled fixtures. Everything is a temp copy (removed at exit)
     so the demo never writes into the repository or the person's own folders."""
     work_dir = Path(tempfile.mkdtemp(prefix="planwatch-demo-"))
+    atexit.register(shutil.rmtree, work_dir, ignore_errors=True)
+    transcripts = work_dir / "transcripts"
+    # The rule fixtures are test cases, not a picture of a working day.
+    shutil.copytree(FIXTURES / "transcripts", transcripts, ignore=shutil.ignore_patterns("rules"))
+    # A copy's mtime is now, which would show every session as running: pin the files a
+    # day back so each session's age comes from its records' own times.
+    day_ago = time.time() - 86_400
+    for path in transcripts.rglob("*"):
+        if path.is_file():
+            os.utime(path, (day_ago, day_ago))
     store = work_dir / "store"
     demo_store = FIXTURES / "store" / "demo"
     if demo_store.is_dir():
         shutil.copytree(demo_store, store)
     else:
         store.mkdir()
-    options.roots = [FIXTURES / "transcripts"]
+    options.roots = [transcripts]
     options.store_root = store
     options.state_dir = work_dir / "state"
     options.config_path = work_dir / "config.yaml"
