@@ -162,3 +162,25 @@ async def test_tmux_pane_folder_is_asked_only_inside_tmux(monkeypatch, tmp_path)
     monkeypatch.setenv("PATH", f"{fake_bin}:{os.environ['PATH']}")
     monkeypatch.setenv("TMUX", "/tmp/tmux-1000/default,1,0")
     assert tmux_pane_folder() == str(tmp_path)
+
+
+async def test_a_deleted_transcript_leaves_the_list_and_the_selection_moves_on(two, isolated_env) -> None:
+    api, web = two
+    app = make_app(AppOptions(config_path=isolated_env.config))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, app)
+        assert app.screen.selected_id == web.session_id
+        await pilot.pause(0.3)
+        web.path.unlink()
+        await until(pilot, lambda: app.screen.selected_id == api.session_id, timeout=3.0, what="the selection to move")
+        assert len(option_texts(app.screen.query_one("#sessions"))) == 1
+        assert rows(app)[1] == "[▸] Working on Split the router"
+
+
+async def test_clicking_the_pill_opens_the_details(two, isolated_env) -> None:
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, app)
+        await pilot.click("#pill")
+        await pilot.pause()
+        assert app.screen.query_one("#details").has_class("-open")

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.events import Resize
+from textual.events import Click, Resize
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 
@@ -206,7 +206,8 @@ class BrowseScreen(Screen[None]):
         else:
             empty.display = True
             empty.update(self._empty_text())
-        if self.selected_id is None and not self.pane:
+        gone = self.selected_id is not None and self.app.entry(self.selected_id) is None
+        if (self.selected_id is None or gone) and not self.pane:
             self.select(session_list.selected_id)
 
     def _empty_text(self) -> Text:
@@ -338,6 +339,10 @@ class BrowseScreen(Screen[None]):
 
     @on(OptionList.OptionSelected, "#checklist")
     def _row_chosen(self) -> None:
+        self.action_details()
+
+    @on(Click, "#pill")
+    def _pill_clicked(self) -> None:
         self.action_details()
 
     @on(ChecklistView.TickRequested)
