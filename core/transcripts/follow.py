@@ -77,7 +77,7 @@ class Follower:
         after_batch: Callable[[list[Path]], None] | None = None,
         debounce: float = 0.05,
         polling: bool = False,
-        poll_interval: float = 0.5,
+        poll_interval: float = 1.0,
     ) -> None:
         self.roots = [Path(r) for r in roots]
         self._consume = consume
