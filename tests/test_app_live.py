@@ -184,3 +184,17 @@ async def test_clicking_the_pill_opens_the_details(two, isolated_env) -> None:
         await pilot.click("#pill")
         await pilot.pause()
         assert app.screen.query_one("#details").has_class("-open")
+
+
+async def test_the_highlight_stays_on_its_item_when_the_agent_inserts_a_step(two, isolated_env) -> None:
+    api, web = two
+    app = make_app(AppOptions(config_path=isolated_env.config))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("tab")
+        checklist = app.screen.query_one("#checklist", ChecklistView)
+        assert checklist.current_agent_row().text == "Add the theme switch"
+        await pilot.pause(0.3)
+        web.todo_write([("Pick the palette", "in_progress"), ("Add the theme switch", "pending")])
+        await until(pilot, lambda: "[▸] Working on Pick the palette" in rows(app), timeout=3.0, what="the new step")
+        assert checklist.current_agent_row().text == "Add the theme switch"

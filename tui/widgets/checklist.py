@@ -115,8 +115,11 @@ class ChecklistView(OptionList):
         self._refs: dict[int, RowRef] = {}
 
     def show(self, checklist: Checklist, *, agent_note: str | None = None, own_note: str | None = None) -> None:
-        """Show `checklist`, keeping the highlighted row where it was when possible."""
+        """Show `checklist`, keeping the highlighted item highlighted when it is still
+        there (found by item key or task id, so a step the agent inserts above it does
+        not move the highlight onto another item)."""
         previous = self.current_ref()
+        previous_identity = self._identity(previous) if previous is not None else None
         self.checklist = checklist
         options: list[Option] = []
         refs: dict[int, RowRef] = {}
@@ -147,15 +150,20 @@ class ChecklistView(OptionList):
             options.append(note("none yet — press a to add one"))
         self._refs = refs
         self.set_options(options)
-        self._restore(previous)
+        self._restore(previous, previous_identity)
 
-    def _restore(self, previous: RowRef | None) -> None:
+    def _identity(self, ref: RowRef) -> str:
+        if ref.kind == "agent":
+            return "agent:" + self.checklist.agent_rows[ref.index].key
+        return "own:" + self.checklist.own[ref.index].task_id
+
+    def _restore(self, previous: RowRef | None, identity: str | None) -> None:
         if not self._refs:
             self.highlighted = None
             return
         if previous is not None:
             for position, ref in self._refs.items():
-                if ref == previous:
+                if self._identity(ref) == identity:
                     self.highlighted = position
                     return
             # The row is gone (an own item dropped): stay near where it was.
