@@ -141,8 +141,8 @@ class SessionIndex:
         thread). `on_batch` gets the entries made by each batch of files so the UI fills
         in as the scan goes."""
         files = discover(self.roots_searched)
-        # Main transcripts first within a batch is not needed: subagents wait for their
-        # parent in `_rebuild`, and orphans are shown once the whole scan is done.
+        # Files come newest first, subagents among them: a subagent read before its parent
+        # waits in `_rebuild` until the parent is read; orphans show once the scan is done.
         batch_ids: set[str] = set()
         last = time.monotonic()
         count = 0
@@ -158,10 +158,11 @@ class SessionIndex:
         seen = {item.path for item in files}
         with self._lock:
             gone = [path for path in self._files if path not in seen]
+        gone_ids: set[str] = set()
         for path in gone:
-            self._forget(path)
-        if gone:
-            self._emit_batch(set(), on_batch, final=True)
+            gone_ids |= self._forget(path)
+        if gone_ids:
+            self._emit_batch(gone_ids, on_batch, final=True)
 
     def _emit_batch(self, ids: set[str], on_batch: Callable[[list[SessionEntry]], None] | None, *, final: bool) -> None:
         changed = self._rebuild(ids, orphans=final)

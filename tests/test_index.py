@@ -324,3 +324,15 @@ def test_while_following_a_plain_rollout_beats_its_compressed_twin() -> None:
             raise AssertionError("the plain rollout did not replace its compressed twin")
     finally:
         index.stop()
+
+
+def test_a_second_scan_drops_sessions_whose_files_are_gone() -> None:
+    path = _claude(build=lambda w: w.todo_write([("Soon gone", "pending")]))
+    _codex(THREAD)
+    index = SessionIndex(_roots())
+    index.scan()
+    assert index.get(SID) is not None
+    path.unlink()
+    index.scan()
+    assert index.get(SID) is None
+    assert [e.session.id for e in index.entries()] == [THREAD]
