@@ -317,3 +317,17 @@ async def test_demo_opens_the_bundled_fixtures_and_never_writes_into_the_repo(is
         await pilot.press("tab", "space")
         await app.workers.wait_for_complete()
     assert demo_files() == before
+
+
+async def test_hovering_the_pill_shows_the_hover_card(sessions, isolated_env) -> None:
+    from textual.widgets import Tooltip
+
+    app = make_app(options(isolated_env, follow=False))
+    async with app.run_test(size=(120, 36), tooltips=True) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.pause()
+        await pilot.hover("#pill")
+        tooltip = app.screen.query_one(Tooltip)
+        await until(pilot, lambda: tooltip.display, timeout=3, what="the hover card")
+        shown = str(tooltip.render())
+        assert "Source: Claude Code todos" in shown and "In progress:" in shown

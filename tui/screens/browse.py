@@ -101,7 +101,6 @@ class BrowseScreen(Screen[None]):
         self.set_class(self.app.options.pane, "-pane")
         self.set_interval(30, self._tick_clock)
         self.refresh_all()
-        self._show_scanning()
 
     # -- pane mode
 
@@ -229,10 +228,6 @@ class BrowseScreen(Screen[None]):
         text.append(", or add folders in Settings (press ,) → transcript folders. "
                     "CLAUDE_CONFIG_DIR and CODEX_HOME are honoured.")
         return text
-
-    def _show_scanning(self) -> None:
-        if self.app.scan_done is None:
-            self.query_one("#status-line", Static).update(Text("Indexing transcripts…", style="dim italic"))
 
     def _show_status(self) -> None:
         line = self.query_one("#status-line", Static)
