@@ -331,3 +331,4 @@ async def test_hovering_the_pill_shows_the_hover_card(sessions, isolated_env) ->
         await until(pilot, lambda: tooltip.display, timeout=3, what="the hover card")
         shown = str(tooltip.render())
         assert "Source: Claude Code todos" in shown and "In progress:" in shown
+

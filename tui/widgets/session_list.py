@@ -71,42 +71,52 @@ def fit_left(text: str, width: int) -> str:
     return "…" + text[len(text) - width + 1 :]
 
 
+PILL_CELLS = 9  # "◑ 100/200"
+OPEN_CELLS = 7  # "12 open"
+
+
 def _widths(width: int) -> tuple[int, int]:
-    """(title, folder) column widths for a list `width` cells wide."""
-    folder_width = 22 if width >= 100 else (14 if width >= 66 else 10)
-    fixed = 2 + 7 + 1 + folder_width + 1 + 4 + 1 + 7 + 1 + 6
-    return max(8, width - fixed), folder_width
+    """(title, folder) column widths for a list `width` cells wide; a narrow list drops
+    the folder column (0) rather than wrap rows onto a second line."""
+    folder = 22 if width >= 100 else (14 if width >= 66 else 0)
+    fixed = 2 + 7 + 1 + (folder + 1 if folder else 0) + 4 + 1 + PILL_CELLS + 1 + OPEN_CELLS
+    return max(8, width - fixed), folder
 
 
 def header_text(width: int) -> Text:
     """The column names above the rows, aligned with row_text."""
     title_width, folder_width = _widths(width)
-    line = "  " + fit("agent", 6) + " " + fit("session", title_width) + " " + fit("folder", folder_width)
-    line += " " + " age" + " " + fit("done", 7) + " " + fit("tasks", 6)
+    line = "  " + fit("agent", 6) + " " + fit("session", title_width) + " "
+    if folder_width:
+        line += fit("folder", folder_width) + " "
+    line += " age" + " " + fit("done", PILL_CELLS) + " " + fit("tasks", OPEN_CELLS)
     return Text(line, style="bold dim")
 
 
 def row_text(row: SessionRow, now: datetime, width: int) -> Text:
-    """One line: `● claude  Title……  ~/src/api  12m  ◑ 3/7  2 open`."""
+    """One line: `● claude Title……  ~/src/api  12m ◑ 3/7     2 open`."""
     running = now - row.updated <= RUNNING_WINDOW
-    pill = pill_text(row.done, row.total)
-    open_part = f"{row.open_count} open" if row.open_count else ""
     title_width, folder_width = _widths(width)
-    text = Text()
+    text = Text(no_wrap=True, overflow="ellipsis")
     text.append("● " if running else "  ", style="bold green")
-    text.append(fit(row.harness, 6), style="cyan" if row.harness == "claude" else ("magenta" if row.harness == "codex" else "blue"))
+    text.append(fit(row.harness, 6), style=HARNESS_STYLES.get(row.harness, "blue"))
     text.append(" ")
     text.append(fit(safe_text(row.title or f"Session {row.id}", single_line=True), title_width), style="bold" if running else "")
     text.append(" ")
-    text.append(fit_left(safe_text(row.folder, single_line=True), folder_width), style="dim")
-    text.append(" ")
+    if folder_width:
+        text.append(fit_left(safe_text(row.folder, single_line=True), folder_width), style="dim")
+        text.append(" ")
     text.append(age(row.updated, now).rjust(4), style="green" if running else "dim")
     text.append(" ")
-    pill.pad_right(max(0, 7 - pill.cell_len))
+    pill = pill_text(row.done, row.total)
+    pill.truncate(PILL_CELLS, overflow="ellipsis", pad=True)
     text.append_text(pill)
     text.append(" ")
-    text.append(fit(open_part, 6), style="yellow")
+    text.append(fit(f"{row.open_count} open" if row.open_count else "", OPEN_CELLS), style="yellow")
     return text
+
+
+HARNESS_STYLES = {"claude": "cyan", "codex": "magenta", "acp": "blue"}
 
 
 class SessionList(OptionList):

@@ -1,0 +1,51 @@
+"""Session rows (SPEC §7): harness, title, folder, age, pill, open count on one line;
+a session whose transcript changed in the last minutes is marked running."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from tui.widgets.pill import pie, pill_text
+from tui.widgets.session_list import SessionRow, age, header_text, row_text
+
+
+@pytest.mark.parametrize(
+    ("minutes_ago", "running", "shown_age"),
+    [(0.5, True, "30s"), (2.5, True, "2m"), (10, False, "10m"), (180, False, "3h"), (60 * 24 * 3, False, "3d")],
+)
+def test_a_session_whose_file_changed_in_the_last_minutes_is_marked_running(minutes_ago, running, shown_age) -> None:
+    now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    row = SessionRow("s1", "codex", "Title", "/home/dev/x", now - timedelta(minutes=minutes_ago), 1, 4, 2)
+    text = row_text(row, now, 100).plain
+    assert text.startswith("● ") is running
+    assert f" {shown_age} " in text and "◔ 1/4" in text and "2 open" in text
+    assert len(text) <= 100
+
+
+@pytest.mark.parametrize("width", [40, 66, 90, 140])
+def test_a_row_fits_its_width_on_one_line(width) -> None:
+    now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    row = SessionRow("s1", "claude", "A very long title " * 10, "/home/dev/" + "deep/" * 20, now, 10, 100, 12)
+    assert len(row_text(row, now, width).plain) <= width
+    assert len(header_text(width).plain) == len(row_text(row, now, width).plain)
+
+
+@pytest.mark.parametrize(
+    ("done", "total", "expected"),
+    [(0, 0, "○ –"), (0, 4, "○ 0/4"), (1, 4, "◔ 1/4"), (2, 4, "◑ 2/4"), (3, 4, "◕ 3/4"), (4, 4, "● 4/4"), (1, 100, "◔ 1/100"), (99, 100, "◕ 99/100")],
+)
+def test_the_pill_shows_done_over_total_with_a_pie(done, total, expected) -> None:
+    assert pill_text(done, total).plain == expected
+
+
+def test_the_pie_never_claims_empty_for_started_or_full_for_unfinished() -> None:
+    assert pie(1, 1000) == "◔"
+    assert pie(999, 1000) == "◕"
+
+
+def test_age_is_at_most_four_characters() -> None:
+    now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    for seconds in (0, 59, 3599, 86399, 604799, 10**8):
+        assert len(age(now - timedelta(seconds=seconds), now)) <= 4
