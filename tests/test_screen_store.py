@@ -297,9 +297,14 @@ async def test_store_hostile_titles_render_literally(copy_fixture) -> None:  # t
         table = app.screen.query_one("#store-table", DataTable)
         cells = [cell for row in table.ordered_rows for cell in table.get_row(row.key)]
         plain = " ".join(cell.plain for cell in cells)
-        assert "[bold]not bold[/bold] [link=file:///etc/passwd]not a link[/link]" in plain
-        assert "[bold red]Plan[/] with [link=https://evil.example]a link[/link]" in plain
+        assert "[bold]not bold[/bold] [link=file:///etc/passwd]not a link[/" in plain
+        assert "[bold red]Plan[/] with [link=https://evil.example]a link[/" in plain
+        assert "#[blink]x[/blink]" in plain
         assert "\x1b" not in plain and "\\x1b[31mred by escape" in plain
+        # The detail line under the table shows the whole title, literally too.
+        detail = str(app.screen.query_one("#store-detail").render())
+        assert "[bold red]Plan[/] with [link=https://evil.example]a link[/link]" in detail
+        assert "by [reverse]mallory[/reverse]" in detail
         assert all(not cell.spans or cell.plain.strip() in ("▶ active", "○ todo", "◐ doing", "p1") for cell in cells), (
             "no markup in a record's text becomes a style"
         )

@@ -105,6 +105,15 @@ def _status_cell(status: str) -> Text:
     return Text(f"{mark} {status}", style=style)
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+TITLE_WIDTH = 60
+"""Titles are cut here in the table (the detail line below shows more), so the approval
+and notes columns stay on screen."""
+
+
 def _line(text: str | None, limit: int = 200) -> Text:
     # Text, never markup: titles and names are untrusted (hand edits, agents).
     return Text(shorten(text or "", limit))
@@ -342,7 +351,7 @@ class StoreScreen(Screen[None]):
             "id": Text(plan.id, style="bold"),
             "status": _status_cell(plan.status),
             "priority": Text(f"{done}/{counted}"),
-            "title": Text(shorten(plan.title, 200), style="bold"),
+            "title": Text(shorten(plan.title, TITLE_WIDTH), style="bold"),
             "approved": _line(f"✓ {plan.approved.by}" if plan.approved else ""),
             "notes": _line(scope, 60),
         }
@@ -360,7 +369,7 @@ class StoreScreen(Screen[None]):
             "id": Text(f"  {task.id}"),
             "status": _status_cell(task.status),
             "priority": Text(task.priority),
-            "title": _line(task.title),
+            "title": _line(task.title, TITLE_WIDTH),
             "approved": _line(f"✓ {task.approved.by}" if task.approved else ""),
             "notes": _line(" · ".join(notes), 80),
         }
@@ -368,7 +377,8 @@ class StoreScreen(Screen[None]):
 
     def _fill_texts(self, task_count: int) -> None:
         snap = self.snapshot
-        parts = [f"{len(snap.plans)} plans", f"{task_count} of {len(snap.tasks)} tasks" if self.shown is not None else f"{len(snap.tasks)} tasks"]
+        plans, tasks = _count(len(snap.plans), "plan"), _count(len(snap.tasks), "task")
+        parts = [plans, f"{task_count} of {tasks}" if self.shown is not None else tasks]
         if snap.problems:
             parts.append(f"{len(snap.problems)} unreadable")
         if self.filters.active:
