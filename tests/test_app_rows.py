@@ -24,7 +24,7 @@ def test_a_session_whose_file_changed_in_the_last_minutes_is_marked_running(minu
     assert len(text) <= 100
 
 
-@pytest.mark.parametrize("width", [40, 66, 90, 140])
+@pytest.mark.parametrize("width", [34, 38, 45, 46, 66, 90, 140])
 def test_a_row_fits_its_width_on_one_line(width) -> None:
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     row = SessionRow("s1", "claude", "A very long title " * 10, "/home/dev/" + "deep/" * 20, now, 10, 100, 12)

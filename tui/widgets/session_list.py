@@ -75,32 +75,39 @@ PILL_CELLS = 9  # "◑ 100/200"
 OPEN_CELLS = 7  # "12 open"
 
 
-def _widths(width: int) -> tuple[int, int]:
-    """(title, folder) column widths for a list `width` cells wide; a narrow list drops
-    the folder column (0) rather than wrap rows onto a second line."""
+def _widths(width: int) -> tuple[int, int, int, int]:
+    """(harness, title, folder, open) column widths for a list `width` cells wide. A
+    narrow list drops the folder, then the open count, then the harness (0) rather than
+    wrap a row."""
     folder = 22 if width >= 100 else (14 if width >= 66 else 0)
-    fixed = 2 + 7 + 1 + (folder + 1 if folder else 0) + 4 + 1 + PILL_CELLS + 1 + OPEN_CELLS
-    return max(8, width - fixed), folder
+    open_cells = OPEN_CELLS if width >= 46 else 0
+    harness = 6 if width >= 40 else 0
+    fixed = 2 + (harness + 1 if harness else 0) + 1 + (folder + 1 if folder else 0) + 4 + 1 + PILL_CELLS
+    fixed += open_cells + 1 if open_cells else 0
+    return harness, max(6, width - fixed), folder, open_cells
 
 
 def header_text(width: int) -> Text:
     """The column names above the rows, aligned with row_text."""
-    title_width, folder_width = _widths(width)
-    line = "  " + fit("agent", 6) + " " + fit("session", title_width) + " "
+    harness, title_width, folder_width, open_cells = _widths(width)
+    line = "  " + (fit("agent", harness) + " " if harness else "") + fit("session", title_width) + " "
     if folder_width:
         line += fit("folder", folder_width) + " "
-    line += " age" + " " + fit("done", PILL_CELLS) + " " + fit("tasks", OPEN_CELLS)
+    line += " age" + " " + fit("done", PILL_CELLS)
+    if open_cells:
+        line += " " + fit("tasks", open_cells)
     return Text(line, style="bold dim")
 
 
 def row_text(row: SessionRow, now: datetime, width: int) -> Text:
     """One line: `● claude Title……  ~/src/api  12m ◑ 3/7     2 open`."""
     running = now - row.updated <= RUNNING_WINDOW
-    title_width, folder_width = _widths(width)
+    harness, title_width, folder_width, open_cells = _widths(width)
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("● " if running else "  ", style="bold green")
-    text.append(fit(row.harness, 6), style=HARNESS_STYLES.get(row.harness, "blue"))
-    text.append(" ")
+    if harness:
+        text.append(fit(row.harness, harness), style=HARNESS_STYLES.get(row.harness, "blue"))
+        text.append(" ")
     text.append(fit(safe_text(row.title or f"Session {row.id}", single_line=True), title_width), style="bold" if running else "")
     text.append(" ")
     if folder_width:
@@ -111,8 +118,9 @@ def row_text(row: SessionRow, now: datetime, width: int) -> Text:
     pill = pill_text(row.done, row.total)
     pill.truncate(PILL_CELLS, overflow="ellipsis", pad=True)
     text.append_text(pill)
-    text.append(" ")
-    text.append(fit(f"{row.open_count} open" if row.open_count else "", OPEN_CELLS), style="yellow")
+    if open_cells:
+        text.append(" ")
+        text.append(fit(f"{row.open_count} open" if row.open_count else "", open_cells), style="yellow")
     return text
 
 
@@ -146,7 +154,7 @@ class SessionList(OptionList):
 
     @property
     def row_width(self) -> int:
-        return max(40, self.scrollable_content_region.width or self.size.width or 100)
+        return self.scrollable_content_region.width or self.size.width or 100
 
     def _render_rows(self, now: datetime, selected: str | None) -> None:
         width = self.row_width
