@@ -423,3 +423,20 @@ async def test_store_escape_from_a_filter_returns_to_the_table(store_root: Path)
         await pilot.press("escape")
         assert app.focused is app.screen.query_one("#store-table")
         assert isinstance(app.screen, StoreScreen), "the first escape leaves the filter, not the view"
+
+
+@pytest.mark.asyncio
+async def test_store_keys_are_in_the_command_palette(store_root: Path) -> None:
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await move_to(app, pilot, "t4")
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Approve")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert [(a.tool, a.refused) for a in app.answers] == [("task_approve", False)]
+    task = Store(store_root).read_task("t4")
+    assert task is not None and task.approved is not None

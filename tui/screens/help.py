@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
@@ -106,6 +108,31 @@ def screen_rows(screen: Any, known: Iterable[HelpRow]) -> list[HelpRow]:
         if (row.keys, row.description) not in seen:
             rows.append(HelpRow(row.keys, row.description, row.detail, group))
     return rows
+
+
+class ScreenKeysProvider(Provider):
+    """Command palette entries for a screen's own keys (the store view's approve, review…),
+    so the palette lists them as the help screen does. Add it to a screen's `COMMANDS`."""
+
+    def _bindings(self) -> list[tuple[str, Binding]]:
+        screen = self.screen
+        found = []
+        for binding in getattr(screen, "BINDINGS", ()):
+            if isinstance(binding, Binding) and binding.description:
+                keys = binding.key_display or key_label(binding.key)
+                found.append((f"{binding.description} ({keys})", binding))
+        return found
+
+    async def discover(self) -> Hits:
+        for title, binding in self._bindings():
+            yield DiscoveryHit(title, partial(self.screen.run_action, binding.action), help=binding.tooltip or None)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, binding in self._bindings():
+            score = matcher.match(f"{title} {binding.tooltip}")
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), partial(self.screen.run_action, binding.action), help=binding.tooltip or None)
 
 
 class HelpScreen(ModalScreen[None]):

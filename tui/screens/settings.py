@@ -34,6 +34,7 @@ from textual.widgets import Button, Footer, Input, Label, Static, Switch, TextAr
 from core import paths
 from core.settings import Settings, load_settings, save_settings
 from tui.messages import SettingsSaved
+from tui.screens.help import ScreenKeysProvider
 
 
 class SettingsChanged(SettingsSaved):
@@ -85,6 +86,7 @@ class SettingsScreen(Screen[Settings | None]):
 
     CSS_PATH = "settings.tcss"
     TITLE = "Settings"
+    COMMANDS = {ScreenKeysProvider}
     HELP_GROUP = "settings"
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", tooltip="Write the settings to the config file"),

@@ -37,6 +37,7 @@ from core.store.schema import TASK_STATUSES, PlanRecord, Stamp, TaskRecord
 from core.store.tools import ToolRefused, run_tool
 from core.store.watch import StoreWatcher
 from core.text import safe_text, shorten
+from tui.screens.help import ScreenKeysProvider
 from tui.messages import StoreChanged
 from tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
 
@@ -124,6 +125,7 @@ class StoreScreen(Screen[None]):
 
     CSS_PATH = "store.tcss"
     TITLE = "Task store"
+    COMMANDS = {ScreenKeysProvider}
     HELP_GROUP = "store view"
     BINDINGS = [
         Binding("a", "add_task", "Add", tooltip="Add a task (task_add)"),
