@@ -263,7 +263,8 @@ async def test_a_task_written_to_the_store_by_another_process_shows_under_my_ite
     app = make_app(options(isolated_env))
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: app.scan_done is not None, what="the scan")
-        await pilot.pause(0.3)
+        # The store watcher starts on mount and watches from then on.
+        assert app.feed._watcher is not None and app.feed._watcher.running
         tasks = isolated_env.store / "tasks"
         tasks.mkdir(parents=True, exist_ok=True)
         (tasks / "t9.md").write_text(

@@ -50,7 +50,7 @@ async def test_a_plan_call_appended_to_a_transcript_shows_within_a_second(two, i
     async with app.run_test(size=(120, 36)) as pilot:
         await ready(pilot, app)
         assert app.screen.selected_id == web.session_id
-        await pilot.pause(0.3)  # let the follower settle on its watches
+        await until(pilot, lambda: app.following, what="the follower")
         started = time.monotonic()
         web.todo_write([("Add the theme switch", "completed"), ("Wire the CSS", "in_progress")])
         await until(pilot, lambda: "[▸] Working on Wire the CSS" in rows(app), timeout=3.0, what="the appended plan")
@@ -94,7 +94,7 @@ async def test_pane_mode_follows_the_most_recently_active_session(two, isolated_
         assert not screen.query_one("#sessions-pane").display or screen.query_one("#sessions-pane").region.width == 0
         assert screen.selected_id == web.session_id
         assert "Web work" in str(screen.query_one("#session-title").render())
-        await pilot.pause(0.3)
+        await until(pilot, lambda: app.following, what="the follower")
         # The other agent becomes active: the pane follows it.
         api.todo_write([("Split the router", "completed"), ("Add auth", "in_progress")])
         await until(pilot, lambda: screen.selected_id == api.session_id, timeout=3.0, what="the pane to follow")
@@ -170,7 +170,7 @@ async def test_a_deleted_transcript_leaves_the_list_and_the_selection_moves_on(t
     async with app.run_test(size=(120, 36)) as pilot:
         await ready(pilot, app)
         assert app.screen.selected_id == web.session_id
-        await pilot.pause(0.3)
+        await until(pilot, lambda: app.following, what="the follower")
         web.path.unlink()
         await until(pilot, lambda: app.screen.selected_id == api.session_id, timeout=3.0, what="the selection to move")
         assert len(option_texts(app.screen.query_one("#sessions"))) == 1
@@ -194,7 +194,7 @@ async def test_the_highlight_stays_on_its_item_when_the_agent_inserts_a_step(two
         await pilot.press("tab")
         checklist = app.screen.query_one("#checklist", ChecklistView)
         assert checklist.current_agent_row().text == "Add the theme switch"
-        await pilot.pause(0.3)
+        await until(pilot, lambda: app.following, what="the follower")
         web.todo_write([("Pick the palette", "in_progress"), ("Add the theme switch", "pending")])
         await until(pilot, lambda: "[▸] Working on Pick the palette" in rows(app), timeout=3.0, what="the new step")
         assert checklist.current_agent_row().text == "Add the theme switch"

@@ -40,6 +40,7 @@ from core.settings import Settings, load_settings
 from tui.commands import PlanwatchCommands, bindings
 from tui.live import LiveFeed
 from tui.messages import (
+    FollowingStarted,
     OwnItemsChanged,
     ScanFinished,
     SessionsChanged,
@@ -176,6 +177,8 @@ class PlanwatchApp(App[None]):
             self.index = _default_index(roots, self.settings.read_agent_plans)
         self.store_view = StoreView()
         self.scan_done: ScanFinished | None = None
+        # True once the index follows the transcript folders (appends show live).
+        self.following = False
         self.timelines: dict[str, deque[TimelineEntry]] = {}
         self._plans: dict[str, AgentPlan] = {}
         self._pending_ids: set[str] = set()
@@ -301,6 +304,10 @@ class PlanwatchApp(App[None]):
             self._plans.setdefault(entry.session.id, entry.plan or EMPTY_PLAN)
         if self.browse is not None:
             self.browse.scan_finished(event)
+
+    @on(FollowingStarted)
+    def _following_started(self) -> None:
+        self.following = True
 
     @on(StoreChanged)
     def _store_changed(self) -> None:

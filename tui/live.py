@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.messages import ScanFinished, SessionsChanged, StoreChanged
+from tui.messages import FollowingStarted, ScanFinished, SessionsChanged, StoreChanged
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -118,6 +118,9 @@ class LiveFeed:
             self.index.start_following(self._on_change)
         except Exception:
             log.exception("following transcripts failed")
+            return
+        if not self._stopped.is_set():
+            self.app.post_message(FollowingStarted())
 
     def stop(self) -> None:
         """Stop the follower and the watcher; callbacks after this are ignored."""

@@ -31,6 +31,10 @@ class ScanFinished(Message):
         self.error = error
 
 
+class FollowingStarted(Message):
+    """The index now follows every transcript folder: appends from here on show live."""
+
+
 class StoreChanged(Message):
     """Something under the store folder changed (any writer); re-read it off the UI thread."""
 

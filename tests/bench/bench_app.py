@@ -105,7 +105,10 @@ async def measure(corpus: Path, work: Path, appends: int) -> dict[str, float]:
         figures["sessions"] = float(session_list.option_count)
         # Follow the live session: select it and append plan calls.
         app.screen.select(live.session_id)
-        await pilot.pause(0.5)
+        t0 = time.perf_counter()
+        while not app.following:
+            await pilot.pause(0.01)
+        figures["following after rows (s)"] = time.perf_counter() - t0
         latencies = []
         for n in range(appends):
             text = f"append number {n}"
@@ -114,7 +117,10 @@ async def measure(corpus: Path, work: Path, appends: int) -> dict[str, float]:
             deadline = t0 + 5
             while not any(text in row for row in option_texts(app.screen.query_one("#checklist", ChecklistView))):
                 if time.perf_counter() > deadline:
-                    raise SystemExit(f"append {n} did not show within 5 s")
+                    shown = option_texts(app.screen.query_one("#checklist", ChecklistView))
+                    entry = app.entry(live.session_id)
+                    raise SystemExit(f"append {n} did not show within 5 s; selected={app.screen.selected_id} "
+                                     f"indexed={entry is not None} shown={shown}")
                 await pilot.pause(0.002)
             latencies.append(time.perf_counter() - t0)
             await pilot.pause(0.05)
