@@ -51,6 +51,11 @@ class AcpReader(TranscriptReader):
     needles: tuple[bytes, ...] = (
         *(needle for kind in _PLAN_UPDATES for needle in json_needles("sessionUpdate", kind)),
         *(needle for method in _SESSION_METHODS for needle in json_needles("method", method)),
+        # The session/new result names the session. The adapters write `sessionId` first
+        # in that result (a result missed here loses only the cwd: updates name the
+        # session). A positive test, as every needle is, so a block of lines passes
+        # whenever one of its lines would.
+        *_NEW_SESSION_RESULT,
     )
     scan_needles: tuple[bytes, ...] = tuple(
         needle for kind in _PLAN_UPDATES for needle in json_needles("sessionUpdate", kind)
@@ -63,14 +68,6 @@ class AcpReader(TranscriptReader):
         self._new_requests: OrderedDict[str, str | None] = OrderedDict()
 
     # -- the contract ------------------------------------------------------------------
-
-    def wants(self, line: bytes) -> bool:
-        if any(needle in line for needle in self.needles):
-            return True
-        # The session/new result names the session. Only positive byte tests, so that
-        # IO may test a block of lines at once; the adapters write `sessionId` first in
-        # that result (a result missed here loses only the cwd: updates name the session).
-        return any(marker in line for marker in _NEW_SESSION_RESULT)
 
     def note_gap(self) -> None:
         for _, replay in self._sessions.values():

@@ -103,18 +103,17 @@ class ClaudeReader(TranscriptReader):
 
     # -- the contract ------------------------------------------------------------------
 
-    def wants(self, line: bytes) -> bool:
+    def dynamic_needles(self) -> list[bytes]:
         # Only positive byte tests (no "and not"), so that IO may test a block of lines,
         # or a piece of a long line, and it passes whenever one of its lines would.
-        if any(needle in line for needle in self.needles):
-            return True
-        # Until the first real prompt: it names the session, and its record carries the
-        # cwd, branch and session id.
-        if self.facts.first_prompt is None and any(m in line for m in _PROMPT_MARKERS):
-            return True
         # Results can be tens of MB (file reads, images): only those answering a call we
         # hold pass. Quoted, so one id is never found inside a longer one.
-        return any(f'"{call_id}"'.encode() in line for call_id in self._waiting_ids())
+        needles = [f'"{call_id}"'.encode() for call_id in self._waiting_ids()]
+        if self.facts.first_prompt is None:
+            # Until the first real prompt: it names the session, and its record carries
+            # the cwd, branch and session id.
+            needles += _PROMPT_MARKERS
+        return needles
 
     def note_gap(self) -> None:
         self._replay.apply(Gap())

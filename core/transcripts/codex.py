@@ -91,18 +91,16 @@ class CodexReader(TranscriptReader):
 
     # -- the contract ------------------------------------------------------------------
 
-    def wants(self, line: bytes) -> bool:
+    def dynamic_needles(self) -> list[bytes]:
         # Only positive byte tests (no "and not"), so that IO may test a block of lines,
         # or a piece of a long line, and it passes whenever one of its lines would.
-        if any(needle in line for needle in self.needles):
-            return True
-        if self.facts.id is None and any(m in line for m in _BARE_META):
-            return True  # a bare rollout's meta line: `{"id":…, "timestamp":…, "git":…}`
-        needs_user = self.facts.first_prompt is None or self.facts.cwd is None
-        if needs_user and any(needle in line for needle in _USER_MESSAGE):
-            return True
         # Outputs can be huge (command output): only those answering a held call pass.
-        return any(f'"{call_id}"'.encode() in line for call_id in self._pending)
+        needles = [f'"{call_id}"'.encode() for call_id in self._pending]
+        if self.facts.id is None:
+            needles += _BARE_META  # a bare rollout's meta line: `{"id":…, "timestamp":…, "git":…}`
+        if self.facts.first_prompt is None or self.facts.cwd is None:
+            needles += _USER_MESSAGE
+        return needles
 
     def note_gap(self) -> None:
         self._replay.apply(Gap())

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,10 +48,9 @@ from core.transcripts.reader import TranscriptReader
 log = logging.getLogger(__name__)
 
 CHUNK = 1 << 20  # bytes read at once
-SUB_BLOCK = 64 << 10  # prefilter levels for readers with their own `wants`
-MIN_SUB_BLOCK = 8 << 10
 OVERLAP = 4096  # bytes of a long line's previous piece re-tested with the next one
 MAX_LINE = 256 << 20  # a matching line longer than this is skipped (and counted)
+WHOLE_READ = 16 << 20  # a region up to this size is read in one call, not in chunks
 HEAD_WINDOW = 2 << 20
 TAIL_WINDOW = 8 << 20
 BACKWARD_BOUND = 64 << 20
@@ -80,32 +80,38 @@ class _PreadStream:
 class Prefilter:
     """The test applied to raw bytes before any line is parsed.
 
-    `needles` is set when `wants` is exactly "any needle occurs": lines are then located
-    by searching the chunk for the needles, without splitting it.
+    With `one_pass` (every reader that keeps the contract's `wants`), wanted lines are
+    located in a block by searching it for `pattern` and the `dynamic` needles, earliest
+    hit first, without splitting it: one pass over the bytes for all needles. Otherwise
+    (a reader with its own `wants`, or `everything`) the block is split and `wants`
+    tested per line.
     """
 
     wants: Wants
-    needles: tuple[bytes, ...] | None = None
-    # Lines holding any of these are dropped after the cut (the privacy switch: with
-    # plan reading off, lines naming a planning tool are never parsed).
-    exclude: tuple[bytes, ...] = ()
+    pattern: re.Pattern[bytes] | None = None
+    dynamic: Callable[[], Sequence[bytes]] = lambda: ()
+    one_pass: bool = False
+    # Lines this matches are dropped after the cut (the privacy switch: with plan
+    # reading off, lines naming a planning tool are never parsed).
+    exclude: re.Pattern[bytes] | None = None
 
     @classmethod
     def of(cls, reader: TranscriptReader, *, plans: bool = True) -> Prefilter:
-        exclude = () if plans else tuple(n for n in reader.scan_needles if n)
+        exclude = None if plans else reader.scan_pattern
         if type(reader).wants is TranscriptReader.wants:
-            return cls(reader.wants, tuple(n for n in reader.needles if n), exclude)
-        return cls(reader.wants, None, exclude)
+            return cls(reader.wants, reader.pattern, reader.dynamic_needles, True, exclude)
+        return cls(reader.wants, exclude=exclude)
 
     @classmethod
     def backward(cls, reader: TranscriptReader, forward: Prefilter) -> Prefilter:
         """The backward scan's test: the reader's `scan_needles` (planning tool names and,
         for Claude, the tool-result envelope), since `wants` may depend on state built
         in transcript order."""
-        needles = tuple(n for n in reader.scan_needles if n)
-        if not needles:
+        pattern = reader.scan_pattern
+        if pattern is None:
             return forward
-        return cls(lambda data: any(n in data for n in needles), needles, forward.exclude)
+        search = pattern.search
+        return cls(lambda data: search(data) is not None, pattern, lambda: (), True, forward.exclude)
 
     @classmethod
     def everything(cls) -> Prefilter:
@@ -116,77 +122,85 @@ def _strip(line: bytes) -> bytes:
     return line[:-1] if line.endswith(b"\r") else line
 
 
-def _split_lines(block: bytes, base: int) -> Iterator[tuple[int, bytes]]:
-    """Every non-blank line of a block of complete lines, with its absolute offset."""
-    pos = 0
-    for raw in block.split(b"\n"):
-        if raw.strip():
-            yield base + pos, _strip(raw)
-        pos += len(raw) + 1
+def wanted_lines(
+    block: bytes, base: int, prefilter: Prefilter, begin: int = 0, end: int | None = None
+) -> Iterator[tuple[int, bytes]]:
+    """The lines of `block[begin:end]` (complete lines, each ending in a newline) that
+    pass the prefilter, in order, with their absolute offsets (`base` is the offset of
+    `block[0]`).
 
-
-def wanted_lines(block: bytes, base: int, prefilter: Prefilter) -> Iterator[tuple[int, bytes]]:
-    """The lines of `block` (complete lines, each ending in a newline) that pass the
-    prefilter, in order, with their absolute offsets."""
-    if not prefilter.exclude:
-        yield from _wanted_lines(block, base, prefilter)
+    The consumer must feed each line to the reader before asking for the next: the
+    reader's dynamic needles are read again after every line."""
+    if end is None:
+        end = len(block)
+    lines = _located(block, base, prefilter, begin, end) if prefilter.one_pass else _tested(block, base, prefilter.wants, begin, end)
+    exclude = prefilter.exclude
+    if exclude is None:
+        yield from lines
         return
-    for offset, line in _wanted_lines(block, base, prefilter):
-        if not any(n in line for n in prefilter.exclude):
+    for offset, line in lines:
+        if exclude.search(line) is None:
             yield offset, line
 
 
-def _wanted_lines(block: bytes, base: int, prefilter: Prefilter) -> Iterator[tuple[int, bytes]]:
-    # Each test below is a pass over the bytes per needle, which is what reading costs:
-    # every byte is looked at about once (sub-block) plus once more within the few
-    # sub-blocks that hold a wanted line.
-    wants = prefilter.wants
-    if not block:
-        return
-    needles = prefilter.needles
-    if needles is not None:
-        # Find each needle in the raw chunk and cut out only the line around each hit.
-        spans: dict[int, int] = {}
-        for needle in needles:
-            i = block.find(needle)
-            while i != -1:
-                start = block.rfind(b"\n", 0, i) + 1
-                end = block.find(b"\n", i)
-                if end == -1:
-                    end = len(block)
-                spans[start] = end
-                i = block.find(needle, end)
-        for start in sorted(spans):
-            line = _strip(block[start : spans[start]])
-            if line.strip():
-                yield base + start, line
-        return
-    # A reader with its own `wants`: narrow down by ever smaller sub-blocks (64 KB, then
-    # 8 KB), then test each line, so a wanted line costs a few tests, not one per line
-    # of its chunk.
-    yield from _narrow(block, base, wants, SUB_BLOCK)
+def _located(block: bytes, base: int, prefilter: Prefilter, pos: int, end: int) -> Iterator[tuple[int, bytes]]:
+    """One pass: the earliest hit of the pattern or of any dynamic needle, its line cut
+    out, then on after that line.
 
-
-def _narrow(block: bytes, base: int, wants: Wants, size: int) -> Iterator[tuple[int, bytes]]:
-    if size < MIN_SUB_BLOCK or len(block) <= MIN_SUB_BLOCK:
-        if wants(block):
-            for offset, line in _split_lines(block, base):
-                if wants(line):
-                    yield offset, line
-        return
-    pos = 0
-    while pos < len(block):
-        cut = block.find(b"\n", min(pos + size, len(block)) - 1)
-        end = len(block) if cut == -1 else cut + 1
-        sub = block[pos:end]
-        if wants(sub):
-            if end - pos <= MIN_SUB_BLOCK or size // 8 < MIN_SUB_BLOCK:
-                for offset, line in _split_lines(sub, base + pos):
-                    if wants(line):
-                        yield offset, line
+    What each search learnt is kept, so every byte is searched about once per needle:
+    the pattern's next hit, and for each dynamic needle either where it was found or how
+    far it is known to be absent. A dynamic needle is searched only up to the earliest
+    hit known so far (a needle that never occurs costs nothing past the next hit)."""
+    search = prefilter.pattern.search if prefilter.pattern is not None else None
+    dynamic = prefilter.dynamic
+    find = block.find
+    static_hit = -1  # the pattern's earliest hit at or after `pos` (`end`: none)
+    found: dict[bytes, int] = {}  # a dynamic needle's next known start
+    clear: dict[bytes, int] = {}  # no start of that needle before this offset
+    while pos < end:
+        if static_hit < pos:
+            match = search(block, pos, end) if search is not None else None
+            static_hit = match.start() if match is not None else end
+        hit = static_hit
+        for needle in dynamic():
+            at = found.get(needle, -1)
+            if at >= pos:
+                if at < hit:
+                    hit = at
+                continue
+            lo = clear.get(needle, pos)
+            if lo < pos:
+                lo = pos
+            if lo >= hit:
+                continue
+            # Starts in [lo, hit): the needle may run past `hit`.
+            at = find(needle, lo, min(end, hit + len(needle) - 1))
+            if at == -1:
+                clear[needle] = hit
             else:
-                yield from _narrow(sub, base + pos, wants, size // 8)
-        pos = end
+                found[needle] = hit = at
+        if hit >= end:
+            return
+        start = block.rfind(b"\n", pos, hit) + 1 or pos
+        stop = find(b"\n", hit, end)
+        if stop == -1:
+            stop = end
+        yield base + start, _strip(block[start:stop])
+        pos = stop + 1
+
+
+def _tested(block: bytes, base: int, wants: Wants, pos: int, end: int) -> Iterator[tuple[int, bytes]]:
+    """Every non-blank line that `wants` passes, tested one by one (in order, so a
+    stateful `wants` sees the lines fed before)."""
+    find = block.find
+    while pos < end:
+        stop = find(b"\n", pos, end)
+        if stop == -1:
+            stop = end
+        line = _strip(block[pos:stop])
+        if line.strip() and wants(line):
+            yield base + pos, line
+        pos = stop + 1
 
 
 class LineScan:
@@ -236,15 +250,27 @@ class LineScan:
                     if pending is None:
                         return
                 continue
-            block, carry = buf[: cut + 1], buf[cut + 1 :]
+            # The complete lines are buf[:cut + 1]; they are searched in place (no copy).
+            carry = buf[cut + 1 :]
             base = self.offset
-            if limit is not None and base + len(block) > limit:
-                end = block.find(b"\n", max(0, limit - base - 1)) + 1
-                yield from wanted_lines(block[:end], base, self._prefilter)
+            if limit is not None and base + cut + 1 > limit:
+                end = buf.find(b"\n", max(0, limit - base - 1)) + 1
+                yield from self._bounded(wanted_lines(buf, base, self._prefilter, 0, end))
                 self.offset = base + end
                 return
-            yield from wanted_lines(block, base, self._prefilter)
-            self.offset = base + len(block)
+            yield from self._bounded(wanted_lines(buf, base, self._prefilter, 0, cut + 1))
+            self.offset = base + cut + 1
+
+    def _bounded(self, lines: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, bytes]]:
+        """Lines over `max_line` are skipped and counted here too, when a large read
+        holds a line that a chunked read would have streamed."""
+        max_line = self._max_line
+        for offset, line in lines:
+            if len(line) > max_line:
+                self.long_lines_skipped += 1
+                log.warning("skipped a %d-byte line at offset %d (over the line bound)", len(line), offset)
+                continue
+            yield offset, line
 
     def _long_line(self, head: bytes) -> Iterator[tuple[int, bytes]]:
         """Stream a line longer than a chunk without holding it; returns the bytes read
@@ -272,7 +298,8 @@ class LineScan:
                     log.warning("skipped a %d-byte line at offset %d (over the line bound)", length, start)
                 else:
                     line = _strip(self._reread(start, length))
-                    excluded = any(n in line for n in self._prefilter.exclude)
+                    exclude = self._prefilter.exclude
+                    excluded = exclude is not None and exclude.search(line) is not None
                     if wants(line) and not excluded:  # confirmed on the whole line
                         yield start, line
             self.offset = start + length + 1
@@ -434,9 +461,12 @@ def _read_plain(
     size = os.fstat(fd).st_size
 
     def scan(begin: int, test: Prefilter, limit: int | None = None) -> LineScan:
+        # A region that fits in WHOLE_READ is read in one call: no chunk joins.
+        region = (size if limit is None else min(size, limit)) - begin
+        step = max(chunk, region + 1) if region < WHOLE_READ else chunk
         return LineScan(
             _PreadStream(fd, begin), begin, test,
-            reread=lambda off, n: os.pread(fd, n, off), limit=limit, chunk=chunk, max_line=max_line,
+            reread=lambda off, n: os.pread(fd, n, off), limit=limit, chunk=step, max_line=max_line,
         )
 
     def feed_from(begin: int) -> None:
@@ -550,7 +580,7 @@ def _scan_backward(
             nl = data.find(b"\n")
             if nl != -1 and nl < len(data) - 1:
                 a = a0 + nl + 1
-                candidates = list(wanted_lines(data[nl + 1 :], a, locate))
+                candidates = list(wanted_lines(data, a0, locate, nl + 1))
             else:
                 # Inside a line longer than a chunk: find where it starts and stream it.
                 a = _line_start_before(fd, b - 1, lower, lower_is_line_start, chunk)

@@ -11,12 +11,23 @@ Flow for one transcript file:
         if reader.wants(line):              # cheap byte prefilter, before json.loads
             reader.feed_line(line)          # parses, updates facts and the replay
     reader.results()                        # -> list[SessionResult]
+
+The prefilter has two parts, so IO can find wanted lines in a whole block of bytes in
+one pass instead of testing line by line (lines.py):
+- `pattern`: one compiled regex of the static `needles` (built from them by default);
+- `dynamic_needles()`: raw bytes that depend on what was read so far (the quoted ids of
+  calls waiting for their result, the first-prompt markers until a prompt is seen).
+`wants(line)` is "the pattern matches, or a dynamic needle occurs". Both parts are
+positive substring-style tests, so a block of lines passes whenever one of its lines
+does; a pattern must never match across a newline.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -62,22 +73,41 @@ class SessionResult(BaseModel):
 
 class TranscriptReader(ABC):
     harness: Harness
-    # Lines containing none of these bytes carry no plan event and no session fact the
-    # reader still needs; IO skips them without json.loads.
+    # Lines containing none of these bytes (and no dynamic needle) carry no plan event
+    # and no session fact the reader still needs; IO skips them without json.loads.
     needles: tuple[bytes, ...] = ()
+    # `needles` as one compiled pattern (set for each subclass that declares `needles`,
+    # unless it declares its own `pattern`); None matches nothing.
+    pattern: re.Pattern[bytes] | None = None
+
+    # Raw bytes for IO's backward scan prefilter (SPEC §2, Long transcripts): the
+    # planning tool names and, for Claude, the structured tool-result envelope. Also
+    # the privacy switch's exclusion list (lines naming a planning tool).
+    scan_needles: tuple[bytes, ...] = ()
+    scan_pattern: re.Pattern[bytes] | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "needles" in cls.__dict__ and "pattern" not in cls.__dict__:
+            cls.pattern = needle_pattern(cls.needles)
+        if "scan_needles" in cls.__dict__ and "scan_pattern" not in cls.__dict__:
+            cls.scan_pattern = needle_pattern(cls.scan_needles)
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.skipped_lines = 0  # lines that were not valid JSON (FORMATS: count them)
 
-    # Raw bytes for IO's backward scan prefilter (SPEC §2, Long transcripts): the
-    # planning tool names and, for Claude, the structured tool-result envelope.
-    scan_needles: tuple[bytes, ...] = ()
+    def dynamic_needles(self) -> Sequence[bytes]:
+        """Needles that depend on the lines fed so far (e.g. the quoted ids of calls
+        waiting for their result). IO asks again after every line it feeds."""
+        return ()
 
     def wants(self, line: bytes) -> bool:
-        """Cheap raw-byte prefilter. Readers with pending tool calls extend it so the
-        calls' results (which carry the call id) pass too."""
-        return any(needle in line for needle in self.needles)
+        """Cheap raw-byte prefilter: the static pattern, or any dynamic needle."""
+        pattern = self.pattern
+        if pattern is not None and pattern.search(line) is not None:
+            return True
+        return any(needle in line for needle in self.dynamic_needles())
 
     def note_gap(self) -> None:
         """IO skipped lines here (head/tail windows, bounded backward scan): plans not
@@ -123,3 +153,32 @@ def json_needles(key: str, value: str) -> tuple[bytes, ...]:
     """`"key":"value"` as raw bytes, compact and with a space. A quoted pair like this
     only matches JSON structure: inside a JSON string its quotes would be escaped."""
     return (f'"{key}":"{value}"'.encode(), f'"{key}": "{value}"'.encode())
+
+
+def needle_pattern(needles: Sequence[bytes]) -> re.Pattern[bytes] | None:
+    """One regex that matches exactly where any of `needles` occurs (None for none).
+
+    The needles are factored into a trie (`"(?:T(?:ask…|odo…)|…)`), so the regex engine
+    scans for their common first byte and rejects most candidates on the next one: one
+    pass over the bytes for all needles, instead of one pass per needle.
+    """
+    trie: dict[int, dict] = {}  # type: ignore[type-arg]
+    for needle in needles:
+        if not needle:
+            continue
+        node = trie
+        for byte in needle:
+            node = node.setdefault(byte, {})
+        node[-1] = {}  # a needle ends here
+    if not trie:
+        return None
+    return re.compile(_trie_regex(trie))
+
+
+def _trie_regex(node: dict) -> bytes:  # type: ignore[type-arg]
+    if -1 in node:
+        return b""  # a needle ends here: longer ones with this prefix add nothing
+    alternatives = [re.escape(bytes([byte])) + _trie_regex(child) for byte, child in sorted(node.items())]
+    if len(alternatives) == 1:
+        return alternatives[0]
+    return b"(?:" + b"|".join(alternatives) + b")"
