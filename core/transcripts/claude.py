@@ -90,6 +90,7 @@ class ClaudeReader(TranscriptReader):
         *(f'"{name}"'.encode() for name in PLAN_TOOLS),
         b'"toolUseResult"',
     )
+    full_list_needles: tuple[bytes, ...] = tuple(f'"{name}"'.encode() for name in FULL_LIST_TOOLS)
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
@@ -139,7 +140,8 @@ class ClaudeReader(TranscriptReader):
         # tool name in it passed the byte prefilter.
 
     def is_full_list(self, line: bytes) -> bool:
-        if not any(f'"{name}"'.encode() in line for name in FULL_LIST_TOOLS):
+        assert self.full_list_pattern is not None
+        if self.full_list_pattern.search(line) is None:
             return False
         try:
             record = json.loads(line)

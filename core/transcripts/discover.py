@@ -76,8 +76,11 @@ def _known_harness(path: Path) -> Harness | None:
     return None
 
 
-def classify(path: Path, stat: os.stat_result | None = None) -> TranscriptFile | None:
-    """What kind of transcript `path` is, or None when it is not one."""
+def classify(
+    path: Path, stat: os.stat_result | None = None, *, known: Harness | None = None
+) -> TranscriptFile | None:
+    """What kind of transcript `path` is, or None when it is not one. `known`: the
+    harness its folder already tells (a harness's own folder, found by `discover`)."""
     if not is_transcript_name(path):
         return None
     try:
@@ -88,7 +91,7 @@ def classify(path: Path, stat: os.stat_result | None = None) -> TranscriptFile |
     if name.startswith("rollout-"):
         harness: Harness | None = "codex"
     else:
-        harness = _known_harness(path) or sniff_harness(path)
+        harness = known or _known_harness(path) or sniff_harness(path)
     if harness is None:
         return None
     subagent = False
@@ -205,10 +208,12 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
             continue
         walker: Iterable[tuple[Path, os.stat_result]]
         walker = _claude_layout(root) if root == claude_root else _walk(root)
+        # Every file under a harness's own folder is that harness's: told once per root.
+        known = _known_harness(root)
         for path, st in walker:
             if path in found:
                 continue
-            item = classify(path, st)
+            item = classify(path, st, known=known)
             if item is not None:
                 found[path] = item
     # A plain rollout beside its compressed copy wins (FORMATS §3).

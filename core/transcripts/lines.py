@@ -3,9 +3,10 @@
 A transcript may be gigabytes and a single line tens of MB (a base64 image, a large
 diff). This module decides *which* lines a reader sees, and keeps memory bounded:
 
-- Files are read in chunks of `CHUNK` bytes. The reader's raw-byte prefilter
-  (`TranscriptReader.wants`) is applied to a whole chunk of complete lines *before* it
-  is split; only the lines that pass are cut out and handed on (FORMATS general rules).
+- A region up to `WHOLE_READ` bytes (every file under the head + tail windows) is read
+  in one call; larger ones in chunks of `CHUNK` bytes. The reader's raw-byte prefilter
+  is applied to a whole block of complete lines *before* it is split; only the lines
+  that pass are cut out and handed on (FORMATS general rules).
 - A line longer than a chunk is streamed: the prefilter looks at each piece (with
   `OVERLAP` bytes of the previous piece, so a needle across a boundary is still seen)
   and the line is never held. Only when it matches is it read back whole, up to
@@ -17,8 +18,8 @@ diff). This module decides *which* lines a reader sees, and keeps memory bounded
 - Large files: a head window (`HEAD_WINDOW`) and a tail window (`TAIL_WINDOW`). When the
   middle was skipped and the tail holds no full list (`reader.is_full_list`), a backward
   scan from the tail runs up to `BACKWARD_BOUND` bytes, prefiltered on raw bytes by the
-  reader's `scan_needles` (the planning tool names and, for Claude, the tool-result
-  envelope). The latest full list found stops it; otherwise the scan covers the whole
+  reader's `full_list_needles` (else its `scan_needles`: the planning tool names).
+  The latest full list found stops it; otherwise the scan covers the whole
   bound. The replay then reads *forward* from that full list (or from the bound) to the
   end with the reader's own prefilter, so calls meet their results in transcript order.
   When bytes between the head and the replay were skipped, `reader.note_gap()` tells
@@ -28,9 +29,15 @@ diff). This module decides *which* lines a reader sees, and keeps memory bounded
 - `.jsonl.zst` (idle Codex rollouts) are decompressed as a stream, read whole, memory
   bounded the same way; a plain `.jsonl` beside a `.jsonl.zst` wins (discover.py).
 
+Locating wanted lines: for readers that keep the contract's `wants` (reader.py), a block
+of complete lines is searched in one pass for the reader's compiled `pattern` and its
+`dynamic_needles()` together, earliest hit first; only the line around each hit is cut
+out (`_located`). The dynamic needles are asked for again after each line is fed, so a
+call's result is found once the call is held. Any other `wants` is tested line by line.
+
 IO relies on one property of `wants`: it is a substring-style test, so a block of lines
-passes whenever any of its lines passes. The default `wants` (any needle in the bytes)
-has it; readers that extend `wants` (pending call ids) must keep it.
+(or a piece of a long line) passes whenever any of its lines passes. Positive needle
+tests have it; a reader must never add an "and not" test.
 """
 
 from __future__ import annotations
@@ -104,10 +111,10 @@ class Prefilter:
 
     @classmethod
     def backward(cls, reader: TranscriptReader, forward: Prefilter) -> Prefilter:
-        """The backward scan's test: the reader's `scan_needles` (planning tool names and,
-        for Claude, the tool-result envelope), since `wants` may depend on state built
-        in transcript order."""
-        pattern = reader.scan_pattern
+        """The backward scan's test: the lines that may state a full list (the reader's
+        `full_list_needles`, else its `scan_needles`), since `wants` may depend on state
+        built in transcript order."""
+        pattern = reader.full_list_pattern or reader.scan_pattern
         if pattern is None:
             return forward
         search = pattern.search

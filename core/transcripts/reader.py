@@ -85,6 +85,11 @@ class TranscriptReader(ABC):
     # the privacy switch's exclusion list (lines naming a planning tool).
     scan_needles: tuple[bytes, ...] = ()
     scan_pattern: re.Pattern[bytes] | None = None
+    # Narrower, when a reader can tell: only lines holding one of these can be a full
+    # list (`is_full_list`); the backward scan looks at no other line. Default: the
+    # scan needles.
+    full_list_needles: tuple[bytes, ...] = ()
+    full_list_pattern: re.Pattern[bytes] | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -92,6 +97,8 @@ class TranscriptReader(ABC):
             cls.pattern = needle_pattern(cls.needles)
         if "scan_needles" in cls.__dict__ and "scan_pattern" not in cls.__dict__:
             cls.scan_pattern = needle_pattern(cls.scan_needles)
+        if "full_list_needles" in cls.__dict__ and "full_list_pattern" not in cls.__dict__:
+            cls.full_list_pattern = needle_pattern(cls.full_list_needles)
 
     def __init__(self, path: Path) -> None:
         self.path = path
