@@ -278,3 +278,26 @@ def test_hand_made_session_plan_is_the_one_written(store: Store) -> None:
     assert len(store.load().plans) == 1
     assert tasks_of(store) == [("t1", "Ship", "done")]
     assert os.listdir(store.plans_dir) == ["p1.md"]
+
+
+def test_two_processes_translating_at_once_make_each_task_once(store: Store) -> None:
+    """The mirror of two planwatch windows may translate the same list together."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from core.store.records import Store\n"
+        "from core.store.translate import translate_list\n"
+        "steps = [(f'Step {n}', 'pending') for n in range(8)]\n"
+        "for _ in range(3):\n"
+        "    translate_list(Store(sys.argv[1]), sys.argv[2], 'Together', steps, tool='TodoWrite')\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(store.root), SESSION], cwd=root) for _ in range(2)
+    ]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    snap = store.load()
+    assert len(snap.plans) == 1
+    assert sorted(t.title for t in snap.tasks.values()) == [f"Step {n}" for n in range(8)]

@@ -227,7 +227,9 @@ class Channel:
         settings: Settings | None = None,
         caller: Caller | None = None,
         polling: bool = False,
-        settle: float = 0.05,
+        # Long enough that an editor's truncate-then-write is one change, not a removal
+        # followed by an addition; short enough to feel live.
+        settle: float = 0.1,
     ) -> None:
         self._store = Store(store_root)
         self._settings = settings or Settings()
