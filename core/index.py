@@ -29,7 +29,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,11 +37,11 @@ from pathlib import Path
 from core import paths
 from core.model import EMPTY_PLAN, AgentPlan, Frozen, PlanDocument, PlanGroup, Session
 from core.settings import Settings, load_settings
+from core.transcripts.batch import FileRead, read_all, read_file, worker_count
 from core.transcripts.discover import TranscriptFile, classify, discover
 from core.transcripts.follow import Follower
 from core.transcripts.lines import read_transcript
 from core.transcripts.reader import SessionResult, TranscriptReader
-from core.transcripts.registry import reader_for
 
 log = logging.getLogger(__name__)
 
@@ -146,13 +146,16 @@ class SessionIndex:
         batch_ids: set[str] = set()
         last = time.monotonic()
         count = 0
-        for item in files:
-            ids = self._load(item)
-            batch_ids |= ids
-            count += 1
-            if count >= BATCH_FILES or time.monotonic() - last >= BATCH_SECONDS:
-                self._emit_batch(batch_ids, on_batch, final=False)
-                batch_ids, count, last = set(), 0, time.monotonic()
+        each = self._read_each(files)
+        try:
+            for ids in each:
+                batch_ids |= ids
+                count += 1
+                if count >= BATCH_FILES or time.monotonic() - last >= BATCH_SECONDS:
+                    self._emit_batch(batch_ids, on_batch, final=False)
+                    batch_ids, count, last = set(), 0, time.monotonic()
+        finally:
+            each.close()  # an on_batch that stops the scan stops its workers now
         self._emit_batch(batch_ids, on_batch, final=True)
         # Files removed since an earlier scan.
         seen = {item.path for item in files}
@@ -164,6 +167,25 @@ class SessionIndex:
         if gone_ids:
             self._emit_batch(gone_ids, on_batch, final=True)
 
+    def _read_each(self, files: list[TranscriptFile]) -> Iterator[set[str]]:
+        """Read and install every file; yields the session ids each one touched."""
+        with self._lock:
+            following = self._follower is not None
+        if following:
+            # One at a time under the IO lock, so a reader the follower feeds is never
+            # replaced by a read that began before the follower's last append.
+            for item in files:
+                yield self._load(item)
+            return
+        # The first scan: spread over worker processes when there is enough to read.
+        reads = read_all(files, self._read_plans, worker_count(files))
+        try:
+            for chunk in reads:
+                for read in chunk:
+                    yield self._install(read)
+        finally:
+            reads.close()
+
     def _emit_batch(self, ids: set[str], on_batch: Callable[[list[SessionEntry]], None] | None, *, final: bool) -> None:
         changed = self._rebuild(ids, orphans=final)
         if on_batch is not None and changed:
@@ -173,34 +195,23 @@ class SessionIndex:
             if entries:
                 on_batch(entries)
 
-    def _new_reader(self, item: TranscriptFile) -> TranscriptReader | None:
-        try:
-            return reader_for(item.harness)(item.path)
-        except Exception:
-            log.exception("no reader for %s", item.path)
-            return None
-
     def _load(self, item: TranscriptFile) -> set[str]:
         """Read a file from scratch; returns the session ids it touched (before and after)."""
         with self._io_lock:
-            reader = self._new_reader(item)
-            if reader is None:
-                return set()
-            try:
-                outcome = read_transcript(reader, item.path, plans=self._read_plans)
-                results = reader.results()
-            except OSError as exc:  # vanished or unreadable: skip it, keep going
-                log.info("cannot read %s: %s", item.path, exc)
-                return self._forget(item.path)
-            except Exception:
-                log.exception("failed to read %s", item.path)
-                return set()
-            offset = 0 if item.path.name.endswith(".zst") else outcome.offset
-            state = _FileState(item, reader, results, offset, item.mtime)
-            with self._lock:
-                before = self._ids_of(self._files.get(item.path))
-                self._files[item.path] = state
-                return before | self._ids_of(state)
+            return self._install(read_file(item, self._read_plans))
+
+    def _install(self, read: FileRead) -> set[str]:
+        """Keep what reading a file from scratch gave; returns the session ids it touched."""
+        path = read.item.path
+        if read.gone:
+            return self._forget(path)
+        if read.failed:
+            return set()
+        state = _FileState(read.item, read.reader, read.results, read.offset, read.item.mtime)
+        with self._io_lock, self._lock:
+            before = self._ids_of(self._files.get(path))
+            self._files[path] = state
+            return before | self._ids_of(state)
 
     def _append(self, path: Path, start: int) -> tuple[set[str], int | None]:
         with self._io_lock:

@@ -363,3 +363,125 @@ def test_plan_lines_are_not_read_when_plan_reading_is_off(tmp_path: Path) -> Non
     assert result.facts.id == "0199aa00-0000-7000-8000-000000000001"
     assert result.facts.first_prompt == "Add a migration"
 
+
+
+class CallReader(TranscriptReader):
+    """A reader with both prefilter kinds, like the real ones: static needles, and a
+    dynamic needle per call waiting for its result (`{"call": id}` … `{"result": id}`),
+    plus a marker wanted only until the first "hello" line is fed."""
+
+    harness = "acp"
+    needles = (b'"PLAN"', b'"kind": "title"')
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.fed: list[int] = []
+        self.waiting: set[str] = set()
+        self.greeted = False
+
+    def dynamic_needles(self) -> list[bytes]:
+        needles = [f'"{call}"'.encode() for call in sorted(self.waiting)]
+        return needles if self.greeted else [*needles, b'"hello"']
+
+    def feed_line(self, line: bytes) -> None:
+        record = self._load(line)
+        if record is None:
+            return
+        self.fed.append(record["i"])
+        if "call" in record:
+            self.waiting.add(record["call"])
+        self.waiting.discard(record.get("result", ""))
+        self.greeted = self.greeted or record.get("say") == "hello"
+
+    def is_full_list(self, line: bytes) -> bool:
+        return False
+
+    def results(self) -> list[SessionResult]:
+        return []
+
+
+def _call_rows(n: int, seed: int) -> list[dict[str, object]]:
+    import random
+
+    rnd = random.Random(seed)
+    rows: list[dict[str, object]] = []
+    open_calls: list[str] = []
+    for i in range(n):
+        roll = rnd.random()
+        if roll < 0.05:
+            rows.append({"k": "PLAN", "call": f"c{i}"})  # a call: wanted by the pattern
+            open_calls.append(f"c{i}")
+        elif roll < 0.10 and open_calls:
+            # A result: wanted only while its call waits (some come twice, some never).
+            rows.append({"result": rnd.choice(open_calls), "blob": "r" * rnd.randint(0, 3000)})
+        elif roll < 0.12:
+            rows.append({"kind": "title", "t": "x"})
+        elif roll < 0.14:
+            rows.append({"say": rnd.choice(["hello", "bye"]), "n": i})
+        elif roll < 0.16:
+            rows.append({"mention": f"c{rnd.randint(0, n)}"})  # an id seen before its call
+        else:
+            rows.append({"pad": "p" * rnd.randint(0, 2000)})
+    return rows
+
+
+def test_one_pass_locator_yields_exactly_the_lines_per_line_wants_would_in_order(tmp_path: Path) -> None:
+    from core.transcripts.lines import wanted_lines
+
+    for seed in range(5):
+        path = tmp_path / f"calls-{seed}.jsonl"
+        _numbered(path, _call_rows(3000, seed))
+        data = path.read_bytes()
+
+        one_by_one = CallReader(path)
+        for line in data.splitlines():
+            if one_by_one.wants(line):
+                one_by_one.feed_line(line)
+
+        located = CallReader(path)
+        offsets = []
+        for offset, line in wanted_lines(data, 0, Prefilter.of(located)):
+            assert data[offset : offset + len(line)] == line
+            offsets.append(offset)
+            located.feed_line(line)
+        assert located.fed == one_by_one.fed
+        assert offsets == sorted(offsets)
+        # Both kinds of needle were at work: calls, their results and the greeting.
+        assert any(r.get("result") for r in map(json.loads, data.splitlines()) if r["i"] in located.fed)
+
+        # The same through the chunked reader (lines cut across chunk boundaries, long
+        # lines streamed) and the whole-file read.
+        for chunk in (4096, 1 << 20):
+            chunked = CallReader(path)
+            read_transcript(chunked, path, chunk=chunk)
+            assert chunked.fed == one_by_one.fed
+
+
+def test_one_pass_locator_honours_its_bounds_and_blank_lines(tmp_path: Path) -> None:
+    from core.transcripts.lines import wanted_lines
+
+    block = b'{"i": 0, "k": "PLAN"}\n\n  \n{"i": 1}\r\n{"i": 2, "k": "PLAN"}\r\n{"i": 3, "k": "PLAN"}\n'
+    reader = NeedleReader(tmp_path / "x.jsonl")
+    got = [(o, line) for o, line in wanted_lines(block, 100, Prefilter.of(reader))]
+    assert [line for _, line in got] == [b'{"i": 0, "k": "PLAN"}', b'{"i": 2, "k": "PLAN"}', b'{"i": 3, "k": "PLAN"}']
+    assert [o - 100 for o, _ in got] == [0, block.index(b'{"i": 2'), block.index(b'{"i": 3')]
+    start, end = block.index(b'{"i": 1}'), block.index(b'{"i": 3')
+    inner = [line for _, line in wanted_lines(block, 0, Prefilter.of(reader), start, end)]
+    assert inner == [b'{"i": 2, "k": "PLAN"}']
+
+
+def test_a_session_new_result_beside_other_lines_keeps_its_cwd(tmp_path: Path) -> None:
+    """ACP's prefilter is positive only: a block holding the session/new result among
+    chat lines passes, and the result line itself is found."""
+    path = tmp_path / "tap.jsonl"
+    with path.open("wb") as fh:
+        w = corpus.AcpWriter(fh, seed=3)
+        w.new_session("sess_blk", "/home/dev/blocks")
+        for _ in range(50):
+            w.filler("sess_blk", 300)
+        w.plan("sess_blk", [("One", "in_progress")])
+    reader = reader_for("acp")(path)
+    assert reader.wants(path.read_bytes())  # the whole block passes
+    read_transcript(reader, path)
+    [result] = reader.results()
+    assert (result.facts.id, result.facts.cwd) == ("sess_blk", "/home/dev/blocks")

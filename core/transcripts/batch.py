@@ -1,0 +1,290 @@
+"""Reading many transcripts at once, on more than one core (the index's first scan).
+
+Reading one file is self-contained: a new reader, `read_transcript`, the reader's
+results; nothing is shared. So a scan can hand part of its files to worker processes
+while the calling thread reads the rest. A worker sends back the readers themselves
+(pickled): the index keeps each one to follow its file.
+
+- Files are grouped into chunks of about `CHUNK_WORK` bytes of reading. The calling
+  thread takes chunks from the front of the list (the newest files, so they show
+  first), the workers from the back.
+- A worker is a plain `python -c` child of this process (`serve`), fed chunks and
+  answering with reads over its stdin/stdout pipes, one pickle each way. Not
+  multiprocessing: its "spawn" re-imports the caller's `__main__` in the child (a
+  script calling `scan()` at top level would run again there), and "fork" is unsafe
+  from a thread of a running app. The child's stderr goes nowhere (it would draw over
+  the app): its log records come back with its answers and are logged here.
+- Workers are started only when the scan has enough to read to pay for their start-up
+  (`PARALLEL_MIN`), one fewer than the cores (at most `MAX_WORKERS`).
+- Anything going wrong with a worker (it cannot start, dies, answers garbage) only
+  means its chunks are read by the calling thread instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from core.transcripts.discover import TranscriptFile
+from core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW, is_zst, read_transcript
+from core.transcripts.reader import SessionResult, TranscriptReader
+from core.transcripts.registry import reader_for
+
+log = logging.getLogger(__name__)
+
+CHUNK_WORK = 24 << 20  # bytes of reading per chunk handed out
+CHUNK_FILES = 64  # and at most this many files per chunk
+PARALLEL_MIN = 160 << 20  # less reading than this is done in the calling thread only
+MAX_WORKERS = 3
+# A file beyond the head + tail windows costs about the windows plus a backward scan.
+_LARGE_COST = HEAD_WINDOW + 3 * TAIL_WINDOW
+
+
+@dataclass
+class FileRead:
+    """One file read from scratch: what the index installs for it."""
+
+    item: TranscriptFile
+    reader: TranscriptReader | None = None
+    results: list[SessionResult] = field(default_factory=list)
+    offset: int = 0  # where following resumes (0 for .zst: never followed by offset)
+    gone: bool = False  # vanished or unreadable: the index forgets the file
+    failed: bool = False  # the reader failed: the index keeps what it had
+
+
+def read_file(item: TranscriptFile, read_plans: bool) -> FileRead:
+    """Read one transcript from scratch; never raises."""
+    try:
+        reader = reader_for(item.harness)(item.path)
+    except Exception:
+        log.exception("no reader for %s", item.path)
+        return FileRead(item, failed=True)
+    try:
+        outcome = read_transcript(reader, item.path, plans=read_plans)
+        results = reader.results()
+    except OSError as exc:  # vanished or unreadable: skip it, keep going
+        log.info("cannot read %s: %s", item.path, exc)
+        return FileRead(item, gone=True)
+    except Exception:
+        log.exception("failed to read %s", item.path)
+        return FileRead(item, failed=True)
+    offset = 0 if is_zst(item.path) else outcome.offset
+    return FileRead(item, reader, results, offset)
+
+
+def read_files(items: Sequence[TranscriptFile], read_plans: bool) -> list[FileRead]:
+    """A worker's job: read a chunk of files."""
+    return [read_file(item, read_plans) for item in items]
+
+
+def _cost(item: TranscriptFile) -> int:
+    whole = HEAD_WINDOW + TAIL_WINDOW + (1 << 20)
+    return item.size if item.size <= whole else _LARGE_COST
+
+
+def _chunks(items: Sequence[TranscriptFile]) -> list[list[TranscriptFile]]:
+    chunks: list[list[TranscriptFile]] = []
+    current: list[TranscriptFile] = []
+    work = 0
+    for item in items:
+        current.append(item)
+        work += _cost(item)
+        if work >= CHUNK_WORK or len(current) >= CHUNK_FILES:
+            chunks.append(current)
+            current, work = [], 0
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def worker_count(items: Sequence[TranscriptFile]) -> int:
+    """How many worker processes a scan of `items` is worth (0: read them here)."""
+    spare = min(MAX_WORKERS, (os.cpu_count() or 1) - 1)
+    if spare < 1 or sum(_cost(item) for item in items) < PARALLEL_MIN:
+        return 0
+    return spare
+
+
+def read_all(items: Sequence[TranscriptFile], read_plans: bool, workers: int | None = None) -> Iterator[list[FileRead]]:
+    """Read every file; yields the reads chunk by chunk as they are done (the calling
+    thread's chunks newest first, the workers' from the oldest end). Every item is
+    read exactly once. Closing the iterator early (an exception in the consumer) stops
+    the workers."""
+    chunks = deque(_chunks(items))
+    if workers is None:
+        workers = worker_count(items)
+    if workers < 1 or len(chunks) < 2:
+        for chunk in chunks:
+            yield read_files(chunk, read_plans)
+        return
+    lock = threading.Lock()
+    stopped = threading.Event()
+
+    def take_back() -> list[TranscriptFile] | None:
+        with lock:
+            return None if stopped.is_set() or not chunks else chunks.pop()
+
+    answers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    # Each worker's first chunk is handed out now, before this thread starts reading.
+    drivers = [_Driver(read_plans, chunks.pop(), take_back, answers) for _ in range(min(workers, len(chunks) - 1))]
+    running = len(drivers)
+    try:
+        for driver in drivers:
+            driver.start()
+        while True:
+            try:
+                kind, value = answers.get_nowait() if chunks or not running else answers.get()
+            except queue.Empty:
+                kind, value = "", None
+            if kind == "reads":
+                yield value
+                continue
+            if kind == "failed":  # the worker's chunk comes back to this thread
+                with lock:
+                    chunks.appendleft(value)
+                continue
+            if kind == "exit":
+                running -= 1
+                continue
+            with lock:
+                chunk = chunks.popleft() if chunks else None
+            if chunk is not None:
+                yield read_files(chunk, read_plans)
+            elif not running:
+                return
+    finally:
+        stopped.set()
+        for driver in drivers:
+            driver.stop()
+
+
+class _Driver(threading.Thread):
+    """Feeds one worker process chunk after chunk and queues its answers."""
+
+    def __init__(
+        self,
+        read_plans: bool,
+        first: list[TranscriptFile],
+        take: Callable[[], list[TranscriptFile] | None],
+        answers: queue.SimpleQueue[tuple[str, Any]],
+    ) -> None:
+        super().__init__(name="planwatch-scan-worker", daemon=True)
+        self._read_plans = read_plans
+        self._first: list[TranscriptFile] | None = first
+        self._take = take
+        self._answers = answers
+        self._lock = threading.Lock()  # guards _proc and _halted
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._halted = False
+
+    def run(self) -> None:
+        chunk, self._first = self._first, None
+        try:
+            root = str(Path(__file__).resolve().parents[2])  # the folder holding `core`
+            with self._lock:
+                if self._halted:
+                    return
+                proc = self._proc = subprocess.Popen(
+                    [sys.executable, "-c", _BOOT, root],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                )
+            assert proc.stdin is not None and proc.stdout is not None
+            while chunk is not None or (chunk := self._take()) is not None:
+                if self._halted:
+                    return
+                pickle.dump((chunk, self._read_plans), proc.stdin, pickle.HIGHEST_PROTOCOL)
+                proc.stdin.flush()
+                reads, records = pickle.load(proc.stdout)
+                _relog(records)
+                if not isinstance(reads, list) or len(reads) != len(chunk):
+                    raise ValueError("a scan worker answered with something else")
+                self._answers.put(("reads", reads))
+                chunk = None
+        except Exception:
+            if not self._halted:
+                log.warning("a scan worker failed; its files are read in the calling thread", exc_info=True)
+            if chunk is not None:
+                self._answers.put(("failed", chunk))
+        finally:
+            self._close()
+            self._answers.put(("exit", None))
+
+    def stop(self) -> None:
+        """End the worker now (called by the consumer once it is done or stops early:
+        a chunk still being read is dropped)."""
+        with self._lock:
+            self._halted = True
+        self._close()
+
+    def _close(self) -> None:
+        with self._lock:
+            proc = self._proc
+        if proc is None:
+            return
+        with contextlib.suppress(OSError, ValueError):
+            if proc.stdin is not None:
+                proc.stdin.close()  # a worker ends when its stdin does
+        if self._halted and proc.poll() is None:
+            proc.kill()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None and threading.current_thread() is self:  # its reader
+            with contextlib.suppress(OSError, ValueError):
+                proc.stdout.close()
+
+
+_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from core.transcripts.batch import serve; serve()"
+
+
+def _relog(records: list[tuple[int, str]]) -> None:
+    for level, message in records:
+        log.log(level, "scan worker: %s", message)
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.records: list[tuple[int, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.records.append((record.levelno, record.getMessage()))
+        except Exception:
+            pass
+
+
+def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
+    """A worker process's loop: read a (chunk, read_plans) pickle, answer with the
+    chunk's reads and the log records they made, until stdin ends."""
+    if stdout is None:
+        # Only answers may go to the pipe: anything printed goes to stderr instead.
+        stdout = os.fdopen(os.dup(1), "wb")
+        os.dup2(2, 1)
+    stdin = stdin or sys.stdin.buffer
+    capture = _Capture()
+    root = logging.getLogger()
+    root.addHandler(capture)
+    root.setLevel(logging.INFO)
+    while True:
+        try:
+            chunk, read_plans = pickle.load(stdin)
+        except EOFError:
+            return
+        reads = read_files(chunk, read_plans)
+        records, capture.records = capture.records, []
+        pickle.dump((reads, records), stdout, pickle.HIGHEST_PROTOCOL)
+        stdout.flush()
