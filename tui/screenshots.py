@@ -87,6 +87,16 @@ async def settle(pilot: object, timeout: float = 20.0) -> None:
     for _ in range(4):
         await app.workers.wait_for_complete()
         await pilot.pause()
+    # Some repaints are scheduled after the messages above (call_after_refresh): wait
+    # until the screen renders the same twice running, so a shot never catches it halfway.
+    last = ""
+    for _ in range(50):
+        await pilot.pause(0.02)
+        await app.workers.wait_for_complete()
+        current = app.export_screenshot()
+        if current == last:
+            break
+        last = current
 
 
 @dataclass(frozen=True)
