@@ -108,7 +108,7 @@ def test_entry_takes_the_first_task_with_its_text_that_no_earlier_entry_took(sto
     translate_list(store, SESSION, TITLE, [("Run the tests", "in_progress")], tool="TodoWrite")
     assert tasks_of(store) == [
         ("t1", "Run the tests", "doing"),
-        ("t2", "Fix the failures", "done"),
+        ("t2", "Fix the failures", "dropped"),
         ("t3", "Run the tests", "dropped"),
     ]
 
@@ -138,11 +138,17 @@ def test_list_cleared_after_every_step_was_done_drops_nothing(store: Store) -> N
     assert files_state(store) == before
 
 
-def test_list_cleared_with_open_steps_drops_the_open_ones(store: Store) -> None:
+def test_list_cleared_with_open_steps_drops_every_step(store: Store) -> None:
     translate_list(store, SESSION, TITLE, [("Add parser", "completed"), ("Write tests", "in_progress")], tool="TodoWrite")
     translate_list(store, SESSION, TITLE, [], tool="TodoWrite")
-    # Finished work stays finished; only the unfinished step is dropped.
-    assert tasks_of(store) == [("t1", "Add parser", "done"), ("t2", "Write tests", "dropped")]
+    # Only a list cleared after *every* step was done is exempt (SPEC §5).
+    assert tasks_of(store) == [("t1", "Add parser", "dropped"), ("t2", "Write tests", "dropped")]
+
+
+def test_done_step_the_list_no_longer_holds_is_dropped(store: Store) -> None:
+    translate_list(store, SESSION, TITLE, [("Add parser", "completed"), ("Write tests", "in_progress")], tool="TodoWrite")
+    translate_list(store, SESSION, TITLE, [("Write tests", "in_progress")], tool="TodoWrite")
+    assert tasks_of(store) == [("t1", "Add parser", "dropped"), ("t2", "Write tests", "doing")]
 
 
 def test_retranslating_the_same_list_writes_nothing(store: Store) -> None:

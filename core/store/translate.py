@@ -21,11 +21,11 @@ stamp (`created`; `started` on the first doing; `finished` on the first review, 
 or dropped). Nothing is written when nothing changed: the mirror calls this on every
 change of an agent's list, and a re-translation of the same list is a no-op.
 
-Decision: a step the list no longer holds that is already done stays done (it is not
-turned into `dropped`); dropping is for steps left unfinished. This is what makes "a
-list cleared after every step was done drops nothing" hold, and it keeps finished work
-shown as finished. Only tasks a translation made (they carry `source`) are dropped; a
-task a person added to the session's plan by hand is left alone unless an entry takes it.
+To the letter of SPEC §5: every step the list no longer holds is `dropped`, whatever
+its status, with the one exception the SPEC names: a list cleared (empty) after every
+step was done drops nothing (the agent finished and tidied up). Only tasks a translation
+made (they carry `source`) are dropped; a task a person added to the session's plan by
+hand is left alone unless an entry takes it.
 """
 
 from __future__ import annotations
@@ -216,10 +216,11 @@ def translate_list(
             else:
                 writer.change(match, status=status)
             taken.add(match.id)
-        for task in tasks:
-            if task.id in taken or task.source is None:
-                continue
-            if task.status not in ("done", "dropped"):
+        left = [t for t in tasks if t.id not in taken and t.source is not None]
+        if not wanted and all(t.status in ("done", "dropped") for t in left):
+            return writer.result  # cleared after every step was done: drop nothing
+        for task in left:
+            if task.status != "dropped":
                 writer.change(task, status="dropped")
     return writer.result
 
