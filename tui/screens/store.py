@@ -367,6 +367,11 @@ class StoreScreen(Screen[None]):
             notes.append(f"reviewed: {task.reviewed.verdict or 'no verdict'}")
         if task.labels:
             notes.append(" ".join(f"#{label}" for label in task.labels))
+        if task.source is not None:
+            # Written by the opt-in translation of an agent's list (SPEC §5).
+            notes.append(f"from {task.source.tool}")
+        if task.session and task.plan is None:
+            notes.append(f"session {shorten(task.session, 12)}")
         cells = {
             "id": Text(f"  {task.id}"),
             "status": _status_cell(task.status),
@@ -459,6 +464,8 @@ class StoreScreen(Screen[None]):
             verdict = f" ({stamp.verdict})" if stamp.verdict else ""
             lines.append(f"  {name:<9} {_stamp_text(stamp)}{verdict}")
         if isinstance(record, TaskRecord):
+            if record.status == "doing" and record.active:
+                lines.append(f"  now       {shorten(record.active, 200)}")
             if record.note:
                 lines.append(f"  note      {shorten(record.note, 200)}")
             body = record.body.strip()
