@@ -39,6 +39,7 @@ from core.transcripts.reader import (
     SessionResult,
     TranscriptReader,
     json_needles,
+    json_value_needles,
     parse_timestamp,
 )
 
@@ -82,6 +83,8 @@ class ClaudeReader(TranscriptReader):
     """Reads one Claude Code transcript: a session file or a subagent file."""
 
     harness = "claude"
+    # Any line naming a planning tool is read (not only `"name":"TodoWrite"`): a torn or
+    # odd record naming one is counted when it is not JSON (FORMATS general rules).
     needles: tuple[bytes, ...] = (
         *(f'"{name}"'.encode() for name in PLAN_TOOLS),
         *(needle for kind in TITLE_TYPES for needle in json_needles("type", kind)),
@@ -90,7 +93,11 @@ class ClaudeReader(TranscriptReader):
         *(f'"{name}"'.encode() for name in PLAN_TOOLS),
         b'"toolUseResult"',
     )
-    full_list_needles: tuple[bytes, ...] = tuple(f'"{name}"'.encode() for name in FULL_LIST_TOOLS)
+    # A full list is a call, which names its tool as a value (`"name":"TodoWrite"`):
+    # value needles are anchored on their colon, which the backward scan finds faster.
+    full_list_needles: tuple[bytes, ...] = tuple(
+        needle for name in FULL_LIST_TOOLS for needle in json_value_needles(name)
+    )
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)

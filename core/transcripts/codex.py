@@ -39,6 +39,7 @@ from core.transcripts.reader import (
     SessionResult,
     TranscriptReader,
     json_needles,
+    json_value_needles,
     parse_timestamp,
 )
 
@@ -77,11 +78,14 @@ class CodexReader(TranscriptReader):
     """Reads one Codex rollout (plain JSONL; IO decompresses `.jsonl.zst`)."""
 
     harness = "codex"
+    # The call names its function as a value (`"name":"update_plan"`); the scan needle
+    # is broader (privacy: never parse a line naming it).
     needles: tuple[bytes, ...] = (
-        f'"{UPDATE_PLAN}"'.encode(),
+        *json_value_needles(UPDATE_PLAN),
         *json_needles("type", "session_meta"),
     )
     scan_needles: tuple[bytes, ...] = (f'"{UPDATE_PLAN}"'.encode(),)
+    full_list_needles: tuple[bytes, ...] = json_value_needles(UPDATE_PLAN)
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
@@ -130,7 +134,8 @@ class CodexReader(TranscriptReader):
             self._response_item(payload)
 
     def is_full_list(self, line: bytes) -> bool:
-        if f'"{UPDATE_PLAN}"'.encode() not in line:
+        assert self.full_list_pattern is not None
+        if self.full_list_pattern.search(line) is None:
             return False
         try:
             record = json.loads(line)

@@ -162,30 +162,53 @@ def json_needles(key: str, value: str) -> tuple[bytes, ...]:
     return (f'"{key}":"{value}"'.encode(), f'"{key}": "{value}"'.encode())
 
 
+def json_value_needles(value: str) -> tuple[bytes, ...]:
+    """A JSON string value after its key (`"name":"TodoWrite"`, any key) as raw bytes,
+    compact and with a space: `:"value"` and `: "value"`. Like `json_needles`, it only
+    matches JSON structure, and its colon lets `needle_pattern` scan fast."""
+    return (f':"{value}"'.encode(), f': "{value}"'.encode())
+
+
+# Needles are searched by anchoring on this byte when every needle holds one: in JSON a
+# colon is several times rarer than a quote, the byte most needles would start with.
+_ANCHOR = ord(":")
+
+
 def needle_pattern(needles: Sequence[bytes]) -> re.Pattern[bytes] | None:
-    """One regex that matches exactly where any of `needles` occurs (None for none).
+    """One regex that matches exactly where any of `needles` occurs (None for none):
+    one pass over the bytes for all needles, instead of one pass per needle.
 
     The needles are factored into a trie (`"(?:T(?:ask…|odo…)|…)`), so the regex engine
-    scans for their common first byte and rejects most candidates on the next one: one
-    pass over the bytes for all needles, instead of one pass per needle.
+    looks for one literal first byte and rejects most candidates on the next one. How
+    fast that goes depends on how often that byte occurs: when every needle holds a
+    colon, the trie starts at each needle's first colon, and what comes before it is
+    checked by a lookbehind at the end (`:"(?:summary"(?<="type":"summary")|…)`).
+    Matches then start at that colon, inside the needle's line, which is all IO uses.
     """
-    trie: dict[int, dict] = {}  # type: ignore[type-arg]
-    for needle in needles:
-        if not needle:
-            continue
-        node = trie
-        for byte in needle:
-            node = node.setdefault(byte, {})
-        node[-1] = {}  # a needle ends here
-    if not trie:
+    needles = [needle for needle in needles if needle]
+    if not needles:
         return None
+    trie: dict[int, dict] = {}  # type: ignore[type-arg]
+    anchored = all(_ANCHOR in needle for needle in needles)
+    for needle in needles:
+        at = needle.index(_ANCHOR) if anchored else 0
+        node = trie
+        for byte in needle[at:]:
+            node = node.setdefault(byte, {})
+        # A needle ends here; the bytes before its anchor are to be checked behind it.
+        node.setdefault(-1, set()).add(needle if at else b"")
     return re.compile(_trie_regex(trie))
 
 
 def _trie_regex(node: dict) -> bytes:  # type: ignore[type-arg]
-    if -1 in node:
+    ends: set[bytes] = node.get(-1, set())
+    if b"" in ends:
         return b""  # a needle ends here: longer ones with this prefix add nothing
-    alternatives = [re.escape(bytes([byte])) + _trie_regex(child) for byte, child in sorted(node.items())]
+    alternatives = [
+        re.escape(bytes([byte])) + _trie_regex(child) for byte, child in sorted(node.items()) if byte != -1
+    ]
+    # Needles ending here that start before the anchor: fixed-width lookbehinds.
+    alternatives += [b"(?<=" + re.escape(needle) + b")" for needle in sorted(ends)]
     if len(alternatives) == 1:
         return alternatives[0]
     return b"(?:" + b"|".join(alternatives) + b")"

@@ -10,7 +10,8 @@ the 64 MB bound (so the recovery replays tasks only and marks the plan partial).
 
 Then, in one run, it measures:
 - index: `SessionIndex.scan()` over the corpus (what `planwatch sessions` does), in a
-  fresh subprocess, with that subprocess's peak memory (VmHWM, and ru_maxrss);
+  fresh subprocess, with that subprocess's peak memory (VmHWM, and ru_maxrss) and its
+  scan worker's (the first scan spreads over one worker per spare core);
 - the `planwatch sessions --json` command end to end;
 - cat: `cat` reading every byte (run once untimed to warm the page cache, then timed,
   so both sides read from memory);
@@ -206,6 +207,8 @@ print(json.dumps({
     "partial": sum(1 for e in entries if any(g.partial for g in e.plan.groups)),
     "hwm": hwm,
     "maxrss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    # The scan's worker processes (core/transcripts/batch.py): the largest one's peak.
+    "workers_maxrss": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024,
 }))
 """
 
@@ -313,13 +316,16 @@ def main() -> int:
         ("cat (warm page cache)", f"{cat:.2f} s", f"{total / MB / cat:,.0f} MB/s"),
         ("naive json.loads per line", f"{naive:.1f} s", f"extrapolated from {naive_bytes / MB:,.0f} MB in {naive_s:.1f} s"),
         ("peak memory of the index", f"{index['hwm'] / MB:.0f} MB", f"VmHWM; ru_maxrss {index['maxrss'] / MB:.0f} MB"),
+        ("peak memory of a scan worker", f"{index['workers_maxrss'] / MB:.0f} MB", "largest worker process's ru_maxrss (0: none ran)"),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"\n{len(files)} sessions, {total / MB:,.0f} MB; {index['sessions']} indexed, "
           f"{index['with_plan']} with a plan, {index['partial']} partial")
     for name, value, note in rows:
         print(f"  {name.ljust(width)}  {value:>10}  {note}")
-    speedup, vs_cat, peak = naive / index["seconds"], index["seconds"] / cat, index["hwm"] / MB
+    # Each process's peak must stay under the bound: the index's and its worker's.
+    speedup, vs_cat = naive / index["seconds"], index["seconds"] / cat
+    peak = max(index["hwm"], index["workers_maxrss"]) / MB
     print("\ntargets:")
     print(f"  ≥ 10× faster than naive : {speedup:6.1f}×   {'ok' if speedup >= 10 else 'MISSED'}")
     print(f"  within 2× of cat        : {vs_cat:6.2f}×   {'ok' if vs_cat <= 2 else 'MISSED'}")
