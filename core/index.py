@@ -3,7 +3,8 @@
 The index is the one place that holds live transcript state (ARCHITECTURE). It finds
 transcripts (discover.py), reads each with its harness's reader through the bounded
 IO of lines.py, keeps one reader and one offset per file, and follows the files
-(follow.py) so only appended bytes are read. It hands out frozen `SessionEntry`
+(follow.py) so only appended bytes are read. The first scan, when there is much to
+read, is spread over worker processes (batch.py), which send the readers back. It hands out frozen `SessionEntry`
 values; callbacks run on the calling or the follower thread and carry only ids.
 
 Sessions and files (SPEC §2 Sessions, FORMATS §1 and §3):
