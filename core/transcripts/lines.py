@@ -11,8 +11,9 @@ diff). This module decides *which* lines a reader sees, and keeps memory bounded
   `OVERLAP` bytes of the previous piece, so a needle across a boundary is still seen)
   and the line is never held. Only when it matches is it read back whole, up to
   `MAX_LINE` bytes (longer matching lines are skipped and counted).
-  Bound: a non-matching line of any length costs at most about 2 × CHUNK + OVERLAP
-  bytes; a matching line costs its own length (≤ MAX_LINE).
+  Bound: a region read in one call costs its size (≤ WHOLE_READ); otherwise a
+  non-matching line of any length costs at most about 2 × CHUNK + OVERLAP bytes; a
+  matching line costs its own length (≤ MAX_LINE, also checked on whole reads).
 - The last line without its newline is not read: every scan reports the offset just
   after the last complete line, where the follower resumes.
 - Large files: a head window (`HEAD_WINDOW`) and a tail window (`TAIL_WINDOW`). When the
