@@ -30,7 +30,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +87,6 @@ class _Watch:
 
     subscription: Subscription
     holders: int = 0
-    sessions: set[ServerSession] = field(default_factory=set)
 
 
 class PlanwatchMCP:
@@ -101,6 +100,12 @@ class PlanwatchMCP:
         self.bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self.bus)
         self._watches: dict[str, _Watch] = {}
+        # Legacy (`resources/subscribe`) subscriptions of the one connection `serve` runs.
+        # The SDK hands each request a fresh ServerSession, so subscriptions are kept by
+        # URI, and notifications go through the latest session (all of them send on the
+        # same connection-wide channel).
+        self._legacy_uris: set[str] = set()
+        self._legacy_session: ServerSession | None = None
         # Changed URIs cross from the channel's watcher thread to the event loop here.
         self._changed_send: ObjectSendStream[str] | None = None
         self._changed_recv: ObjectReceiveStream[str] | None = None
@@ -213,14 +218,10 @@ class PlanwatchMCP:
         watch.holders += 1
         return watch
 
-    def _release(self, uri: str, session: ServerSession | None = None) -> None:
+    def _release(self, uri: str) -> None:
         watch = self._watches.get(uri)
         if watch is None:
             return
-        if session is not None:
-            if session not in watch.sessions:
-                return
-            watch.sessions.discard(session)
         watch.holders -= 1
         if watch.holders <= 0:
             del self._watches[uri]
@@ -228,17 +229,20 @@ class PlanwatchMCP:
 
     async def _subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
-        existing = self._watches.get(uri)
-        if existing is not None and ctx.session in existing.sessions:
+        self._legacy_session = ctx.session
+        if uri in self._legacy_uris:
             return types.EmptyResult()  # subscribing twice is one subscription
-        watch = await anyio.to_thread.run_sync(self._hold, uri)
-        watch.sessions.add(ctx.session)
+        await anyio.to_thread.run_sync(self._hold, uri)
+        self._legacy_uris.add(uri)
         return types.EmptyResult()
 
     async def _unsubscribe(
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
-        self._release(str(params.uri), ctx.session)
+        uri = str(params.uri)
+        if uri in self._legacy_uris:
+            self._legacy_uris.discard(uri)
+            self._release(uri)
         return types.EmptyResult()
 
     async def _subscriptions_listen(
@@ -279,13 +283,12 @@ class PlanwatchMCP:
                     break
             for changed in sorted(pending):
                 await self.bus.publish(ResourceUpdated(uri=changed))
-                watch = self._watches.get(changed)
-                for session in list(watch.sessions if watch else ()):
+                session = self._legacy_session
+                if session is not None and changed in self._legacy_uris:
                     try:
                         await session.send_resource_updated(changed)
-                    except Exception as exc:  # a client gone away must not stop the others
+                    except Exception as exc:  # the client went away: nothing to tell
                         log.debug("mcp: dropped resources/updated for %s: %s", changed, exc)
-                        self._release(changed, session)
 
     # ------------------------------------------------------------ running
 
