@@ -169,7 +169,7 @@ def test_the_index_scan_uses_workers_and_an_early_stop_ends_them(monkeypatch: py
     files = _corpus(30)
     monkeypatch.setattr(batch, "PARALLEL_MIN", 0)
     monkeypatch.setattr(batch, "CHUNK_FILES", 2)
-    monkeypatch.setattr(batch.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(batch, "_cores", lambda: 2)
 
     index = SessionIndex(default_roots(Settings()))
     index.scan()

@@ -110,10 +110,18 @@ def _chunks(items: Sequence[TranscriptFile]) -> list[list[TranscriptFile]]:
 
 def worker_count(items: Sequence[TranscriptFile]) -> int:
     """How many worker processes a scan of `items` is worth (0: read them here)."""
-    spare = min(MAX_WORKERS, (os.cpu_count() or 1) - 1)
+    spare = min(MAX_WORKERS, _cores() - 1)
     if spare < 1 or sum(_cost(item) for item in items) < PARALLEL_MIN:
         return 0
     return spare
+
+
+def _cores() -> int:
+    """The cores this process may run on (a container may allow fewer than it has)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def read_all(items: Sequence[TranscriptFile], read_plans: bool, workers: int | None = None) -> Iterator[list[FileRead]]:
