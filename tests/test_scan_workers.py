@@ -171,8 +171,17 @@ def test_the_index_scan_uses_workers_and_an_early_stop_ends_them(monkeypatch: py
     monkeypatch.setattr(batch, "CHUNK_FILES", 2)
     monkeypatch.setattr(batch, "_cores", lambda: 2)
 
+    here: list[Path] = []
+    real = batch.read_files
+
+    def spy(items, read_plans):  # type: ignore[no-untyped-def]
+        here.extend(item.path for item in items)
+        return real(items, read_plans)
+
+    monkeypatch.setattr(batch, "read_files", spy)  # this process only
     index = SessionIndex(default_roots(Settings()))
     index.scan()
+    assert len(here) < len(files)  # a worker read the rest
     assert len(index.entries()) == len(files)
     assert all(entry.plan.groups for entry in index.entries())
 
