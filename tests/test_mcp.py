@@ -324,3 +324,32 @@ async def test_a_2026_listen_stream_receives_the_plans_updates() -> None:
                 async for event in stream:
                     assert event.uri == "x-ahpd-plans://p1"  # type: ignore[union-attr]
                     break
+
+
+async def test_reading_a_plan_needs_session_read_under_a_user_directory(isolated_env: IsolatedEnv) -> None:
+    secret = "viewer-secret"
+    isolated_env.config.write_text(
+        "users:\n"
+        "  users:\n"
+        f"    vic: {{token: 'sha256:{hashlib.sha256(secret.encode()).hexdigest()}', roles: [viewer]}}\n"
+    )
+    async with connect() as nobody:  # no PLANWATCH_TOKEN: the call holds no grant
+        await call(nobody, "plan_create", {"title": "Private"})
+        with anyio.fail_after(DEADLINE), pytest.raises(MCPError) as refused:
+            await nobody.read_resource("x-ahpd-plans://p1")
+        with anyio.fail_after(DEADLINE), pytest.raises(MCPError):
+            await subscribe(nobody, "x-ahpd-plans://p1")
+    assert refused.value.error.code == -32003
+    assert "session:read" in refused.value.error.message
+    async with connect(env={"PLANWATCH_TOKEN": secret}) as viewer:
+        with anyio.fail_after(DEADLINE):
+            read = await viewer.read_resource("x-ahpd-plans://p1")
+    assert json.loads(read.contents[0].text)["plan"]["title"] == "Private"  # type: ignore[union-attr]
+
+
+async def test_the_store_flag_picks_the_store(tmp_path: Path, isolated_env: IsolatedEnv) -> None:
+    other = tmp_path / "other-store"
+    async with connect("--store", str(other)) as client:
+        assert await call(client, "task_add", {"title": "Over there"}) == "t1 todo medium Over there"
+    assert (other / "tasks" / "t1.md").is_file()
+    assert not (isolated_env.store / "tasks" / "t1.md").exists()
