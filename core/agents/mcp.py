@@ -29,6 +29,7 @@ import json
 import logging
 import os
 import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,6 +101,7 @@ class PlanwatchMCP:
         self.bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self.bus)
         self._watches: dict[str, _Watch] = {}
+        self._lock = threading.Lock()  # guards _watches (held from worker threads and the loop)
         # Legacy (`resources/subscribe`) subscriptions of the one connection `serve` runs.
         # The SDK hands each request a fresh ServerSession, so subscriptions are kept by
         # URI, and notifications go through the latest session (all of them send on the
@@ -200,32 +202,47 @@ class PlanwatchMCP:
 
     # ------------------------------------------------------------ subscriptions
 
-    def _hold(self, uri: str) -> _Watch:
-        """Start (or share) the channel subscription behind `uri`; raises MCPError."""
-        watch = self._watches.get(uri)
-        if watch is None:
+    # Lock order: `self._lock` is never held while calling into the channel. The
+    # channel's watcher thread holds the channel's lock while it hands a change to the
+    # event loop (and waits for it), so the loop must never wait for the channel's lock
+    # either: closing a channel subscription happens on a worker thread.
 
-            def changed(_action: dict[str, Any]) -> None:
-                self._changed_from_thread(uri)
+    def _hold(self, uri: str) -> None:
+        """Start (or share) the channel subscription behind `uri` (worker thread); raises MCPError."""
+        with self._lock:
+            watch = self._watches.get(uri)
+            if watch is not None:
+                watch.holders += 1
+                return
 
-            try:
-                _state, sub = self.channel.subscribe(uri, changed, caller=self.caller)
-            except ChannelError as exc:
-                if exc.code == RESOURCE_NOT_FOUND:
-                    raise _not_found(uri) from None
-                raise _channel_error(exc, uri) from None
-            watch = self._watches[uri] = _Watch(sub)
-        watch.holders += 1
-        return watch
+        def changed(_action: dict[str, Any]) -> None:
+            self._changed_from_thread(uri)
 
-    def _release(self, uri: str) -> None:
-        watch = self._watches.get(uri)
-        if watch is None:
-            return
-        watch.holders -= 1
-        if watch.holders <= 0:
+        try:
+            _state, sub = self.channel.subscribe(uri, changed, caller=self.caller)
+        except ChannelError as exc:
+            if exc.code == RESOURCE_NOT_FOUND:
+                raise _not_found(uri) from None
+            raise _channel_error(exc, uri) from None
+        with self._lock:
+            watch = self._watches.get(uri)
+            if watch is None:
+                self._watches[uri] = _Watch(sub, holders=1)
+                return
+            watch.holders += 1
+        sub.close()  # another caller started the same URI meanwhile; share theirs
+
+    async def _release(self, uri: str) -> None:
+        with self._lock:
+            watch = self._watches.get(uri)
+            if watch is None:
+                return
+            watch.holders -= 1
+            if watch.holders > 0:
+                return
             del self._watches[uri]
-            watch.subscription.close()
+        with anyio.CancelScope(shield=True):  # also runs while a listen stream is cancelled
+            await anyio.to_thread.run_sync(watch.subscription.close)
 
     async def _subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
@@ -233,6 +250,8 @@ class PlanwatchMCP:
         if uri in self._legacy_uris:
             return types.EmptyResult()  # subscribing twice is one subscription
         await anyio.to_thread.run_sync(self._hold, uri)
+        if uri in self._legacy_uris:  # the same subscribe raced in meanwhile
+            await self._release(uri)
         self._legacy_uris.add(uri)
         return types.EmptyResult()
 
@@ -242,7 +261,7 @@ class PlanwatchMCP:
         uri = str(params.uri)
         if uri in self._legacy_uris:
             self._legacy_uris.discard(uri)
-            self._release(uri)
+            await self._release(uri)
         return types.EmptyResult()
 
     async def _subscriptions_listen(
@@ -258,7 +277,7 @@ class PlanwatchMCP:
             return await self._listen(ctx, params)
         finally:
             for uri in held:
-                self._release(uri)
+                await self._release(uri)
 
     def _changed_from_thread(self, uri: str) -> None:
         """Channel callback (watcher thread): hand the URI to the event loop, never block long."""
@@ -305,7 +324,8 @@ class PlanwatchMCP:
         finally:
             self._token = None
             self._listen.close()
-            await anyio.to_thread.run_sync(self.channel.stop)
+            with anyio.CancelScope(shield=True):  # stop the watcher even when cancelled
+                await anyio.to_thread.run_sync(self.channel.stop)
 
     async def serve_stdio(self) -> None:
         async with stdio_server() as (read_stream, write_stream):
