@@ -32,6 +32,7 @@ from core.transcripts.reader import (
     SessionResult,
     TranscriptReader,
     json_needles,
+    load_json_line,
     parse_timestamp,
 )
 
@@ -107,7 +108,7 @@ class AcpReader(TranscriptReader):
         if b'"plan' not in line:
             return False
         try:
-            record = json.loads(line)
+            record = load_json_line(line)
         except (ValueError, UnicodeDecodeError, RecursionError):
             return False
         if not isinstance(record, dict):

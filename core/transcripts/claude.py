@@ -23,7 +23,6 @@ Facts: the id is the file name; a record carrying another `sessionId` is lineage
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from core.transcripts.reader import (
     SessionResult,
     TranscriptReader,
     json_needles,
+    load_json_line,
     json_value_needles,
     parse_timestamp,
 )
@@ -151,7 +151,7 @@ class ClaudeReader(TranscriptReader):
         if self.full_list_pattern.search(line) is None:
             return False
         try:
-            record = json.loads(line)
+            record = load_json_line(line)
         except (ValueError, UnicodeDecodeError, RecursionError):
             return False
         if not isinstance(record, dict) or record.get("type") != "assistant":

@@ -39,6 +39,7 @@ from core.transcripts.reader import (
     SessionResult,
     TranscriptReader,
     json_needles,
+    load_json_line,
     json_value_needles,
     parse_timestamp,
 )
@@ -138,7 +139,7 @@ class CodexReader(TranscriptReader):
         if self.full_list_pattern.search(line) is None:
             return False
         try:
-            record = json.loads(line)
+            record = load_json_line(line)
         except (ValueError, UnicodeDecodeError, RecursionError):
             return False
         if not isinstance(record, dict):
