@@ -60,6 +60,9 @@ _PROMPT_MARKERS = (
     b'"role":"user","content":[{"type":"text"',
     b'"role": "user", "content": [{"type": "text"',
 )
+# The first user record, prompt or not: it carries the session's cwd, branch and id
+# (and, when it is torn, it is counted as a skipped line).
+_USER_RECORD = json_needles("type", "user")
 # User text that is a harness wrapper, not something the person typed.
 _WRAPPER_PREFIXES = (
     "<command-name>",
@@ -83,10 +86,12 @@ class ClaudeReader(TranscriptReader):
     """Reads one Claude Code transcript: a session file or a subagent file."""
 
     harness = "claude"
-    # Any line naming a planning tool is read (not only `"name":"TodoWrite"`): a torn or
-    # odd record naming one is counted when it is not JSON (FORMATS general rules).
+    # A planning call names its tool as a value (`"name":"TodoWrite"`): value needles,
+    # which `needle_pattern` anchors on the colon (several times faster to scan for
+    # than the quote `"TodoWrite"` starts with). The scan needles keep the broad form:
+    # with plan reading off, no line naming a planning tool anywhere is parsed.
     needles: tuple[bytes, ...] = (
-        *(f'"{name}"'.encode() for name in PLAN_TOOLS),
+        *(needle for name in PLAN_TOOLS for needle in json_value_needles(name)),
         *(needle for kind in TITLE_TYPES for needle in json_needles("type", kind)),
     )
     scan_needles: tuple[bytes, ...] = (
@@ -108,6 +113,7 @@ class ClaudeReader(TranscriptReader):
         self._tasks = TaskCorrelator()
         # Accepted-on-result calls other than tasks: call id → the event it states.
         self._pending: OrderedDict[str, PlanEvent] = OrderedDict()
+        self._seen_user = False  # a line holding the first user record was fed
 
     # -- the contract ------------------------------------------------------------------
 
@@ -121,12 +127,16 @@ class ClaudeReader(TranscriptReader):
             # Until the first real prompt: it names the session, and its record carries
             # the cwd, branch and session id.
             needles += _PROMPT_MARKERS
+            if not self._seen_user:
+                needles += _USER_RECORD
         return needles
 
     def note_gap(self) -> None:
         self._replay.apply(Gap())
 
     def feed_line(self, line: bytes) -> None:
+        if not self._seen_user and any(needle in line for needle in _USER_RECORD):
+            self._seen_user = True
         record = self._load(line)
         if record is None:
             return
