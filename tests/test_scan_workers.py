@@ -166,6 +166,7 @@ class Stop(Exception):
     pass
 
 
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="child processes are listed from /proc")
 def test_the_index_scan_uses_workers_and_an_early_stop_ends_them(monkeypatch: pytest.MonkeyPatch) -> None:
     files = _corpus(30)
     monkeypatch.setattr(batch, "PARALLEL_MIN", 0)
