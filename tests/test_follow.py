@@ -189,6 +189,24 @@ def test_changes_made_before_start_are_caught_up(tmp_path: Path) -> None:
         follower.stop()
 
 
+def test_bytes_appended_between_the_first_read_and_track_are_read(tmp_path: Path) -> None:
+    """The index reads a file, then (later) hands its offset to the follower: whatever
+    was appended in between must still be read once following starts."""
+    recorder = Recorder()
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(_line("seen"))
+    offset = path.stat().st_size  # what the first read reached
+    with path.open("ab") as fh:
+        fh.write(_line("appended before track"))
+    follower = Follower([tmp_path], recorder.consume)
+    follower.track(path, offset)
+    follower.start()
+    try:
+        recorder.wait_for(lambda: recorder.texts(path) == ["appended before track"])
+    finally:
+        follower.stop()
+
+
 def test_stop_joins_every_thread(tmp_path: Path) -> None:
     before = set(threading.enumerate())
     follower = Follower([tmp_path], Recorder().consume)

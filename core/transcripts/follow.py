@@ -108,8 +108,12 @@ class Follower:
             st = path.stat()
         except OSError:
             return
+        # The size and mtime seen now may already include bytes appended after the
+        # first read: record them as unknown (except for .zst, which has no appends) so
+        # the first check reads whatever lies past `offset`.
+        size, mtime = (st.st_size, st.st_mtime_ns) if path.name.endswith(".zst") else (-1, 0)
         with self._lock:
-            self._files[path] = _FileState(offset, (st.st_dev, st.st_ino), st.st_size, st.st_mtime_ns)
+            self._files[path] = _FileState(offset, (st.st_dev, st.st_ino), size, mtime)
 
     def offset(self, path: Path) -> int | None:
         with self._lock:
