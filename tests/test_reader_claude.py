@@ -100,6 +100,24 @@ def test_real_sample_ends_with_the_list_cleared_to_an_empty_main_group(tmp_path:
     assert facts.title() == "Add YAML support to the config loader and track your steps. [[script:main]]"
 
 
+def test_a_renamed_transcript_takes_its_session_id_from_its_records() -> None:
+    # A file whose name is not a session id (a copy a person renamed) has lost its
+    # identity; the records' sessionId stands in, and is not taken for lineage.
+    _reader, result = read(SAMPLE)
+    assert SAMPLE.stem == "claude-code-todowrite"
+    assert result.facts.id == "86c5b490-b7df-4218-91f4-6c39c5cf19f8"
+    assert result.facts.parent_id is None
+
+
+def test_a_record_carrying_another_session_id_is_lineage(tmp_path: Path) -> None:
+    # A desktop fork keeps the parent's sessionId on copied rows: the file name wins.
+    path = tmp_path / "11111111-2222-4333-8444-555555555555.jsonl"
+    shutil.copyfile(SAMPLE, path)
+    _reader, result = read(path)
+    assert result.facts.id == path.stem
+    assert result.facts.parent_id == "86c5b490-b7df-4218-91f4-6c39c5cf19f8"
+
+
 def test_real_sample_passes_through_every_list_on_the_way(tmp_path: Path) -> None:
     path = tmp_path / "86c5b490-b7df-4218-91f4-6c39c5cf19f8.jsonl"
     shutil.copyfile(SAMPLE, path)

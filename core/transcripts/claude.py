@@ -18,11 +18,13 @@ Groups: the main transcript's records go to "", inline sidechain records
 file `agent-<agentId>.jsonl` to "agent-<agentId>".
 
 Facts: the id is the file name; a record carrying another `sessionId` is lineage
-(`parent_id`; for a subagent file, the session it belongs to).
+(`parent_id`; for a subagent file, the session it belongs to). A file whose name is not
+a session id (renamed by a person) takes the first record's `sessionId` instead.
 """
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -42,6 +44,8 @@ from core.transcripts.reader import (
     json_value_needles,
     parse_timestamp,
 )
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 TODO_WRITE = "TodoWrite"
 EXIT_PLAN_MODE = "ExitPlanMode"
@@ -109,6 +113,10 @@ class ClaudeReader(TranscriptReader):
         stem = path.name.removesuffix(".jsonl")
         self._subagent_group = stem if stem.startswith("agent-") else None
         self.facts = SessionFacts(id=stem, is_subagent=self._subagent_group is not None)
+        # Claude Code names every transcript `<sessionId>.jsonl`, and that name is the
+        # identity. A file renamed by a person (a copy, an attachment to a bug report)
+        # has lost it: the first record's sessionId stands in for it then.
+        self._id_from_records = self._subagent_group is None and not _UUID.fullmatch(stem)
         self._replay = PlanReplay()
         self._tasks = TaskCorrelator()
         # Accepted-on-result calls other than tasks: call id → the event it states.
@@ -195,7 +203,10 @@ class ClaudeReader(TranscriptReader):
         if moment is not None and (facts.last_timestamp is None or moment > facts.last_timestamp):
             facts.last_timestamp = moment
         session_id = record.get("sessionId")
-        if isinstance(session_id, str) and session_id and session_id != facts.id:
+        if isinstance(session_id, str) and session_id and self._id_from_records:
+            self._id_from_records = False
+            facts.id = session_id
+        elif isinstance(session_id, str) and session_id and session_id != facts.id:
             if facts.parent_id is None:
                 facts.parent_id = session_id
         cwd = record.get("cwd")
