@@ -198,3 +198,23 @@ async def test_the_highlight_stays_on_its_item_when_the_agent_inserts_a_step(two
         web.todo_write([("Pick the palette", "in_progress"), ("Add the theme switch", "pending")])
         await until(pilot, lambda: "[▸] Working on Pick the palette" in rows(app), timeout=3.0, what="the new step")
         assert checklist.current_agent_row().text == "Add the theme switch"
+
+
+async def test_the_app_sweeps_finished_plans_when_it_starts(isolated_env) -> None:
+    """SPEC §4 Sweep: looked at when the core starts (here: the app)."""
+    from core.settings import Settings
+    from core.store.identity import Caller
+    from core.store.records import Store
+    from core.store.tools import run_tool
+
+    store = Store(isolated_env.store)
+    long_ago = datetime.now(UTC) - timedelta(days=30)
+    run_tool("plan_create", store, Settings(), Caller(by="dana"), {"title": "Old", "status": "done"}, now=lambda: long_ago)
+    run_tool("task_add", store, Settings(), Caller(by="dana"), {"title": "Old step", "plan": "p1"}, now=lambda: long_ago)
+    run_tool("plan_create", store, Settings(), Caller(by="dana"), {"title": "Live", "status": "active"}, now=lambda: long_ago)
+    isolated_env.config.write_text("sweepAfterDays: 7\n")
+    app = make_app(AppOptions(config_path=isolated_env.config))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: not (isolated_env.store / "plans" / "p1.md").exists(), what="the sweep")
+    assert not (isolated_env.store / "tasks" / "t1.md").exists()
+    assert (isolated_env.store / "plans" / "p2.md").exists()  # active plans never go

@@ -353,3 +353,27 @@ async def test_the_store_flag_picks_the_store(tmp_path: Path, isolated_env: Isol
         assert await call(client, "task_add", {"title": "Over there"}) == "t1 todo medium Over there"
     assert (other / "tasks" / "t1.md").is_file()
     assert not (isolated_env.store / "tasks" / "t1.md").exists()
+
+
+async def test_the_server_sweeps_finished_plans_when_it_starts(isolated_env: IsolatedEnv) -> None:
+    """SPEC §4 Sweep: looked at when the core starts (here: the MCP server)."""
+    from datetime import UTC, datetime, timedelta
+
+    from core.settings import Settings
+    from core.store.identity import Caller
+    from core.store.records import Store
+    from core.store.tools import run_tool
+
+    store = Store(isolated_env.store)
+    long_ago = datetime.now(UTC) - timedelta(days=30)
+    for name, args in (("plan_create", {"title": "Old", "status": "done"}), ("task_add", {"title": "Old step", "plan": "p1"})):
+        run_tool(name, store, Settings(), Caller(by="dana"), args, now=lambda: long_ago)
+    isolated_env.config.write_text("sweepAfterDays: 7\n")
+    plan_file = isolated_env.store / "plans" / "p1.md"
+    async with connect() as client:
+        with anyio.fail_after(DEADLINE):
+            while plan_file.exists():
+                await anyio.sleep(0.05)
+        assert await call(client, "plan_list", {}) == ""
+    assert not plan_file.exists()
+    assert not (isolated_env.store / "tasks" / "t1.md").exists()

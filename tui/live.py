@@ -43,6 +43,7 @@ class LiveFeed:
         self._all = False  # a full refresh is due (scan batches, settings)
         self._stopped = threading.Event()
         self._watcher: Any = None
+        self._sweeper: Any = None
 
     # -- callbacks, called on core threads
 
@@ -95,6 +96,12 @@ class LiveFeed:
             except Exception as exc:  # a store that cannot be watched still reads on demand
                 log.warning("cannot watch the store at %s: %s", self.store_root, exc)
                 self._watcher = None
+            # SPEC §4 Sweep: looked at when the core starts, then every hour.
+            from core.store.records import Store
+            from core.store.sweep import Sweeper
+
+            self._sweeper = Sweeper(Store(self.store_root), lambda: self.app.settings)
+            self._sweeper.start()
 
     def _scan_then_follow(self) -> None:
         error: str | None = None
@@ -132,3 +139,6 @@ class LiveFeed:
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
+        if self._sweeper is not None:
+            self._sweeper.stop()
+            self._sweeper = None

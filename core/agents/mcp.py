@@ -52,6 +52,7 @@ from core.settings import Settings, load_settings
 from core.store.channel import PREFIX, Channel, ChannelError, Subscription
 from core.store.identity import Caller, caller_from_env
 from core.store.records import StoreError
+from core.store.sweep import Sweeper
 from core.store.tools import TOOL_NAMES, TOOLS, ToolRefused, run_tool
 
 log = logging.getLogger(__name__)
@@ -316,6 +317,9 @@ class PlanwatchMCP:
         self._changed_send, self._changed_recv = anyio.create_memory_object_stream[str](1024)
         self._token = anyio.lowlevel.current_token()
         self.channel.start()
+        # SPEC §4 Sweep: looked at when the core starts, then every hour.
+        sweeper = Sweeper(self.channel.store, self.settings)
+        sweeper.start()
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._notify_changes)
@@ -326,6 +330,7 @@ class PlanwatchMCP:
             self._listen.close()
             with anyio.CancelScope(shield=True):  # stop the watcher even when cancelled
                 await anyio.to_thread.run_sync(self.channel.stop)
+                await anyio.to_thread.run_sync(sweeper.stop)
 
     async def serve_stdio(self) -> None:
         async with stdio_server() as (read_stream, write_stream):
