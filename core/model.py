@@ -31,9 +31,17 @@ SOURCE_LABELS: dict[str, str] = {
 Harness = Literal["claude", "codex", "acp"]
 
 
-def read_status(raw: object) -> Status:
-    """Map a harness's status word onto ours; unknown or missing reads as pending."""
-    if raw in STATUSES:
+# FORMATS §5: `cancelled` is a status only in ACP (v2); every other source's vocabulary
+# is the first three, and a word outside a source's vocabulary reads as pending.
+LIST_STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed")
+
+
+def read_status(raw: object, vocabulary: tuple[Status, ...] = STATUSES) -> Status:
+    """Map a harness's status word onto ours; unknown or missing reads as pending.
+
+    `vocabulary` is the source's own set (FORMATS §5): pass `LIST_STATUSES` for every
+    source but ACP."""
+    if raw in vocabulary:
         return raw  # type: ignore[return-value]
     return "pending"
 

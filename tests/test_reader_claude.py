@@ -344,3 +344,172 @@ def test_results_are_snapshots_that_later_lines_do_not_change() -> None:
     first = reader.results()[0]
     feed(reader, lines[len(lines) // 2 :])
     assert first.facts.last_timestamp != reader.results()[0].facts.last_timestamp
+
+
+# -- rules composed inline, in the real record shape (field sets of the 2.1.328 sample) --
+
+SESSION = "d1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6"
+
+
+def _record(kind: str, message: dict, **extra: object) -> bytes:
+    record: dict[str, object] = {
+        "parentUuid": None,
+        "isSidechain": False,
+        "message": message,
+        "type": kind,
+        "uuid": f"{abs(hash(json.dumps(message, sort_keys=True))):032x}"[:32],
+        "timestamp": "2026-11-30T07:19:06.480Z",
+        "userType": "external",
+        "entrypoint": "sdk-cli",
+        "cwd": "/home/dev/lab",
+        "sessionId": SESSION,
+        "version": "2.1.328",
+        "gitBranch": "main",
+    }
+    record.update(extra)
+    return (json.dumps(record, separators=(",", ":")) + "\n").encode()
+
+
+def call(*blocks: dict, message_id: str = "msg_01A", **extra: object) -> bytes:
+    return _record(
+        "assistant",
+        {"id": message_id, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+         "content": list(blocks), "stop_reason": "tool_use"},
+        **extra,
+    )
+
+
+def tool_use(call_id: str, name: str, tool_input: dict) -> dict:
+    return {"type": "tool_use", "id": call_id, "name": name, "input": tool_input}
+
+
+def result(*blocks: dict, **extra: object) -> bytes:
+    return _record("user", {"role": "user", "content": list(blocks)}, **extra)
+
+
+def tool_result(call_id: str, content: object = "Todos have been modified successfully.", **extra: object) -> dict:
+    return {"tool_use_id": call_id, "type": "tool_result", "content": content, **extra}
+
+
+def todos(*items: tuple[str, str]) -> dict:
+    return {"todos": [{"content": t, "status": s, "activeForm": t} for t, s in items]}
+
+
+def read_lines(tmp_path: Path, lines: list[bytes]) -> SessionResult:
+    path = tmp_path / f"{SESSION}.jsonl"
+    path.write_bytes(b"".join(lines))
+    return read(path)[1]
+
+
+def test_one_api_message_split_over_records_sharing_message_id_applies_every_call(tmp_path: Path) -> None:
+    lines = [
+        call({"type": "text", "text": "I'll track this."}, message_id="msg_01S"),
+        call(tool_use("toolu_a", "TaskCreate", {"subject": "Set up schema", "description": "…"}), message_id="msg_01S"),
+        call(tool_use("toolu_b", "TaskCreate", {"subject": "Write migration", "description": "…"}), message_id="msg_01S"),
+        result(tool_result("toolu_a", "Task #1 created successfully: Set up schema"),
+               toolUseResult={"task": {"id": "1", "subject": "Set up schema"}}),
+        result(tool_result("toolu_b", "Task #2 created successfully: Write migration"),
+               toolUseResult={"task": {"id": "2", "subject": "Write migration"}}),
+    ]
+    plan = read_lines(tmp_path, lines).plan
+    assert main_items(plan) == [("Set up schema", "pending"), ("Write migration", "pending")]
+
+
+def test_several_tool_use_blocks_in_one_record_each_apply_on_their_own_result(tmp_path: Path) -> None:
+    # Older versions wrote one record per API message, holding every block.
+    lines = [
+        call(
+            tool_use("toolu_a", "TodoWrite", todos(("Old list", "pending"))),
+            tool_use("toolu_b", "TodoWrite", todos(("Read", "completed"), ("Fix", "in_progress"))),
+        ),
+        result(tool_result("toolu_a"), toolUseResult={"oldTodos": [], "newTodos": []}),
+        result(tool_result("toolu_b"), toolUseResult={"oldTodos": [], "newTodos": []}),
+    ]
+    assert main_items(read_lines(tmp_path, lines).plan) == [("Read", "completed"), ("Fix", "in_progress")]
+
+
+def test_result_content_as_a_list_of_blocks_is_read_for_errors(tmp_path: Path) -> None:
+    ok = [{"type": "text", "text": "Todos have been modified successfully."}]
+    refused = [{"type": "text", "text": "<tool_use_error>InputValidationError: todos</tool_use_error>"}]
+    lines = [
+        call(tool_use("toolu_a", "TodoWrite", todos(("Read", "in_progress")))),
+        result(tool_result("toolu_a", ok), toolUseResult={"oldTodos": [], "newTodos": []}),
+        call(tool_use("toolu_b", "TodoWrite", todos(("Wrong", "completed")))),
+        result(tool_result("toolu_b", refused)),
+    ]
+    assert main_items(read_lines(tmp_path, lines).plan) == [("Read", "in_progress")]
+
+
+def test_is_error_on_the_result_block_means_the_call_did_not_apply(tmp_path: Path) -> None:
+    lines = [
+        call(tool_use("toolu_a", "TodoWrite", todos(("Read", "in_progress")))),
+        result(tool_result("toolu_a"), toolUseResult={"oldTodos": [], "newTodos": []}),
+        call(tool_use("toolu_b", "TodoWrite", todos(("Wrong", "completed")))),
+        # is_error with an object toolUseResult: the block's flag alone decides.
+        result(tool_result("toolu_b", "Error: hook blocked", is_error=True), toolUseResult={"error": "blocked"}),
+    ]
+    assert main_items(read_lines(tmp_path, lines).plan) == [("Read", "in_progress")]
+
+
+def test_a_batched_result_record_with_a_string_tool_use_result_applies_none_of_its_calls(tmp_path: Path) -> None:
+    # Which of the two calls was refused cannot be told: no guessing, neither applies.
+    lines = [
+        call(tool_use("toolu_0", "TodoWrite", todos(("Read", "in_progress")))),
+        result(tool_result("toolu_0"), toolUseResult={"oldTodos": [], "newTodos": []}),
+        call(
+            tool_use("toolu_a", "TodoWrite", todos(("Wrong A", "completed"))),
+            tool_use("toolu_b", "mcp__ccd_turn__update_plan", {"items": ["Wrong B"]}),
+        ),
+        result(tool_result("toolu_a"), tool_result("toolu_b"), toolUseResult="Error: The user doesn't want to proceed"),
+    ]
+    assert main_items(read_lines(tmp_path, lines).plan) == [("Read", "in_progress")]
+
+
+def test_cancelled_is_not_a_todowrite_status_and_reads_as_pending(tmp_path: Path) -> None:
+    lines = [
+        call(tool_use("toolu_a", "TodoWrite", todos(("Read", "cancelled"), ("Fix", "completed")))),
+        result(tool_result("toolu_a"), toolUseResult={"oldTodos": [], "newTodos": []}),
+    ]
+    assert main_items(read_lines(tmp_path, lines).plan) == [("Read", "pending"), ("Fix", "completed")]
+
+
+def test_inline_sidechain_records_without_agent_id_never_touch_the_main_plan(tmp_path: Path) -> None:
+    # Versions before the subagent files wrote a subagent's records inline, marked only
+    # by isSidechain: its own TodoWrite must not replace the session's list.
+    lines = [
+        call(tool_use("toolu_a", "TodoWrite", todos(("Main step", "in_progress")))),
+        result(tool_result("toolu_a"), toolUseResult={"oldTodos": [], "newTodos": []}),
+        call(tool_use("toolu_s", "TodoWrite", todos(("Sub step", "completed"))), isSidechain=True),
+        result(tool_result("toolu_s"), isSidechain=True),
+    ]
+    plan = read_lines(tmp_path, lines).plan
+    assert main_items(plan) == [("Main step", "in_progress")]
+    [side] = [g for g in plan.groups if g.key != ""]
+    assert side.key.startswith("agent-") and [(i.text, i.status) for i in side.items] == [("Sub step", "completed")]
+
+
+def test_subagent_file_todowrite_applies_from_the_result_block_alone(tmp_path: Path) -> None:
+    folder = tmp_path / SESSION / "subagents"
+    folder.mkdir(parents=True)
+    path = folder / "agent-a1b2c3d4e5f607182.jsonl"
+    path.write_bytes(b"".join([
+        call(tool_use("toolu_a", "TodoWrite", todos(("Grep", "completed"), ("Report", "in_progress"))),
+             isSidechain=True, agentId="a1b2c3d4e5f607182"),
+        result(tool_result("toolu_a"), isSidechain=True, agentId="a1b2c3d4e5f607182"),  # no toolUseResult
+    ]))
+    _, res = read(path)
+    [group] = res.plan.groups
+    assert group.key == "agent-a1b2c3d4e5f607182"
+    assert [(i.text, i.status) for i in group.items] == [("Grep", "completed"), ("Report", "in_progress")]
+    assert res.facts.parent_id == SESSION
+
+
+def test_todos_empty_list_clears_the_list(tmp_path: Path) -> None:
+    lines = [
+        call(tool_use("toolu_a", "TodoWrite", todos(("Read", "in_progress")))),
+        result(tool_result("toolu_a"), toolUseResult={"oldTodos": [], "newTodos": []}),
+        call(tool_use("toolu_b", "TodoWrite", {"todos": []})),
+        result(tool_result("toolu_b"), toolUseResult={"oldTodos": [], "newTodos": []}),
+    ]
+    plan = read_lines(tmp_path, lines).plan
+    assert plan.main is not None and plan.main.items == () and plan.main.source == "claude_todos"

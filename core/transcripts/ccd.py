@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.model import PlanItem, read_status
+from core.model import LIST_STATUSES, PlanItem, read_status
 from core.transcripts.events import (
     FullList,
     PlanEvent,
@@ -79,7 +79,7 @@ def parse_items(raw: Any) -> tuple[PlanItem, ...] | None:
         text = next((entry[k] for k in _TEXT_KEYS if isinstance(entry.get(k), str)), None)
         if text is None:
             return None
-        items.append(PlanItem(text=text, status=read_status(entry.get("status"))))
+        items.append(PlanItem(text=text, status=read_status(entry.get("status"), LIST_STATUSES)))
     return tuple(items)
 
 

@@ -14,8 +14,9 @@ when a call is refused or fails). The same rule holds for Codex (`codex.py`) and
 call without a result (interrupted session, result beyond what IO read) never applies.
 
 Groups: the main transcript's records go to "", inline sidechain records
-(`isSidechain: true` + `agentId`) to "agent-<agentId>", and every record of a subagent
-file `agent-<agentId>.jsonl` to "agent-<agentId>".
+(`isSidechain: true` + `agentId`) to "agent-<agentId>" (without an `agentId`, as older
+versions wrote them, to "agent-sidechain": never to the main plan), and every record of
+a subagent file `agent-<agentId>.jsonl` to "agent-<agentId>".
 
 Facts: the id is the file name; a record carrying another `sessionId` is lineage
 (`parent_id`; for a subagent file, the session it belongs to). A file whose name is not
@@ -29,7 +30,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from core.model import PlanItem, read_status
+from core.model import LIST_STATUSES, PlanItem, read_status
 from core.replay import PlanReplay
 from core.transcripts import ccd
 from core.transcripts.claude_tasks import TOOL_NAMES as TASK_TOOLS
@@ -53,6 +54,8 @@ PLAN_TOOLS: tuple[str, ...] = (TODO_WRITE, EXIT_PLAN_MODE, *TASK_TOOLS, *ccd.TOO
 FULL_LIST_TOOLS: tuple[str, ...] = (TODO_WRITE, ccd.UPDATE_PLAN)
 TITLE_TYPES: tuple[str, ...] = ("custom-title", "ai-title", "summary")
 MAX_PENDING = 100
+# The group of inline sidechain records that name no agent (versions before agentId).
+SIDECHAIN_GROUP = "agent-sidechain"
 # A first prompt is kept only to make a title; the widgets shorten it further.
 MAX_TITLE_CHARS = 1000
 
@@ -192,10 +195,14 @@ class ClaudeReader(TranscriptReader):
     def _group(self, record: dict[str, Any]) -> str:
         if self._subagent_group is not None:
             return self._subagent_group
+        if record.get("isSidechain") is not True:
+            return ""
         agent = record.get("agentId")
-        if record.get("isSidechain") is True and isinstance(agent, str) and agent:
+        if isinstance(agent, str) and agent:
             return f"agent-{agent}"
-        return ""
+        # Older versions wrote a subagent's records inline with no agentId: they are
+        # still not the session's own, so they never touch the main plan.
+        return SIDECHAIN_GROUP
 
     def _touch(self, record: dict[str, Any]) -> None:
         facts = self.facts
@@ -254,9 +261,9 @@ class ClaudeReader(TranscriptReader):
             call_id = block.get("tool_use_id")
             if not isinstance(call_id, str):
                 continue
-            failed = _is_error(block) or (
-                not ambiguous and isinstance(envelope, str)
-            )
+            # A string envelope says a call was refused or failed; in a batched record
+            # it cannot be told which one, so none of them applies (no guessing).
+            failed = _is_error(block) or isinstance(envelope, str)
             event = self._pending.pop(call_id, None)
             if event is not None:
                 if not failed:
@@ -331,7 +338,7 @@ def _todo_items(tool_input: Any) -> tuple[PlanItem, ...] | None:
         items.append(
             PlanItem(
                 text=todo["content"],
-                status=read_status(todo.get("status")),
+                status=read_status(todo.get("status"), LIST_STATUSES),
                 active_form=active if isinstance(active, str) and active else None,
             )
         )

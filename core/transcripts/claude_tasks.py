@@ -22,7 +22,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from core.model import read_status
+from core.model import LIST_STATUSES, read_status
 from core.transcripts.events import PlanEvent, TaskCreated, TaskDeleted, TaskUpdated
 
 TASK_CREATE = "TaskCreate"
@@ -134,7 +134,7 @@ class TaskCorrelator:
         if to == "deleted" or "deleted" in fields:
             return [TaskDeleted(group=request.group, task_id=request.task_id)]
         subject = request.subject if "subject" in fields else None
-        status = read_status(to) if to is not None else None
+        status = read_status(to, LIST_STATUSES) if to is not None else None
         if status is None and subject is None:
             return []  # dependency-only (blockedBy, …) or nothing confirmed
         return [

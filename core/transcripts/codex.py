@@ -31,7 +31,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from core.model import PlanItem, read_status
+from core.model import LIST_STATUSES, PlanItem, read_status
 from core.replay import PlanReplay
 from core.transcripts.events import FullList, Gap
 from core.transcripts.reader import (
@@ -231,7 +231,7 @@ def _plan_call(item: dict[str, Any]) -> FullList | None:
     for step in arguments["plan"]:
         if not isinstance(step, dict) or not isinstance(step.get("step"), str):
             return None
-        items.append(PlanItem(text=step["step"], status=read_status(step.get("status"))))
+        items.append(PlanItem(text=step["step"], status=read_status(step.get("status"), LIST_STATUSES)))
     return FullList(group="", source="codex", items=tuple(items))
 
 
