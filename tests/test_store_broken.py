@@ -44,11 +44,14 @@ EXPECTED: dict[str, str] = {
     "tasks/t29.md": "created at must be a date and time.",
     "tasks/t32.md": "created mood is not a known field.",
     "tasks/t33.md": "body belongs below the frontmatter",
+    "tasks/t35.md": "created at must be a date and time.",
+    "tasks/t36.md": "created verdict belongs only on the reviewed stamp.",
     "plans/p2.md": "status must be draft, active, done, or dropped.",
     "plans/p3.md": "scope kind must be folder, bot, or session.",
     "plans/p4.md": "scope must be {kind: folder|bot|session, <kind>: value}.",
     "plans/p5.md": "frontmatter is not valid YAML",
     "plans/p6.md": "id must be a plan id like p1.",
+    "plans/p7.md": "approved verdict belongs only on the reviewed stamp.",
 }
 
 
@@ -90,14 +93,14 @@ def test_the_tools_keep_working_beside_broken_records(broken: Path) -> None:
         "t30 todo medium Saved on Windows with CRLF line ends",
         "t31 review low Saved with a byte-order mark",
     ]
-    # The next id counts past every file present, broken or not: t34 is the highest.
+    # The next id counts past every file present, broken or not: t36 is the highest.
     added = run_tool("task_add", store, Settings(), caller, {"title": "After the mess", "plan": "p1"})
-    assert added.lines == ["t35 todo medium After the mess"]
+    assert added.lines == ["t37 todo medium After the mess"]
     assert run_tool("plan_show", store, Settings(), caller, {"id": "p1"}).lines == [
         "p1 active Move the API to the new schema",
         "t1 done high Read the loader code",
         "t2 doing medium Write the migration",
-        "t35 todo medium After the mess",
+        "t37 todo medium After the mess",
     ]
 
 

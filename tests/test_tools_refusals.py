@@ -77,6 +77,9 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("task_list", {"ready": "maybe"}, "ready must be true or false."),
     ("task_list", {"approved": "perhaps"}, "approved must be true or false."),
     ("task_list", {"since": "last week"}, "since must be a date and time."),
+    # A bare number is not a moment (pydantic would read it as seconds since 1970).
+    ("task_list", {"since": 1764460800}, "since must be a date and time."),
+    ("task_list", {"since": "1764460800"}, "since must be a date and time."),
     ("task_list", {"plan": "plan-1"}, "plan must be a plan id like p1."),
     # task_approve / task_review
     ("task_approve", {"id": "t9"}, "id must match the id of a known task (see task_list)."),

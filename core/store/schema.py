@@ -35,7 +35,9 @@ from pydantic import (
     Field,
     ValidationError,
     field_validator,
+    model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 TaskStatus = Literal["todo", "doing", "blocked", "review", "done", "dropped"]
 TaskPriority = Literal["high", "medium", "low"]
@@ -96,6 +98,22 @@ def _end_line(text: str) -> str:
     return text + "\n" if text and not text.endswith("\n") else text
 
 
+_NUMBER = re.compile(r"\s*[+-]?[0-9]+(?:\.[0-9]*)?\s*")
+
+
+def refuse_bare_number(value: object) -> object:
+    """A date-and-time field must be a date and time, never a number.
+
+    pydantic reads `1764499200` (or the text "1764499200") as seconds since 1970; in a
+    record or a tool input that is a wrong field type, not a moment.
+    """
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        raise PydanticCustomError("datetime_type", "Input should be a valid datetime")
+    if isinstance(value, str) and _NUMBER.fullmatch(value):
+        raise PydanticCustomError("datetime_type", "Input should be a valid datetime")
+    return value
+
+
 class RecordInvalid(ValueError):
     """A frontmatter mapping that is not a valid record; `reason` says why, in one line."""
 
@@ -116,6 +134,11 @@ class Stamp(_Frozen):
     in_: str | None = Field(None, alias="in")
     verdict: Verdict | None = None
     """Only on `reviewed`: the reviewer's verdict, when one was given."""
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _not_a_number(cls, value: object) -> object:
+        return refuse_bare_number(value)
 
     @field_validator("at")
     @classmethod
@@ -175,6 +198,13 @@ class Source(_Frozen):
         return {"tool": self.tool, "id": self.id} if self.id is not None else {"tool": self.tool}
 
 
+def _check_verdicts(stamps: dict[str, Stamp]) -> None:
+    # SPEC §4: only a review carries a verdict; on any other stamp it is a wrong field.
+    for name, stamp in stamps.items():
+        if name != "reviewed" and stamp.verdict is not None:
+            raise ValueError(f"{name} verdict belongs only on the reviewed stamp")
+
+
 class TaskRecord(_Frozen):
     """One task: `tasks/t<n>.md`. Body is the Markdown after the frontmatter."""
 
@@ -216,6 +246,11 @@ class TaskRecord(_Frozen):
                 raise ValueError("blockedBy must name task ids like t1")
         return value
 
+    @model_validator(mode="after")
+    def _verdict_only_on_review(self) -> TaskRecord:
+        _check_verdicts(self.stamps())
+        return self
+
     def stamps(self) -> dict[str, Stamp]:
         return {name: s for name in TASK_STAMPS if (s := getattr(self, name)) is not None}
 
@@ -246,6 +281,11 @@ class PlanRecord(_Frozen):
     @classmethod
     def _goal_ends_line(cls, value: str) -> str:
         return _end_line(value)
+
+    @model_validator(mode="after")
+    def _verdict_only_on_review(self) -> PlanRecord:
+        _check_verdicts(self.stamps())
+        return self
 
     def stamps(self) -> dict[str, Stamp]:
         return {name: s for name in PLAN_STAMPS if (s := getattr(self, name)) is not None}

@@ -67,6 +67,7 @@ from core.store.schema import (
     id_number,
     is_plan_id,
     one_of,
+    refuse_bare_number,
 )
 
 TOOL_NAMES: tuple[str, ...] = (
@@ -220,6 +221,11 @@ class TaskListInput(_Input):
     since: datetime | date | None = None
     plan: PlanId | None = None
     session: ShortText | None = None
+
+    @field_validator("since", mode="before")
+    @classmethod
+    def _since_not_a_number(cls, value: object) -> object:
+        return refuse_bare_number(value)
 
     def since_instant(self) -> datetime | None:
         if self.since is None:
