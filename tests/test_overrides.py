@@ -69,3 +69,48 @@ def test_save_leaves_no_temp_files_behind() -> None:
     store.set("s", item_key("a", 0), "completed")
     store.save()
     assert sorted(p.name for p in default_path().parent.iterdir()) == ["overrides.json"]
+
+
+def test_choosing_the_agents_own_status_again_leaves_no_override_on_disk() -> None:
+    # SPEC §3, end to end: tick an agent step (override saved by key), tick it back to
+    # the agent's own status (override gone from the file), restart: the agent's status.
+    from core.checklist import build_checklist, toggle_agent
+    from core.model import AgentPlan, PlanGroup, PlanItem
+
+    text = "Migrate the PRIVATE-STEP table"
+    agent = AgentPlan(groups=(PlanGroup(key="", source="claude_todos", items=(PlanItem(text=text, status="pending"),)),))
+    store = Overrides()
+    row = build_checklist(agent, store.for_session("s")).agent_rows[0]
+    store.set("s", row.key, toggle_agent(row))
+    store.save()
+    assert json.loads(default_path().read_text())["sessions"] == {"s": {row.key: "completed"}}
+    assert "PRIVATE-STEP" not in default_path().read_text()
+
+    ticked = build_checklist(agent, Overrides().for_session("s")).agent_rows[0]
+    assert (ticked.status, ticked.override_label) == ("completed", "ticked by you")
+    store.set("s", ticked.key, toggle_agent(ticked))  # back to the agent's own "pending"
+    store.save()
+    assert json.loads(default_path().read_text())["sessions"] == {}
+    again = build_checklist(agent, Overrides().for_session("s")).agent_rows[0]
+    assert (again.status, again.override) == ("pending", None)
+
+
+def test_an_override_applies_to_the_nth_item_with_its_text_only() -> None:
+    # SPEC §3: the key is the text and its occurrence, so ticking the second of two
+    # identical steps leaves the first as the agent has it, across a restart.
+    from core.checklist import build_checklist, toggle_agent
+    from core.model import AgentPlan, PlanGroup, PlanItem
+
+    items = (PlanItem(text="Run tests", status="pending"), PlanItem(text="Run tests", status="pending"))
+    agent = AgentPlan(groups=(PlanGroup(key="", source="codex", items=items),))
+    store = Overrides()
+    second = build_checklist(agent).agent_rows[1]
+    store.set("s", second.key, toggle_agent(second))
+    store.save()
+    rows = build_checklist(agent, Overrides().for_session("s")).agent_rows
+    assert [r.status for r in rows] == ["pending", "completed"]
+    # The agent rewords the second step: the override no longer applies to anything.
+    reworded = AgentPlan(
+        groups=(PlanGroup(key="", source="codex", items=(items[0], PlanItem(text="Run all tests", status="pending"))),)
+    )
+    assert [r.override for r in build_checklist(reworded, Overrides().for_session("s")).agent_rows] == [None, None]

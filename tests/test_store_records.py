@@ -46,6 +46,26 @@ def test_store_location_env_wins_over_setting_over_xdg(tmp_path: Path, monkeypat
     assert paths.store_dir(Settings().store) == tmp_path / "data" / "store"
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="the XDG folders are the Linux layout")
+def test_store_default_is_the_xdg_data_folder_planwatch_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # SPEC §4: default is the XDG data folder, `planwatch/store`; then the setting (read
+    # from the config file), then PLANWATCH_STORE, each winning over the one before.
+    from core.settings import load_settings
+
+    for name in ("PLANWATCH_STORE", "PLANWATCH_DATA"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    monkeypatch.setenv("PLANWATCH_CONFIG", str(tmp_path / "config.yaml"))
+    assert paths.store_dir(load_settings().store) == tmp_path / "home" / ".local" / "share" / "planwatch" / "store"
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert paths.store_dir(load_settings().store) == tmp_path / "xdg" / "planwatch" / "store"
+    (tmp_path / "config.yaml").write_text(f"store: {tmp_path / 'configured'}\n")
+    assert paths.store_dir(load_settings().store) == tmp_path / "configured"
+    monkeypatch.setenv("PLANWATCH_STORE", str(tmp_path / "env"))
+    assert paths.store_dir(load_settings().store) == tmp_path / "env"
+
+
 def test_task_file_is_frontmatter_then_body_in_product_field_order(tmp_path: Path) -> None:
     store = Store(tmp_path)
     store.add_plan(lambda i: PlanRecord(id=i, title="Ship", created=stamp()))
