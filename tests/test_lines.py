@@ -510,3 +510,88 @@ def test_a_needle_pattern_matches_exactly_where_one_of_its_needles_occurs() -> N
     assert anchored.search(b'{"name":"TodoWrite","input":{}}')
     assert not anchored.search(b'{"summary":"type","tools":["TodoWrite"]}')
     assert needle_pattern([]) is None and needle_pattern([b""]) is None
+
+
+def _title_line(kind: str, field: str, text: str, session: str) -> bytes:
+    return json.dumps({"type": kind, field: text, "sessionId": session}, separators=(",", ":")).encode() + b"\n"
+
+
+def _claude_with_titles(path: Path, head: list[bytes], middle: list[bytes], tail: list[bytes]) -> Path:
+    with path.open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, path.stem, "/home/dev/api", seed=5)
+        w.prompt("Ship the loader")
+        fh.write(b"".join(head))
+        for _ in range(150):
+            w.filler(2000)
+        fh.write(b"".join(middle))
+        for _ in range(150):
+            w.filler(2000)
+        fh.write(b"".join(tail))
+        for _ in range(40):
+            w.filler(2000)
+    return path
+
+
+def test_last_custom_title_in_the_skipped_middle_outranks_an_ai_title_in_the_tail(tmp_path: Path) -> None:
+    # FORMATS §1 Titles: the last custom-title wins, and titles may be anywhere in the
+    # file: one in the skipped middle of a large file is looked for, not lost.
+    sid = "a0000000-0000-4000-8000-000000000001"
+    path = _claude_with_titles(
+        tmp_path / f"{sid}.jsonl",
+        head=[_title_line("custom-title", "customTitle", "First name", sid)],
+        middle=[
+            _title_line("custom-title", "customTitle", "Older rename", sid),
+            _title_line("custom-title", "customTitle", "Loader rewrite", sid),
+            _title_line("ai-title", "aiTitle", "Middle ai title", sid),
+        ],
+        tail=[_title_line("ai-title", "aiTitle", "Rewriting the loader", sid)],
+    )
+    reader = reader_for("claude")(path)
+    outcome = read_transcript(reader, path, bound=64 << 10, **SMALL)
+    assert outcome.skipped_middle
+    [result] = reader.results()
+    assert result.facts.title() == "Loader rewrite"
+    assert result.facts.ai_title == "Rewriting the loader"  # the tail's is the last
+
+
+def test_an_ai_title_in_the_skipped_middle_outranks_the_first_prompt(tmp_path: Path) -> None:
+    sid = "a0000000-0000-4000-8000-000000000002"
+    path = _claude_with_titles(
+        tmp_path / f"{sid}.jsonl",
+        head=[],
+        middle=[_title_line("summary", "summary", "Loader summary", sid),
+                _title_line("ai-title", "aiTitle", "Rewriting the loader", sid)],
+        tail=[],
+    )
+    reader = reader_for("claude")(path)
+    assert read_transcript(reader, path, bound=64 << 10, **SMALL).skipped_middle
+    facts = reader.results()[0].facts
+    assert facts.title() == "Rewriting the loader"
+    # Once an ai-title is found, an older summary could not change the title: not read.
+    assert facts.summary is None
+
+
+def test_a_custom_title_in_the_tail_needs_no_look_into_the_middle(tmp_path: Path) -> None:
+    sid = "a0000000-0000-4000-8000-000000000003"
+    path = _claude_with_titles(
+        tmp_path / f"{sid}.jsonl",
+        head=[],
+        middle=[_title_line("custom-title", "customTitle", "Older rename", sid)],
+        tail=[_title_line("custom-title", "customTitle", "Loader rewrite", sid)],
+    )
+    reader = reader_for("claude")(path)
+    read_transcript(reader, path, bound=64 << 10, **SMALL)
+    assert reader.middle_needles() == ()  # type: ignore[attr-defined]
+    assert reader.results()[0].facts.title() == "Loader rewrite"
+
+
+def test_a_middle_title_is_found_across_every_chunk_boundary(tmp_path: Path) -> None:
+    # Chunks smaller than a line and chunks that cut the needle: the title is still found.
+    sid = "a0000000-0000-4000-8000-000000000004"
+    spaced = b'{"type": "custom-title", "customTitle": "Spaced rename", "sessionId": "' + sid.encode() + b'"}\n'
+    path = _claude_with_titles(tmp_path / f"{sid}.jsonl", head=[], middle=[spaced], tail=[])
+    for chunk in (97, 1000, 4093, 32 << 10):
+        reader = reader_for("claude")(path)
+        outcome = read_transcript(reader, path, head=16 << 10, tail=64 << 10, chunk=chunk, bound=16 << 10)
+        assert outcome.skipped_middle
+        assert reader.results()[0].facts.title() == "Spaced rename", chunk

@@ -53,6 +53,12 @@ EXIT_PLAN_MODE = "ExitPlanMode"
 PLAN_TOOLS: tuple[str, ...] = (TODO_WRITE, EXIT_PLAN_MODE, *TASK_TOOLS, *ccd.TOOL_NAMES)
 FULL_LIST_TOOLS: tuple[str, ...] = (TODO_WRITE, ccd.UPDATE_PLAN)
 TITLE_TYPES: tuple[str, ...] = ("custom-title", "ai-title", "summary")
+# Each title record type and its fact, in FORMATS §1 priority order.
+_TITLE_FIELDS: tuple[tuple[str, str, str], ...] = (
+    ("custom-title", "customTitle", "custom_title"),
+    ("ai-title", "aiTitle", "ai_title"),
+    ("summary", "summary", "summary"),
+)
 MAX_PENDING = 100
 # The group of inline sidechain records that name no agent (versions before agentId).
 SIDECHAIN_GROUP = "agent-sidechain"
@@ -125,6 +131,10 @@ class ClaudeReader(TranscriptReader):
         # Accepted-on-result calls other than tasks: call id → the event it states.
         self._pending: OrderedDict[str, PlanEvent] = OrderedDict()
         self._seen_user = False  # a line holding the first user record was fed
+        # Title facts read after IO's last gap (None: no gap). Titles may be anywhere
+        # in a file (FORMATS §1): a kind not restated after the gap may have a later
+        # record in the skipped middle than the one the head gave.
+        self._titles_after_gap: set[str] | None = None
 
     # -- the contract ------------------------------------------------------------------
 
@@ -144,6 +154,29 @@ class ClaudeReader(TranscriptReader):
 
     def note_gap(self) -> None:
         self._replay.apply(Gap())
+        self._titles_after_gap = set()
+
+    def middle_needles(self) -> tuple[bytes, ...]:
+        # Only the kinds that could still change the title: those ranked above the best
+        # kind read after the gap (its own last record is already the latest).
+        settled = self._titles_after_gap
+        if settled is None:
+            return ()
+        needles: list[bytes] = []
+        for kind, _key, field in _TITLE_FIELDS:
+            if field in settled:
+                break
+            needles += json_needles("type", kind)
+        return tuple(needles)
+
+    def feed_middle_line(self, line: bytes) -> None:
+        settled = self._titles_after_gap
+        record = self._load(line)
+        if record is None or settled is None:
+            return
+        for kind, key, field in _TITLE_FIELDS:
+            if record.get("type") == kind and field not in settled:
+                self._title(field, record.get(key))
 
     def feed_line(self, line: bytes) -> None:
         if not self._seen_user and any(needle in line for needle in _USER_RECORD):
@@ -158,12 +191,9 @@ class ClaudeReader(TranscriptReader):
         elif kind == "user":
             self._touch(record)
             self._user(record)
-        elif kind == "custom-title":
-            self._title("custom_title", record.get("customTitle"))
-        elif kind == "ai-title":
-            self._title("ai_title", record.get("aiTitle"))
-        elif kind == "summary":
-            self._title("summary", record.get("summary"))
+        elif kind in TITLE_TYPES:
+            _kind, key, field = next(t for t in _TITLE_FIELDS if t[0] == kind)
+            self._title(field, record.get(key))
         # Every other record type (attachment, api-request, …) is skipped, even when a
         # tool name in it passed the byte prefilter.
 
@@ -226,6 +256,8 @@ class ClaudeReader(TranscriptReader):
     def _title(self, field: str, value: Any) -> None:
         if isinstance(value, str) and value.strip():
             setattr(self.facts, field, value[:MAX_TITLE_CHARS])
+            if self._titles_after_gap is not None:
+                self._titles_after_gap.add(field)
 
     def _assistant(self, record: dict[str, Any]) -> None:
         group = self._group(record)

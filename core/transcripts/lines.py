@@ -26,6 +26,10 @@ diff). This module decides *which* lines a reader sees, and keeps memory bounded
   When bytes between the head and the replay were skipped, `reader.note_gap()` tells
   the replay, which marks plans not restated by a later full list as partial.
   Cost: the replay region is read twice (backward to locate, forward to replay).
+- Session facts that may sit anywhere (Claude titles: the last custom-title outranks
+  everything): after the replay, the skipped middle is looked through backwards with
+  `bytes.rfind` for the reader's `middle_needles`, until the reader wants nothing more
+  (`_look_back_for_facts`). Plan events are never taken from the middle this way.
 - A large append while the app runs is read the same way, with no head window.
 - `.jsonl.zst` (idle Codex rollouts) are decompressed as a stream, read whole, memory
   bounded the same way; a plain `.jsonl` beside a `.jsonl.zst` wins (discover.py).
@@ -521,7 +525,91 @@ def _read_plain(
         except Exception:
             log.debug("note_gap failed for %s", reader.path, exc_info=True)
     feed_from(replay_from)
+    if replay_from > head_end:
+        _look_back_for_facts(fd, reader, head_end, replay_from, chunk)
     return outcome
+
+
+# A session-fact line (a title record) longer than this is not read from the middle.
+MAX_FACT_LINE = 1 << 20
+
+
+def _look_back_for_facts(fd: int, reader: TranscriptReader, lower: int, upper: int, chunk: int) -> None:
+    """Hand `reader` the latest lines of the skipped [lower, upper) that hold one of its
+    `middle_needles`, newest first, asking again after each (Titles may be anywhere in
+    a file: FORMATS §1). `lower` and `upper` are line starts.
+
+    Unbounded on purpose: a title outranking what head and tail hold (a session renamed
+    early, long ago) must not be lost. Cost: one backward pass of `bytes.rfind` over the
+    skipped bytes, memory bounded by `chunk`; it ends as soon as the reader wants
+    nothing more (a custom-title found), and never runs when the tail held one."""
+    try:
+        needles = reader.middle_needles()
+    except Exception:
+        log.debug("middle_needles failed for %s", reader.path, exc_info=True)
+        return
+    b = upper
+    while needles and b > lower:
+        hit = _last_needle(fd, needles, lower, max(lower, b - chunk), b, upper)
+        if hit is None:
+            b = max(lower, b - chunk)
+            continue
+        start = _line_start_before(fd, hit, lower, True, chunk)
+        end = _line_end(fd, hit, upper, MAX_FACT_LINE)
+        if start is not None and end is not None and end - start <= MAX_FACT_LINE:
+            try:
+                reader.feed_middle_line(os.pread(fd, end - start, start))
+                needles = reader.middle_needles()
+            except Exception:
+                log.debug("a middle line of %s failed", reader.path, exc_info=True)
+        b = hit if start is None else start
+
+
+def _last_needle(fd: int, needles: Sequence[bytes], lower: int, a: int, b: int, upper: int) -> int | None:
+    """Where the latest of `needles` occurs whose value part (what follows its colon)
+    starts in [a, b); None when none does.
+
+    One `rfind` pass per distinct value (`"custom-title"` for both the compact and the
+    spaced needle), then the whole needle is confirmed where it ends: half the passes.
+    """
+    keys: dict[bytes, list[bytes]] = {}
+    for needle in needles:
+        colon = needle.find(b":")
+        key = needle if colon == -1 else needle[colon + 1 :].lstrip(b" ")
+        keys.setdefault(key, []).append(needle)
+    longest = max(len(n) for n in needles)
+    base = max(lower, a - longest)  # bytes before `a`: a needle's start may lie there
+    data = os.pread(fd, min(upper, b + longest) - base, base)
+    best: int | None = None
+    for key, full in keys.items():
+        end = b - base + len(key) - 1  # the key must start before b
+        while True:
+            k = data.rfind(key, a - base, end)
+            if k == -1:
+                break
+            stop = k + len(key)
+            found = next((n for n in full if data.endswith(n, 0, stop)), None)
+            if found is not None:
+                at = base + stop - len(found)
+                best = at if best is None else max(best, at)
+                break
+            end = stop - 1
+    return best
+
+
+def _line_end(fd: int, pos: int, upper: int, bound: int) -> int | None:
+    """The offset just after the newline ending the line holding `pos` (None when it
+    is not found within `bound` bytes or before `upper`)."""
+    at = pos
+    while at < upper and at - pos < bound:
+        data = os.pread(fd, min(1 << 16, upper - at), at)
+        if not data:
+            return None
+        nl = data.find(b"\n")
+        if nl != -1:
+            return at + nl + 1
+        at += len(data)
+    return None
 
 
 def _is_full(reader: TranscriptReader, line: bytes) -> bool:

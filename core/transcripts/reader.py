@@ -120,6 +120,17 @@ class TranscriptReader(ABC):
         """IO skipped lines here (head/tail windows, bounded backward scan): plans not
         restated by a full list after this point are marked partial."""
 
+    def middle_needles(self) -> tuple[bytes, ...]:
+        """Raw bytes of session-fact records (titles) the reader still wants from the
+        middle IO skipped, given what it read after the gap. IO then looks back through
+        the skipped bytes for the latest line holding one, hands it to
+        `feed_middle_line`, and asks again; () ends the look (the default: nothing)."""
+        return ()
+
+    def feed_middle_line(self, line: bytes) -> None:
+        """A line from the skipped middle found by `middle_needles`, latest first. Only
+        session facts are taken from it: it is older than what the replay has seen."""
+
     def _load(self, line: bytes) -> dict[str, Any] | None:
         """One line as a JSON object; invalid JSON is counted in `skipped_lines`, and a
         valid line that is not an object is an unknown record (None, not counted)."""
