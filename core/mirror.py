@@ -102,6 +102,17 @@ class Mirror:
                 # Not remembered as mirrored, so the next update tries again.
                 log.warning("mirror: could not write session %s to the store: %s", session.id, exc)
                 return None
+            except TranslateRefused as exc:
+                # Trying again cannot help (the message names ids only, never plan text).
+                log.warning("mirror: %s", exc)
+                self._last[session.id] = group
+                return None
+            except ValueError as exc:
+                # Bad input never crashes the app. A validation error's text would quote
+                # the plan text, so only its kind is logged.
+                log.warning("mirror: session %r was not written to the store (%s)", session.id, type(exc).__name__)
+                self._last[session.id] = group
+                return None
             self._last[session.id] = group
             return result
 

@@ -179,3 +179,25 @@ def test_real_todowrite_session_mirrored_call_by_call(tmp_path: Path, frozen_now
     [plan] = snap.plans.values()
     assert plan.scope is not None and plan.scope.value == "86c5b490-b7df-4218-91f4-6c39c5cf19f8"
     assert plan.title.startswith("Add YAML support to the config loader")
+
+
+def test_a_session_the_store_cannot_name_is_skipped_and_logged_without_plan_text(
+    isolated_env: IsolatedEnv, frozen_now: datetime, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Bad input never crashes: a transcript file name with bytes that are not UTF-8
+    # gives a session id holding a lone surrogate, which no record can hold. The update
+    # is skipped and logged (no plan text in the log); other sessions go on as before.
+    odd = Session(
+        id="6f1c2a90-\udcff", harness="claude", path=isolated_env.root / "x.jsonl", title="t", updated=frozen_now
+    )
+    mirror = Mirror(isolated_env.store, ON)
+    with caplog.at_level("DEBUG"):
+        assert mirror.update(odd, todos((SECRET_STEPS[0], "pending"))) is None
+    assert SECRET_STEPS[0] not in caplog.text
+    assert "6f1c2a90-" in caplog.text
+    store = Store(isolated_env.store)
+    assert store.load().problems == []
+    good = Session(id=SESSION_ID, harness="claude", path=isolated_env.root / "y.jsonl", title="t", updated=frozen_now)
+    result = mirror.update(good, todos((SECRET_STEPS[1], "pending")))
+    assert result is not None and result.wrote
+    assert [title for _, title, _ in rows(store)] == [SECRET_STEPS[1]]

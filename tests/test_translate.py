@@ -307,3 +307,22 @@ def test_two_processes_translating_at_once_make_each_task_once(store: Store) -> 
     snap = store.load()
     assert len(snap.plans) == 1
     assert sorted(t.title for t in snap.tasks.values()) == [f"Step {n}" for n in range(8)]
+
+
+def test_step_text_that_is_not_valid_unicode_is_kept_readable_never_a_crash(store: Store) -> None:
+    # A transcript's JSON may hold a lone surrogate ("\ud800"): json.loads keeps it, and
+    # no YAML file can hold it. Bad input never crashes (ground rules): the step is kept
+    # with U+FFFD in its place, every record stays valid, and the same list matches again.
+    steps = [("Fix the \ud800parser", "pending"), ("Run the tests", "completed")]
+    translate_list(store, SESSION, "Session \udfff title", steps, tool="TodoWrite")
+    snap = store.load()
+    assert snap.problems == []
+    assert [(t.title, t.status) for t in snap.tasks_sorted()] == [("Fix the \ufffdparser", "todo"), ("Run the tests", "done")]
+    assert [p.title for p in snap.plans.values()] == ["Session \ufffd title"]
+    assert not translate_list(store, SESSION, "Session \udfff title", steps, tool="TodoWrite").wrote
+    result = translate_change(store, SESSION, None, tool="TaskCreate", source_id="3", text="Ship \udc80 it", status="pending")
+    assert result.added == ["t3"]
+    assert store.read_task("t3") is not None and store.read_task("t3").title == "Ship \ufffd it"
+    # A well-formed pair stays the character it stands for.
+    assert translate_list(store, "other", None, [("Deploy \ud83d\ude80", "pending")], tool="TodoWrite").added == ["t4"]
+    assert store.read_task("t4").title == "Deploy \U0001f680"

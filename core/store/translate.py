@@ -82,8 +82,29 @@ def task_title(text: str) -> str:
     Entries are matched to tasks by this form, so a long or multi-line step still finds
     the task it made.
     """
-    line = " ".join(str(text).split())
+    line = " ".join(valid_text(str(text)).split())
     return line[:TITLE_MAX]
+
+
+def valid_text(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD.
+
+    A transcript's JSON may hold `"\\ud800"`, which json.loads keeps; no file can hold it,
+    and the record would not validate. A well-formed surrogate pair becomes the character
+    it stands for.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def _check_session(session_id: str) -> None:
+    # A session id comes from a file name, which may hold bytes that are not UTF-8
+    # (a lone surrogate after decoding): no record can name it, so nothing is written.
+    if not session_id or valid_text(session_id) != session_id:
+        raise TranslateRefused(f"Session id {session_id!r} cannot be written to the store.")
 
 
 def plan_title(session_id: str, session_title: str | None) -> str:
@@ -199,7 +220,11 @@ def translate_list(
     caller: Caller | None = None,
     now: Callable[[], datetime] | None = None,
 ) -> TranslateResult:
-    """Write a whole agent list as the session's plan (SPEC §5); no write when unchanged."""
+    """Write a whole agent list as the session's plan (SPEC §5); no write when unchanged.
+
+    Raises `TranslateRefused` for a session id no record can hold.
+    """
+    _check_session(session_id)
     wanted = _entries(entries)
     writer = _Writer(store, session_id, caller, now)
     with store.lock():
@@ -239,9 +264,11 @@ def translate_change(
 ) -> TranslateResult:
     """Apply one task change (Claude tasks) found by `source.id`; no write when unchanged.
 
-    Raises `TranslateRefused` for a change to an unknown task that carries no text.
+    Raises `TranslateRefused` for a change to an unknown task that carries no text, and
+    for a session id no record can hold.
     """
-    source_id = str(source_id)
+    _check_session(session_id)
+    source_id = valid_text(str(source_id))
     title = task_title(text) if isinstance(text, str) else None
     mapped = store_status(status) if status is not None else None
     writer = _Writer(store, session_id, caller, now)
