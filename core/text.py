@@ -27,6 +27,8 @@ def safe_text(text: str, *, single_line: bool = False) -> str:
     """
     if single_line:
         text = text.replace("\r\n", " ").replace("\n", " ").replace("\t", " ")
+        # Unicode line and paragraph separators end a line for str.splitlines too.
+        text = text.replace("\u2028", " ").replace("\u2029", " ")
     text = _CONTROL.sub(_escape, text)
     return _BIDI.sub(_escape, text)
 

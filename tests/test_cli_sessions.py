@@ -206,3 +206,22 @@ def test_with_plan_reading_off_no_plan_is_shown(isolated_env) -> None:  # type: 
     assert out.returncode == 0
     assert out.stdout == "# none\n"
     assert "reading agents' plans is off" in out.stderr
+
+
+def test_show_plain_keeps_every_item_on_one_line_whatever_its_text() -> None:
+    # Any reader splitting the output into lines (str.splitlines splits on more than
+    # \n: \r, \v, \f, \x1c-\x1e, \x85, U+2028, U+2029) must see one line per item.
+    folder = paths.claude_projects_dir() / "-home-dev-lines"
+    folder.mkdir(parents=True)
+    texts = ["a\rb", "c\r\nd", "e\vf\fg", "h\x1ci\x1dj\x1ek", "l\x85m", "n\u2028o\u2029p", "q\tr\ns"]
+    with (folder / f"{SID}.jsonl").open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, SID, "/home/dev/lines")
+        w.prompt("Line breaks \u2028 in the title")
+        w.todo_write([(t, "pending") for t in texts])
+    out = planwatch("show", "--plain", SID)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "# claude_todos" and len(lines) == 1 + len(texts), lines
+    assert all(line.startswith("pending\t") and line.count("\t") == 1 for line in lines[1:])
+    rows = json.loads(planwatch("sessions", "--json").stdout)
+    assert len(rows[0]["title"].splitlines()) == 1
