@@ -128,3 +128,9 @@ def test_known_shapes_give_their_events() -> None:
     assert ccd.parse_call(ccd.UPDATE_PLAN, {"start": 0}, "") == StepDoneStart("", done=(), start=0)
     assert ccd.parse_call(ccd.WRAP_UP, {}, "") == StepWrapUp("")
     assert ccd.parse_call("mcp__ccd_turn__other", {}, "") is None
+
+
+def test_a_status_outside_the_ccd_vocabulary_reads_as_pending() -> None:
+    # FORMATS §5: ccd statuses are pending, in_progress, completed; `cancelled` is ACP's.
+    items = ccd.parse_items([{"text": "Read", "status": "cancelled"}, {"text": "Fix", "status": "done"}, "Ship"])
+    assert items == (PlanItem(text="Read"), PlanItem(text="Fix"), PlanItem(text="Ship"))

@@ -208,3 +208,17 @@ def test_update_without_a_usable_task_id_is_not_held(task_id: object) -> None:
     correlator = TaskCorrelator()
     assert not correlator.on_call("toolu_1", "TaskUpdate", {"taskId": task_id, "status": "completed"}, "")
     assert correlator.pending_ids == ()
+
+
+def test_a_status_change_outside_the_task_vocabulary_reads_as_pending() -> None:
+    # FORMATS §5: task statuses are pending, in_progress, completed (+ deleted as an
+    # update); anything else, `cancelled` included, reads as pending.
+    correlator = TaskCorrelator()
+    correlator.on_call("toolu_1", "TaskUpdate", {"taskId": 4, "status": "cancelled"}, "")
+    events = correlator.on_result(
+        "toolu_1",
+        is_error=False,
+        result={"success": True, "taskId": "4", "updatedFields": ["status"],
+                "statusChange": {"from": "in_progress", "to": "cancelled"}},
+    )
+    assert events == [TaskUpdated("", "4", status="pending")]

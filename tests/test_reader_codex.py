@@ -153,3 +153,22 @@ def test_is_full_list_confirms_the_call_shape() -> None:
     # not a list, or the torn line.
     assert len(full) == 5
     assert not any(b"Broken JSON" in line or b"not a list" in line for line in full)
+
+
+def test_a_status_outside_codex_vocabulary_reads_as_pending(tmp_path: Path) -> None:
+    # FORMATS §5: Codex statuses are pending, in_progress, completed; `cancelled` is ACP's.
+    meta = {"timestamp": "2026-11-29T15:00:00.000Z", "type": "session_meta",
+            "payload": {"id": "019ad3f1-0000-7000-8000-00000000c001", "timestamp": "2026-11-29T15:00:00.000Z",
+                        "cwd": "/home/dev/api", "originator": "codex_cli_rs", "cli_version": "0.169.0",
+                        "source": "cli", "git": {"branch": "main"}}}
+    plan = {"explanation": "Steps", "plan": [{"step": "Read", "status": "cancelled"},
+                                             {"step": "Fix", "status": "completed"}]}
+    call = {"timestamp": "2026-11-29T15:00:01.000Z", "type": "response_item",
+            "payload": {"type": "function_call", "name": "update_plan", "arguments": json.dumps(plan),
+                        "call_id": "call_v1"}}
+    output = {"timestamp": "2026-11-29T15:00:01.100Z", "type": "response_item",
+              "payload": {"type": "function_call_output", "call_id": "call_v1", "output": "Plan updated"}}
+    path = tmp_path / "rollout-2026-11-29T15-00-00-019ad3f1-0000-7000-8000-00000000c001.jsonl"
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in (meta, call, output)))
+    _, result = read(path)
+    assert plan_of(result) == [("Read", "pending"), ("Fix", "completed")]
