@@ -22,6 +22,8 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("plan_create", {"title": "   "}, "title must not be empty."),
     ("plan_create", {"title": "a\nb"}, "title must be one line."),
     ("plan_create", {"title": 7}, "title must be text."),
+    # A lone surrogate (bytes that were not UTF-8 on a command line) is not text a file can hold.
+    ("plan_create", {"title": "Ship \udcff"}, "title must be valid Unicode text."),
     ("plan_create", {"title": "x" * 501}, "title must be at most 500 characters."),
     ("plan_create", {"title": "P", "status": "todo"}, PLAN_STATUS),
     ("plan_create", {"title": "P", "scope": {"kind": "repo", "repo": "x"}}, "scope kind must be folder, bot, or session."),

@@ -158,3 +158,15 @@ def test_the_host_name_when_nobody_is_known(env: tuple[Store, Clock]) -> None:
     rec = task(env)
     assert rec.created is not None and rec.created.by == "host" and rec.created.in_ is None
 
+
+
+def test_a_session_or_name_that_is_not_valid_unicode_is_stamped_readably(env: tuple[Store, Clock]) -> None:
+    # PLANWATCH_SESSION and the login name come from the environment, where bytes that
+    # are not UTF-8 decode to lone surrogates. Bad input never crashes: the stamp keeps
+    # the name with U+FFFD in place of the bad byte, and the record stays valid.
+    caller = caller_from_env(Settings(owner="d\udcffna"), {"PLANWATCH_SESSION": "sess-\udcff"})
+    call(env, "task_add", title="Stamped anyway", caller=caller)
+    store, _ = env
+    assert store.load().problems == []
+    rec = task(env)
+    assert rec.created is not None and (rec.created.by, rec.created.in_) == ("d\ufffdna", "sess-\ufffd")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from core.settings import Settings
-from core.store.schema import Stamp
+from core.store.schema import Stamp, valid_text
 
 
 @dataclass(frozen=True)
@@ -70,9 +70,11 @@ def user_for_token(settings: Settings, token: str | None) -> str | None:
 def caller_from_env(settings: Settings, environ: Mapping[str, str] | None = None) -> Caller:
     """The caller of a CLI or MCP call: token from PLANWATCH_TOKEN, session from PLANWATCH_SESSION."""
     env = os.environ if environ is None else environ
-    session = env.get("PLANWATCH_SESSION") or None
+    # Environment text may hold bytes that are not UTF-8 (lone surrogates once decoded);
+    # a stamp must still be writable, so they read as U+FFFD.
+    session = valid_text(env.get("PLANWATCH_SESSION") or "") or None
     user = user_for_token(settings, env.get("PLANWATCH_TOKEN"))
     if user is not None:
-        return Caller(by=user, session=session, user=user)
-    owner = settings.owner_name() or "host"
+        return Caller(by=valid_text(user), session=session, user=user)
+    owner = valid_text(settings.owner_name() or "") or "host"
     return Caller(by=owner, session=session, user=None)

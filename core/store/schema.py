@@ -21,6 +21,10 @@ API summary (stable; other modules build on it):
   wording (`status must be todo, doing, blocked, review, done, or dropped.`), shared by
   record validation and the tools' refusals so every field reads the same everywhere.
 - `is_task_id(s)`, `is_plan_id(s)`, `id_number(s)`.
+- `valid_text(s)` — lone surrogates (bytes that were not UTF-8) as U+FFFD, so any
+  text from a transcript, a file name or the environment can be written.
+- `refuse_bare_number(v)` — a before-validator: a date-and-time field never takes a
+  number (pydantic would read it as seconds since 1970).
 """
 
 from __future__ import annotations
@@ -112,6 +116,20 @@ def refuse_bare_number(value: object) -> object:
     if isinstance(value, str) and _NUMBER.fullmatch(value):
         raise PydanticCustomError("datetime_type", "Input should be a valid datetime")
     return value
+
+
+def valid_text(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD.
+
+    Bytes that are not UTF-8 in a file name, an environment variable or an argument
+    decode to lone surrogates, and a transcript's JSON may hold `"\\ud800"`; no file
+    can hold them. A well-formed surrogate pair becomes the character it stands for.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
 
 
 class RecordInvalid(ValueError):
@@ -363,6 +381,8 @@ def describe_validation_error(exc: ValidationError, *, statuses: tuple[str, ...]
         return f"{field} must hold task ids like t1." if in_list else f"{field} must be a task id like t1."
     if kind in ("string_type", "str_type"):
         return f"{field} must be text."
+    if kind == "string_unicode":
+        return f"{field} must be valid Unicode text."
     if kind in ("tuple_type", "list_type"):
         return f"{field} must be a list."
     if kind in ("bool_type", "bool_parsing"):

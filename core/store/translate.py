@@ -38,7 +38,7 @@ from typing import Any
 
 from core.store.identity import Caller
 from core.store.records import Store
-from core.store.schema import TITLE_MAX, PlanRecord, Scope, Source, TaskRecord, id_number
+from core.store.schema import TITLE_MAX, PlanRecord, Scope, Source, TaskRecord, id_number, valid_text
 
 log = logging.getLogger(__name__)
 
@@ -84,20 +84,6 @@ def task_title(text: str) -> str:
     """
     line = " ".join(valid_text(str(text)).split())
     return line[:TITLE_MAX]
-
-
-def valid_text(text: str) -> str:
-    """`text` with every lone surrogate replaced by U+FFFD.
-
-    A transcript's JSON may hold `"\\ud800"`, which json.loads keeps; no file can hold it,
-    and the record would not validate. A well-formed surrogate pair becomes the character
-    it stands for.
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-    return text
 
 
 def _check_session(session_id: str) -> None:
