@@ -513,3 +513,9 @@ def test_todos_empty_list_clears_the_list(tmp_path: Path) -> None:
     ]
     plan = read_lines(tmp_path, lines).plan
     assert plan.main is not None and plan.main.items == () and plan.main.source == "claude_todos"
+
+
+def test_a_title_from_the_first_prompt_is_shortened_to_one_line(tmp_path: Path) -> None:
+    prompt = _record("user", {"role": "user", "content": "Fix the loader\n\n   It drops  keys.\n" + "x" * 5000})
+    facts = read_lines(tmp_path, [prompt]).facts
+    assert facts.title().startswith("Fix the loader It drops keys. xxx") and len(facts.title()) == 1000

@@ -34,6 +34,7 @@ from core.transcripts.reader import (
     json_needles,
     load_json_line,
     parse_timestamp,
+    prompt_title,
 )
 
 MAX_PENDING = 100
@@ -161,7 +162,7 @@ class AcpReader(TranscriptReader):
             if isinstance(block, dict) and block.get("type") == "text":
                 text = block.get("text")
                 if isinstance(text, str) and text.strip():
-                    facts.first_prompt = text.strip()[:MAX_TITLE_CHARS]
+                    facts.first_prompt = prompt_title(text, MAX_TITLE_CHARS)
                     return
 
     def _response(self, msg: dict[str, Any], moment: Any) -> None:

@@ -44,6 +44,7 @@ from core.transcripts.reader import (
     load_json_line,
     json_value_needles,
     parse_timestamp,
+    prompt_title,
 )
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -316,7 +317,7 @@ class ClaudeReader(TranscriptReader):
             return  # an inline subagent's prompt does not name the session
         text = _prompt_text(content)
         if text:
-            self.facts.first_prompt = text[:MAX_TITLE_CHARS]
+            self.facts.first_prompt = prompt_title(text, MAX_TITLE_CHARS)
 
     # -- pending calls -----------------------------------------------------------------
 

@@ -42,6 +42,7 @@ from core.transcripts.reader import (
     load_json_line,
     json_value_needles,
     parse_timestamp,
+    prompt_title,
 )
 
 UPDATE_PLAN = "update_plan"
@@ -213,7 +214,7 @@ class CodexReader(TranscriptReader):
             if self.facts.first_prompt is None and text and not text.startswith(
                 _CONTEXT_PREFIXES
             ):
-                self.facts.first_prompt = text[:MAX_TITLE_CHARS]
+                self.facts.first_prompt = prompt_title(text, MAX_TITLE_CHARS)
 
 
 def _plan_call(item: dict[str, Any]) -> FullList | None:

@@ -169,6 +169,12 @@ def load_json_line(line: bytes) -> Any:
     return _DECODE(line.decode("utf-8", "surrogatepass"))
 
 
+def prompt_title(text: str, limit: int = 1000) -> str:
+    """A first prompt made into a title (FORMATS §1: "the first user prompt, shortened"):
+    one line, runs of whitespace (newlines, indents) as one space, at most `limit`."""
+    return " ".join(text[: limit * 4].split())[:limit]
+
+
 def parse_timestamp(raw: object) -> datetime | None:
     """An ISO 8601 time as harnesses write it (`…Z` included); None when it is not one."""
     if not isinstance(raw, str) or not raw:
