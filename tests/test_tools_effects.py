@@ -127,15 +127,18 @@ def test_a_task_moving_between_plans(store: Store, clock: Clock) -> None:
     assert call(store, clock, "plan_show", id="p2") == ["p2 draft Two", "t1 todo medium Mover"]
 
 
-def test_titles_are_printed_safe_and_short(store: Store, clock: Clock) -> None:
-    """Hand-edited records are untrusted: escapes never reach the terminal."""
+def test_titles_are_printed_safe_whole_and_on_one_line(store: Store, clock: Clock) -> None:
+    """Hand-edited records are untrusted: escapes never reach the terminal. The title is
+    printed whole (scripts and agents read it back), newlines folded to spaces."""
     store.tasks_dir.mkdir(parents=True)
     (store.tasks_dir / "t1.md").write_text('---\nid: t1\ntitle: "\\e[31mred\\e[0m ok"\nstatus: todo\n---\n')
     (store.tasks_dir / "t2.md").write_text("---\nid: t2\ntitle: " + "long " * 40 + "\nstatus: todo\n---\n")
     lines = call(store, clock, "task_list")
     assert lines[0] == "t1 todo medium \\x1b[31mred\\x1b[0m ok"
     assert "\x1b" not in "".join(lines)
-    assert lines[1].endswith("…") and len(lines[1]) <= len("t2 todo medium ") + 80
+    assert lines[1] == "t2 todo medium " + " ".join(["long"] * 40)
+    (store.tasks_dir / "t3.md").write_text('---\nid: t3\ntitle: "two\\nlines"\nstatus: todo\n---\n')
+    assert call(store, clock, "task_list")[2] == "t3 todo medium two lines"
 
 
 def test_task_review_of_a_plan_stamps_the_plan(store: Store, clock: Clock) -> None:

@@ -272,11 +272,12 @@ class TaskRecord(_Frozen):
     def stamps(self) -> dict[str, Stamp]:
         return {name: s for name in TASK_STAMPS if (s := getattr(self, name)) is not None}
 
-    def line(self, width: int = 80) -> str:
-        """The answer line of every tool: `id status priority title` (title made safe)."""
-        from core.text import shorten
+    def line(self) -> str:
+        """The answer line of every tool: `id status priority title` (the whole title,
+        made safe and kept on one line: scripts and agents read it back)."""
+        from core.text import safe_text
 
-        return f"{self.id} {self.status} {self.priority} {shorten(self.title, width)}"
+        return f"{self.id} {self.status} {self.priority} {safe_text(self.title, single_line=True)}"
 
 
 class PlanRecord(_Frozen):
@@ -308,11 +309,12 @@ class PlanRecord(_Frozen):
     def stamps(self) -> dict[str, Stamp]:
         return {name: s for name in PLAN_STAMPS if (s := getattr(self, name)) is not None}
 
-    def line(self, width: int = 80) -> str:
-        """The answer line of every tool: `id status title` (title made safe)."""
-        from core.text import shorten
+    def line(self) -> str:
+        """The answer line of every tool: `id status title` (the whole title, made safe
+        and kept on one line)."""
+        from core.text import safe_text
 
-        return f"{self.id} {self.status} {shorten(self.title, width)}"
+        return f"{self.id} {self.status} {safe_text(self.title, single_line=True)}"
 
 
 # ---------------------------------------------------------------- error wording
