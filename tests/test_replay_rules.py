@@ -5,7 +5,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from core.model import AgentPlan, PlanItem, read_status
+from core.model import LIST_STATUSES, AgentPlan, PlanItem, read_status
 from core.replay import MAX_TASKS, PlanReplay, merge_plans, replay
 from core.transcripts.events import (
     DocumentSet,
@@ -279,3 +279,12 @@ def test_merge_plans_adds_subagent_groups_to_the_session_plan() -> None:
     assert [g.key for g in merged.groups] == ["", "agent-a1"]
     assert merged.counts() == (2, 4)
     assert len(merged.documents) == 1
+
+
+@pytest.mark.parametrize("raw", ["cancelled", "deleted", "blocked", None])
+def test_a_status_outside_a_list_sources_vocabulary_reads_as_pending(raw: object) -> None:
+    # FORMATS §5: TodoWrite, tasks, ccd and Codex know pending, in_progress, completed;
+    # only ACP (v2) adds cancelled.
+    assert read_status(raw, LIST_STATUSES) == "pending"
+    assert read_status("completed", LIST_STATUSES) == "completed"
+    assert read_status("cancelled") == "cancelled"  # ACP's vocabulary
