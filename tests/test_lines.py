@@ -595,3 +595,46 @@ def test_a_middle_title_is_found_across_every_chunk_boundary(tmp_path: Path) -> 
         outcome = read_transcript(reader, path, head=16 << 10, tail=64 << 10, chunk=chunk, bound=16 << 10)
         assert outcome.skipped_middle
         assert reader.results()[0].facts.title() == "Spaced rename", chunk
+
+
+def test_backward_scan_passes_over_a_refused_full_list_to_the_latest_applied_one(tmp_path: Path) -> None:
+    # SPEC §2: only a call whose result is not an error applies. A refused TodoWrite is
+    # no full list: the recovery goes on to the one before it.
+    path = tmp_path / "s3.jsonl"
+    with path.open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, "s3", "/home/dev/api", seed=6)
+        w.prompt("Ship the loader")
+        w.todo_write([("Head step", "in_progress")])
+        for _ in range(200):
+            w.filler(2000)
+        w.todo_write([("Read the code", "completed"), ("Fix the bug", "in_progress")])
+        for _ in range(20):
+            w.filler(2000)
+        call_id = w._call("TodoWrite", {"todos": [{"content": "Wrong", "status": "completed", "activeForm": "Wrong"}]})
+        w._result(call_id, "<tool_use_error>InputValidationError</tool_use_error>", "InputValidationError: todos", error=True)
+        for _ in range(120):
+            w.filler(2000)
+    reader = reader_for("claude")(path)
+    outcome = read_transcript(reader, path, bound=1 << 20, **SMALL)
+    assert outcome.found_full_list and not outcome.partial
+    assert _items(reader) == [("Read the code", "completed"), ("Fix the bug", "in_progress")]
+    assert reader.results()[0].plan.main.partial is False  # type: ignore[union-attr]
+
+
+def test_a_refused_full_list_in_the_tail_does_not_stop_the_recovery(tmp_path: Path) -> None:
+    def build(w) -> None:  # type: ignore[no-untyped-def]
+        w.update_plan([("Head step", "in_progress")])
+        for _ in range(200):
+            w.filler(2000)
+        w.update_plan([("Middle step", "completed"), ("Next", "in_progress")])
+        for _ in range(100):
+            w.filler(2000)
+        w.update_plan([("Wrong", "completed")], output="unsupported call: update_plan")
+        for _ in range(5):
+            w.filler(2000)
+
+    path = _codex(tmp_path / "rollout-c.jsonl", build)
+    reader = reader_for("codex")(path)
+    outcome = read_transcript(reader, path, bound=1 << 20, **SMALL)
+    assert outcome.found_full_list
+    assert _items(reader) == [("Middle step", "completed"), ("Next", "in_progress")]

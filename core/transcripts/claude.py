@@ -206,17 +206,34 @@ class ClaudeReader(TranscriptReader):
             record = load_json_line(line)
         except (ValueError, UnicodeDecodeError, RecursionError):
             return False
-        if not isinstance(record, dict) or record.get("type") != "assistant":
-            return False
-        for block in _blocks(record):
-            if block.get("type") != "tool_use":
-                continue
-            name, tool_input = block.get("name"), block.get("input")
-            if name == TODO_WRITE and _todo_items(tool_input) is not None:
-                return True
-            if isinstance(name, str) and ccd.is_full_list(name, tool_input):
-                return True
-        return False
+        return isinstance(record, dict) and bool(_full_list_calls(record))
+
+    def full_list_result_needles(self, line: bytes) -> tuple[bytes, ...]:
+        try:
+            record = load_json_line(line)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return ()
+        calls = _full_list_calls(record) if isinstance(record, dict) else []
+        return tuple(f'"{call_id}"'.encode() for call_id in calls)
+
+    def full_list_result(self, line: bytes, later: bytes) -> bool | None:
+        try:
+            record, result = load_json_line(line), load_json_line(later)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return None
+        if not isinstance(record, dict) or not isinstance(result, dict) or result.get("type") != "user":
+            return None
+        calls = set(_full_list_calls(record))
+        content = _message(result).get("content")
+        blocks = [
+            b for b in (content if isinstance(content, list) else [])
+            if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in calls
+        ]
+        if not blocks:
+            return None  # another record naming the id (progress, hooks): look further
+        # The same rule as `_user`: an error block or a string toolUseResult failed.
+        envelope = result.get("toolUseResult")
+        return any(not _is_error(b) and not isinstance(envelope, str) for b in blocks)
 
     def results(self) -> list[SessionResult]:
         return [SessionResult(facts=self.facts.model_copy(), plan=self._replay.snapshot())]
@@ -341,6 +358,23 @@ def _blocks(record: dict[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(content, list):
         return []
     return [block for block in content if isinstance(block, dict)]
+
+
+def _full_list_calls(record: dict[str, Any]) -> list[str]:
+    """The call ids of the full-list calls an assistant record holds (TodoWrite, ccd
+    update_plan with items), each of a recognised shape."""
+    if record.get("type") != "assistant":
+        return []
+    calls: list[str] = []
+    for block in _blocks(record):
+        if block.get("type") != "tool_use":
+            continue
+        call_id, name, tool_input = block.get("id"), block.get("name"), block.get("input")
+        if not isinstance(call_id, str) or not call_id or not isinstance(name, str):
+            continue
+        if (name == TODO_WRITE and _todo_items(tool_input) is not None) or ccd.is_full_list(name, tool_input):
+            calls.append(call_id)
+    return calls
 
 
 def _call_event(name: str, tool_input: Any, group: str) -> PlanEvent | None:

@@ -148,6 +148,17 @@ class CodexReader(TranscriptReader):
         payload = record.get("payload") if "payload" in record else record
         return isinstance(payload, dict) and _plan_call(payload) is not None
 
+    def full_list_result_needles(self, line: bytes) -> tuple[bytes, ...]:
+        call_id = _payload(line).get("call_id")
+        return (f'"{call_id}"'.encode(),) if isinstance(call_id, str) and call_id else ()
+
+    def full_list_result(self, line: bytes, later: bytes) -> bool | None:
+        call_id = _payload(line).get("call_id")
+        output = _payload(later)
+        if output.get("type") != "function_call_output" or output.get("call_id") != call_id:
+            return None
+        return _succeeded(output.get("output"))
+
     def results(self) -> list[SessionResult]:
         return [SessionResult(facts=self.facts.model_copy(), plan=self._replay.snapshot())]
 
@@ -215,6 +226,18 @@ class CodexReader(TranscriptReader):
                 _CONTEXT_PREFIXES
             ):
                 self.facts.first_prompt = prompt_title(text, MAX_TITLE_CHARS)
+
+
+def _payload(line: bytes) -> dict[str, Any]:
+    """A line's response item (enveloped or bare); {} for anything else."""
+    try:
+        record = load_json_line(line)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return {}
+    if not isinstance(record, dict):
+        return {}
+    payload = record.get("payload") if "payload" in record else record
+    return payload if isinstance(payload, dict) else {}
 
 
 def _plan_call(item: dict[str, Any]) -> FullList | None:

@@ -20,7 +20,8 @@ diff). This module decides *which* lines a reader sees, and keeps memory bounded
   middle was skipped and the tail holds no full list (`reader.is_full_list`), a backward
   scan from the tail runs up to `BACKWARD_BOUND` bytes, prefiltered on raw bytes by the
   reader's `full_list_needles` (else its `scan_needles`: the planning tool names).
-  The latest full list found stops it; otherwise the scan covers the whole
+  The latest full list that applied (its result is found after it and is not an
+  error: `reader.full_list_result`) stops it; otherwise the scan covers the whole
   bound. The replay then reads *forward* from that full list (or from the bound) to the
   end with the reader's own prefilter, so calls meet their results in transcript order.
   When bytes between the head and the replay were skipped, `reader.note_gap()` tells
@@ -509,11 +510,14 @@ def _read_plain(
     # Only full lists are looked for here, so the static planning-tool needles suffice;
     # the replay itself reads forward with the reader's own `wants`, in order.
     locate = Prefilter.backward(reader, prefilter)
-    tail_full = any(_is_full(reader, line) for _offset, line in scan(tail_start, locate))
+    tail_full = any(
+        _is_full(reader, line) and _confirmed(fd, reader, offset, line, size, chunk, max_line)
+        for offset, line in scan(tail_start, locate)
+    )
     replay_from = tail_start
     if not tail_full:
         lower = max(head_end, tail_start - bound)
-        found, covered = _scan_backward(fd, reader, locate, lower, lower == head_end, tail_start, chunk, max_line)
+        found, covered = _scan_backward(fd, reader, locate, lower, lower == head_end, tail_start, size, chunk, max_line)
         outcome.found_full_list = found is not None
         replay_from = found if found is not None else covered
         outcome.backward_scanned = tail_start - replay_from
@@ -613,6 +617,35 @@ def _is_full(reader: TranscriptReader, line: bytes) -> bool:
         return False
 
 
+def _confirmed(fd: int, reader: TranscriptReader, offset: int, line: bytes, size: int, chunk: int, max_line: int) -> bool:
+    """Whether the full list on `line` (at `offset`) applied: the later lines holding
+    its result needles are handed to the reader until it gives a verdict. A refused call
+    (error result) or one with no result in the file changes nothing (SPEC §2), so the
+    recovery must not stop at it. Costs a forward read up to the result, which follows
+    its call closely; ACP updates need no result."""
+    try:
+        needles = tuple(reader.full_list_result_needles(line))
+        if not needles:
+            return True
+        pattern = _pattern_of(needles)
+        if pattern is None:
+            return True
+        search = pattern.search
+        test = Prefilter(lambda data: search(data) is not None, pattern, lambda: (), True)
+        start = offset + len(line) + 1
+        later = LineScan(
+            _PreadStream(fd, start), start, test,
+            reread=lambda off, n: os.pread(fd, n, off), limit=size, chunk=chunk, max_line=max_line,
+        )
+        for _offset, result in later:
+            verdict = reader.full_list_result(line, result)
+            if verdict is not None:
+                return verdict
+    except Exception:
+        log.debug("confirming a full list of %s failed", reader.path, exc_info=True)
+    return False
+
+
 def _next_line_start(fd: int, pos: int, size: int, chunk: int) -> int:
     """The first line start at or after `pos` (size when there is none)."""
     if pos <= 0:
@@ -650,10 +683,12 @@ def _scan_backward(
     lower: int,
     lower_is_line_start: bool,
     upper: int,
+    size: int,
     chunk: int,
     max_line: int,
 ) -> tuple[int | None, int]:
-    """Scan [lower, upper) backwards, chunk by chunk, for the latest full list.
+    """Scan [lower, upper) backwards, chunk by chunk, for the latest full list that
+    applied (`_confirmed`: a refused or unanswered one is passed over).
 
     Returns its offset (None when there is none within the bound) and the lowest line
     start the scan covered, where a replay without a full list begins.
@@ -681,7 +716,7 @@ def _scan_backward(
                 )
                 candidates = list(scan)
         for offset, line in reversed(candidates):
-            if _is_full(reader, line):
+            if _is_full(reader, line) and _confirmed(fd, reader, offset, line, size, chunk, max_line):
                 return offset, offset
         b = a
     return None, b

@@ -150,6 +150,18 @@ class TranscriptReader(ABC):
         """True when this line is a call that states a whole list (TodoWrite, update_plan
         items, Codex update_plan, ACP plan). The backward scan stops at one."""
 
+    def full_list_result_needles(self, line: bytes) -> tuple[bytes, ...]:
+        """For a line `is_full_list` accepted: raw bytes of the line holding its call's
+        result (the quoted call id), for IO to find it; () when the list needs no result
+        to apply (ACP notifications)."""
+        return ()
+
+    def full_list_result(self, line: bytes, later: bytes) -> bool | None:
+        """Whether `later`, a line after the full list on `line` holding one of its
+        result needles, shows the call applied (True) or failed (False); None when
+        `later` is not its result (IO then looks further)."""
+        return True
+
     @abstractmethod
     def results(self) -> list[SessionResult]:
         """One result per session the lines held (ACP logs may hold several)."""
