@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 import zstandard
 
 from core.transcripts.lines import LineScan, Prefilter, read_transcript, scan_file
@@ -552,6 +553,28 @@ def test_last_custom_title_in_the_skipped_middle_outranks_an_ai_title_in_the_tai
     [result] = reader.results()
     assert result.facts.title() == "Loader rewrite"
     assert result.facts.ai_title == "Rewriting the loader"  # the tail's is the last
+
+
+def test_the_middle_title_look_back_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A multi-GB transcript is never read whole for a title: the look-back reaches as
+    # far as the plan recovery (FACTS_BOUND) and no further.
+    from core.transcripts import lines as lines_module
+
+    sid = "a0000000-0000-4000-8000-000000000009"
+    path = _claude_with_titles(
+        tmp_path / f"{sid}.jsonl",
+        head=[],
+        middle=[_title_line("custom-title", "customTitle", "Renamed long ago", sid)],
+        tail=[_title_line("ai-title", "aiTitle", "Rewriting the loader", sid)],
+    )
+    monkeypatch.setattr(lines_module, "FACTS_BOUND", 32 << 10)
+    reader = reader_for("claude")(path)
+    assert read_transcript(reader, path, bound=16 << 10, **SMALL).skipped_middle
+    assert reader.results()[0].facts.title() == "Rewriting the loader"
+    monkeypatch.setattr(lines_module, "FACTS_BOUND", 64 << 20)
+    reader = reader_for("claude")(path)
+    read_transcript(reader, path, bound=16 << 10, **SMALL)
+    assert reader.results()[0].facts.title() == "Renamed long ago"
 
 
 def test_an_ai_title_in_the_skipped_middle_outranks_the_first_prompt(tmp_path: Path) -> None:

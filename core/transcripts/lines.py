@@ -29,8 +29,9 @@ diff). This module decides *which* lines a reader sees, and keeps memory bounded
   Cost: the replay region is read twice (backward to locate, forward to replay).
 - Session facts that may sit anywhere (Claude titles: the last custom-title outranks
   everything): after the replay, the skipped middle is looked through backwards with
-  the reader's `middle_needles`, until the reader wants nothing more
-  (`_look_back_for_facts`). Plan events are never taken from the middle this way.
+  the reader's `middle_needles`, up to `FACTS_BOUND` bytes, until the reader wants
+  nothing more (`_look_back_for_facts`). Plan events are never taken from the middle
+  this way.
 - A large append while the app runs is read the same way, with no head window.
 - `.jsonl.zst` (idle Codex rollouts) are decompressed as a stream, read whole, memory
   bounded the same way; a plain `.jsonl` beside a `.jsonl.zst` wins (discover.py).
@@ -68,6 +69,9 @@ WHOLE_READ = 16 << 20  # a region up to this size is read in one call, not in ch
 HEAD_WINDOW = 2 << 20
 TAIL_WINDOW = 8 << 20
 BACKWARD_BOUND = 64 << 20
+# How far before the replay the skipped middle is looked through for session facts
+# (titles): the same reach as the plan recovery.
+FACTS_BOUND = BACKWARD_BOUND
 
 Wants = Callable[[bytes], bool]
 
@@ -531,7 +535,8 @@ def _read_plain(
             log.debug("note_gap failed for %s", reader.path, exc_info=True)
     feed_from(replay_from)
     if replay_from > head_end:
-        _look_back_for_facts(fd, reader, head_end, replay_from, chunk)
+        lower = max(head_end, replay_from - FACTS_BOUND)
+        _look_back_for_facts(fd, reader, lower, replay_from, chunk, lower == head_end)
     return outcome
 
 
@@ -539,15 +544,18 @@ def _read_plain(
 MAX_FACT_LINE = 1 << 20
 
 
-def _look_back_for_facts(fd: int, reader: TranscriptReader, lower: int, upper: int, chunk: int) -> None:
+def _look_back_for_facts(
+    fd: int, reader: TranscriptReader, lower: int, upper: int, chunk: int, lower_is_line_start: bool = True
+) -> None:
     """Hand `reader` the latest lines of the skipped [lower, upper) that hold one of its
     `middle_needles`, newest first, asking again after each (Titles may be anywhere in
-    a file: FORMATS §1). `lower` and `upper` are line starts.
+    a file: FORMATS §1). `upper` is a line start; `lower` too when `lower_is_line_start`.
 
-    Unbounded on purpose: a title outranking what head and tail hold (a session renamed
-    early, long ago) must not be lost. Cost: one backward pass of the needles' compiled
-    pattern over the skipped bytes (about 0.7 ms per MB from the page cache), memory
-    bounded by `chunk`; it ends as soon as the reader wants nothing more (a
+    The caller bounds it to `FACTS_BOUND` bytes before the replay, like the plan
+    recovery: a title outranking what head and tail hold is found when it lies within
+    that reach, and a multi-GB transcript is still never read whole. Cost: one backward
+    pass of the needles' compiled pattern (about 0.7 ms per MB from the page cache),
+    memory bounded by `chunk`; it ends as soon as the reader wants nothing more (a
     custom-title found), and never runs when the tail held one."""
     try:
         needles = reader.middle_needles()
@@ -560,7 +568,7 @@ def _look_back_for_facts(fd: int, reader: TranscriptReader, lower: int, upper: i
         if hit is None:
             b = max(lower, b - chunk)
             continue
-        start = _line_start_before(fd, hit, lower, True, chunk)
+        start = _line_start_before(fd, hit, lower, lower_is_line_start, chunk)
         end = _line_end(fd, hit, upper, MAX_FACT_LINE)
         if start is not None and end is not None and end - start <= MAX_FACT_LINE:
             try:
