@@ -15,7 +15,7 @@ from pathlib import Path
 from core import paths
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = Path("/work/shared/samples")
+SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "samples"
 _spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "tests" / "bench" / "corpus.py")
 assert _spec and _spec.loader
 corpus = importlib.util.module_from_spec(_spec)

@@ -17,7 +17,7 @@ assert _spec and _spec.loader
 corpus = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(corpus)
 
-SAMPLES = Path("/work/shared/samples")
+SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "samples"
 
 
 def _claude(path: Path, session_id: str, *, agent_id: str | None = None) -> Path:

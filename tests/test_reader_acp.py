@@ -14,7 +14,7 @@ DEMO = ROOT / "fixtures/transcripts/acp/claude-code-acp-mobile.jsonl"
 RULES = ROOT / "fixtures/transcripts/rules/acp"
 PLANS = RULES / "plans-and-sessions.jsonl"
 BARE = RULES / "bare.jsonl"
-SAMPLE = Path("/work/shared/samples/acp-codex-agent-stream.jsonl")
+SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "samples" / "acp-codex-agent-stream.jsonl"
 
 
 def read(path: Path) -> tuple[AcpReader, list[SessionResult]]:

@@ -19,7 +19,7 @@ from core.transcripts.registry import reader_for
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures/transcripts/claude/projects"
 LAB = ROOT / "fixtures/transcripts/rules/claude/projects/-home-dev-lab"
-SAMPLE = Path("/work/shared/samples/claude-code-todowrite.jsonl")
+SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "samples" / "claude-code-todowrite.jsonl"
 
 DEMO_TODOS = DEMO / "-home-dev-api/4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b.jsonl"
 DEMO_SUBAGENT = (

@@ -18,7 +18,7 @@ ERRORS = RULES / "2026/11/29/rollout-2026-11-29T15-00-00-019ad3f1-0000-7000-8000
 BARE = RULES / "2025/08/14/rollout-2025-08-14T10-02-33-5f8e2c1a-3b4d-4e6f-8a9b-0c1d2e3f4a5b.jsonl"
 FORK = RULES / "2026/11/29/rollout-2026-11-29T16-00-00-019ad3f1-0000-7000-8000-00000000f001.jsonl"
 SUBAGENT = RULES / "2026/11/29/rollout-2026-11-29T17-00-00-019ad3f1-0000-7000-8000-00000000a001.jsonl"
-SAMPLE = Path("/work/shared/samples/codex-rollout.jsonl")
+SAMPLE = Path(__file__).resolve().parent.parent / "fixtures" / "samples" / "codex-rollout.jsonl"
 
 
 def lines_of(path: Path) -> list[bytes]:

@@ -13,7 +13,7 @@ from core.transcripts.registry import reader_for
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures/transcripts"
-SAMPLES = Path("/work/shared/samples")
+SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "samples"
 
 
 def harness_of(path: Path) -> Harness:

@@ -24,7 +24,7 @@ def _dump(record: dict[str, object]) -> bytes:
 
 
 _POOL: list[str] = []
-SAMPLES = Path("/work/shared/samples")
+SAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "samples"
 # Lines of the real samples that state or confirm a plan are left out of the filler.
 _PLAN_MARKS = (b'"name":"TodoWrite"', b"newTodos", b'"name":"update_plan"', b"Plan updated",
                b'"sessionUpdate":"plan"', b'"type":"session_meta"', b'"result"')
