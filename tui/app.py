@@ -240,9 +240,13 @@ class PlanwatchApp(App[None]):
     def browse(self) -> Any:
         from tui.screens.browse import BrowseScreen
 
+        # Data can still arrive while the app shuts down (a store read finishing as a
+        # person quits): a screen being torn down has lost its widgets, so it gets none.
+        if self._exit or self._closing:
+            return None
         for screen in self.screen_stack:
             if isinstance(screen, BrowseScreen):
-                return screen
+                return screen if screen.is_attached and not screen._closing else None
         return None
 
     # -- live updates
