@@ -6,6 +6,7 @@ comments and key order survive a save from the Settings screen.
 
 from __future__ import annotations
 
+import getpass
 import logging
 import os
 import tempfile
@@ -63,10 +64,12 @@ class Settings(BaseModel):
     def owner_name(self) -> str:
         if self.owner:
             return self.owner
+        # getpass asks the environment, then the password database: it finds the login
+        # name without a controlling terminal too (os.getlogin does not: cron, CI, MCP).
         try:
-            return os.getlogin()
-        except OSError:
-            return os.environ.get("USER") or os.environ.get("LOGNAME") or "host"
+            return getpass.getuser() or "host"
+        except Exception:
+            return "host"
 
 
 def _yaml() -> YAML:
