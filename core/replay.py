@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 
 from core.model import AgentPlan, PlanDocument, PlanGroup, PlanItem, Source
 from core.transcripts.events import (
-    FullList,
-    DocumentSet,
-    Gap,
     LIST_SOURCES,
+    DocumentSet,
+    FullList,
+    Gap,
     PlanEvent,
     PlanRemoved,
     StepAdvance,

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import IsolatedEnv
+
 from core.agents.acp_tap import LineSplitter, LogQueue, encode_log_lines, run_tap
 
 ROOT = Path(__file__).resolve().parent.parent

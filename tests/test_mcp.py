@@ -20,11 +20,11 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from conftest import IsolatedEnv
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from conftest import IsolatedEnv
 from core.store.tools import TOOL_NAMES, TOOLS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,8 +6,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
 from conftest import IsolatedEnv
+
 from core.mirror import Mirror
 from core.model import AgentPlan, PlanGroup, PlanItem, Session
 from core.settings import Settings

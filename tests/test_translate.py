@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from core.settings import Settings
 from core.store.identity import Caller
 from core.store.records import Store
 from core.store.schema import PlanRecord, Scope, Source, TaskRecord
 from core.store.tools import run_tool
-from core.settings import Settings
 from core.store.translate import TranslateRefused, translate_change, translate_list
 
 SESSION = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"

@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 
@@ -51,7 +51,7 @@ Side = str  # "agent" | "client": who sent the line
 
 def log_file_name(now: datetime | None = None, pid: int | None = None) -> str:
     """One file per tap run: UTC start time and our pid keep concurrent runs apart."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     return f"{now:%Y%m%dT%H%M%S}Z-{pid if pid is not None else os.getpid()}.jsonl"
 
 
@@ -68,7 +68,7 @@ def encode_log_lines(ts: float, side: Side, raw: bytes) -> list[bytes]:
         value = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return []
-    stamp = datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds")
+    stamp = datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
     head = b'{"ts":"' + stamp.replace("+00:00", "Z").encode() + b'","from":"' + side.encode() + b'","msg":'
     if isinstance(value, dict):
         return [head + raw + b"}\n"]

@@ -41,8 +41,8 @@ from core.transcripts.reader import (
     SessionResult,
     TranscriptReader,
     json_needles,
-    load_json_line,
     json_value_needles,
+    load_json_line,
     parse_timestamp,
     prompt_title,
 )

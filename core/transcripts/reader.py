@@ -28,7 +28,7 @@ import json
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -116,7 +116,7 @@ class TranscriptReader(ABC):
             return True
         return any(needle in line for needle in self.dynamic_needles())
 
-    def note_gap(self) -> None:
+    def note_gap(self) -> None:  # noqa: B027 (an optional hook: doing nothing is its default)
         """IO skipped lines here (head/tail windows, bounded backward scan): plans not
         restated by a full list after this point are marked partial."""
 
@@ -127,7 +127,7 @@ class TranscriptReader(ABC):
         `feed_middle_line`, and asks again; () ends the look (the default: nothing)."""
         return ()
 
-    def feed_middle_line(self, line: bytes) -> None:
+    def feed_middle_line(self, line: bytes) -> None:  # noqa: B027 (an optional hook: doing nothing is its default)
         """A line from the skipped middle found by `middle_needles`, latest first. Only
         session facts are taken from it: it is older than what the replay has seen."""
 
@@ -196,7 +196,7 @@ def parse_timestamp(raw: object) -> datetime | None:
     except ValueError:
         return None
     # A naive time is taken as UTC so every timestamp compares with every other.
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def json_needles(key: str, value: str) -> tuple[bytes, ...]:

@@ -83,7 +83,7 @@ class _Writer:
         for _ in range(count):
             line = self.rnd.choice(pool).replace(old_id, new_id)
             stamp = self.stamp().encode()
-            line = _STAMP.sub(lambda m: b'"' + m.group(1) + b'":"' + stamp + b'"', line)
+            line = _STAMP.sub(lambda m: b'"' + m.group(1) + b'":"' + stamp + b'"', line)  # noqa: B023 (called at once)
             self.fh.write(line + b"\n")
 
     def text(self, size: int) -> str:

@@ -37,8 +37,8 @@ from core.store.schema import TASK_STATUSES, PlanRecord, Stamp, TaskRecord
 from core.store.tools import ToolRefused, run_tool
 from core.store.watch import StoreWatcher
 from core.text import safe_text, shorten
-from tui.screens.help import ScreenKeysProvider
 from tui.messages import StoreChanged
+from tui.screens.help import ScreenKeysProvider
 from tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
 
 # The mark before each task status; colour comes from the style beside it.
