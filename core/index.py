@@ -30,7 +30,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -168,7 +168,7 @@ class SessionIndex:
         if gone_ids:
             self._emit_batch(gone_ids, on_batch, final=True)
 
-    def _read_each(self, files: list[TranscriptFile]) -> Iterator[set[str]]:
+    def _read_each(self, files: list[TranscriptFile]) -> Generator[set[str], None, None]:
         """Read and install every file; yields the session ids each one touched."""
         with self._lock:
             following = self._follower is not None

@@ -319,7 +319,8 @@ def run_tap(
         except ProcessLookupError:
             pass
 
-    previous: dict[int, object] = {}
+    # What signal.signal returned: the handler to put back (a callable, SIG_DFL/SIG_IGN or None).
+    previous: dict[signal.Signals, Callable[[int, FrameType | None], object] | int | None] = {}
     if threading.current_thread() is threading.main_thread():
         for signum in FORWARDED_SIGNALS:
             previous[signum] = signal.signal(signum, forward_signal)
@@ -348,7 +349,7 @@ def run_tap(
                 break
     finally:
         for signum, handler in previous.items():
-            signal.signal(signum, handler)  # type: ignore[arg-type]
+            signal.signal(signum, handler)
         queue.close()
         writer.join(timeout=10)
     if queue.dropped:

@@ -40,7 +40,7 @@ import anyio.from_thread
 import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
-from anyio.abc import ObjectReceiveStream, ObjectSendStream
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server import Server, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
@@ -110,8 +110,10 @@ class PlanwatchMCP:
         self._legacy_uris: set[str] = set()
         self._legacy_session: ServerSession | None = None
         # Changed URIs cross from the channel's watcher thread to the event loop here.
-        self._changed_send: ObjectSendStream[str] | None = None
-        self._changed_recv: ObjectReceiveStream[str] | None = None
+        # Memory streams (not the abstract ObjectSendStream/ObjectReceiveStream): the
+        # watcher thread and the burst loop use their send_nowait/receive_nowait.
+        self._changed_send: MemoryObjectSendStream[str] | None = None
+        self._changed_recv: MemoryObjectReceiveStream[str] | None = None
         self._token: anyio.lowlevel.EventLoopToken | None = None
         self.server: Server[Any] = Server(
             SERVER_NAME,

@@ -145,7 +145,7 @@ class AcpReader(TranscriptReader):
         if not isinstance(update, dict) or update.get("sessionUpdate") not in _PLAN_UPDATES:
             return
         session_id = params.get("sessionId")
-        if self._session(session_id, moment) is None:
+        if not isinstance(session_id, str) or self._session(session_id, moment) is None:
             return
         event = _plan_event(update)
         if event is not None:

@@ -31,7 +31,7 @@ import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -124,7 +124,9 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def read_all(items: Sequence[TranscriptFile], read_plans: bool, workers: int | None = None) -> Iterator[list[FileRead]]:
+def read_all(
+    items: Sequence[TranscriptFile], read_plans: bool, workers: int | None = None
+) -> Generator[list[FileRead], None, None]:
     """Read every file; yields the reads chunk by chunk as they are done (the calling
     thread's chunks newest first, the workers' from the oldest end). Every item is
     read exactly once. Closing the iterator early (an exception in the consumer) stops
@@ -133,8 +135,8 @@ def read_all(items: Sequence[TranscriptFile], read_plans: bool, workers: int | N
     if workers is None:
         workers = worker_count(items)
     if workers < 1 or len(chunks) < 2:
-        for chunk in chunks:
-            yield read_files(chunk, read_plans)
+        for each in chunks:
+            yield read_files(each, read_plans)
         return
     lock = threading.Lock()
     stopped = threading.Event()

@@ -53,7 +53,7 @@ import functools
 import logging
 import os
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -264,9 +264,10 @@ class LineScan:
                 carry = buf
                 if len(carry) > self._chunk:
                     carry = b""
-                    pending = yield from self._long_line(buf)
-                    if pending is None:
+                    rest = yield from self._long_line(buf)
+                    if rest is None:
                         return
+                    pending = rest
                 continue
             # The complete lines are buf[:cut + 1]; they are searched in place (no copy).
             carry = buf[cut + 1 :]
@@ -290,7 +291,7 @@ class LineScan:
                 continue
             yield offset, line
 
-    def _long_line(self, head: bytes) -> Iterator[tuple[int, bytes]]:
+    def _long_line(self, head: bytes) -> Generator[tuple[int, bytes], None, bytes | None]:
         """Stream a line longer than a chunk without holding it; returns the bytes read
         past its newline, or None at end of stream (the line is incomplete)."""
         wants = self._prefilter.wants
@@ -706,7 +707,7 @@ def _scan_backward(
         a0 = max(lower, b - chunk)
         data = os.pread(fd, b - a0, a0)
         if a0 == lower and lower_is_line_start:
-            a: int | None = a0
+            a = a0
             candidates = list(wanted_lines(data, a0, locate))
         else:
             nl = data.find(b"\n")
@@ -715,9 +716,10 @@ def _scan_backward(
                 candidates = list(wanted_lines(data, a0, locate, nl + 1))
             else:
                 # Inside a line longer than a chunk: find where it starts and stream it.
-                a = _line_start_before(fd, b - 1, lower, lower_is_line_start, chunk)
-                if a is None:
+                start = _line_start_before(fd, b - 1, lower, lower_is_line_start, chunk)
+                if start is None:
                     break
+                a = start
                 scan = LineScan(
                     _PreadStream(fd, a), a, locate,
                     reread=lambda off, n: os.pread(fd, n, off), limit=b, chunk=chunk, max_line=max_line,

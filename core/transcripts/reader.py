@@ -231,7 +231,8 @@ def needle_pattern(needles: Sequence[bytes]) -> re.Pattern[bytes] | None:
     needles = [needle for needle in needles if needle]
     if not needles:
         return None
-    trie: dict[int, dict] = {}  # type: ignore[type-arg]
+    # byte -> child node; the key -1 holds the set of needles that end at this node.
+    trie: dict[int, Any] = {}
     anchored = all(_ANCHOR in needle for needle in needles)
     for needle in needles:
         at = needle.index(_ANCHOR) if anchored else 0
@@ -243,7 +244,7 @@ def needle_pattern(needles: Sequence[bytes]) -> re.Pattern[bytes] | None:
     return re.compile(_trie_regex(trie))
 
 
-def _trie_regex(node: dict) -> bytes:  # type: ignore[type-arg]
+def _trie_regex(node: dict[int, Any]) -> bytes:
     ends: set[bytes] = node.get(-1, set())
     if b"" in ends:
         return b""  # a needle ends here: longer ones with this prefix add nothing
