@@ -89,3 +89,19 @@ async def test_with_the_opt_in_the_plan_text_does_reach_the_store(secret_session
     assert holding and all(p.is_relative_to(isolated_env.store) for p in holding)
     # Still never in the overrides, the settings or the data folder.
     assert files_holding(MARKER, isolated_env.state, isolated_env.config.parent) == []
+
+
+async def test_with_the_opt_in_on_at_start_every_sessions_list_is_kept_in_the_store(secret_session, isolated_env) -> None:
+    """SPEC §5: with the opt-in already on, each session's list reaches the store once the
+    first scan ends, not only lists that change while the app runs."""
+    from core.store.records import Store
+
+    isolated_env.config.write_text("keepPlansInStore: true\n")
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await app.workers.wait_for_complete()
+    snapshot = Store(isolated_env.store).load()
+    [plan] = snapshot.plans.values()
+    assert plan.scope is not None and (plan.scope.kind, plan.scope.value) == ("session", secret_session.session_id)
+    assert sorted(t.title for t in snapshot.tasks.values()) == [f"Audit {MARKER} logs", f"Rotate the {MARKER} key"]

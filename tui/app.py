@@ -306,6 +306,10 @@ class PlanwatchApp(App[None]):
         # Changes seen from here on are the session's timeline; the first read is not a change.
         for entry in self.entries():
             self._plans.setdefault(entry.session.id, entry.plan or EMPTY_PLAN)
+        # With the opt-in on, every session's list is kept in the store (SPEC §5), not
+        # only those that change while the app runs (idempotent: unchanged lists write nothing).
+        if self.settings.keep_plans_in_store and self.reading:
+            self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
         if self.browse is not None:
             self.browse.scan_finished(event)
 
