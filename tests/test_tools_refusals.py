@@ -129,3 +129,19 @@ def test_input_that_is_not_a_mapping_is_refused(store: Store) -> None:
 def test_an_unknown_tool_is_refused(store: Store) -> None:
     with pytest.raises(ToolRefused, match="Unknown tool task_delete"):
         run_tool("task_delete", store, Settings(), Caller(by="dana"), {})
+
+
+def test_blocked_by_must_not_form_a_cycle(store: Store) -> None:
+    """A task waiting on itself through others could never be ready (task_list ready)."""
+    caller = Caller(by="dana")
+    run_tool("task_add", store, Settings(), caller, {"title": "Second", "blockedBy": ["t1"]})  # t2 waits on t1
+    run_tool("task_add", store, Settings(), caller, {"title": "Third", "blockedBy": ["t2"]})  # t3 waits on t2
+    before = snapshot_files(store.root)
+    with pytest.raises(ToolRefused) as refused:
+        run_tool("task_set", store, Settings(), caller, {"id": "t1", "blockedBy": ["t3"]})
+    assert refused.value.message == "Invalid task_set input: blockedBy must not form a cycle; t2 already waits on t1."
+    assert snapshot_files(store.root) == before
+    # A chain that does not come back is fine.
+    assert run_tool("task_set", store, Settings(), caller, {"id": "t3", "blockedBy": ["t1", "t2"]}).lines == [
+        "t3 todo medium Third"
+    ]

@@ -268,6 +268,25 @@ def _known_blockers(ctx: ToolContext, blockers: list[str] | None, own_id: str | 
             raise ctx.refuse("blockedBy must not name the task itself.")
         if ctx.store.read_task(blocker) is None:
             raise ctx.refuse(f"blockedBy must name known tasks (see task_list); {blocker} is not one.")
+    if own_id is not None:
+        _no_cycle(ctx, blockers or [], own_id)
+
+
+def _no_cycle(ctx: ToolContext, blockers: list[str], own_id: str) -> None:
+    """A task may not wait on itself through others: such a task could never be ready."""
+    seen: set[str] = set()
+    todo = list(blockers)
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        rec = ctx.store.read_task(current)
+        if rec is None:
+            continue
+        if own_id in rec.blocked_by:
+            raise ctx.refuse(f"blockedBy must not form a cycle; {current} already waits on {own_id}.")
+        todo.extend(rec.blocked_by)
 
 
 def _known_task(ctx: ToolContext, task_id: str) -> TaskRecord:
