@@ -136,8 +136,7 @@ class AcpReader(TranscriptReader):
         if entry is None:
             entry = self._sessions[session_id] = (SessionFacts(id=session_id), PlanReplay())
         facts = entry[0]
-        if moment is not None and (facts.last_timestamp is None or moment > facts.last_timestamp):
-            facts.last_timestamp = moment
+        facts.touch(moment)
         return facts
 
     def _update(self, params: dict[str, Any], moment: Any) -> None:

@@ -254,9 +254,7 @@ class ClaudeReader(TranscriptReader):
 
     def _touch(self, record: dict[str, Any]) -> None:
         facts = self.facts
-        moment = parse_timestamp(record.get("timestamp"))
-        if moment is not None and (facts.last_timestamp is None or moment > facts.last_timestamp):
-            facts.last_timestamp = moment
+        facts.touch(parse_timestamp(record.get("timestamp")))
         session_id = record.get("sessionId")
         if isinstance(session_id, str) and session_id and self._id_from_records:
             self._id_from_records = False

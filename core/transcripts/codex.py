@@ -165,10 +165,7 @@ class CodexReader(TranscriptReader):
     # -- records -----------------------------------------------------------------------
 
     def _touch(self, raw: Any) -> None:
-        moment = parse_timestamp(raw)
-        last = self.facts.last_timestamp
-        if moment is not None and (last is None or moment > last):
-            self.facts.last_timestamp = moment
+        self.facts.touch(parse_timestamp(raw))
 
     def _meta(self, payload: dict[str, Any]) -> None:
         facts = self.facts

@@ -57,6 +57,11 @@ class SessionFacts(BaseModel):
     is_subagent: bool = False
     last_timestamp: datetime | None = None
 
+    def touch(self, moment: datetime | None) -> None:
+        """Keep `moment` as the last activity when it is later than the one held."""
+        if moment is not None and (self.last_timestamp is None or moment > self.last_timestamp):
+            self.last_timestamp = moment
+
     def title(self) -> str:
         for candidate in (self.custom_title, self.ai_title, self.summary, self.first_prompt):
             if candidate and candidate.strip():
