@@ -13,6 +13,10 @@ API summary (stable; other modules build on it):
 - `TASK_STATUSES`, `TASK_PRIORITIES`, `PLAN_STATUSES`, `SCOPE_KINDS`, `VERDICTS`.
 - `TASK_FIELDS`, `PLAN_FIELDS` — the on-disk key order (the product's example).
 - `TASK_STAMPS`, `PLAN_STAMPS` — the stamp keys, never accepted as input.
+- `FINISHED_TASK`, `FINISHED_PLAN` — the statuses that stamp `finished`.
+- `task_status_stamps(task, status, stamp)` — the stamps a task's move to `status` adds
+  (`started` on the first doing, `finished` on the first review/done/dropped), the one
+  rule the tools and the translation both stamp by.
 - `task_from_frontmatter(data, body)`, `plan_from_frontmatter(data, body)` — validate a
   loaded frontmatter mapping; raise `RecordInvalid(reason)` with a readable reason.
 - `task_to_frontmatter(rec)`, `plan_to_frontmatter(rec)` — the ordered mapping to write
@@ -30,6 +34,7 @@ API summary (stable; other modules build on it):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -65,6 +70,8 @@ PLAN_FIELDS: tuple[str, ...] = (
 )  # fmt: skip
 TASK_STAMPS: tuple[str, ...] = ("created", "approved", "started", "finished", "reviewed")
 PLAN_STAMPS: tuple[str, ...] = ("created", "approved", "finished", "reviewed")
+FINISHED_TASK: tuple[str, ...] = ("review", "done", "dropped")
+FINISHED_PLAN: tuple[str, ...] = ("done", "dropped")
 
 _TASK_ID = re.compile(r"t[1-9][0-9]{0,8}")
 _PLAN_ID = re.compile(r"p[1-9][0-9]{0,8}")
@@ -315,6 +322,17 @@ class PlanRecord(_Frozen):
         from core.text import safe_text
 
         return f"{self.id} {self.status} {safe_text(self.title, single_line=True)}"
+
+
+def task_status_stamps(task: TaskRecord, status: str, stamp: Callable[[], Stamp]) -> dict[str, Stamp]:
+    """The stamps `task` gains by moving to `status`: `started` on its first doing,
+    `finished` on its first review, done or dropped (each once, never replaced)."""
+    update: dict[str, Stamp] = {}
+    if status == "doing" and task.started is None:
+        update["started"] = stamp()
+    if status in FINISHED_TASK and task.finished is None:
+        update["finished"] = stamp()
+    return update
 
 
 # ---------------------------------------------------------------- error wording

@@ -47,6 +47,7 @@ from core.store import grants
 from core.store.identity import Caller
 from core.store.records import Store, StoreSnapshot
 from core.store.schema import (
+    FINISHED_PLAN,
     PLAN_ID_PATTERN,
     PLAN_STATUSES,
     SCOPE_KINDS,
@@ -68,6 +69,7 @@ from core.store.schema import (
     is_plan_id,
     one_of,
     refuse_bare_number,
+    task_status_stamps,
 )
 
 TOOL_NAMES: tuple[str, ...] = (
@@ -75,10 +77,6 @@ TOOL_NAMES: tuple[str, ...] = (
     "task_add", "task_set", "task_list",
     "plan_approve", "task_approve", "task_review",
 )  # fmt: skip
-
-FINISHED_TASK = ("review", "done", "dropped")
-FINISHED_PLAN = ("done", "dropped")
-
 
 class ToolRefused(Exception):
     """A tool refused its input or its caller; `message` is the sentence to show."""
@@ -323,15 +321,6 @@ def _task_changes(inp: _TaskFields, given: set[str]) -> dict[str, Any]:
     return changes
 
 
-def _status_stamps(ctx: ToolContext, rec: TaskRecord, status: str) -> dict[str, Any]:
-    update: dict[str, Any] = {}
-    if status == "doing" and rec.started is None:
-        update["started"] = ctx.stamp()
-    if status in FINISHED_TASK and rec.finished is None:
-        update["finished"] = ctx.stamp()
-    return update
-
-
 def _need_approval_to_start(ctx: ToolContext, rec: TaskRecord) -> None:
     if not grants.may_start(ctx.settings, rec):
         raise ctx.refuse(
@@ -429,7 +418,7 @@ def task_add(ctx: ToolContext, inp: TaskAddInput) -> ToolResult:
                 raise ctx.refuse(
                     "status doing needs an approved task: add it as todo, then task_approve it (requireApproval is on)."
                 )
-            return rec.model_copy(update={"status": inp.status, **_status_stamps(ctx, rec, inp.status)})
+            return rec.model_copy(update={"status": inp.status, **task_status_stamps(rec, inp.status, ctx.stamp)})
 
         rec = ctx.store.add_task(make)
     return ToolResult([rec.line()])
@@ -453,7 +442,7 @@ def task_set(ctx: ToolContext, inp: TaskSetInput) -> ToolResult:
         if inp.status is not None and inp.status != current.status:
             if inp.status == "doing":
                 _need_approval_to_start(ctx, current)
-            new = new.model_copy(update={"status": inp.status, **_status_stamps(ctx, current, inp.status)})
+            new = new.model_copy(update={"status": inp.status, **task_status_stamps(current, inp.status, ctx.stamp)})
         # Re-validate: model_copy does not, and a set may combine fields in a bad way.
         new = TaskRecord.model_validate(new.model_dump(by_alias=False))
         if new != current:

@@ -38,7 +38,17 @@ from typing import Any
 
 from core.store.identity import Caller
 from core.store.records import Store
-from core.store.schema import TITLE_MAX, PlanRecord, Scope, Source, TaskRecord, id_number, valid_text
+from core.store.schema import (
+    TITLE_MAX,
+    PlanRecord,
+    Scope,
+    Source,
+    Stamp,
+    TaskRecord,
+    id_number,
+    task_status_stamps,
+    valid_text,
+)
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +59,6 @@ STATUS_MAP: dict[str, str] = {
     "cancelled": "dropped",
     "deleted": "dropped",
 }
-
-_FINISHED = ("review", "done", "dropped")
 
 
 class TranslateRefused(ValueError):
@@ -118,7 +126,7 @@ class _Writer:
         self.now = now or (lambda: datetime.now(UTC))
         self.result = TranslateResult()
 
-    def stamp(self) -> Any:
+    def stamp(self) -> Stamp:
         return self.caller.stamp(self.now())
 
     def ensure_plan(self, title: str, *, create: bool) -> PlanRecord | None:
@@ -151,7 +159,7 @@ class _Writer:
     def add(self, plan_id: str, title: str, status: str, source: Source) -> TaskRecord:
         def make(task_id: str) -> TaskRecord:
             stamp = self.stamp()
-            return TaskRecord(
+            base = TaskRecord(
                 id=task_id,
                 title=title,
                 status=status,  # type: ignore[arg-type]
@@ -159,9 +167,8 @@ class _Writer:
                 session=self.session_id,
                 source=source,
                 created=stamp,
-                started=stamp if status == "doing" else None,
-                finished=stamp if status in _FINISHED else None,
             )
+            return base.model_copy(update=task_status_stamps(base, status, lambda: stamp))
 
         rec = self.store.add_task(make)
         self.result.added.append(rec.id)
@@ -173,10 +180,7 @@ class _Writer:
             update["title"] = title
         if status is not None and status != task.status:
             update["status"] = status
-            if status == "doing" and task.started is None:
-                update["started"] = self.stamp()
-            if status in _FINISHED and task.finished is None:
-                update["finished"] = self.stamp()
+            update.update(task_status_stamps(task, status, self.stamp))
         if not update:
             return task
         new = self.store.update_task(task.id, lambda t: t.model_copy(update=update))
