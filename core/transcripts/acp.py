@@ -31,6 +31,7 @@ from core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     TranscriptReader,
+    hold,
     json_needles,
     load_json_line,
     parse_timestamp,
@@ -92,9 +93,7 @@ class AcpReader(TranscriptReader):
             self._update(params, moment)
         elif method == "session/new" and "id" in msg and sender in (None, "client"):
             cwd = params.get("cwd")
-            self._new_requests[_rpc_id(msg["id"])] = cwd if isinstance(cwd, str) else None
-            while len(self._new_requests) > MAX_PENDING:
-                self._new_requests.popitem(last=False)
+            hold(self._new_requests, _rpc_id(msg["id"]), cwd if isinstance(cwd, str) else None, MAX_PENDING)
         elif method in ("session/load", "session/resume"):
             facts = self._session(params.get("sessionId"), moment)
             cwd = params.get("cwd")

@@ -40,6 +40,7 @@ from core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     TranscriptReader,
+    hold,
     json_needles,
     json_value_needles,
     load_json_line,
@@ -337,10 +338,7 @@ class ClaudeReader(TranscriptReader):
     # -- pending calls -----------------------------------------------------------------
 
     def _hold(self, call_id: str, event: PlanEvent) -> None:
-        self._pending[call_id] = event
-        self._pending.move_to_end(call_id)
-        while len(self._pending) > MAX_PENDING:
-            self._pending.popitem(last=False)
+        hold(self._pending, call_id, event, MAX_PENDING)
 
     def _waiting_ids(self) -> list[str]:
         return [*self._pending, *self._tasks.pending_ids]

@@ -24,6 +24,7 @@ from typing import Any
 
 from core.model import LIST_STATUSES, read_status
 from core.transcripts.events import PlanEvent, TaskCreated, TaskDeleted, TaskUpdated
+from core.transcripts.reader import hold
 
 TASK_CREATE = "TaskCreate"
 TASK_UPDATE = "TaskUpdate"
@@ -86,10 +87,7 @@ class TaskCorrelator:
             )
         else:
             return False
-        self._pending[call_id] = request
-        self._pending.move_to_end(call_id)
-        while len(self._pending) > MAX_PENDING:
-            self._pending.popitem(last=False)
+        hold(self._pending, call_id, request, MAX_PENDING)
         return True
 
     def on_result(

@@ -38,6 +38,7 @@ from core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     TranscriptReader,
+    hold,
     json_needles,
     json_value_needles,
     load_json_line,
@@ -195,10 +196,7 @@ class CodexReader(TranscriptReader):
             call_id = item.get("call_id")
             event = _plan_call(item)
             if event is not None and isinstance(call_id, str) and call_id:
-                self._pending[call_id] = event
-                self._pending.move_to_end(call_id)
-                while len(self._pending) > MAX_PENDING:
-                    self._pending.popitem(last=False)
+                hold(self._pending, call_id, event, MAX_PENDING)
         elif item_type == "function_call_output":
             call_id = item.get("call_id")
             event = self._pending.pop(call_id, None) if isinstance(call_id, str) else None

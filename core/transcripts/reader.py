@@ -27,10 +27,11 @@ from __future__ import annotations
 import json
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -184,6 +185,19 @@ def load_json_line(line: bytes) -> Any:
     if line.startswith(_BOM):
         line = line[3:]
     return _DECODE(line.decode("utf-8", "surrogatepass"))
+
+
+_K = TypeVar("_K", bound=Hashable)
+_V = TypeVar("_V")
+
+
+def hold(pending: OrderedDict[_K, _V], key: _K, value: _V, limit: int) -> None:
+    """Keep `value` under `key` as the newest of `pending` (calls waiting for their
+    result), the oldest evicted beyond `limit`: what a reader holds stays bounded."""
+    pending[key] = value
+    pending.move_to_end(key)
+    while len(pending) > limit:
+        pending.popitem(last=False)
 
 
 def prompt_title(text: str, limit: int = 1000) -> str:
