@@ -59,7 +59,6 @@ log = logging.getLogger(__name__)
 
 SERVER_NAME = "planwatch"
 PLAN_URI_TEMPLATE = f"{PREFIX}{{plan_id}}"
-RESOURCE_NOT_FOUND = -32001
 READ_ONLY_TOOLS = frozenset({"plan_show", "plan_list", "task_list"})
 
 INSTRUCTIONS = (
@@ -75,11 +74,8 @@ def _text(text: str) -> list[types.ContentBlock]:
     return [types.TextContent(type="text", text=text)]
 
 
-def _not_found(uri: str) -> MCPError:
-    return MCPError(code=RESOURCE_NOT_FOUND, message=f"Resource not found: {uri}", data={"uri": uri})
-
-
 def _channel_error(exc: ChannelError, uri: str) -> MCPError:
+    # The channel's own code and sentence (-32001 `Resource not found: <uri>`, -32003 …).
     return MCPError(code=exc.code, message=exc.message, data={"uri": uri})
 
 
@@ -189,8 +185,6 @@ class PlanwatchMCP:
         try:
             state, sub = self.channel.subscribe(uri, caller=self.caller)
         except ChannelError as exc:
-            if exc.code == RESOURCE_NOT_FOUND:
-                raise _not_found(uri) from None
             raise _channel_error(exc, uri) from None
         sub.close()
         return json.dumps(state, ensure_ascii=False)
@@ -224,8 +218,6 @@ class PlanwatchMCP:
         try:
             _state, sub = self.channel.subscribe(uri, changed, caller=self.caller)
         except ChannelError as exc:
-            if exc.code == RESOURCE_NOT_FOUND:
-                raise _not_found(uri) from None
             raise _channel_error(exc, uri) from None
         with self._lock:
             watch = self._watches.get(uri)
