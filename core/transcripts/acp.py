@@ -33,7 +33,7 @@ from core.transcripts.reader import (
     TranscriptReader,
     hold,
     json_needles,
-    load_json_line,
+    json_record,
     parse_timestamp,
     prompt_title,
 )
@@ -107,11 +107,8 @@ class AcpReader(TranscriptReader):
     def is_full_list(self, line: bytes) -> bool:
         if b'"plan' not in line:
             return False
-        try:
-            record = load_json_line(line)
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            return False
-        if not isinstance(record, dict):
+        record = json_record(line)
+        if record is None:
             return False
         msg = record.get("msg", record)
         if not isinstance(msg, dict) or msg.get("method") != "session/update":

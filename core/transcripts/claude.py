@@ -42,8 +42,8 @@ from core.transcripts.reader import (
     TranscriptReader,
     hold,
     json_needles,
+    json_record,
     json_value_needles,
-    load_json_line,
     parse_timestamp,
     prompt_title,
 )
@@ -203,26 +203,17 @@ class ClaudeReader(TranscriptReader):
         assert self.full_list_pattern is not None
         if self.full_list_pattern.search(line) is None:
             return False
-        try:
-            record = load_json_line(line)
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            return False
-        return isinstance(record, dict) and bool(_full_list_calls(record))
+        record = json_record(line)
+        return record is not None and bool(_full_list_calls(record))
 
     def full_list_result_needles(self, line: bytes) -> tuple[bytes, ...]:
-        try:
-            record = load_json_line(line)
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            return ()
-        calls = _full_list_calls(record) if isinstance(record, dict) else []
+        record = json_record(line)
+        calls = _full_list_calls(record) if record is not None else []
         return tuple(f'"{call_id}"'.encode() for call_id in calls)
 
     def full_list_result(self, line: bytes, later: bytes) -> bool | None:
-        try:
-            record, result = load_json_line(line), load_json_line(later)
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            return None
-        if not isinstance(record, dict) or not isinstance(result, dict) or result.get("type") != "user":
+        record, result = json_record(line), json_record(later)
+        if record is None or result is None or result.get("type") != "user":
             return None
         calls = set(_full_list_calls(record))
         content = _message(result).get("content")

@@ -40,8 +40,8 @@ from core.transcripts.reader import (
     TranscriptReader,
     hold,
     json_needles,
+    json_record,
     json_value_needles,
-    load_json_line,
     parse_timestamp,
     prompt_title,
 )
@@ -140,14 +140,7 @@ class CodexReader(TranscriptReader):
         assert self.full_list_pattern is not None
         if self.full_list_pattern.search(line) is None:
             return False
-        try:
-            record = load_json_line(line)
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            return False
-        if not isinstance(record, dict):
-            return False
-        payload = record.get("payload") if "payload" in record else record
-        return isinstance(payload, dict) and _plan_call(payload) is not None
+        return _plan_call(_payload(line)) is not None
 
     def full_list_result_needles(self, line: bytes) -> tuple[bytes, ...]:
         call_id = _payload(line).get("call_id")
@@ -225,11 +218,8 @@ class CodexReader(TranscriptReader):
 
 def _payload(line: bytes) -> dict[str, Any]:
     """A line's response item (enveloped or bare); {} for anything else."""
-    try:
-        record = load_json_line(line)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return {}
-    if not isinstance(record, dict):
+    record = json_record(line)
+    if record is None:
         return {}
     payload = record.get("payload") if "payload" in record else record
     return payload if isinstance(payload, dict) else {}

@@ -142,7 +142,7 @@ class TranscriptReader(ABC):
         valid line that is not an object is an unknown record (None, not counted)."""
         try:
             value = load_json_line(line)
-        except (ValueError, UnicodeDecodeError, RecursionError):
+        except _BAD_JSON:
             self.skipped_lines += 1
             return None
         return value if isinstance(value, dict) else None
@@ -175,6 +175,8 @@ class TranscriptReader(ABC):
 
 _DECODE = json.JSONDecoder().decode
 _BOM = b"\xef\xbb\xbf"
+# What `load_json_line` raises on a line that is not JSON.
+_BAD_JSON = (ValueError, UnicodeDecodeError, RecursionError)
 
 
 def load_json_line(line: bytes) -> Any:
@@ -185,6 +187,16 @@ def load_json_line(line: bytes) -> Any:
     if line.startswith(_BOM):
         line = line[3:]
     return _DECODE(line.decode("utf-8", "surrogatepass"))
+
+
+def json_record(line: bytes) -> dict[str, Any] | None:
+    """A line as a JSON object; None for bad JSON or any other value (not counted: for
+    the IO hooks that look at a line again, outside `feed_line`)."""
+    try:
+        value = load_json_line(line)
+    except _BAD_JSON:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 _K = TypeVar("_K", bound=Hashable)
