@@ -49,6 +49,7 @@ from core.store.schema import (
     task_status_stamps,
     valid_text,
 )
+from core.store.views import session_plan_ids
 
 log = logging.getLogger(__name__)
 
@@ -108,12 +109,9 @@ def plan_title(session_id: str, session_title: str | None) -> str:
 
 def session_plan(store: Store, session_id: str) -> PlanRecord | None:
     """The session's plan (scope session = id); the lowest id if a person made several."""
-    found = [
-        plan
-        for plan in store.load().plans.values()
-        if plan.scope is not None and plan.scope.kind == "session" and plan.scope.value == session_id
-    ]
-    return min(found, key=lambda p: id_number(p.id)) if found else None
+    snap = store.load()
+    found = session_plan_ids(snap, session_id)
+    return snap.plans[min(found, key=id_number)] if found else None
 
 
 class _Writer:
