@@ -417,10 +417,7 @@ class SessionIndex:
                     ]
                 ids = list(self._entries)
         if not on:
-            changed = self._rebuild(ids, orphans=True)
-            self._notify(changed)
-            threading.Thread(target=self._reload_all, name="planwatch-reindex", daemon=True).start()
-            return
+            self._notify(self._rebuild(ids, orphans=True))
         threading.Thread(target=self._reload_all, name="planwatch-reindex", daemon=True).start()
 
     def _reload_all(self) -> None:
