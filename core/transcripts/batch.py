@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from core.transcripts.discover import TranscriptFile
-from core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW, is_zst, read_transcript
+from core.transcripts.lines import CHUNK, HEAD_WINDOW, TAIL_WINDOW, is_zst, read_transcript
 from core.transcripts.reader import SessionResult, TranscriptReader
 from core.transcripts.registry import reader_for
 
@@ -89,7 +89,7 @@ def read_files(items: Sequence[TranscriptFile], read_plans: bool) -> list[FileRe
 
 
 def _cost(item: TranscriptFile) -> int:
-    whole = HEAD_WINDOW + TAIL_WINDOW + (1 << 20)
+    whole = HEAD_WINDOW + TAIL_WINDOW + CHUNK  # what read_transcript reads whole
     return item.size if item.size <= whole else _LARGE_COST
 
 
