@@ -56,6 +56,8 @@ class TranscriptFile:
 
 
 def is_transcript_name(path: Path) -> bool:
+    """Files that may be transcripts (found by the scan, followed while live): JSON
+    Lines, plain or zstd-compressed, not hidden."""
     name = path.name
     return (name.endswith(".jsonl") or name.endswith(".jsonl.zst")) and not name.startswith(".")
 

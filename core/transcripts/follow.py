@@ -32,15 +32,11 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
+from core.transcripts.discover import is_transcript_name
+
 log = logging.getLogger(__name__)
 
 Consume = Callable[[Path, int, bool], "int | None"]
-
-
-def is_transcript_name(path: Path) -> bool:
-    """Files the follower cares about: JSON Lines, plain or zstd-compressed."""
-    name = path.name
-    return name.endswith(".jsonl") or name.endswith(".jsonl.zst")
 
 
 @dataclass
