@@ -22,9 +22,8 @@ from pathlib import Path
 
 from core.model import AgentPlan, PlanGroup, PlanItem, Session
 from core.settings import Settings
-from core.store.identity import Caller
+from core.store.identity import Caller, owner_caller
 from core.store.records import Store, StoreError
-from core.store.schema import valid_text
 from core.store.translate import TranslateRefused, TranslateResult, translate_change, translate_list
 
 log = logging.getLogger(__name__)
@@ -85,7 +84,7 @@ class Mirror:
             last = self._last.get(session.id)
             if last == group:
                 return None
-            caller = Caller(by=valid_text(settings.owner_name() or "") or "host", session=session.id)
+            caller = owner_caller(settings, session.id)
             try:
                 if group.source == "claude_tasks":
                     result = self._changes(session, caller, last, group)

@@ -7,6 +7,8 @@ API summary:
   grant); `by` is the name stamps carry; `session` becomes the stamps' `in`.
 - `caller_from_env(settings, environ=None)` — the CLI's and MCP server's caller:
   `PLANWATCH_TOKEN` checked against the user directory, `PLANWATCH_SESSION` as `in`.
+- `owner_caller(settings, session=None)` — a call by the settings' owner, holding no
+  grant (the caller without a token, and the mirror's).
 - `user_for_token(settings, token)` — the user whose `sha256:<hex>` matches, or None.
 - `HOST` — a call made by the host itself (the sweep, a translation with no person).
 
@@ -44,6 +46,11 @@ class Caller:
 HOST = Caller(by="host")
 
 
+def owner_caller(settings: Settings, session: str | None = None) -> Caller:
+    """A call by the settings' owner (`owner`, else the login name, else `host`); no grant."""
+    return Caller(by=valid_text(settings.owner_name() or "") or "host", session=session, user=None)
+
+
 def _token_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
@@ -76,5 +83,4 @@ def caller_from_env(settings: Settings, environ: Mapping[str, str] | None = None
     user = user_for_token(settings, env.get("PLANWATCH_TOKEN"))
     if user is not None:
         return Caller(by=valid_text(user), session=session, user=user)
-    owner = valid_text(settings.owner_name() or "") or "host"
-    return Caller(by=owner, session=session, user=None)
+    return owner_caller(settings, session)
