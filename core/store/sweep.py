@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 
 from core.settings import Settings
 from core.store.records import Store
-from core.store.schema import PlanRecord, TaskRecord
+from core.store.schema import FINISHED_PLAN, PlanRecord, TaskRecord
 
 log = logging.getLogger(__name__)
 
@@ -61,10 +61,11 @@ def run_sweep(store: Store, settings: Settings, now: datetime | None = None) -> 
     report = SweepReport()
     with store.lock():
         snap = store.load()
+        all_tasks = snap.tasks_sorted()
         for plan in snap.plans_sorted():
-            if plan.status not in ("done", "dropped"):
+            if plan.status not in FINISHED_PLAN:
                 continue
-            tasks = [t for t in snap.tasks_sorted() if t.plan == plan.id]
+            tasks = [t for t in all_tasks if t.plan == plan.id]
             newest = _newest(store, plan, tasks)
             if newest is None or newest >= cutoff:
                 continue
