@@ -259,6 +259,24 @@ async def test_turning_reading_off_and_on_in_settings_applies_at_once(sessions, 
         await until(pilot, lambda: "[x] Add the theme switch" in option_texts(checklist), what="reading on again")
 
 
+async def test_the_store_view_follows_the_store_through_the_apps_one_watcher(sessions, isolated_env) -> None:
+    from tui.screens.store import StoreScreen
+
+    app = make_app(options(isolated_env))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.press("t")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, StoreScreen)
+        # The app's feed already watches the store folder: the view starts no second watcher.
+        assert app.feed._watcher is not None and screen._watcher is None
+        tasks = isolated_env.store / "tasks"
+        tasks.mkdir(parents=True, exist_ok=True)
+        (tasks / "t9.md").write_text("---\nid: t9\ntitle: Written elsewhere\nstatus: todo\n---\n")
+        await until(pilot, lambda: "t9" in screen.snapshot.tasks, timeout=5, what="the outside write in the view")
+
+
 async def test_a_task_written_to_the_store_by_another_process_shows_under_my_items(sessions, isolated_env) -> None:
     app = make_app(options(isolated_env))
     async with app.run_test(size=(120, 36)) as pilot:

@@ -320,6 +320,13 @@ class PlanwatchApp(App[None]):
     @on(StoreChanged)
     def _store_changed(self) -> None:
         self.load_store()
+        # An open store view reads its own (filtered) table; the feed's watcher is the one
+        # watching the folder, so the view hears of other writers from here.
+        from tui.screens.store import StoreScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, StoreScreen) and screen.is_mounted:
+                screen.reload()
 
     @work(thread=True, exclusive=True, group="store-read", exit_on_error=False)
     def load_store(self) -> None:

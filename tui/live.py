@@ -77,6 +77,10 @@ class LiveFeed:
             changed, self._changed = self._changed, set()
         return changed
 
+    def watches(self, root: Path) -> bool:
+        """Whether this feed's store watcher is running on `root` (screens then need none)."""
+        return self._watcher is not None and self.store_root == root
+
     def start(self) -> None:
         """Start scanning (thread worker) and watching the store."""
         if self.scan:

@@ -6,8 +6,10 @@ wording of refusals) live in one place. A refusal is shown with its own sentence
 Filters are task_list's (status, ready, by, since) and are answered by task_list too.
 
 The view re-reads the store after each of its own actions, and follows other writers
-(agents, the CLI, an editor) through `core.store.watch.StoreWatcher` while mounted
-(`watch=False` turns that off, for snapshots). Records that are not valid are listed
+(agents, the CLI, an editor): in the planwatch app through the app's live feed, which
+already watches the store folder (the app calls `reload`); under another host
+through its own `core.store.watch.StoreWatcher` while mounted (`watch=False` turns
+following off, for snapshots). Records that are not valid are listed
 below the table with their file and what is wrong.
 """
 
@@ -224,7 +226,8 @@ class StoreScreen(Screen[None]):
         self._set_columns()
         self.query_one(DataTable).focus()
         self.reload()
-        if self._watch:
+        feed = getattr(self.app, "feed", None)
+        if self._watch and not (feed is not None and feed.watches(self.store.root)):
             self._watcher = StoreWatcher(self.store.root, self._store_changed_on_disk)
             try:
                 self._watcher.start()
