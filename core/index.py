@@ -36,7 +36,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core import paths
-from core.model import EMPTY_PLAN, AgentPlan, Frozen, PlanDocument, PlanGroup, Session
+from core.model import EMPTY_PLAN, AgentPlan, Frozen, Session
+from core.replay import merge_plans
 from core.settings import Settings, load_settings
 from core.transcripts.batch import FileRead, read_all, read_file, worker_count
 from core.transcripts.discover import TranscriptFile, classify, discover
@@ -488,16 +489,15 @@ def _updated(state: _FileState, result: SessionResult) -> datetime:
 
 def _with_subagents(plan: AgentPlan, kids: list[_FileState]) -> AgentPlan:
     """The parent's plan with each subagent's plan as a group "agent-<agentId>"."""
-    groups: dict[str, PlanGroup] = {g.key: g for g in plan.groups}
-    documents: dict[str, PlanDocument] = {d.key: d for d in plan.documents}
-    for kid in kids:
-        key = f"agent-{kid.agent_id()}"
-        for result in kid.results[:1]:
-            for group in result.plan.groups:
-                # A subagent file's own groups replace the same agent's inline records.
-                new_key = key if group.key in ("", key) else group.key
-                groups[new_key] = group.model_copy(update={"key": new_key})
-            for document in result.plan.documents:
-                new_key = key if document.key in ("", key) else document.key
-                documents[new_key] = document.model_copy(update={"key": new_key})
-    return AgentPlan(groups=tuple(groups.values()), documents=tuple(documents.values()))
+    return merge_plans(
+        plan, *(_as_agent(result.plan, f"agent-{kid.agent_id()}") for kid in kids for result in kid.results[:1])
+    )
+
+
+def _as_agent(plan: AgentPlan, key: str) -> AgentPlan:
+    """A subagent file's plan keyed as its agent: its main group and document become
+    `key`, so they replace the same agent's inline records in the parent's plan."""
+    return AgentPlan(
+        groups=tuple(g.model_copy(update={"key": key}) if g.key in ("", key) else g for g in plan.groups),
+        documents=tuple(d.model_copy(update={"key": key}) if d.key in ("", key) else d for d in plan.documents),
+    )

@@ -336,3 +336,29 @@ def test_a_second_scan_drops_sessions_whose_files_are_gone() -> None:
     index.scan()
     assert index.get(SID) is None
     assert [e.session.id for e in index.entries()] == [THREAD]
+
+
+def test_a_subagent_file_replaces_its_inline_group_in_place() -> None:
+    from core.index import _FileState, _with_subagents
+    from core.model import AgentPlan, PlanDocument, PlanGroup, PlanItem
+    from core.transcripts.discover import TranscriptFile
+    from core.transcripts.reader import SessionFacts, SessionResult
+
+    def group(key: str, text: str) -> PlanGroup:
+        return PlanGroup(key=key, source="claude_todos", items=(PlanItem(text=text),))
+
+    parent = AgentPlan(groups=(group("", "Main"), group("agent-a1", "Inline"), group("agent-z9", "Other")))
+    kid_plan = AgentPlan(
+        groups=(group("", "From file"),),
+        documents=(PlanDocument(key="", source="claude_plan_mode", text="Doc"),),
+    )
+    kid = _FileState(
+        TranscriptFile(Path("agent-a1.jsonl"), "claude", 0.0, 0, subagent=True),
+        None,
+        [SessionResult(facts=SessionFacts(), plan=kid_plan)],
+    )
+    plan = _with_subagents(parent, [kid])
+    assert [(g.key, g.items[0].text) for g in plan.groups] == [
+        ("", "Main"), ("agent-a1", "From file"), ("agent-z9", "Other"),
+    ]
+    assert [(d.key, d.text) for d in plan.documents] == [("agent-a1", "Doc")]
