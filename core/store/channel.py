@@ -283,11 +283,7 @@ class Channel:
             raise ChannelError(NOT_FOUND, f"Resource not found: {uri}")
         who = caller or self._caller or caller_from_env(self._settings)
         if not grants.holds(self._settings, who, grants.SESSION_READ):
-            name = who.user or "a call with no user token"
-            raise ChannelError(
-                FORBIDDEN,
-                f"Refused {uri}: reading it needs the {grants.SESSION_READ} grant, which {name} does not hold.",
-            )
+            raise ChannelError(FORBIDDEN, grants.refusal(uri, "reading it", grants.SESSION_READ, who))
         if self._store.read_plan(plan_id) is None:
             # Checked before the watcher starts, so a refused URI leaves no trace on disk.
             raise ChannelError(NOT_FOUND, f"Resource not found: {uri}")

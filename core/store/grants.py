@@ -9,6 +9,8 @@ API summary:
 - `has_directory(settings)` — is a user directory configured?
 - `holds(settings, caller, grant)` — without a directory every call holds every grant;
   with one, only the presented user's roles count, and a call nobody sent holds none.
+- `refusal(subject, doing, grant, caller)` — the sentence of a call refused for a
+  missing grant (`Refused task_approve: approving needs the task:approve grant, …`).
 - `may_start(settings, task)` — with requireApproval, a task moves to doing only once
   it carries an `approved` stamp.
 """
@@ -61,6 +63,12 @@ def holds(settings: Settings, caller: Caller, grant: str) -> bool:
     if not has_directory(settings):
         return True
     return grant in grants_of(settings, caller.user)
+
+
+def refusal(subject: str, doing: str, grant: str, caller: Caller) -> str:
+    """Why a call without `grant` is refused, in the one wording the tools and channel share."""
+    who = caller.user or "a call with no user token"
+    return f"Refused {subject}: {doing} needs the {grant} grant, which {who} does not hold."
 
 
 def may_start(settings: Settings, task: TaskRecord) -> bool:

@@ -330,10 +330,7 @@ def _need_approval_to_start(ctx: ToolContext, rec: TaskRecord) -> None:
 
 def _need_grant(ctx: ToolContext) -> None:
     if not grants.holds(ctx.settings, ctx.caller, grants.TASK_APPROVE):
-        who = ctx.caller.user or "a call with no user token"
-        raise ToolRefused(
-            f"Refused {ctx.name}: approving needs the {grants.TASK_APPROVE} grant, which {who} does not hold."
-        )
+        raise ToolRefused(grants.refusal(ctx.name, "approving", grants.TASK_APPROVE, ctx.caller))
 
 
 # ---------------------------------------------------------------- the tools
