@@ -320,7 +320,6 @@ class BrowseScreen(Screen[None]):
             self.app.checklist_for(session_id),  # type: ignore[arg-type]
             self.app.timeline(session_id),  # type: ignore[arg-type]
             reading=self.app.reading,
-            now=self.app.now(),
         ))
 
     @on(OptionList.OptionHighlighted, "#sessions")

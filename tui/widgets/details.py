@@ -79,7 +79,6 @@ def details_text(
     timeline: Sequence[TimelineEntry],
     *,
     reading: bool = True,
-    now: datetime | None = None,
 ) -> Text:
     text = Text()
     text.append(shorten(session.title or f"Session {session.id}", 100), style="bold")
