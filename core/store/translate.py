@@ -127,8 +127,10 @@ class _Writer:
     def stamp(self) -> Stamp:
         return self.caller.stamp(self.now())
 
-    def ensure_plan(self, title: str, *, create: bool) -> PlanRecord | None:
-        plan = session_plan(self.store, self.session_id)
+    def ensure_plan(self, title: str, *, create: bool, found: PlanRecord | None = None) -> PlanRecord | None:
+        """The session's plan, titled `title`; made when missing and `create`. `found` is
+        the session's plan when the caller already looked it up under this lock."""
+        plan = found if found is not None else session_plan(self.store, self.session_id)
         if plan is None:
             if not create:
                 return None
@@ -273,7 +275,7 @@ def translate_change(
                 f"Task {source_id} of session {session_id} is not in the store, and the change "
                 "carries no text to add it with."
             )
-        plan = writer.ensure_plan(plan_title(session_id, session_title), create=True)
+        plan = writer.ensure_plan(plan_title(session_id, session_title), create=True, found=plan)
         assert plan is not None
         if task is None:
             assert title is not None
