@@ -13,7 +13,7 @@ import sys
 # Modules that add subcommands, in the order they appear in --help.
 COMMAND_MODULES = (
     "tui.cli_sessions",  # show, sessions
-    "tui.cli_store",  # plan …, task …, todo, channel, sweep
+    "tui.cli_store",  # plan …, task …, sweep
     "tui.cli_channel",  # todo, channel
     "tui.cli_agents",  # mcp, acp-tap
 )

@@ -15,46 +15,31 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
+
+from tui.cli_store import add_store_option, settings_and_root
 
 
 def register(sub: Any) -> None:
     todo = sub.add_parser("todo", help="a session's todo lines from the record store")
     todo.add_argument("session", metavar="SESSION", help="the session id")
     todo.add_argument("--meta", action="store_true", help='print the session\'s _meta ({"ahpd.tasks": {"open": N}}) instead')
-    _store_option(todo)
+    add_store_option(todo)
     todo.set_defaults(handler=run_todo)
 
     channel = sub.add_parser("channel", help="follow a plan channel (x-ahpd-plans://<plan id>) as JSON lines")
     channel.add_argument("uri", metavar="URI", help="x-ahpd-plans://<plan id>")
     channel.add_argument("--once", action="store_true", help="print the state and stop")
     channel.add_argument("--polling", action="store_true", help="poll the store folder instead of filesystem events")
-    _store_option(channel)
+    add_store_option(channel)
     channel.set_defaults(handler=run_channel)
-
-
-def _store_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--store", metavar="DIR", default=None,
-        help="the store folder (default: PLANWATCH_STORE, the setting, or the XDG data folder)",
-    )  # fmt: skip
-
-
-def _settings_and_root(args: argparse.Namespace) -> tuple[Any, Path]:
-    from core import paths
-    from core.settings import load_settings
-
-    settings = load_settings()
-    root = Path(args.store).expanduser() if args.store else paths.store_dir(settings.store)
-    return settings, root
 
 
 def run_todo(args: argparse.Namespace) -> int:
     from core.store import views
     from core.store.records import Store
 
-    _, root = _settings_and_root(args)
+    _, root = settings_and_root(args)
     snap = Store(root).load()
     if args.meta:
         print(json.dumps(views.session_meta(snap, args.session)))
@@ -79,7 +64,7 @@ def run_channel(args: argparse.Namespace) -> int:
 
     from core.store.channel import Channel, ChannelError
 
-    settings, root = _settings_and_root(args)
+    settings, root = settings_and_root(args)
     channel = Channel(root, settings=settings, polling=args.polling)
 
     def _terminate(signum: int, frame: object) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 SUPPRESS = argparse.SUPPRESS
@@ -78,7 +79,8 @@ PLAN_OPTIONS: dict[str, tuple[str, Callable[[str], Any], str]] = {
 }
 
 
-def _add_store_option(parser: argparse.ArgumentParser) -> None:
+def add_store_option(parser: argparse.ArgumentParser) -> None:
+    """`--store DIR`, for every subcommand that works on the store (here and in cli_channel)."""
     parser.add_argument("--store", metavar="DIR", default=None, help="the store folder (default: PLANWATCH_STORE, the setting, or the XDG data folder)")
 
 
@@ -93,7 +95,7 @@ def _leaf(sub: Any, name: str, tool: str, help_text: str, positional: str | None
     parser = sub.add_parser(name, help=help_text, description=f"{help_text} (tool {tool}).")
     if positional:
         parser.add_argument("id", metavar=positional, help=f"the {positional.lower()} acted on")
-    _add_store_option(parser)
+    add_store_option(parser)
     parser.set_defaults(handler=_run, tool=tool)
     return parser
 
@@ -132,7 +134,7 @@ def register(sub: Any) -> None:
     p.add_argument("--verdict", dest="field_verdict", metavar="VERDICT", default=SUPPRESS, help="approved or changes")
 
     sweep = sub.add_parser("sweep", help="remove finished plans and their tasks older than sweepAfterDays (one pass)")
-    _add_store_option(sweep)
+    add_store_option(sweep)
     sweep.add_argument("--after-days", type=float, default=None, metavar="DAYS", help="use this instead of the sweepAfterDays setting")
     sweep.set_defaults(handler=_run_sweep)
 
@@ -162,15 +164,20 @@ def tool_input(args: argparse.Namespace) -> dict[str, Any]:
     return data
 
 
-def _context(args: argparse.Namespace) -> tuple[Any, Any]:
-    from pathlib import Path
-
+def settings_and_root(args: argparse.Namespace) -> tuple[Any, Path]:
+    """The settings and the store folder: `--store`, else PLANWATCH_STORE, the setting, XDG."""
     from core import paths
     from core.settings import load_settings
-    from core.store.records import Store
 
     settings = load_settings()
     root = Path(args.store).expanduser() if getattr(args, "store", None) else paths.store_dir(settings.store)
+    return settings, root
+
+
+def _context(args: argparse.Namespace) -> tuple[Any, Any]:
+    from core.store.records import Store
+
+    settings, root = settings_and_root(args)
     return Store(root), settings
 
 
