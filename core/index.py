@@ -314,6 +314,12 @@ class SessionIndex:
             return self._orphan_entry(sid, owners, children)
         state, result = held
         kids = sorted(children.get(sid, []), key=lambda s: str(s.file.path))
+        return self._entry(sid, state, result, result.facts.parent_id, kids)
+
+    def _entry(
+        self, sid: str, state: _FileState, result: SessionResult, parent_id: str | None, kids: list[_FileState]
+    ) -> SessionEntry:
+        """The entry of session `sid`, read from `state` (its `result`), with `kids`."""
         facts = result.facts
         updated = max([_updated(state, result), *(_updated(k, r) for k in kids for r in k.results[:1])])
         session = Session(
@@ -324,7 +330,7 @@ class SessionIndex:
             cwd=facts.cwd,
             git_branch=facts.git_branch,
             updated=updated,
-            parent_id=facts.parent_id,
+            parent_id=parent_id,
             subagents=tuple(k.file.path for k in kids),
         )
         plan = result.plan if self._read_plans else EMPTY_PLAN
@@ -344,20 +350,7 @@ class SessionIndex:
                 continue
             for kid in kids:
                 if sid in self._own_ids(kid) and kid.results:
-                    result = kid.results[0]
-                    facts = result.facts
-                    session = Session(
-                        id=sid,
-                        harness=kid.file.harness,
-                        path=kid.file.path,
-                        title=(facts.title() or "")[:TITLE_LIMIT],
-                        cwd=facts.cwd,
-                        git_branch=facts.git_branch,
-                        updated=_updated(kid, result),
-                        parent_id=parent,
-                    )
-                    plan = result.plan if self._read_plans else EMPTY_PLAN
-                    return SessionEntry(session=session, plan=plan, skipped_lines=kid.skipped)
+                    return self._entry(sid, kid, kid.results[0], parent, [])
         return None
 
     # -- the API the app uses ----------------------------------------------------------
