@@ -330,7 +330,6 @@ class ReadOutcome:
     """What one read of a transcript did."""
 
     offset: int  # where the follower resumes: just after the last complete line
-    lines_fed: int = 0
     skipped_middle: bool = False  # head + tail windows were used
     backward_scanned: int = 0  # bytes the backward scan covered
     found_full_list: bool = False  # the recovery stopped at a full list
@@ -350,7 +349,6 @@ class _Feeder:
         except Exception:  # a reader's bug on odd input must not stop the index
             self.outcome.errors += 1
             log.debug("reader failed on a line of %s", self.reader.path, exc_info=True)
-        self.outcome.lines_fed += 1
 
 
 def _zst_stream(path: Path) -> _Stream:
