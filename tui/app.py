@@ -331,10 +331,7 @@ class PlanwatchApp(App[None]):
     @work(thread=True, exclusive=True, group="store-read", exit_on_error=False)
     def load_store(self) -> None:
         """Read the store off the UI thread; StoreLoaded carries the result."""
-        self.post_message(StoreLoaded(read_store_view(self._get_store())))
-
-    def _get_store(self) -> Any:
-        return self._store
+        self.post_message(StoreLoaded(read_store_view(self._store)))
 
     @on(StoreLoaded)
     def _store_loaded(self, event: StoreLoaded) -> None:
@@ -364,9 +361,9 @@ class PlanwatchApp(App[None]):
         self._writer.submit(self._run_tool, name, dict(payload))
 
     def _run_tool(self, name: str, payload: dict[str, Any]) -> None:
-        answer, failed = call_tool(self._get_store(), self.settings, name, payload)
+        answer, failed = call_tool(self._store, self.settings, name, payload)
         self.post_message(OwnItemsChanged(answer, failed))
-        self.post_message(StoreLoaded(read_store_view(self._get_store())))
+        self.post_message(StoreLoaded(read_store_view(self._store)))
 
     def _optimistic(self, payload: dict[str, Any]) -> None:
         """Show a status or title change of an existing task before the write lands; the
