@@ -128,8 +128,13 @@ class Prefilter:
         pattern = reader.full_list_pattern or reader.scan_pattern
         if pattern is None:
             return forward
+        return cls.matching(pattern, forward.exclude)
+
+    @classmethod
+    def matching(cls, pattern: re.Pattern[bytes], exclude: re.Pattern[bytes] | None = None) -> Prefilter:
+        """The lines `pattern` matches, located in one pass."""
         search = pattern.search
-        return cls(lambda data: search(data) is not None, pattern, lambda: (), True, forward.exclude)
+        return cls(lambda data: search(data) is not None, pattern, lambda: (), True, exclude)
 
     @classmethod
     def everything(cls) -> Prefilter:
@@ -637,8 +642,7 @@ def _confirmed(fd: int, reader: TranscriptReader, offset: int, line: bytes, size
         pattern = _pattern_of(needles)
         if pattern is None:
             return True
-        search = pattern.search
-        test = Prefilter(lambda data: search(data) is not None, pattern, lambda: (), True)
+        test = Prefilter.matching(pattern)
         start = offset + len(line) + 1
         later = LineScan(
             _PreadStream(fd, start), start, test,
