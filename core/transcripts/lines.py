@@ -330,6 +330,16 @@ class LineScan:
             return data[nl + 1 :] or b""
 
 
+def _fd_scan(
+    fd: int, start: int, prefilter: Prefilter, *, limit: int | None = None, chunk: int, max_line: int
+) -> LineScan:
+    """A `LineScan` of a file descriptor from `start` (pread: no shared file position)."""
+    return LineScan(
+        _PreadStream(fd, start), start, prefilter,
+        reread=lambda off, n: os.pread(fd, n, off), limit=limit, chunk=chunk, max_line=max_line,
+    )
+
+
 @dataclass
 class ReadOutcome:
     """What one read of a transcript did."""
@@ -416,10 +426,7 @@ def scan_file(
             stream.close()  # type: ignore[attr-defined]
     fd = os.open(path, os.O_RDONLY)
     try:
-        scan = LineScan(
-            _PreadStream(fd, start), start, prefilter,
-            reread=lambda off, n: os.pread(fd, n, off), chunk=chunk, max_line=max_line,
-        )
+        scan = _fd_scan(fd, start, prefilter, chunk=chunk, max_line=max_line)
         return list(scan), scan.offset
     finally:
         os.close(fd)
@@ -486,10 +493,7 @@ def _read_plain(
         # A region that fits in WHOLE_READ is read in one call: no chunk joins.
         region = (size if limit is None else min(size, limit)) - begin
         step = max(chunk, region + 1) if region < WHOLE_READ else chunk
-        return LineScan(
-            _PreadStream(fd, begin), begin, test,
-            reread=lambda off, n: os.pread(fd, n, off), limit=limit, chunk=step, max_line=max_line,
-        )
+        return _fd_scan(fd, begin, test, limit=limit, chunk=step, max_line=max_line)
 
     def feed_from(begin: int) -> None:
         rest = scan(begin, prefilter)
@@ -644,10 +648,7 @@ def _confirmed(fd: int, reader: TranscriptReader, offset: int, line: bytes, size
             return True
         test = Prefilter.matching(pattern)
         start = offset + len(line) + 1
-        later = LineScan(
-            _PreadStream(fd, start), start, test,
-            reread=lambda off, n: os.pread(fd, n, off), limit=size, chunk=chunk, max_line=max_line,
-        )
+        later = _fd_scan(fd, start, test, limit=size, chunk=chunk, max_line=max_line)
         for _offset, result in later:
             verdict = reader.full_list_result(line, result)
             if verdict is not None:
@@ -722,10 +723,7 @@ def _scan_backward(
                 if start is None:
                     break
                 a = start
-                scan = LineScan(
-                    _PreadStream(fd, a), a, locate,
-                    reread=lambda off, n: os.pread(fd, n, off), limit=b, chunk=chunk, max_line=max_line,
-                )
+                scan = _fd_scan(fd, a, locate, limit=b, chunk=chunk, max_line=max_line)
                 candidates = list(scan)
         for offset, line in reversed(candidates):
             if _is_full(reader, line) and _confirmed(fd, reader, offset, line, size, chunk, max_line):
