@@ -36,11 +36,9 @@ class Command:
     @property
     def display_keys(self) -> str:
         """The keys as a person reads them, for the help screen."""
-        if self.key_display:
-            return self.key_display
-        names = {"space": "space", "enter": "enter", "slash": "/", "comma": ",",
-                 "question_mark": "?", "down": "↓", "up": "↑", "escape": "esc", "tab": "tab"}
-        return " ".join(names.get(key, key) for key in self.keys.split(","))
+        from tui.screens.help import key_label
+
+        return self.key_display or key_label(self.keys)
 
 
 COMMANDS: tuple[Command, ...] = (
