@@ -19,10 +19,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
+from core.store.schema import TASK_PRIORITIES, TASK_STATUSES
 from core.text import shorten
-
-PRIORITIES = ("high", "medium", "low")
-STATUSES = ("todo", "doing", "blocked", "review", "done", "dropped")
 
 
 def split_list(raw: str) -> tuple[str, ...]:
@@ -130,7 +128,7 @@ class TaskForm(ModalScreen[TaskDraft | None]):
             with Horizontal(classes="row"):
                 yield Label("Priority")
                 yield Select(
-                    [(p, p) for p in PRIORITIES],
+                    [(p, p) for p in TASK_PRIORITIES],
                     value=task.priority if task else "medium",
                     allow_blank=False,
                     id="priority",
@@ -138,7 +136,7 @@ class TaskForm(ModalScreen[TaskDraft | None]):
             if task is not None:
                 with Horizontal(classes="row"):
                     yield Label("Status")
-                    yield Select([(s, s) for s in STATUSES], value=task.status, allow_blank=False, id="status")
+                    yield Select([(s, s) for s in TASK_STATUSES], value=task.status, allow_blank=False, id="status")
             with Horizontal(classes="row"):
                 yield Label("Plan")
                 # Text, not str: a plan title is untrusted and must not be read as markup.
