@@ -88,20 +88,25 @@ class AppOptions:
     demo: bool = False
 
 
+def copy_fixture_transcripts(dest: Path, mtime: float) -> None:
+    """Copy fixtures/transcripts to `dest` with every file's mtime pinned to `mtime`.
+
+    The rule fixtures are one-rule test cases, not a picture of a working day: left out.
+    A copy's mtime would be now, showing every session as running; pinned, each
+    session's age comes from its records' own times."""
+    shutil.copytree(FIXTURES / "transcripts", dest, ignore=shutil.ignore_patterns("rules"))
+    for path in dest.rglob("*"):
+        if path.is_file():
+            os.utime(path, (mtime, mtime))
+
+
 def demo_options(options: AppOptions) -> AppOptions:
     """Point the app at the bundled fixtures. Everything is a temp copy (removed at exit)
     so the demo never writes into the repository or the person's own folders."""
     work_dir = Path(tempfile.mkdtemp(prefix="planwatch-demo-"))
     atexit.register(shutil.rmtree, work_dir, ignore_errors=True)
     transcripts = work_dir / "transcripts"
-    # The rule fixtures are test cases, not a picture of a working day.
-    shutil.copytree(FIXTURES / "transcripts", transcripts, ignore=shutil.ignore_patterns("rules"))
-    # A copy's mtime is now, which would show every session as running: pin the files a
-    # day back so each session's age comes from its records' own times.
-    day_ago = time.time() - 86_400
-    for path in transcripts.rglob("*"):
-        if path.is_file():
-            os.utime(path, (day_ago, day_ago))
+    copy_fixture_transcripts(transcripts, time.time() - 86_400)  # a day back
     store = work_dir / "store"
     demo_store = FIXTURES / "store" / "demo"
     if demo_store.is_dir():

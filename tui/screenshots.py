@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import shutil
 import sys
 import time
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tui.app import FIXTURES, ROOT, AppOptions, PlanwatchApp, make_app
+from tui.app import FIXTURES, ROOT, AppOptions, PlanwatchApp, copy_fixture_transcripts, make_app
 
 FIXTURE_NOW = datetime(2026, 11, 30, 9, 0, 0, tzinfo=UTC)
 """The frozen "now" of screenshots and snapshots (the fixtures' sessions ran that morning)."""
@@ -48,11 +47,7 @@ def fixture_app(
     base.mkdir(parents=True)
     roots = base / ("transcripts" if transcripts else "no-transcripts")
     if transcripts:
-        # The rules fixtures are one-rule test cases, not sessions a person would see.
-        shutil.copytree(FIXTURES / "transcripts", roots, ignore=shutil.ignore_patterns("rules"))
-        for folder, _, files in os.walk(roots):
-            for file in files:
-                os.utime(Path(folder) / file, (PINNED_MTIME, PINNED_MTIME))
+        copy_fixture_transcripts(roots, PINNED_MTIME)
     else:
         roots.mkdir()
     store_root = base / "store"
