@@ -8,6 +8,7 @@ The screen owns the selected session and sets it on its children; the app owns t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,14 +53,22 @@ class Undo:
     before: Any
 
 
+@lru_cache(maxsize=4096)
+def _resolved(folder: str) -> Path | None:
+    # Resolving reads the disk; pane mode asks on the UI thread for every session on
+    # every change, so each folder is resolved once.
+    try:
+        return Path(folder).resolve()
+    except (OSError, RuntimeError):
+        return None
+
+
 def folder_matches(session_cwd: str | None, folder: Path) -> bool:
     """A session belongs to `folder` when it ran there or in a folder inside it."""
     if not session_cwd:
         return False
-    try:
-        here = Path(session_cwd).resolve()
-        there = folder.resolve()
-    except (OSError, RuntimeError):
+    here, there = _resolved(session_cwd), _resolved(str(folder))
+    if here is None or there is None:
         return False
     return here == there or there in here.parents
 
