@@ -5,15 +5,10 @@ The screen edits a copy of the app's `Settings` and saves it with
 survive). Saving runs in a thread worker; when the file is written the screen posts
 `SettingsChanged` to the app and dismisses itself with the saved settings.
 
-How the app reacts (for whoever wires it in `tui/app.py`):
-
-    @on(SettingsChanged)
-    def _settings_changed(self, event: SettingsChanged) -> None:
-        self.settings = event.settings   # e.g. restart reading if read_agent_plans flipped
-
-`SettingsChanged` subclasses `tui.messages.SettingsSaved`, so `on_settings_saved` in the
-app receives it as well. It is posted to the App itself (not bubbled from the screen), so it
-arrives even though the screen is gone by then. `push_screen(SettingsScreen(...),
+`SettingsChanged` subclasses `tui.messages.SettingsSaved`, so the app's
+`@on(SettingsSaved)` handler (`PlanwatchApp._settings_saved`) applies it. It is posted
+to the App itself (not bubbled from the screen), so it arrives even though the screen
+is gone by then. `push_screen(SettingsScreen(...),
 callback)` works too: the result is the saved `Settings`, or None when cancelled.
 """
 
