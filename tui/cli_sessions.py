@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from core.index import SessionEntry, SessionIndex
     from core.model import PlanGroup
+    from core.settings import Settings
 
 MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]", "cancelled": "[-]"}
 
@@ -57,13 +58,20 @@ def _roots(args: argparse.Namespace) -> list[str]:
     return [*getattr(args, "root", []), *getattr(args, "roots", [])]
 
 
-def _index(args: argparse.Namespace) -> SessionIndex:
-    from core.index import SessionIndex, default_roots
+def _settings() -> Settings:
+    """The settings, with a word on stderr when they keep agents' plans from being read."""
     from core.settings import load_settings
 
     settings = load_settings()
     if not settings.read_agent_plans:
         print("planwatch: reading agents' plans is off in the settings", file=sys.stderr)
+    return settings
+
+
+def _index(args: argparse.Namespace) -> SessionIndex:
+    from core.index import SessionIndex, default_roots
+
+    settings = _settings()
     roots = default_roots(settings, _roots(args))
     index = SessionIndex(roots, read_plans=settings.read_agent_plans)
     index.scan()
@@ -73,11 +81,8 @@ def _index(args: argparse.Namespace) -> SessionIndex:
 def _file_index(path: Path, args: argparse.Namespace) -> SessionIndex:
     """An index of one transcript file and the subagent files beside it."""
     from core.index import SessionIndex
-    from core.settings import load_settings
 
-    settings = load_settings()
-    if not settings.read_agent_plans:
-        print("planwatch: reading agents' plans is off in the settings", file=sys.stderr)
+    settings = _settings()
     roots = [path]
     stem = path.name.removesuffix(".zst").removesuffix(".jsonl")
     subagents = path.parent / stem / "subagents"
