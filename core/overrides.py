@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
-import tempfile
 import threading
 from pathlib import Path
 
 from core import paths
+from core.atomic import PRIVATE_FILE_MODE, atomic_write
 from core.checklist import OVERRIDE_STATUSES, OverrideStatus
 
 log = logging.getLogger(__name__)
@@ -95,14 +94,4 @@ class Overrides:
             self._write(json.dumps(data, indent=1, sort_keys=True))
 
     def _write(self, payload: str) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".overrides.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(payload)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(self.path, payload, mode=PRIVATE_FILE_MODE, make_parents=True)

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import getpass
 import logging
-import os
-import tempfile
+from io import StringIO
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -17,6 +16,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
 from core import paths
+from core.atomic import PRIVATE_FILE_MODE, atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -116,14 +116,6 @@ def save_settings(settings: Settings, path: Path | None = None) -> None:
             continue
         if doc.get(key) != value:
             doc[key] = value
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".config.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            yaml.dump(doc, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    buf = StringIO()
+    yaml.dump(doc, buf)
+    atomic_write(path, buf.getvalue(), mode=PRIVATE_FILE_MODE, make_parents=True)

@@ -267,10 +267,10 @@ def test_add_refuses_a_make_that_ignores_its_id(tmp_path: Path) -> None:
 
 
 def _ruamel(front: str) -> object:
-    from core.store.records import _loader
+    from core.store.frontmatter import safe_loader
 
     try:
-        return ("ok", _loader().load(front))
+        return ("ok", safe_loader().load(front))
     except Exception as exc:  # noqa: BLE001 - any refusal counts as "not valid"
         return ("error", type(exc).__name__)
 
@@ -280,12 +280,12 @@ def _fronts() -> list[str]:
     titles, and hand-written lines of random text."""
     import random
 
-    from core.store.records import _split, render_record
+    from core.store.frontmatter import render_record, split_frontmatter
 
     fronts: list[str] = []
     for path in sorted((ROOT / "fixtures").rglob("*.md")):
         try:
-            fronts.append(_split(path.read_bytes().decode("utf-8"))[0])
+            fronts.append(split_frontmatter(path.read_bytes().decode("utf-8"))[0])
         except Exception:  # noqa: BLE001 - broken fixtures without frontmatter
             continue
     rng = random.Random(7)
@@ -301,28 +301,28 @@ def _fronts() -> list[str]:
             rec = TaskRecord(id="t1", title=title, labels=(title,), note=raw, created=stamp(title))
         except Exception:  # noqa: BLE001 - titles the model refuses are not written
             continue
-        fronts.append(_split(render_record(rec))[0])
+        fronts.append(split_frontmatter(render_record(rec))[0])
     return fronts
 
 
 def test_fast_frontmatter_reading_agrees_with_ruamel() -> None:
     """The fast path reads only the plain subset, and reads it exactly as YAML does."""
-    from core.store.records import _fast_front, _plain
+    from core.store.frontmatter import fast_front, plain_value
 
     fast_hits = 0
     for front in _fronts():
-        fast = _fast_front(front)
+        fast = fast_front(front)
         if fast is None:
             continue
         fast_hits += 1
         kind, slow = _ruamel(front)
         assert kind == "ok", (front, slow)
-        assert _plain(fast) == _plain(slow), front
+        assert plain_value(fast) == plain_value(slow), front
     assert fast_hits > 200
 
 
 def test_the_stores_own_files_take_the_fast_path() -> None:
-    from core.store.records import _fast_front, _split
+    from core.store.frontmatter import fast_front, split_frontmatter
 
     for path in sorted((ROOT / "fixtures" / "store" / "demo").rglob("*.md")):
-        assert _fast_front(_split(path.read_text())[0]) is not None, path
+        assert fast_front(split_frontmatter(path.read_text())[0]) is not None, path

@@ -1,0 +1,119 @@
+"""One way to write a file so a reader sees the old file or the new one, never half.
+
+Every writer of planwatch's own files uses it: store records and the id counter
+(`core/store/records.py`, `core/store/ids.py`), the settings file (`core/settings.py`)
+and the overrides file (`core/overrides.py`).
+
+The steps: a temp file `.<name>.<random>.tmp` in the same folder, written and fsynced,
+then renamed over the target (`atomic_write`) or hard-linked to a name that must not
+exist yet (`create_exclusive`), then the folder fsynced. A failure removes the temp file
+and raises the `OSError`; the target is as it was. Callers turn the error into their own
+sentence (`describe_os_error` gives the reason part).
+
+What differs between callers is a parameter: `mode` (records are shared like any file,
+0666 less the umask; settings and overrides are the person's own, 0600).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+from pathlib import Path
+
+TEMP_SUFFIX = ".tmp"
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+SHARED_FILE_MODE = 0o666 & ~_umask()
+"""The mode `open()` would give a new file: what a record in a shared store gets."""
+PRIVATE_FILE_MODE = 0o600
+"""Only the person: settings (token hashes) and overrides."""
+
+
+def temp_prefix(name: str) -> str:
+    return f".{name}."
+
+
+def is_temp_name(name: str) -> bool:
+    """True for a name `write_temp` makes (a dot file ending in `.tmp`)."""
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename in `folder` durable; filesystems that refuse fsync on a folder are fine."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # the rename is still atomic
+    finally:
+        os.close(fd)
+
+
+def _as_bytes(data: str | bytes) -> bytes:
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
+def write_temp(folder: Path, name: str, data: str | bytes, *, mode: int = SHARED_FILE_MODE) -> Path:
+    """Write `data` to a fresh temp file in `folder`, fsynced, with `mode`; return its path."""
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=temp_prefix(name), suffix=TEMP_SUFFIX)
+    try:
+        if mode != PRIVATE_FILE_MODE:
+            os.fchmod(fd, mode)  # mkstemp makes 0600
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_as_bytes(data))
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp)
+
+
+def atomic_write(path: Path, data: str | bytes, *, mode: int = SHARED_FILE_MODE, make_parents: bool = False) -> None:
+    """Replace `path` with `data` (str is written as UTF-8) atomically; raise OSError on failure."""
+    path = Path(path)
+    if make_parents:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = write_temp(path.parent, path.name, data, mode=mode)
+    try:
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def create_exclusive(path: Path, data: str | bytes, *, mode: int = SHARED_FILE_MODE) -> bool:
+    """Create `path` holding `data`, whole, only if no file has that name; False if taken.
+
+    `os.link` fails with EEXIST rather than replacing: O_EXCL for a whole file.
+    """
+    path = Path(path)
+    tmp = write_temp(path.parent, path.name, data, mode=mode)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
+    finally:
+        tmp.unlink(missing_ok=True)
+    fsync_dir(path.parent)
+    return True
+
+
+def describe_os_error(exc: OSError) -> str:
+    """The reason part of a sentence about a failed write: 'the disk is full', …"""
+    if exc.errno == errno.ENOSPC:
+        return "the disk is full"
+    if exc.errno == errno.EDQUOT:
+        return "the disk quota is used up"
+    return exc.strerror or str(exc)
