@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from core.transcripts.follow import Follower
-from core.transcripts.lines import Prefilter, scan_file
+from core.transcripts.lines import scan_file
+from core.transcripts.linescan import Prefilter
 
 # watchdog's inotify warns when `mkdir -p` races its own recursive watch; harmless.
 pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from core.transcripts.lines import LineScan, Prefilter, read_transcript, scan_file
+from core.transcripts.lines import read_transcript, scan_file
+from core.transcripts.linescan import LineScan, Prefilter
 from core.transcripts.reader import SessionResult, TranscriptReader
 from core.transcripts.registry import reader_for
 
@@ -427,7 +428,7 @@ def _call_rows(n: int, seed: int) -> list[dict[str, object]]:
 
 
 def test_one_pass_locator_yields_exactly_the_lines_per_line_wants_would_in_order(tmp_path: Path) -> None:
-    from core.transcripts.lines import wanted_lines
+    from core.transcripts.linescan import wanted_lines
 
     for seed in range(5):
         path = tmp_path / f"calls-{seed}.jsonl"
@@ -459,7 +460,7 @@ def test_one_pass_locator_yields_exactly_the_lines_per_line_wants_would_in_order
 
 
 def test_one_pass_locator_honours_its_bounds_and_blank_lines(tmp_path: Path) -> None:
-    from core.transcripts.lines import wanted_lines
+    from core.transcripts.linescan import wanted_lines
 
     block = b'{"i": 0, "k": "PLAN"}\n\n  \n{"i": 1}\r\n{"i": 2, "k": "PLAN"}\r\n{"i": 3, "k": "PLAN"}\n'
     reader = NeedleReader(tmp_path / "x.jsonl")

@@ -37,9 +37,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from core.transcripts.discover import TranscriptFile
-from core.transcripts.lines import CHUNK, HEAD_WINDOW, TAIL_WINDOW, is_zst, read_transcript
+from core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW, read_transcript
+from core.transcripts.linescan import CHUNK
 from core.transcripts.reader import SessionResult, TranscriptReader
 from core.transcripts.registry import reader_for
+from core.transcripts.zst import is_zst
 
 log = logging.getLogger(__name__)
 

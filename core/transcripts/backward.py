@@ -1,0 +1,211 @@
+"""Looking back through a large transcript's skipped middle (SPEC §2 Long transcripts).
+
+- The plan recovery (`scan_backward`): when the tail holds no full list
+  (`reader.is_full_list`), the bytes before it are scanned backwards, chunk by chunk, up
+  to the window policy's bound, prefiltered on raw bytes by the reader's
+  `full_list_needles` (else its `scan_needles`: the planning tool names). The latest
+  full list that applied (its result is found after it and is not an error:
+  `reader.full_list_result`, checked by `confirmed`) stops it; otherwise the scan covers
+  the whole bound.
+- Session facts that may sit anywhere (Claude titles: the last custom-title outranks
+  everything): the skipped middle is looked through backwards with the reader's
+  `middle_needles` until the reader wants nothing more (`look_back_for_facts`). Plan
+  events are never taken from the middle this way.
+
+Where the windows lie and what is replayed forward afterwards is lines.py's policy.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import re
+
+from core.transcripts.linescan import Prefilter, fd_scan, wanted_lines
+from core.transcripts.reader import TranscriptReader, needle_pattern
+
+log = logging.getLogger(__name__)
+
+# A session-fact line (a title record) longer than this is not read from the middle.
+MAX_FACT_LINE = 1 << 20
+
+
+def look_back_for_facts(
+    fd: int, reader: TranscriptReader, lower: int, upper: int, chunk: int, lower_is_line_start: bool = True
+) -> None:
+    """Hand `reader` the latest lines of the skipped [lower, upper) that hold one of its
+    `middle_needles`, newest first, asking again after each (Titles may be anywhere in
+    a file: FORMATS §1). `upper` is a line start; `lower` too when `lower_is_line_start`.
+
+    The caller bounds it to `FACTS_BOUND` bytes before the replay, like the plan
+    recovery: a title outranking what head and tail hold is found when it lies within
+    that reach, and a multi-GB transcript is still never read whole. Cost: one backward
+    pass of the needles' compiled pattern (about 0.7 ms per MB from the page cache),
+    memory bounded by `chunk`; it ends as soon as the reader wants nothing more (a
+    custom-title found), and never runs when the tail held one."""
+    try:
+        needles = reader.middle_needles()
+    except Exception:
+        log.debug("middle_needles failed for %s", reader.path, exc_info=True)
+        return
+    b = upper
+    while needles and b > lower:
+        hit = _last_needle(fd, needles, lower, max(lower, b - chunk), b, upper)
+        if hit is None:
+            b = max(lower, b - chunk)
+            continue
+        start = _line_start_before(fd, hit, lower, lower_is_line_start, chunk)
+        end = _line_end(fd, hit, upper, MAX_FACT_LINE)
+        if start is not None and end is not None and end - start <= MAX_FACT_LINE:
+            try:
+                reader.feed_middle_line(os.pread(fd, end - start, start))
+                needles = reader.middle_needles()
+            except Exception:
+                log.debug("a middle line of %s failed", reader.path, exc_info=True)
+        b = hit if start is None else start
+
+
+def _last_needle(fd: int, needles: tuple[bytes, ...], lower: int, a: int, b: int, upper: int) -> int | None:
+    """A byte inside the latest occurrence of one of `needles` whose match starts in
+    [a, b); None when there is none. One pass of the needles' compiled trie
+    (`needle_pattern`), about twice as fast as one `rfind` per needle."""
+    pattern = _pattern_of(needles)
+    if pattern is None:
+        return None
+    longest = max(len(n) for n in needles)
+    base = max(lower, a - longest)  # bytes before `a`: the pattern looks behind its anchor
+    data = os.pread(fd, min(upper, b + longest) - base, base)
+    last = None
+    for match in pattern.finditer(data, a - base, b - base + longest):
+        if match.start() >= b - base:
+            break  # counted by the piece above this one
+        last = match.start()
+    return None if last is None else base + last
+
+
+@functools.lru_cache(maxsize=16)
+def _pattern_of(needles: tuple[bytes, ...]) -> re.Pattern[bytes] | None:
+    return needle_pattern(needles)
+
+
+def _line_end(fd: int, pos: int, upper: int, bound: int) -> int | None:
+    """The offset just after the newline ending the line holding `pos` (None when it
+    is not found within `bound` bytes or before `upper`)."""
+    at = pos
+    while at < upper and at - pos < bound:
+        data = os.pread(fd, min(1 << 16, upper - at), at)
+        if not data:
+            return None
+        nl = data.find(b"\n")
+        if nl != -1:
+            return at + nl + 1
+        at += len(data)
+    return None
+
+
+def is_full(reader: TranscriptReader, line: bytes) -> bool:
+    try:
+        return bool(reader.is_full_list(line))
+    except Exception:
+        log.debug("is_full_list failed on a line of %s", reader.path, exc_info=True)
+        return False
+
+
+def confirmed(fd: int, reader: TranscriptReader, offset: int, line: bytes, size: int, chunk: int, max_line: int) -> bool:
+    """Whether the full list on `line` (at `offset`) applied: the later lines holding
+    its result needles are handed to the reader until it gives a verdict. A refused call
+    (error result) or one with no result in the file changes nothing (SPEC §2), so the
+    recovery must not stop at it. Costs a forward read up to the result, which follows
+    its call closely; ACP updates need no result."""
+    try:
+        needles = tuple(reader.full_list_result_needles(line))
+        if not needles:
+            return True
+        pattern = _pattern_of(needles)
+        if pattern is None:
+            return True
+        test = Prefilter.matching(pattern)
+        start = offset + len(line) + 1
+        later = fd_scan(fd, start, test, limit=size, chunk=chunk, max_line=max_line)
+        for _offset, result in later:
+            verdict = reader.full_list_result(line, result)
+            if verdict is not None:
+                return verdict
+    except Exception:
+        log.debug("confirming a full list of %s failed", reader.path, exc_info=True)
+    return False
+
+
+def next_line_start(fd: int, pos: int, size: int, chunk: int) -> int:
+    """The first line start at or after `pos` (size when there is none)."""
+    if pos <= 0:
+        return 0
+    at = pos - 1  # the line starts at pos when the byte before it is a newline
+    while at < size:
+        data = os.pread(fd, chunk, at)
+        if not data:
+            break
+        nl = data.find(b"\n")
+        if nl != -1:
+            return at + nl + 1
+        at += len(data)
+    return size
+
+
+def _line_start_before(fd: int, pos: int, floor: int, floor_is_line_start: bool, chunk: int) -> int | None:
+    """The start of the line holding byte `pos - 1`, searching back no further than
+    `floor`; None when that line begins before the bound."""
+    at = pos
+    while at > floor:
+        lo = max(floor, at - chunk)
+        data = os.pread(fd, at - lo, lo)
+        nl = data.rfind(b"\n")
+        if nl != -1:
+            return lo + nl + 1
+        at = lo
+    return floor if floor_is_line_start else None
+
+
+def scan_backward(
+    fd: int,
+    reader: TranscriptReader,
+    locate: Prefilter,
+    lower: int,
+    lower_is_line_start: bool,
+    upper: int,
+    size: int,
+    chunk: int,
+    max_line: int,
+) -> tuple[int | None, int]:
+    """Scan [lower, upper) backwards, chunk by chunk, for the latest full list that
+    applied (`confirmed`: a refused or unanswered one is passed over).
+
+    Returns its offset (None when there is none within the bound) and the lowest line
+    start the scan covered, where a replay without a full list begins.
+    """
+    b = upper  # always a line start
+    while b > lower:
+        a0 = max(lower, b - chunk)
+        data = os.pread(fd, b - a0, a0)
+        if a0 == lower and lower_is_line_start:
+            a = a0
+            candidates = list(wanted_lines(data, a0, locate))
+        else:
+            nl = data.find(b"\n")
+            if nl != -1 and nl < len(data) - 1:
+                a = a0 + nl + 1
+                candidates = list(wanted_lines(data, a0, locate, nl + 1))
+            else:
+                # Inside a line longer than a chunk: find where it starts and stream it.
+                start = _line_start_before(fd, b - 1, lower, lower_is_line_start, chunk)
+                if start is None:
+                    break
+                a = start
+                scan = fd_scan(fd, a, locate, limit=b, chunk=chunk, max_line=max_line)
+                candidates = list(scan)
+        for offset, line in reversed(candidates):
+            if is_full(reader, line) and confirmed(fd, reader, offset, line, size, chunk, max_line):
+                return offset, offset
+        b = a
+    return None, b
