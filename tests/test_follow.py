@@ -10,10 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from line_reads import every_line
 
 from core.transcripts.follow import Follower
-from core.transcripts.lines import scan_file
-from core.transcripts.linescan import Prefilter
 
 # watchdog's inotify warns when `mkdir -p` races its own recursive watch; harmless.
 pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
@@ -31,7 +30,7 @@ class Recorder:
     changed: threading.Condition = field(default_factory=threading.Condition)
 
     def consume(self, path: Path, start: int, reset: bool) -> int:
-        found, offset = scan_file(path, Prefilter.everything(), start)
+        found, offset = every_line(path, start)
         with self.changed:
             self.calls.append((path, start, reset))
             if reset:

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 import zstandard
+from line_reads import every_line, everything
 
-from core.transcripts.lines import read_transcript, scan_file
+from core.transcripts.lines import read_transcript
 from core.transcripts.linescan import LineScan, Prefilter
 from core.transcripts.reader import SessionResult, TranscriptReader
 from core.transcripts.registry import reader_for
@@ -105,12 +106,12 @@ def test_last_line_without_newline_is_not_read_until_it_arrives(tmp_path: Path) 
     path = tmp_path / "t.jsonl"
     _numbered(path, [{"k": "PLAN"}, {"k": "PLAN"}], tail=b'{"i": 2, "k": "PL')
     complete = len(path.read_bytes()) - len(b'{"i": 2, "k": "PL')
-    lines, offset = scan_file(path, Prefilter.everything())
+    lines, offset = every_line(path)
     assert [json.loads(line)["i"] for _, line in lines] == [0, 1]
     assert offset == complete
     with path.open("ab") as fh:
         fh.write(b'AN"}\n')
-    lines, offset = scan_file(path, Prefilter.everything(), offset)
+    lines, offset = every_line(path, offset)
     assert [json.loads(line) for _, line in lines] == [{"i": 2, "k": "PLAN"}]
     assert offset == path.stat().st_size
 
@@ -119,7 +120,7 @@ def test_a_partial_line_longer_than_a_chunk_waits_at_its_start(tmp_path: Path) -
     path = tmp_path / "t.jsonl"
     _numbered(path, [{"k": "PLAN"}], tail=b'{"i": 1, "pad": "' + b"y" * 100_000)
     first = len(json.dumps({"i": 0, "k": "PLAN"})) + 1
-    scan = LineScan(path.open("rb"), 0, Prefilter.everything(), reread=lambda o, n: b"", chunk=4096)
+    scan = LineScan(path.open("rb"), 0, everything(), reread=lambda o, n: b"", chunk=4096)
     assert [json.loads(line)["i"] for _, line in scan] == [0]
     assert scan.offset == first
 
@@ -342,7 +343,7 @@ def test_zst_rollout_is_read_by_streaming_decompression(tmp_path: Path) -> None:
     assert items[0] == ("Compressed step", "completed")
     assert items[1][0].startswith("Big ss") and len(items[1][0]) > 2 << 20
     assert outcome.offset == plain.stat().st_size  # every decompressed line was complete
-    lines, _ = scan_file(packed, Prefilter.everything())
+    lines, _ = every_line(packed)
     assert len(lines) == len(plain.read_bytes().splitlines())
 
 

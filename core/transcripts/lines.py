@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.transcripts.backward import confirmed, is_full, look_back_for_facts, next_line_start, scan_backward
-from core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, Stream, fd_scan
+from core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, fd_scan
 from core.transcripts.reader import TranscriptReader
 from core.transcripts.zst import is_zst, zst_reread, zst_stream
 
@@ -68,34 +68,6 @@ class _Feeder:
             log.debug("reader failed on a line of %s", self.reader.path, exc_info=True)
 
 
-def scan_file(
-    path: Path,
-    prefilter: Prefilter,
-    start: int = 0,
-    *,
-    chunk: int = CHUNK,
-    max_line: int = MAX_LINE,
-) -> tuple[list[tuple[int, bytes]], int]:
-    """Every wanted complete line of a file from `start`, and the resume offset.
-
-    A convenience for small reads (appends, sniffing, tests): the lines are returned as a
-    list, so use `read_transcript` for whole transcripts.
-    """
-    if is_zst(path):
-        stream: Stream = zst_stream(path)
-        try:
-            scan = LineScan(stream, 0, prefilter, reread=zst_reread(path), chunk=chunk, max_line=max_line)
-            return list(scan), scan.offset
-        finally:
-            stream.close()  # type: ignore[attr-defined]
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        scan = fd_scan(fd, start, prefilter, chunk=chunk, max_line=max_line)
-        return list(scan), scan.offset
-    finally:
-        os.close(fd)
-
-
 def read_transcript(
     reader: TranscriptReader,
     path: Path,
@@ -106,7 +78,6 @@ def read_transcript(
     bound: int = BACKWARD_BOUND,
     chunk: int = CHUNK,
     max_line: int = MAX_LINE,
-    prefilter: Prefilter | None = None,
     plans: bool = True,
 ) -> ReadOutcome:
     """Feed `reader` the wanted lines of `path` from `start` (a line start), bounded.
@@ -116,7 +87,7 @@ def read_transcript(
     the backward scan apply (module docstring). `plans` False never hands the reader a
     line naming a planning tool (the privacy switch): only session facts are read.
     """
-    prefilter = prefilter or Prefilter.of(reader, plans=plans)
+    prefilter = Prefilter.of(reader, plans=plans)
     outcome = ReadOutcome(offset=start)
     feed = _Feeder(reader, outcome)
     if is_zst(path):

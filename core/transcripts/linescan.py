@@ -105,10 +105,6 @@ class Prefilter:
         search = pattern.search
         return cls(lambda data: search(data) is not None, pattern, lambda: (), True, exclude)
 
-    @classmethod
-    def everything(cls) -> Prefilter:
-        return cls(lambda _data: True)
-
 
 def _strip(line: bytes) -> bytes:
     return line[:-1] if line.endswith(b"\r") else line
