@@ -4,21 +4,10 @@ The index is the one place that holds live transcript state (ARCHITECTURE). It f
 transcripts (discover.py), reads each with its harness's reader through the bounded
 IO of lines.py, keeps one reader and one offset per file, and follows the files
 (follow.py) so only appended bytes are read. The first scan, when there is much to
-read, is spread over worker processes (batch.py), which send the readers back. It hands out frozen `SessionEntry`
-values; callbacks run on the calling or the follower thread and carry only ids.
+read, is spread over worker processes (batch.py), which send the readers back. It
+hands out frozen `SessionEntry` values; callbacks run on the calling or the follower thread and carry only ids.
 
-Sessions and files (SPEC §2 Sessions, FORMATS §1 and §3):
-- each main transcript is a session; an ACP log may hold several;
-- subagent transcripts (Claude `agent-<agentId>.jsonl`, Codex sub-thread rollouts)
-  belong to their parent: their plans become groups "agent-<agentId>" of the parent's
-  plan and their files are listed in `Session.subagents`. A subagent whose parent is
-  not found is shown on its own rather than hidden;
-- a forked Claude session is its own session: the file name is its identity, and the
-  parent's id that its copied records carry is kept as lineage (`Session.parent_id`).
-  We read SPEC's "carries its parent's id and shows as that session" together with
-  FORMATS §1 ("the file name is the session's identity; a record carrying another id is
-  lineage"): merging a fork into its parent would mix two diverging plans in one row.
-  A Codex fork (`forked_from_id`) is treated the same way.
+Which files make which sessions, and the entries shown, is core/sessions.py.
 
 Privacy: with `read_plans` off no line naming a planning tool reaches a reader, and
 every plan is empty. Plan text lives only in these objects, never on disk or in logs.
@@ -27,39 +16,25 @@ every plan is empty. Plan text lives only in these objects, never on disk or in 
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from core import paths
-from core.model import EMPTY_PLAN, AgentPlan, Frozen, Session
-from core.replay import merge_plans
+from core.model import EMPTY_PLAN
+from core.sessions import FileState, SessionEntry, build_entry, ids_of, orphan_ids, relations
 from core.settings import Settings, load_settings
 from core.transcripts.batch import FileRead, read_all, read_file, worker_count
 from core.transcripts.discover import TranscriptFile, classify, discover
 from core.transcripts.follow import Follower
 from core.transcripts.lines import read_transcript
-from core.transcripts.reader import SessionResult, TranscriptReader
+from core.transcripts.reader import SessionResult
 
 log = logging.getLogger(__name__)
 
-# A session's title is shown on one line; the reader keeps more, the index trims it.
-TITLE_LIMIT = 200
 BATCH_FILES = 50
 BATCH_SECONDS = 0.1
-_THREAD_ID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
-
-
-class SessionEntry(Frozen):
-    """One session as the app shows it: its facts and its (frozen) plan."""
-
-    session: Session
-    plan: AgentPlan
-    skipped_lines: int = 0
 
 
 def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[Path]:
@@ -74,49 +49,6 @@ def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[
     return unique
 
 
-@dataclass
-class _FileState:
-    """What the index knows of one transcript file."""
-
-    file: TranscriptFile
-    reader: TranscriptReader | None
-    results: list[SessionResult] = field(default_factory=list)
-    offset: int = 0
-    mtime: float = 0.0
-
-    @property
-    def skipped(self) -> int:
-        return self.reader.skipped_lines if self.reader is not None else 0
-
-    def parent_id(self) -> str | None:
-        """The session a subagent file belongs to; None for a main transcript."""
-        if self.file.subagent:
-            if self.file.parent_hint:
-                return self.file.parent_hint
-            for result in self.results:
-                return result.facts.parent_id
-            return None
-        for result in self.results:
-            if result.facts.is_subagent and result.facts.parent_id:
-                return result.facts.parent_id
-        return None
-
-    def agent_id(self) -> str:
-        if self.file.agent_id:
-            return self.file.agent_id
-        for result in self.results:
-            if result.facts.id:
-                return result.facts.id
-        return _file_id(self.file.path)
-
-
-def _file_id(path: Path) -> str:
-    """A session id from the file name alone (when the records name none)."""
-    stem = path.name.removesuffix(".zst").removesuffix(".jsonl")
-    match = _THREAD_ID.search(stem)
-    return match.group(1) if match else stem
-
-
 class SessionIndex:
     """Sessions of every harness, in memory, kept up to date while following."""
 
@@ -129,7 +61,7 @@ class SessionIndex:
         self._read_plans = read_plans
         self._lock = threading.RLock()  # guards the maps below
         self._io_lock = threading.RLock()  # one reader is fed by one thread at a time
-        self._files: dict[Path, _FileState] = {}
+        self._files: dict[Path, FileState] = {}
         self._entries: dict[str, SessionEntry] = {}
         self._sorted: list[SessionEntry] | None = []
         self._follower: Follower | None = None
@@ -209,11 +141,11 @@ class SessionIndex:
             return self._forget(path)
         if read.failed:
             return set()
-        state = _FileState(read.item, read.reader, read.results, read.offset, read.item.mtime)
+        state = FileState(read.item, read.reader, read.results, read.offset, read.item.mtime)
         with self._io_lock, self._lock:
-            before = self._ids_of(self._files.get(path))
+            before = ids_of(self._files.get(path))
             self._files[path] = state
-            return before | self._ids_of(state)
+            return before | ids_of(state)
 
     def _append(self, path: Path, start: int) -> tuple[set[str], int | None]:
         with self._io_lock:
@@ -229,48 +161,30 @@ class SessionIndex:
                 log.info("cannot read %s: %s", path, exc)
                 return self._forget(path), None
             with self._lock:
-                before = self._ids_of(state)
+                before = ids_of(state)
                 state.results, state.offset, state.mtime = results, outcome.offset, mtime
-                return before | self._ids_of(state), outcome.offset
+                return before | ids_of(state), outcome.offset
 
     def _forget(self, path: Path) -> set[str]:
         with self._lock:
             state = self._files.pop(path, None)
-            return self._ids_of(state)
-
-    def _ids_of(self, state: _FileState | None) -> set[str]:
-        """Session ids whose entry depends on this file."""
-        if state is None:
-            return set()
-        parent = state.parent_id()
-        if parent is not None:
-            return {parent, *self._own_ids(state)}
-        return self._own_ids(state)
-
-    @staticmethod
-    def _own_ids(state: _FileState) -> set[str]:
-        ids = {r.facts.id for r in state.results if r.facts.id}
-        return ids or {_file_id(state.file.path)}
+            return ids_of(state)
 
     # -- building entries --------------------------------------------------------------
 
     def _rebuild(self, ids: Iterable[str], *, orphans: bool) -> list[str]:
         """Recompute the entries of `ids`; returns the ids whose entry changed or went."""
         with self._lock:
-            owners, children = self._relations()
+            owners, children = relations(self._files.values())
             changed: list[str] = []
             wanted = set(ids)
             if orphans:
                 # Entries that are not a main session (orphans shown earlier) are looked
                 # at again: their parent may have appeared since.
                 wanted |= {sid for sid in self._entries if sid not in owners}
-                # Subagents whose parent is known nowhere are shown on their own.
-                for parent, kids in children.items():
-                    if parent not in owners:
-                        for kid in kids:
-                            wanted |= self._own_ids(kid)
+                wanted |= orphan_ids(owners, children)
             for sid in wanted:
-                entry = self._build(sid, owners, children, orphans)
+                entry = build_entry(sid, owners, children, orphans=orphans, read_plans=self._read_plans)
                 old = self._entries.get(sid)
                 if entry is None:
                     if old is not None:
@@ -282,76 +196,6 @@ class SessionIndex:
             if changed:
                 self._sorted = None
             return changed
-
-    def _relations(self) -> tuple[dict[str, tuple[_FileState, SessionResult]], dict[str, list[_FileState]]]:
-        """Session id → (its main file, its result); parent id → subagent files."""
-        owners: dict[str, tuple[_FileState, SessionResult]] = {}
-        children: dict[str, list[_FileState]] = {}
-        for state in self._files.values():
-            parent = state.parent_id()
-            if parent is not None:
-                children.setdefault(parent, []).append(state)
-                continue
-            for result in state.results:
-                sid = result.facts.id or _file_id(state.file.path)
-                held = owners.get(sid)
-                # One id in two files (an ACP session resumed in a new log): the newer wins.
-                if held is None or _updated(state, result) > _updated(*held):
-                    owners[sid] = (state, result)
-        return owners, children
-
-    def _build(
-        self,
-        sid: str,
-        owners: dict[str, tuple[_FileState, SessionResult]],
-        children: dict[str, list[_FileState]],
-        orphans: bool,
-    ) -> SessionEntry | None:
-        held = owners.get(sid)
-        if held is None:
-            if not orphans:
-                return None
-            return self._orphan_entry(sid, owners, children)
-        state, result = held
-        kids = sorted(children.get(sid, []), key=lambda s: str(s.file.path))
-        return self._entry(sid, state, result, result.facts.parent_id, kids)
-
-    def _entry(
-        self, sid: str, state: _FileState, result: SessionResult, parent_id: str | None, kids: list[_FileState]
-    ) -> SessionEntry:
-        """The entry of session `sid`, read from `state` (its `result`), with `kids`."""
-        facts = result.facts
-        updated = max([_updated(state, result), *(_updated(k, r) for k in kids for r in k.results[:1])])
-        session = Session(
-            id=sid,
-            harness=state.file.harness,
-            path=state.file.path,
-            title=(facts.title() or "")[:TITLE_LIMIT],
-            cwd=facts.cwd,
-            git_branch=facts.git_branch,
-            updated=updated,
-            parent_id=parent_id,
-            subagents=tuple(k.file.path for k in kids),
-        )
-        plan = result.plan if self._read_plans else EMPTY_PLAN
-        if kids and self._read_plans:
-            plan = _with_subagents(plan, kids)
-        skipped = state.skipped + sum(k.skipped for k in kids)
-        return SessionEntry(session=session, plan=plan, skipped_lines=skipped)
-
-    def _orphan_entry(
-        self,
-        sid: str,
-        owners: dict[str, tuple[_FileState, SessionResult]],
-        children: dict[str, list[_FileState]],
-    ) -> SessionEntry | None:
-        for parent, kids in children.items():
-            if parent in owners:
-                continue
-            for kid in kids:
-                if sid in self._own_ids(kid) and kid.results:
-                    return self._entry(sid, kid, kid.results[0], parent, [])
-        return None
 
     # -- the API the app uses ----------------------------------------------------------
 
@@ -472,25 +316,3 @@ class SessionIndex:
             except Exception:
                 log.exception("on_change callback failed")
 
-
-def _updated(state: _FileState, result: SessionResult) -> datetime:
-    """Last activity: the last record's time or the file's mtime, whichever is newer."""
-    mtime = datetime.fromtimestamp(state.mtime or state.file.mtime, tz=UTC)
-    last = result.facts.last_timestamp
-    return max(mtime, last) if last is not None else mtime
-
-
-def _with_subagents(plan: AgentPlan, kids: list[_FileState]) -> AgentPlan:
-    """The parent's plan with each subagent's plan as a group "agent-<agentId>"."""
-    return merge_plans(
-        plan, *(_as_agent(result.plan, f"agent-{kid.agent_id()}") for kid in kids for result in kid.results[:1])
-    )
-
-
-def _as_agent(plan: AgentPlan, key: str) -> AgentPlan:
-    """A subagent file's plan keyed as its agent: its main group and document become
-    `key`, so they replace the same agent's inline records in the parent's plan."""
-    return AgentPlan(
-        groups=tuple(g.model_copy(update={"key": key}) if g.key in ("", key) else g for g in plan.groups),
-        documents=tuple(d.model_copy(update={"key": key}) if d.key in ("", key) else d for d in plan.documents),
-    )

@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from core import paths
-from core.index import SessionEntry, SessionIndex, default_roots
+from core.index import SessionIndex, default_roots
+from core.sessions import SessionEntry
 from core.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -339,8 +340,8 @@ def test_a_second_scan_drops_sessions_whose_files_are_gone() -> None:
 
 
 def test_a_subagent_file_replaces_its_inline_group_in_place() -> None:
-    from core.index import _FileState, _with_subagents
     from core.model import AgentPlan, PlanDocument, PlanGroup, PlanItem
+    from core.sessions import FileState, with_subagents
     from core.transcripts.discover import TranscriptFile
     from core.transcripts.reader import SessionFacts, SessionResult
 
@@ -352,12 +353,12 @@ def test_a_subagent_file_replaces_its_inline_group_in_place() -> None:
         groups=(group("", "From file"),),
         documents=(PlanDocument(key="", source="claude_plan_mode", text="Doc"),),
     )
-    kid = _FileState(
+    kid = FileState(
         TranscriptFile(Path("agent-a1.jsonl"), "claude", 0.0, 0, subagent=True),
         None,
         [SessionResult(facts=SessionFacts(), plan=kid_plan)],
     )
-    plan = _with_subagents(parent, [kid])
+    plan = with_subagents(parent, [kid])
     assert [(g.key, g.items[0].text) for g in plan.groups] == [
         ("", "Main"), ("agent-a1", "From file"), ("agent-z9", "Other"),
     ]

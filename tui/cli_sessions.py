@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.index import SessionEntry, SessionIndex
+    from core.index import SessionIndex
     from core.model import PlanGroup
+    from core.sessions import SessionEntry
     from core.settings import Settings
 
 MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]", "cancelled": "[-]"}

@@ -1,0 +1,200 @@
+"""How transcript files make sessions: which file is a session, which belong to a parent,
+and the frozen `SessionEntry` each session is shown as (pure: no IO, no threads).
+
+Sessions and files (SPEC §2 Sessions, FORMATS §1 and §3):
+- each main transcript is a session; an ACP log may hold several;
+- subagent transcripts (Claude `agent-<agentId>.jsonl`, Codex sub-thread rollouts)
+  belong to their parent: their plans become groups "agent-<agentId>" of the parent's
+  plan and their files are listed in `Session.subagents`. A subagent whose parent is
+  not found is shown on its own rather than hidden;
+- a forked Claude session is its own session: the file name is its identity, and the
+  parent's id that its copied records carry is kept as lineage (`Session.parent_id`).
+  We read SPEC's "carries its parent's id and shows as that session" together with
+  FORMATS §1 ("the file name is the session's identity; a record carrying another id is
+  lineage"): merging a fork into its parent would mix two diverging plans in one row.
+  A Codex fork (`forked_from_id`) is treated the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from core.model import EMPTY_PLAN, AgentPlan, Frozen, Session
+from core.replay import merge_plans
+from core.transcripts.discover import TranscriptFile
+from core.transcripts.reader import SessionResult, TranscriptReader
+
+# A session's title is shown on one line; the reader keeps more, the index trims it.
+TITLE_LIMIT = 200
+_THREAD_ID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
+
+Owners = dict[str, tuple["FileState", SessionResult]]
+Children = dict[str, list["FileState"]]
+
+
+class SessionEntry(Frozen):
+    """One session as the app shows it: its facts and its (frozen) plan."""
+
+    session: Session
+    plan: AgentPlan
+    skipped_lines: int = 0
+
+
+@dataclass
+class FileState:
+    """What the index knows of one transcript file."""
+
+    file: TranscriptFile
+    reader: TranscriptReader | None
+    results: list[SessionResult] = field(default_factory=list)
+    offset: int = 0
+    mtime: float = 0.0
+
+    @property
+    def skipped(self) -> int:
+        return self.reader.skipped_lines if self.reader is not None else 0
+
+    def parent_id(self) -> str | None:
+        """The session a subagent file belongs to; None for a main transcript."""
+        if self.file.subagent:
+            if self.file.parent_hint:
+                return self.file.parent_hint
+            for result in self.results:
+                return result.facts.parent_id
+            return None
+        for result in self.results:
+            if result.facts.is_subagent and result.facts.parent_id:
+                return result.facts.parent_id
+        return None
+
+    def agent_id(self) -> str:
+        if self.file.agent_id:
+            return self.file.agent_id
+        for result in self.results:
+            if result.facts.id:
+                return result.facts.id
+        return file_id(self.file.path)
+
+    def own_ids(self) -> set[str]:
+        """The ids of the sessions this file holds."""
+        ids = {r.facts.id for r in self.results if r.facts.id}
+        return ids or {file_id(self.file.path)}
+
+
+def file_id(path: Path) -> str:
+    """A session id from the file name alone (when the records name none)."""
+    stem = path.name.removesuffix(".zst").removesuffix(".jsonl")
+    match = _THREAD_ID.search(stem)
+    return match.group(1) if match else stem
+
+
+def ids_of(state: FileState | None) -> set[str]:
+    """Session ids whose entry depends on this file."""
+    if state is None:
+        return set()
+    parent = state.parent_id()
+    if parent is not None:
+        return {parent, *state.own_ids()}
+    return state.own_ids()
+
+
+def relations(files: Iterable[FileState]) -> tuple[Owners, Children]:
+    """Session id → (its main file, its result); parent id → subagent files."""
+    owners: Owners = {}
+    children: Children = {}
+    for state in files:
+        parent = state.parent_id()
+        if parent is not None:
+            children.setdefault(parent, []).append(state)
+            continue
+        for result in state.results:
+            sid = result.facts.id or file_id(state.file.path)
+            held = owners.get(sid)
+            # One id in two files (an ACP session resumed in a new log): the newer wins.
+            if held is None or _updated(state, result) > _updated(*held):
+                owners[sid] = (state, result)
+    return owners, children
+
+
+def orphan_ids(owners: Owners, children: Children) -> set[str]:
+    """Subagents whose parent is known nowhere: they are shown on their own."""
+    ids: set[str] = set()
+    for parent, kids in children.items():
+        if parent not in owners:
+            for kid in kids:
+                ids |= kid.own_ids()
+    return ids
+
+
+def build_entry(sid: str, owners: Owners, children: Children, *, orphans: bool, read_plans: bool) -> SessionEntry | None:
+    """The entry of session `sid`; None when no file holds it (or it is an orphan
+    subagent and `orphans` is off: its parent may still be read)."""
+    held = owners.get(sid)
+    if held is None:
+        if not orphans:
+            return None
+        return _orphan_entry(sid, owners, children, read_plans)
+    state, result = held
+    kids = sorted(children.get(sid, []), key=lambda s: str(s.file.path))
+    return _entry(sid, state, result, result.facts.parent_id, kids, read_plans)
+
+
+def _entry(
+    sid: str, state: FileState, result: SessionResult, parent_id: str | None, kids: list[FileState], read_plans: bool
+) -> SessionEntry:
+    """The entry of session `sid`, read from `state` (its `result`), with `kids`."""
+    facts = result.facts
+    updated = max([_updated(state, result), *(_updated(k, r) for k in kids for r in k.results[:1])])
+    session = Session(
+        id=sid,
+        harness=state.file.harness,
+        path=state.file.path,
+        title=(facts.title() or "")[:TITLE_LIMIT],
+        cwd=facts.cwd,
+        git_branch=facts.git_branch,
+        updated=updated,
+        parent_id=parent_id,
+        subagents=tuple(k.file.path for k in kids),
+    )
+    plan = result.plan if read_plans else EMPTY_PLAN
+    if kids and read_plans:
+        plan = with_subagents(plan, kids)
+    skipped = state.skipped + sum(k.skipped for k in kids)
+    return SessionEntry(session=session, plan=plan, skipped_lines=skipped)
+
+
+def _orphan_entry(sid: str, owners: Owners, children: Children, read_plans: bool) -> SessionEntry | None:
+    for parent, kids in children.items():
+        if parent in owners:
+            continue
+        for kid in kids:
+            if sid in kid.own_ids() and kid.results:
+                return _entry(sid, kid, kid.results[0], parent, [], read_plans)
+    return None
+
+
+def _updated(state: FileState, result: SessionResult) -> datetime:
+    """Last activity: the last record's time or the file's mtime, whichever is newer."""
+    mtime = datetime.fromtimestamp(state.mtime or state.file.mtime, tz=UTC)
+    last = result.facts.last_timestamp
+    return max(mtime, last) if last is not None else mtime
+
+
+def with_subagents(plan: AgentPlan, kids: list[FileState]) -> AgentPlan:
+    """The parent's plan with each subagent's plan as a group "agent-<agentId>"."""
+    return merge_plans(
+        plan, *(_as_agent(result.plan, f"agent-{kid.agent_id()}") for kid in kids for result in kid.results[:1])
+    )
+
+
+def _as_agent(plan: AgentPlan, key: str) -> AgentPlan:
+    """A subagent file's plan keyed as its agent: its main group and document become
+    `key`, so they replace the same agent's inline records in the parent's plan."""
+    return AgentPlan(
+        groups=tuple(g.model_copy(update={"key": key}) if g.key in ("", key) else g for g in plan.groups),
+        documents=tuple(d.model_copy(update={"key": key}) if d.key in ("", key) else d for d in plan.documents),
+    )
