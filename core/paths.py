@@ -1,7 +1,7 @@
 """Every folder planwatch reads or writes, in one place.
 
 Environment overrides win over settings, settings over the platform defaults:
-`PLANWATCH_STORE`, `PLANWATCH_CONFIG`, `PLANWATCH_DATA`, and the harnesses' own
+`PLANWATCH_STORE`, `PLANWATCH_CONFIG`, `PLANWATCH_DATA`, `PLANWATCH_CACHE`, and the harnesses' own
 `CLAUDE_CONFIG_DIR` and `CODEX_HOME`.
 """
 
@@ -28,6 +28,11 @@ def data_dir() -> Path:
 def state_dir() -> Path:
     """Small state that is not data: overrides of agent items (keys only)."""
     return _env_path("PLANWATCH_STATE") or Path(platformdirs.user_state_dir(APP))
+
+
+def cache_dir() -> Path:
+    """What can be rebuilt at any time: the warm-start index (offsets, never text)."""
+    return _env_path("PLANWATCH_CACHE") or Path(platformdirs.user_cache_dir(APP))
 
 
 def config_file() -> Path:

@@ -1,0 +1,311 @@
+"""The warm-start index: what lets the next start skip reading a transcript, holding no
+text (SPEC §3 Privacy: caches hold offsets, ids and counts, never text).
+
+Readers are deterministic: the same lines fed in the same order give the same state.
+So while IO reads a file it keeps a `Trace` of what it handed the reader — the offset,
+length and a short hash of each line fed (`feed_line`), of each line fed from the
+skipped middle (`feed_middle_line`), and each gap (`note_gap`) — and the file's identity
+(device, inode, size, mtime_ns) with the offset where reading resumes. Nothing else: no
+titles, no plan text, no prompts, no path but the file's own (the cache's key).
+
+On the next start (`replay`), a file whose identity still fits is not scanned: a fresh
+reader is fed the same lines again, each re-read with `pread` at its offset and checked
+against its hash, and only bytes appended since the resume offset are read as an append.
+- same inode, same size, same mtime: replay only;
+- same inode, grown: replay, then read from the resume offset (the live follower's
+  append read);
+- anything else (another inode or device, shrunk, the same size with another mtime, a
+  line whose bytes no longer match its hash): read from scratch.
+
+The cache is one JSON file in the XDG cache folder (`paths.cache_dir()`), written
+atomically (a temporary file renamed over it) under an exclusive lock, merged with what
+another process wrote meanwhile. It names its format and the planwatch code it was made
+by (`code_stamp`: the version and the reading modules' sizes and times): any other
+value, or a file that is not a valid cache, is ignored and replaced, never trusted. A
+foreign or hand-made cache can do no more than a transcript can: every line it points at
+is read from the transcript itself and checked against its hash.
+
+With plan reading off, no cache is read or written (the index never asks).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core import paths
+from core.transcripts.reader import TranscriptReader
+
+log = logging.getLogger(__name__)
+
+FORMAT = 1
+CACHE_NAME = "warm-start.json"
+# Kinds of a trace's operations (four ints each: kind, offset, length, hash).
+LINE, MIDDLE, GAP = 0, 1, 2
+# A file whose trace grew past this many operations is left out of the cache (its
+# replay would cost about what reading it does).
+MAX_OPS = 200_000
+# A cache file larger than this is not read (a foreign file, or one gone wrong).
+MAX_CACHE_BYTES = 256 << 20
+
+Identity = tuple[int, int, int, int]  # st_dev, st_ino, st_size, st_mtime_ns
+
+
+def line_hash(data: bytes) -> int:
+    """A short hash of a line's bytes: tells a rewritten line from the one remembered."""
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
+
+
+def identity(st: os.stat_result) -> Identity:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+@dataclass
+class Trace:
+    """What IO fed one reader, as offsets (module docstring); kept per followed file."""
+
+    ops: list[int] = field(default_factory=list)
+    ident: Identity | None = None  # the file as the last read saw it
+    offset: int = 0  # where reading resumes
+
+    def line(self, offset: int, data: bytes) -> None:
+        self.ops += (LINE, offset, len(data), line_hash(data))
+
+    def middle(self, offset: int, data: bytes) -> None:
+        self.ops += (MIDDLE, offset, len(data), line_hash(data))
+
+    def gap(self) -> None:
+        self.ops += (GAP, 0, 0, 0)
+
+    def seen(self, st: os.stat_result) -> None:
+        self.ident = identity(st)
+
+    def copy(self) -> Trace:
+        return Trace(list(self.ops), self.ident, self.offset)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file's remembered trace, as loaded from the cache."""
+
+    harness: str
+    ident: Identity
+    offset: int
+    ops: list[int]
+
+    def trace(self) -> Trace:
+        return Trace(list(self.ops), self.ident, self.offset)
+
+
+def replay(entry: Entry, reader: TranscriptReader, fd: int) -> bool:
+    """Feed `reader` the remembered lines again from `fd`; False (the reader then holds
+    a part of them: throw it away) as soon as one line's bytes no longer match."""
+    ops = entry.ops
+    for i in range(0, len(ops), 4):
+        kind, offset, length, digest = ops[i], ops[i + 1], ops[i + 2], ops[i + 3]
+        if kind == GAP:
+            try:
+                reader.note_gap()
+            except Exception:
+                log.debug("note_gap failed for %s", reader.path, exc_info=True)
+            continue
+        data = os.pread(fd, length, offset)
+        if len(data) != length or line_hash(data) != digest:
+            return False
+        try:
+            if kind == LINE:
+                reader.feed_line(data)
+            else:
+                reader.feed_middle_line(data)
+        except Exception:  # as IO does: a reader's bug on odd input is not fatal
+            log.debug("reader failed on a remembered line of %s", reader.path, exc_info=True)
+    return True
+
+
+def fits(entry: Entry, now: Identity) -> str | None:
+    """How a file seen now relates to its entry: "same", "grown", or None (read it from
+    scratch: replaced, shrunk, or rewritten in place)."""
+    dev, ino, size, mtime = now
+    old_dev, old_ino, old_size, old_mtime = entry.ident
+    if (dev, ino) != (old_dev, old_ino) or size < entry.offset:
+        return None
+    if size == old_size and mtime == old_mtime:
+        return "same"
+    if size > old_size:
+        return "grown"
+    return None
+
+
+# -- the cache file ------------------------------------------------------------------------
+
+
+def cache_file() -> Path:
+    return paths.cache_dir() / CACHE_NAME
+
+
+_STAMP: list[str] = []
+
+
+def code_stamp() -> str:
+    """planwatch's version and the size and time of every module that decides what a
+    reader is fed or makes of it: a cache made by other code is discarded."""
+    if not _STAMP:
+        try:
+            from importlib.metadata import version
+
+            parts = [version("planwatch")]
+        except Exception:
+            parts = ["unknown"]
+        core = Path(__file__).resolve().parents[1]
+        for folder in (core, core / "transcripts"):
+            try:
+                names = sorted(p for p in os.listdir(folder) if p.endswith(".py"))
+            except OSError:
+                continue
+            for name in names:
+                with contextlib.suppress(OSError):
+                    st = os.stat(folder / name)
+                    parts.append(f"{folder.name}/{name}:{st.st_size}:{st.st_mtime_ns}")
+        _STAMP.append(hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest())
+    return _STAMP[0]
+
+
+def _valid_entry(raw: Any) -> Entry | None:
+    if not (isinstance(raw, list) and len(raw) == 7 and isinstance(raw[0], str) and isinstance(raw[6], list)):
+        return None
+    harness, dev, ino, size, mtime, offset, ops = raw
+    numbers = (dev, ino, size, mtime, offset)
+    if not all(type(n) is int and n >= 0 for n in numbers) or offset > size:
+        return None
+    if len(ops) % 4 or len(ops) > 4 * MAX_OPS or not all(type(n) is int for n in ops):
+        return None
+    for i in range(0, len(ops), 4):
+        if ops[i] not in (LINE, MIDDLE, GAP) or ops[i + 1] < 0 or not 0 <= ops[i + 2] <= size:
+            return None
+    return Entry(harness, (dev, ino, size, mtime), offset, ops)
+
+
+class WarmCache:
+    """The entries read from the cache file (empty when it is missing, broken, foreign,
+    or made by other code)."""
+
+    def __init__(self, entries: Mapping[str, Any] | None = None) -> None:
+        self._raw: dict[str, Any] = dict(entries or {})
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> WarmCache:
+        path = path or cache_file()
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        except OSError:
+            return cls()
+        try:
+            st = os.fstat(fd)
+            import stat
+
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_CACHE_BYTES:
+                return cls()
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                raw = fh.read()
+        except OSError:
+            return cls()
+        finally:
+            os.close(fd)
+        try:
+            doc = json.loads(raw)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            log.info("the warm-start cache %s is not valid JSON: ignored", path)
+            return cls()
+        if not (
+            isinstance(doc, dict)
+            and doc.get("format") == FORMAT
+            and doc.get("code") == code_stamp()
+            and isinstance(doc.get("files"), dict)
+        ):
+            log.info("the warm-start cache %s is of another format or version: ignored", path)
+            return cls()
+        return cls(doc["files"])
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def get(self, path: Path, harness: str) -> Entry | None:
+        """The entry of `path` read by `harness`'s reader, when one is valid."""
+        entry = _valid_entry(self._raw.get(str(path)))
+        return entry if entry is not None and entry.harness == harness else None
+
+
+def _row(harness: str, trace: Trace) -> list[Any] | None:
+    if trace.ident is None or len(trace.ops) > 4 * MAX_OPS or trace.offset > trace.ident[2]:
+        return None
+    return [harness, *trace.ident, trace.offset, trace.ops]
+
+
+def save(
+    traces: Iterable[tuple[Path, str, Trace]],
+    roots: Iterable[Path],
+    path: Path | None = None,
+) -> bool:
+    """Write the traces of the files read under `roots` into the cache, keeping the
+    entries another process wrote for files outside them (merged under a lock, written
+    atomically). Entries under `roots` that are not in `traces` are dropped (those
+    files are gone). Returns False when the cache could not be written (logged)."""
+    path = path or cache_file()
+    ours: dict[str, Any] = {}
+    for file, harness, trace in traces:
+        row = _row(harness, trace)
+        if row is not None:
+            ours[str(file)] = row
+    root_list = [Path(r) for r in roots]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(path.parent / (path.name + ".lock")):
+            theirs = WarmCache.load(path)._raw
+            merged = {key: row for key, row in theirs.items() if not _under(Path(key), root_list)}
+            merged.update(ours)
+            doc = {"format": FORMAT, "code": code_stamp(), "files": merged}
+            _write_atomic(path, json.dumps(doc, separators=(",", ":")).encode())
+        return True
+    except OSError as exc:
+        log.info("cannot write the warm-start cache %s: %s", path, exc)
+        return False
+
+
+def _under(path: Path, roots: list[Path]) -> bool:
+    return any(path == root or path.is_relative_to(root) for root in roots)
+
+
+@contextlib.contextmanager
+def _locked(lock_path: Path) -> Any:
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError:  # no flock (Windows): the write is still atomic
+            pass
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+

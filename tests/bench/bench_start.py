@@ -1,0 +1,393 @@
+"""Benchmark of a start (issue 11): cold and warm `planwatch sessions --json` against
+`cat`, a naive reader and ccusage, plus the app's all-rows time, the live
+append→screen latency and peak memory — one command, one run, one table:
+
+    .venv/bin/python tests/bench/bench_start.py [--corpus DIR] [--skip-app] [--rounds 3]
+
+The corpus (generated once into --corpus, default ./bench-corpus/start, git-ignored)
+has the issue's shape: 1,000 Claude Code sessions, about 1.4 GB; 8 files of 150 MB whose
+final plan lies near the end (half of them with a custom title in the middle, the others
+titled by their first prompt only, so the search of the middle runs its whole bound);
+one 50 MB line; the rest small sessions with plans, titles and task calls.
+
+- cold: `planwatch sessions --json` with an empty cache folder (the page cache warm, as
+  for every other row: each command runs once untimed first);
+- warm: the same command again, reading the warm-start index the cold run wrote; its
+  output must be byte-identical to the cold run's (checked);
+- cat: `cat` of every file; naive: `json.loads` on every line of every file;
+- ccusage: `session --offline --json` over the same folder (CCUSAGE=path, else
+  `npx ccusage@20.0.24` when npx can fetch it), else "not available";
+- app: every row on screen (Pilot, `--skip-app` leaves it out) and a plan call appended
+  to a transcript → on screen, median of `--appends`;
+- peak RSS: the largest of the commands' and their scan workers' (ru_maxrss).
+
+Every planwatch folder points into the corpus folder: the host's are never touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path[:0] = [str(HERE)]
+
+import corpus  # noqa: E402  (the shared writers, beside this file)
+
+MB = 1 << 20
+SESSIONS = 1000
+BIG = 8
+BIG_SIZE = 150 * MB
+SMALL_TOTAL = 185 * MB
+LONG_LINE = 50 * MB
+SHAPE_VERSION = 1
+STEPS = ["Read the code", "Write the migration", "Add the tests", "Update the docs", "Ship it"]
+
+
+# -- the corpus ------------------------------------------------------------------------------
+
+
+def _plan(rnd: random.Random, progress: float) -> list[tuple[str, str]]:
+    n = rnd.randint(2, len(STEPS))
+    done = int(progress * n)
+    return [(STEPS[i], "completed" if i < done else "in_progress" if i == done else "pending") for i in range(n)]
+
+
+def _big(path: Path, n: int, sid: str, when: datetime, rnd: random.Random) -> None:
+    """150 MB: plan calls every ~19 MB, the final full list a few MB before the end, a
+    custom title in the middle for even n, one 50 MB line in file 0."""
+    with path.open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, sid, f"/home/dev/big{n}", start=when, seed=n)
+        w.prompt(f"Migrate the big service number {n}")
+        next_plan = 0
+        final_at = BIG_SIZE - rnd.randint(1, 4) * MB
+        titled = n % 2 == 0
+        long_done = n != 0
+        while fh.tell() < BIG_SIZE:
+            pos = fh.tell()
+            if pos >= next_plan and pos <= final_at:
+                w.todo_write(_plan(rnd, pos / BIG_SIZE))
+                next_plan = pos + BIG_SIZE // 8 if pos + BIG_SIZE // 8 < final_at else final_at
+            if titled and pos > BIG_SIZE // 2:
+                w.custom_title(f"Big service {n}")
+                titled = False
+            if not long_done and pos > BIG_SIZE // 3:
+                # One 50 MB line: a huge tool output nobody plans in, written in pieces.
+                call_id = "toolu_01big" + "0" * 16
+                head = {"type": "user", "sessionId": sid, "cwd": w.cwd, "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": call_id, "content": "@@"}]}}
+                before, after = json.dumps(head, separators=(",", ":")).encode().split(b"@@")
+                fh.write(before)
+                piece = b"y" * MB
+                for _ in range(LONG_LINE // MB):
+                    fh.write(piece)
+                fh.write(after + b"\n")
+                long_done = True
+                continue
+            w.filler(int(rnd.lognormvariate(9.5, 1.0)) + 1000)
+
+
+def _small(path: Path, n: int, sid: str, size: int, when: datetime, rnd: random.Random) -> None:
+    with path.open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, sid, f"/home/dev/p{n % 40}", start=when, seed=n)
+        w.prompt(f"Work through backlog item {n}")
+        kind = n % 5
+        if kind == 1:
+            w.custom_title(f"Backlog item {n}")
+        made = 0
+        every = max(size // 4, 4096)
+        next_plan = 0
+        while fh.tell() < size:
+            if fh.tell() >= next_plan:
+                if kind == 4:  # task tools instead of a full list
+                    if made:
+                        w.task_update(str(made), "completed", old="in_progress")
+                    made += 1
+                    w.task_create(str(made), f"Task {made} of item {n}")
+                    w.task_update(str(made), "in_progress")
+                elif kind != 3:  # kind 3: no plan at all
+                    w.todo_write(_plan(rnd, fh.tell() / size))
+                next_plan = fh.tell() + every
+            if rnd.random() < 0.5:
+                w.filler(int(rnd.lognormvariate(7.5, 1.0)) + 200)
+            else:
+                w.real_records("claude", sid, rnd.randint(1, 6))
+
+
+def generate(root: Path) -> None:
+    rnd = random.Random(11)
+    projects = root / "claude" / "projects"
+    base = datetime(2026, 11, 1, tzinfo=UTC)
+    raw = [min(rnd.lognormvariate(0, 1.0), 12) for _ in range(SESSIONS - BIG)]
+    scale = SMALL_TOTAL / sum(raw)
+    for n in range(SESSIONS):
+        uid = f"{n:08x}-0000-4000-8000-{rnd.getrandbits(48):012x}"
+        when = base + timedelta(minutes=n * 37)
+        path = corpus.claude_path(projects, f"/home/dev/p{n % 40}", uid)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if n < BIG:
+            _big(path, n, uid, when, rnd)
+        else:
+            _small(path, n, uid, max(4000, int(raw[n - BIG] * scale)), when, rnd)
+        stamp = (when + timedelta(hours=2)).timestamp()
+        os.utime(path, (stamp, stamp))
+        if n % 100 == 0:
+            print(f"  generated {n + 1}/{SESSIONS} sessions", file=sys.stderr)
+
+
+def ensure_corpus(root: Path) -> list[Path]:
+    marker = root / "corpus.json"
+    wanted = {"shape": "issue-11", "version": SHAPE_VERSION}
+    if not (marker.exists() and json.loads(marker.read_text()) == wanted):
+        print(f"generating the corpus in {root} (once) …", file=sys.stderr)
+        shutil.rmtree(root / "claude", ignore_errors=True)
+        root.mkdir(parents=True, exist_ok=True)
+        generate(root)
+        marker.write_text(json.dumps(wanted))
+    return sorted((root / "claude" / "projects").rglob("*.jsonl"))
+
+
+# -- measurements ------------------------------------------------------------------------------
+
+
+def env_for(root: Path, cache: Path) -> dict[str, str]:
+    env = os.environ.copy()
+    for name in ("CODEX_HOME", "PLANWATCH_ACP_LOGS"):
+        env.pop(name, None)
+    env.update(
+        CLAUDE_CONFIG_DIR=str(root / "claude"),
+        CODEX_HOME=str(root / "none" / "codex"),
+        PLANWATCH_ACP_LOGS=str(root / "none" / "acp"),
+        PLANWATCH_CONFIG=str(root / "none" / "config.yaml"),
+        PLANWATCH_DATA=str(root / "none" / "data"),
+        PLANWATCH_STATE=str(root / "none" / "state"),
+        PLANWATCH_STORE=str(root / "none" / "store"),
+        PLANWATCH_CACHE=str(cache),
+    )
+    return env
+
+
+def _timed(argv: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> tuple[float, bytes, int]:
+    """Seconds, stdout and the child's ru_maxrss (bytes, via a wrapper: exact per run)."""
+    wrapper = (
+        "import resource, subprocess, sys, time, json\n"
+        "t = time.perf_counter()\n"
+        "p = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE)\n"
+        "s = time.perf_counter() - t\n"
+        "sys.stdout.buffer.write(p.stdout)\n"
+        "sys.stderr.write(json.dumps([s, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, p.returncode]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", wrapper, *argv], env=env, cwd=cwd, capture_output=True)
+    seconds, rss, code = json.loads(out.stderr.decode().strip().splitlines()[-1])
+    if code != 0:
+        raise SystemExit(f"{argv[:3]} failed with {code}")
+    return seconds, out.stdout, rss
+
+
+def measure_cli(root: Path, rounds: int) -> dict[str, object]:
+    cache = root / "cache"
+    env = env_for(root, cache)
+    argv = [sys.executable, "-m", "tui.cli", "sessions", "--json"]
+    cold: list[float] = []
+    warm: list[float] = []
+    peak = 0
+    outputs: set[bytes] = set()
+    _timed(argv, {**env, "PLANWATCH_CACHE": str(root / "cache-untimed")})  # page cache
+    for _ in range(rounds):
+        shutil.rmtree(cache, ignore_errors=True)
+        seconds, out, rss = _timed(argv, env)
+        cold.append(seconds)
+        outputs.add(out)
+        peak = max(peak, rss)
+        seconds, out, rss = _timed(argv, env)
+        warm.append(seconds)
+        outputs.add(out)
+        peak = max(peak, rss)
+    sessions = len(json.loads(next(iter(outputs))))
+    return {"cold": min(cold), "warm": min(warm), "identical": len(outputs) == 1, "rss": peak, "sessions": sessions}
+
+
+def measure_cat(files: list[Path], rounds: int) -> float:
+    args = [str(f) for f in files]
+
+    def run() -> float:
+        t = time.perf_counter()
+        for i in range(0, len(args), 500):
+            subprocess.run(["cat", *args[i : i + 500]], stdout=subprocess.DEVNULL, check=True)
+        return time.perf_counter() - t
+
+    run()
+    return min(run() for _ in range(rounds))
+
+
+_NAIVE = """
+import json, sys
+for name in sys.argv[1:]:
+    with open(name, "rb") as fh:
+        for line in fh:
+            try:
+                json.loads(line)
+            except ValueError:
+                pass
+"""
+
+
+def measure_naive(files: list[Path]) -> tuple[float, int]:
+    seconds, _out, rss = _timed([sys.executable, "-c", _NAIVE, *map(str, files)])
+    return seconds, rss
+
+
+CCUSAGE_VERSION = "20.0.24"
+
+
+def ccusage_command() -> list[str] | None:
+    """ccusage from CCUSAGE (a path), else through npx when it can fetch it."""
+    given = os.environ.get("CCUSAGE")
+    if given:
+        return [given]
+    npx = shutil.which("npx")
+    if npx is None:
+        return None
+    probe = subprocess.run(
+        [npx, "--yes", f"ccusage@{CCUSAGE_VERSION}", "--version"], capture_output=True, text=True, timeout=300
+    )
+    return [npx, "--yes", f"ccusage@{CCUSAGE_VERSION}"] if probe.returncode == 0 else None
+
+
+def measure_ccusage(root: Path, rounds: int) -> tuple[float, int] | None:
+    try:
+        command = ccusage_command()
+    except (OSError, subprocess.SubprocessError):
+        command = None
+    if command is None:
+        return None
+    env = env_for(root, root / "cache")
+    argv = [*command, "session", "--offline", "--json"]
+    _timed(argv, env)
+    best = min((_timed(argv, env) for _ in range(rounds)), key=lambda r: r[0])
+    return best[0], best[2]
+
+
+_APP = """
+import asyncio, json, os, statistics, sys, time
+from pathlib import Path
+sys.path[:0] = [sys.argv[3], sys.argv[4]]
+from app_transcripts import ClaudeTranscript, option_texts
+from tui.app import AppOptions, make_app
+from tui.widgets.checklist import ChecklistView
+from tui.widgets.session_list import SessionList
+
+async def main():
+    corpus, work, appends = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[5])
+    live = ClaudeTranscript(work / "live", "/home/dev/live")
+    live.custom_title("Live session").todo_write([("first", "pending")])
+    roots = [corpus / "claude" / "projects", work / "live" / "projects"]
+    started = time.perf_counter()
+    app = make_app(AppOptions(roots=roots, config_path=work / "config.yaml", store_root=work / "store",
+                              state_dir=work / "state"))
+    figures = {}
+    async with app.run_test(size=(120, 36)) as pilot:
+        session_list = None
+        while session_list is None:
+            try:
+                session_list = app.screen.query_one("#sessions", SessionList)
+            except Exception:
+                await pilot.pause(0.005)
+        while app.scan_done is None or session_list.option_count < len(app.entries()) or not session_list.option_count:
+            await pilot.pause(0.01)
+        figures["all_rows"] = time.perf_counter() - started
+        figures["rows"] = session_list.option_count
+        app.screen.select(live.session_id)
+        while not app.following:
+            await pilot.pause(0.01)
+        latencies = []
+        for n in range(appends):
+            text = f"append number {n}"
+            t0 = time.perf_counter()
+            live.todo_write([("first", "completed"), (text, "pending")])
+            while not any(text in row for row in option_texts(app.screen.query_one("#checklist", ChecklistView))):
+                if time.perf_counter() - t0 > 5:
+                    raise SystemExit(f"append {n} did not show within 5 s")
+                await pilot.pause(0.002)
+            latencies.append(time.perf_counter() - t0)
+            await pilot.pause(0.05)
+        figures["append_median"] = statistics.median(latencies)
+    print(json.dumps(figures))
+
+asyncio.run(main())
+"""
+
+
+def measure_app(root: Path, appends: int) -> tuple[dict[str, float], int]:
+    work = root / "app-work"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    env = env_for(root, root / "cache-app")
+    env.update(CLAUDE_CONFIG_DIR=str(work / "claude-home"))
+    shutil.rmtree(root / "cache-app", ignore_errors=True)
+    _s, out, rss = _timed(
+        [sys.executable, "-c", _APP, str(root), str(work), str(ROOT / "tests"), str(ROOT), str(appends)], env
+    )
+    return json.loads(out.decode().strip().splitlines()[-1]), rss
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", default=str(ROOT / "bench-corpus" / "start"), help="where the corpus is kept")
+    parser.add_argument("--rounds", type=int, default=3, help="timed runs per row (the best is shown)")
+    parser.add_argument("--appends", type=int, default=20)
+    parser.add_argument("--skip-app", action="store_true")
+    parser.add_argument("--skip-ccusage", action="store_true")
+    args = parser.parse_args()
+
+    root = Path(args.corpus).resolve()
+    files = ensure_corpus(root)
+    total = sum(f.stat().st_size for f in files)
+    print(f"corpus: {len(files)} files, {total / 1e9:.2f} GB", file=sys.stderr)
+    cat = measure_cat(files, args.rounds)
+    cli = measure_cli(root, args.rounds)
+    naive, naive_rss = measure_naive(files)
+    ccusage = None if args.skip_ccusage else measure_ccusage(root, args.rounds)
+    app, app_rss = (None, 0) if args.skip_app else measure_app(root, args.appends)
+    cold, warm = float(cli["cold"]), float(cli["warm"])  # type: ignore[arg-type]
+
+    rows: list[tuple[str, str, str]] = [
+        ("`cat` of every file", f"{cat:.2f} s", "1×"),
+        ("`planwatch sessions --json`, cold", f"{cold:.2f} s", f"{cold / cat:.1f}× cat; {naive / cold:.0f}× faster than naive"),
+        ("the same, warm (from the cache)", f"{warm:.2f} s",
+         f"{warm / cat:.2f}× cat, {warm / cold:.2f}× cold; output identical: {'yes' if cli['identical'] else 'NO'}"),
+    ]
+    if ccusage is not None:
+        rows.append((f"ccusage {CCUSAGE_VERSION} `session --offline --json`", f"{ccusage[0]:.2f} s",
+                     f"planwatch cold {ccusage[0] / cold:.1f}× faster"))
+    else:
+        rows.append((f"ccusage {CCUSAGE_VERSION}", "n/a", "not available (no CCUSAGE, npx could not fetch it)"))
+    rows.append(("a naive reader (json.loads every line)", f"{naive:.2f} s", ""))
+    if app is not None:
+        rows.append(("app: every row on screen", f"{app['all_rows']:.2f} s", f"{app['all_rows'] / cold:.2f}× CLI cold"))
+        rows.append(("app: plan call appended → on screen, median", f"{app['append_median'] * 1000:.0f} ms",
+                     f"of {args.appends}"))
+    peak = max(int(cli["rss"]), app_rss)  # type: ignore[call-overload]
+    rows.append(("peak RSS (CLI, app and scan workers)", f"{peak / MB:.0f} MB", ""))
+    print(f"\n{len(files)} sessions ({cli['sessions']} listed), {total / 1e9:.2f} GB; best of {args.rounds}\n")
+    print("| | time | ratio |")
+    print("|---|---|---|")
+    for name, value, note in rows:
+        print(f"| {name} | {value} | {note} |")
+    print(f"\n(maxrss of the naive reader: {naive_rss / MB:.0f} MB; this process: "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
