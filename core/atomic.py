@@ -2,7 +2,8 @@
 
 Every writer of planwatch's own files uses it: store records and the id counter
 (`core/store/records.py`, `core/store/ids.py`), the settings file (`core/settings.py`)
-and the overrides file (`core/overrides.py`).
+the overrides file (`core/overrides.py`) and the warm-start cache
+(`core/transcripts/warmcache.py`).
 
 The steps: a temp file `.<name>.<random>.tmp` in the same folder, written and fsynced,
 then renamed over the target (`atomic_write`) or hard-linked to a name that must not

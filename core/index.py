@@ -3,7 +3,9 @@
 The index is the one place that holds live transcript state (ARCHITECTURE). It finds
 transcripts (discover.py), reads each with its harness's reader through the bounded
 IO of lines.py, keeps one reader and one offset per file, and follows the files
-(follow.py) so only appended bytes are read. The first scan, when there is much to
+(follow.py) so only appended bytes are read. What each reader was fed is remembered
+as offsets in the warm-start cache (warmcache.py): the next start replays those lines
+instead of scanning the files again. The first scan, when there is much to
 read, is spread over worker processes (batch.py), which send the readers back. It
 hands out frozen `SessionEntry` values; callbacks run on the calling or the follower thread and carry only ids.
 
@@ -20,16 +22,22 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core import paths
 from core.model import EMPTY_PLAN
 from core.sessions import FileState, SessionEntry, build_entry, ids_of, orphan_ids, relations
 from core.settings import Settings, load_settings
-from core.transcripts.batch import FileRead, read_all, read_file, worker_count
+from core.transcripts import warmcache
+from core.transcripts.batch import FileRead, read_all, read_file
 from core.transcripts.discover import TranscriptFile, classify, discover
-from core.transcripts.follow import Follower
 from core.transcripts.lines import read_transcript
 from core.transcripts.reader import SessionResult
+from core.transcripts.warmcache import Entry, WarmCache
+from core.transcripts.zst import is_zst
+
+if TYPE_CHECKING:
+    from core.transcripts.follow import Follower
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +75,11 @@ class SessionIndex:
         self._follower: Follower | None = None
         self._on_change: Callable[[list[str]], None] | None = None
         self._changed: set[str] = set()
+        # (files read, files found) by the scan running or last run: its progress.
+        self.progress: tuple[int, int] = (0, 0)
+        # The warm-start cache (warmcache.py) is behind what the index holds: a file was
+        # read from scratch or grew, or went (only ever set while plans are read).
+        self._cache_stale = False
 
     # -- reading -----------------------------------------------------------------------
 
@@ -75,6 +88,7 @@ class SessionIndex:
         thread). `on_batch` gets the entries made by each batch of files so the UI fills
         in as the scan goes."""
         files = discover(self.roots_searched)
+        self.progress = (0, len(files))
         # Files come newest first, subagents among them: a subagent read before its parent
         # waits in `_rebuild` until the parent is read; orphans show once the scan is done.
         batch_ids: set[str] = set()
@@ -85,7 +99,9 @@ class SessionIndex:
             for ids in each:
                 batch_ids |= ids
                 count += 1
-                if count >= BATCH_FILES or time.monotonic() - last >= BATCH_SECONDS:
+                self.progress = (self.progress[0] + 1, len(files))
+                # Without a consumer, entries are built once, at the end.
+                if on_batch is not None and (count >= BATCH_FILES or time.monotonic() - last >= BATCH_SECONDS):
                     self._emit_batch(batch_ids, on_batch, final=False)
                     batch_ids, count, last = set(), 0, time.monotonic()
         finally:
@@ -100,6 +116,9 @@ class SessionIndex:
             gone_ids |= self._forget(path)
         if gone_ids:
             self._emit_batch(gone_ids, on_batch, final=True)
+        if gone:
+            self._cache_stale = True
+        self.save_cache()
 
     def _read_each(self, files: list[TranscriptFile]) -> Generator[set[str], None, None]:
         """Read and install every file; yields the session ids each one touched."""
@@ -111,8 +130,9 @@ class SessionIndex:
             for item in files:
                 yield self._load(item)
             return
-        # The first scan: spread over worker processes when there is enough to read.
-        reads = read_all(files, self._read_plans, worker_count(files))
+        # The first scan: what the warm-start cache remembers is replayed; the rest is
+        # spread over worker processes when there is enough to read.
+        reads = read_all(files, self._read_plans, remembered=self._remembered(files))
         try:
             for chunk in reads:
                 for read in chunk:
@@ -141,7 +161,9 @@ class SessionIndex:
             return self._forget(path)
         if read.failed:
             return set()
-        state = FileState(read.item, read.reader, read.results, read.offset, read.item.mtime)
+        state = FileState(read.item, read.reader, read.results, read.offset, read.item.mtime, read.trace)
+        if read.warm != "same":
+            self._cache_stale = True
         with self._io_lock, self._lock:
             before = ids_of(self._files.get(path))
             self._files[path] = state
@@ -154,7 +176,8 @@ class SessionIndex:
             if state is None or state.reader is None:
                 return set(), None
             try:
-                outcome = read_transcript(state.reader, path, start, head=0, plans=self._read_plans)
+                trace = state.trace if self._read_plans else None
+                outcome = read_transcript(state.reader, path, start, head=0, plans=self._read_plans, trace=trace)
                 results = state.reader.results()
                 mtime = path.stat().st_mtime
             except OSError as exc:
@@ -163,6 +186,7 @@ class SessionIndex:
             with self._lock:
                 before = ids_of(state)
                 state.results, state.offset, state.mtime = results, outcome.offset, mtime
+                self._cache_stale = True
                 return before | ids_of(state), outcome.offset
 
     def _forget(self, path: Path) -> set[str]:
@@ -218,6 +242,8 @@ class SessionIndex:
                 self._on_change = on_change
                 return
             self._on_change = on_change
+            from core.transcripts.follow import Follower  # watchdog: only when following
+
             follower = Follower(
                 [r for r in self.roots_searched if not r.is_file()],
                 self._consume,
@@ -239,6 +265,43 @@ class SessionIndex:
             follower, self._follower = self._follower, None
         if follower is not None:
             follower.stop()
+        self.save_cache()
+
+    # -- the warm-start cache (warmcache.py) -------------------------------------------
+
+    def _remembered(self, files: list[TranscriptFile]) -> dict[Path, Entry]:
+        """What the warm-start cache remembers of `files` (nothing with plans off)."""
+        if not self._read_plans:
+            return {}
+        try:
+            cache = WarmCache.load()
+        except Exception:  # a cache is never worth failing a scan for
+            log.warning("the warm-start cache could not be read", exc_info=True)
+            return {}
+        found: dict[Path, Entry] = {}
+        for item in files:
+            entry = cache.get(item.path, item.harness)
+            if entry is not None:
+                found[item.path] = entry
+        if len(found) != sum(1 for item in files if not is_zst(item.path)):  # .zst: never cached
+            self._cache_stale = True
+        return found
+
+    def save_cache(self) -> None:
+        """Write the warm-start cache when it is behind (never with plans off)."""
+        with self._io_lock, self._lock:
+            if not self._read_plans or not self._cache_stale:
+                return
+            self._cache_stale = False
+            traces = [
+                (path, state.file.harness, state.trace.copy())
+                for path, state in self._files.items()
+                if state.trace is not None
+            ]
+        try:
+            warmcache.save(traces, self.roots_searched)
+        except Exception:
+            log.warning("the warm-start cache could not be written", exc_info=True)
 
     def set_read_plans(self, on: bool) -> None:
         """The privacy switch. Off: plans are emptied now and no plan line is read again.
@@ -250,6 +313,7 @@ class SessionIndex:
             if not on:
                 for state in self._files.values():
                     state.reader = None  # drop the plan state readers held
+                    state.trace = None
                     state.results = [
                         SessionResult(facts=r.facts, plan=EMPTY_PLAN) for r in state.results
                     ]

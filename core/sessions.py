@@ -27,6 +27,7 @@ from core.model import EMPTY_PLAN, AgentPlan, Frozen, Session
 from core.replay import merge_plans
 from core.transcripts.discover import TranscriptFile
 from core.transcripts.reader import SessionResult, TranscriptReader
+from core.transcripts.warmcache import Trace
 
 # A session's title is shown on one line; the reader keeps more, the index trims it.
 TITLE_LIMIT = 200
@@ -53,6 +54,7 @@ class FileState:
     results: list[SessionResult] = field(default_factory=list)
     offset: int = 0
     mtime: float = 0.0
+    trace: Trace | None = None  # what the reader was fed, as offsets (warmcache.py)
 
     @property
     def skipped(self) -> int:

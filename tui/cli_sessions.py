@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from core.index import SessionIndex
@@ -75,7 +76,7 @@ def _index(args: argparse.Namespace) -> SessionIndex:
     settings = _settings()
     roots = default_roots(settings, _roots(args))
     index = SessionIndex(roots, read_plans=settings.read_agent_plans)
-    index.scan()
+    scan_with_progress(index)
     return index
 
 
@@ -92,8 +93,44 @@ def _file_index(path: Path, args: argparse.Namespace) -> SessionIndex:
     if not stem.startswith("agent-"):
         roots += sorted(path.parent.glob("agent-*.jsonl"))  # the older subagent layout
     index = SessionIndex(roots, read_plans=settings.read_agent_plans)
-    index.scan()
+    scan_with_progress(index)
     return index
+
+
+# A scan taking longer than this says how far it is on stderr (when that is a terminal).
+PROGRESS_AFTER = 1.0
+
+
+def scan_with_progress(index: SessionIndex, stream: TextIO | None = None) -> None:
+    """`index.scan()`; once it has run `PROGRESS_AFTER` seconds and `stream` (stderr) is
+    a terminal, one line there says how many of the files found are read, rewritten in
+    place and cleared at the end (stdout stays the answer alone)."""
+    stream = stream or sys.stderr
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if not tty:
+        index.scan()
+        return
+    started = time.monotonic()
+    shown = False
+
+    def progress(_entries: object) -> None:
+        nonlocal shown
+        if time.monotonic() - started < PROGRESS_AFTER:
+            return
+        done, found = index.progress
+        stream.write(f"\rplanwatch: reading transcripts, {done:,} of {found:,} files read")
+        stream.flush()
+        shown = True
+
+    try:
+        index.scan(progress)
+    finally:
+        if shown:
+            stream.write("\r\033[K")  # the line cleared: only the answer stays
+            stream.flush()
 
 
 # -- show ------------------------------------------------------------------------------
@@ -247,8 +284,8 @@ def run_sessions(args: argparse.Namespace) -> int:
     index = _index(args)
     entries = index.entries()
     if args.json:
-        json.dump([_summary(e) for e in entries], sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
+        # One write: `json.dump` would write each token on its own.
+        sys.stdout.write(json.dumps([_summary(e) for e in entries], ensure_ascii=False, indent=1) + "\n")
         return 0
     if not entries:
         searched = ", ".join(shorten(str(r), 120) for r in index.roots_searched)

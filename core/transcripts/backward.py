@@ -21,6 +21,7 @@ import functools
 import logging
 import os
 import re
+from collections.abc import Callable
 
 from core.transcripts.linescan import Prefilter, fd_scan, wanted_lines
 from core.transcripts.reader import TranscriptReader, needle_pattern
@@ -32,7 +33,13 @@ MAX_FACT_LINE = 1 << 20
 
 
 def look_back_for_facts(
-    fd: int, reader: TranscriptReader, lower: int, upper: int, chunk: int, lower_is_line_start: bool = True
+    fd: int,
+    reader: TranscriptReader,
+    lower: int,
+    upper: int,
+    chunk: int,
+    lower_is_line_start: bool = True,
+    record: Callable[[int, bytes], None] | None = None,
 ) -> None:
     """Hand `reader` the latest lines of the skipped [lower, upper) that hold one of its
     `middle_needles`, newest first, asking again after each (Titles may be anywhere in
@@ -58,8 +65,11 @@ def look_back_for_facts(
         start = _line_start_before(fd, hit, lower, lower_is_line_start, chunk)
         end = _line_end(fd, hit, upper, MAX_FACT_LINE)
         if start is not None and end is not None and end - start <= MAX_FACT_LINE:
+            line = os.pread(fd, end - start, start)
+            if record is not None:  # the warm-start cache's trace: the offset it came from
+                record(start, line)
             try:
-                reader.feed_middle_line(os.pread(fd, end - start, start))
+                reader.feed_middle_line(line)
                 needles = reader.middle_needles()
             except Exception:
                 log.debug("a middle line of %s failed", reader.path, exc_info=True)

@@ -14,6 +14,8 @@ while the calling thread reads the rest. A worker sends back the readers themsel
   script calling `scan()` at top level would run again there), and "fork" is unsafe
   from a thread of a running app. The child's stderr goes nowhere (it would draw over
   the app): its log records come back with its answers and are logged here.
+- Files the warm-start cache remembers (warmcache.py) are replayed first, in the
+  calling thread: re-reading a few remembered lines is cheaper than starting a worker.
 - Workers are started only when the scan has enough to read to pay for their start-up
   (`PARALLEL_MIN`), one fewer than the cores (at most `MAX_WORKERS`).
 - Anything going wrong with a worker (it cannot start, dies, answers garbage) only
@@ -31,7 +33,7 @@ import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -42,6 +44,7 @@ from core.transcripts.linescan import CHUNK
 from core.transcripts.reader import SessionResult, TranscriptReader
 from core.transcripts.registry import reader_for
 from core.transcripts.zst import is_zst
+from core.transcripts.warmcache import Entry, Trace, fits, identity, replay
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +58,8 @@ _LARGE_COST = HEAD_WINDOW + 3 * TAIL_WINDOW
 
 @dataclass
 class FileRead:
-    """One file read from scratch: what the index installs for it."""
+    """One file read (from scratch, or replayed from the warm-start cache): what the
+    index installs for it."""
 
     item: TranscriptFile
     reader: TranscriptReader | None = None
@@ -63,17 +67,30 @@ class FileRead:
     offset: int = 0  # where following resumes (0 for .zst: never followed by offset)
     gone: bool = False  # vanished or unreadable: the index forgets the file
     failed: bool = False  # the reader failed: the index keeps what it had
+    # What the reader was fed, as offsets (for the warm-start cache); None: not cached.
+    trace: Trace | None = None
+    warm: str | None = None  # "same" or "grown": replayed from the cache (warmcache.fits)
 
 
-def read_file(item: TranscriptFile, read_plans: bool) -> FileRead:
-    """Read one transcript from scratch; never raises."""
+def read_file(item: TranscriptFile, read_plans: bool, remembered: Entry | None = None) -> FileRead:
+    """Read one transcript: from what the warm-start cache remembers of it when that
+    still fits the file (warmcache.py), else from scratch; never raises."""
     try:
         reader = reader_for(item.harness)(item.path)
     except Exception:
         log.exception("no reader for %s", item.path)
         return FileRead(item, failed=True)
+    # With plan reading off nothing is remembered (nothing is cached); a .zst has no
+    # offsets to re-read cheaply: it is read whole every time.
+    traced = read_plans and not is_zst(item.path)
     try:
-        outcome = read_transcript(reader, item.path, plans=read_plans)
+        if remembered is not None and traced:
+            warm = _read_warm(item, reader, remembered)
+            if warm is not None:
+                return warm
+            reader = reader_for(item.harness)(item.path)  # the replay's reader is spoilt
+        trace = Trace() if traced else None
+        outcome = read_transcript(reader, item.path, plans=read_plans, trace=trace)
         results = reader.results()
     except OSError as exc:  # vanished or unreadable: skip it, keep going
         log.info("cannot read %s: %s", item.path, exc)
@@ -82,11 +99,30 @@ def read_file(item: TranscriptFile, read_plans: bool) -> FileRead:
         log.exception("failed to read %s", item.path)
         return FileRead(item, failed=True)
     offset = 0 if is_zst(item.path) else outcome.offset
-    return FileRead(item, reader, results, offset)
+    return FileRead(item, reader, results, offset, trace=trace)
+
+
+def _read_warm(item: TranscriptFile, reader: TranscriptReader, remembered: Entry) -> FileRead | None:
+    """`reader` fed what `remembered` points at, and then any bytes appended since; None
+    when the file changed otherwise (warmcache.fits, a line's hash)."""
+    fd = os.open(item.path, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        fit = fits(remembered, identity(st))
+        if fit is None or not replay(remembered, reader, fd):
+            return None
+    finally:
+        os.close(fd)
+    trace = remembered.trace()
+    if fit == "grown":
+        read_transcript(reader, item.path, remembered.offset, head=0, trace=trace)
+    else:
+        trace.seen(st)
+    return FileRead(item, reader, reader.results(), trace.offset, trace=trace, warm=fit)
 
 
 def read_files(items: Sequence[TranscriptFile], read_plans: bool) -> list[FileRead]:
-    """A worker's job: read a chunk of files."""
+    """A worker's job: read a chunk of files from scratch."""
     return [read_file(item, read_plans) for item in items]
 
 
@@ -127,12 +163,21 @@ def _cores() -> int:
 
 
 def read_all(
-    items: Sequence[TranscriptFile], read_plans: bool, workers: int | None = None
+    items: Sequence[TranscriptFile],
+    read_plans: bool,
+    workers: int | None = None,
+    remembered: Mapping[Path, Entry] | None = None,
 ) -> Generator[list[FileRead], None, None]:
-    """Read every file; yields the reads chunk by chunk as they are done (the calling
-    thread's chunks newest first, the workers' from the oldest end). Every item is
-    read exactly once. Closing the iterator early (an exception in the consumer) stops
-    the workers."""
+    """Read every file; yields the reads chunk by chunk as they are done. Files the
+    warm-start cache remembers (`remembered`) come first, replayed in the calling
+    thread (cheap); then the rest, the calling thread's chunks newest first, the
+    workers' from the oldest end. Every item is read exactly once. Closing the
+    iterator early (an exception in the consumer) stops the workers."""
+    if remembered:
+        warm = [item for item in items if item.path in remembered]
+        for at in range(0, len(warm), CHUNK_FILES):
+            yield [read_file(item, read_plans, remembered[item.path]) for item in warm[at : at + CHUNK_FILES]]
+        items = [item for item in items if item.path not in remembered]
     chunks = deque(_chunks(items))
     if workers is None:
         workers = worker_count(items)

@@ -25,11 +25,15 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.transcripts.backward import confirmed, is_full, look_back_for_facts, next_line_start, scan_backward
 from core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, fd_scan
 from core.transcripts.reader import TranscriptReader
 from core.transcripts.zst import is_zst, zst_reread, zst_stream
+
+if TYPE_CHECKING:
+    from core.transcripts.warmcache import Trace
 
 log = logging.getLogger(__name__)
 
@@ -56,11 +60,14 @@ class ReadOutcome:
 
 
 class _Feeder:
-    def __init__(self, reader: TranscriptReader, outcome: ReadOutcome) -> None:
+    def __init__(self, reader: TranscriptReader, outcome: ReadOutcome, trace: Trace | None = None) -> None:
         self.reader = reader
         self.outcome = outcome
+        self.trace = trace
 
-    def __call__(self, line: bytes) -> None:
+    def __call__(self, offset: int, line: bytes) -> None:
+        if self.trace is not None:
+            self.trace.line(offset, line)
         try:
             self.reader.feed_line(line)
         except Exception:  # a reader's bug on odd input must not stop the index
@@ -79,6 +86,7 @@ def read_transcript(
     chunk: int = CHUNK,
     max_line: int = MAX_LINE,
     plans: bool = True,
+    trace: Trace | None = None,
 ) -> ReadOutcome:
     """Feed `reader` the wanted lines of `path` from `start` (a line start), bounded.
 
@@ -86,16 +94,18 @@ def read_transcript(
     up to head + tail + chunk are read whole; beyond that the head and tail windows and
     the backward scan apply (module docstring). `plans` False never hands the reader a
     line naming a planning tool (the privacy switch): only session facts are read.
+    `trace` (plain files only) is told what the reader is fed, as offsets, and the
+    file's identity (the warm-start cache, warmcache.py).
     """
     prefilter = Prefilter.of(reader, plans=plans)
     outcome = ReadOutcome(offset=start)
-    feed = _Feeder(reader, outcome)
+    feed = _Feeder(reader, outcome, None if is_zst(path) else trace)
     if is_zst(path):
         stream = zst_stream(path)
         try:
             scan = LineScan(stream, 0, prefilter, reread=zst_reread(path), chunk=chunk, max_line=max_line)
-            for _offset, line in scan:
-                feed(line)
+            for offset, line in scan:
+                feed(offset, line)
             outcome.offset = scan.offset
             outcome.long_lines_skipped = scan.long_lines_skipped
         finally:
@@ -104,9 +114,12 @@ def read_transcript(
 
     fd = os.open(path, os.O_RDONLY)
     try:
-        return _read_plain(fd, reader, prefilter, feed, outcome, start, head, tail, bound, chunk, max_line)
+        _read_plain(fd, reader, prefilter, feed, outcome, start, head, tail, bound, chunk, max_line)
     finally:
         os.close(fd)
+    if trace is not None:
+        trace.offset = outcome.offset
+    return outcome
 
 
 def _read_plain(
@@ -122,7 +135,11 @@ def _read_plain(
     chunk: int,
     max_line: int,
 ) -> ReadOutcome:
-    size = os.fstat(fd).st_size
+    st = os.fstat(fd)
+    size = st.st_size
+    trace = feed.trace
+    if trace is not None:
+        trace.seen(st)
 
     def scan(begin: int, test: Prefilter, limit: int | None = None) -> LineScan:
         # A region that fits in WHOLE_READ is read in one call: no chunk joins.
@@ -132,8 +149,8 @@ def _read_plain(
 
     def feed_from(begin: int) -> None:
         rest = scan(begin, prefilter)
-        for _offset, line in rest:
-            feed(line)
+        for offset, line in rest:
+            feed(offset, line)
         outcome.offset = rest.offset
         outcome.long_lines_skipped += rest.long_lines_skipped
 
@@ -144,8 +161,8 @@ def _read_plain(
     head_end = start
     if head > 0:
         head_scan = scan(start, prefilter, limit=start + head)
-        for _offset, line in head_scan:
-            feed(line)
+        for offset, line in head_scan:
+            feed(offset, line)
         head_end = head_scan.offset
         outcome.long_lines_skipped += head_scan.long_lines_skipped
 
@@ -172,6 +189,8 @@ def _read_plain(
     if replay_from > head_end:
         # Bytes between the head and the replay were never read: the replay marks plans
         # not restated by a later full list as partial (PlanGroup.partial).
+        if trace is not None:
+            trace.gap()
         try:
             reader.note_gap()
         except Exception:
@@ -179,5 +198,6 @@ def _read_plain(
     feed_from(replay_from)
     if replay_from > head_end:
         lower = max(head_end, replay_from - FACTS_BOUND)
-        look_back_for_facts(fd, reader, lower, replay_from, chunk, lower == head_end)
+        record = trace.middle if trace is not None else None
+        look_back_for_facts(fd, reader, lower, replay_from, chunk, lower == head_end, record)
     return outcome

@@ -35,13 +35,13 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core import paths
+from core.atomic import PRIVATE_FILE_MODE, atomic_write
 from core.transcripts.reader import TranscriptReader
 
 log = logging.getLogger(__name__)
@@ -272,7 +272,7 @@ def save(
             merged = {key: row for key, row in theirs.items() if not _under(Path(key), root_list)}
             merged.update(ours)
             doc = {"format": FORMAT, "code": code_stamp(), "files": merged}
-            _write_atomic(path, json.dumps(doc, separators=(",", ":")).encode())
+            atomic_write(path, json.dumps(doc, separators=(",", ":")).encode(), mode=PRIVATE_FILE_MODE)
         return True
     except OSError as exc:
         log.info("cannot write the warm-start cache %s: %s", path, exc)
@@ -296,16 +296,3 @@ def _locked(lock_path: Path) -> Any:
         yield
     finally:
         os.close(fd)  # closing releases the lock
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-

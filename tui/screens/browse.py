@@ -152,6 +152,8 @@ class BrowseScreen(Screen[None]):
         for session_id in changed:
             self._counts.pop(session_id, None)
         self._refresh_list()
+        if self.app.scan_done is None:
+            self._show_status()  # how far the first scan is
         if self.pane:
             self._follow()
         if self.selected_id in changed:
@@ -251,6 +253,9 @@ class BrowseScreen(Screen[None]):
             text.append(" — fix or remove the file (press t for the store view).", style="dim")
         elif self.app.scan_done is None:
             text.append("Indexing transcripts…", style="dim italic")
+            done, found = getattr(self.app.index, "progress", (0, 0))
+            if found:
+                text.append(f" {done:,} of {found:,} files read", style="dim")
         line.update(text)
         line.display = bool(text.plain)
 
