@@ -43,8 +43,8 @@ from core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW, read_transcript
 from core.transcripts.linescan import CHUNK
 from core.transcripts.reader import SessionResult, TranscriptReader
 from core.transcripts.registry import reader_for
-from core.transcripts.zst import is_zst
 from core.transcripts.warmcache import Entry, Trace, fits, identity, replay
+from core.transcripts.zst import is_zst
 
 log = logging.getLogger(__name__)
 
