@@ -105,3 +105,33 @@ async def test_with_the_opt_in_on_at_start_every_sessions_list_is_kept_in_the_st
     [plan] = snapshot.plans.values()
     assert plan.scope is not None and (plan.scope.kind, plan.scope.value) == ("session", secret_session.session_id)
     assert sorted(t.title for t in snapshot.tasks.values()) == [f"Audit {MARKER} logs", f"Rotate the {MARKER} key"]
+
+
+async def test_the_warm_start_cache_holds_no_plan_text_and_no_title(isolated_env) -> None:
+    """Issue 11: after a run with the marker in every agent item and the title (and an
+    append while following), the cache the app wrote holds offsets and hashes only; the
+    next start reads the marker back from the transcript, not from the cache."""
+    from core import paths
+
+    transcript = ClaudeTranscript(isolated_env.claude, "/home/dev/secret", at=datetime.now(UTC) - timedelta(minutes=3))
+    transcript.custom_title(f"{MARKER} title").todo_write([(f"Rotate the {MARKER} key", "in_progress")])
+    app = make_app(AppOptions(config_path=isolated_env.config))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None and app.following, what="the scan")
+        transcript.todo_write([(f"Rotate the {MARKER} key", "completed"), (f"Audit {MARKER} logs", "pending")])
+        await until(pilot, lambda: any("Audit" in row for row in option_texts(app.screen.query_one("#checklist", ChecklistView))),
+                    what="the append")
+        await pilot.press("q")
+    cache = [p for p in paths.cache_dir().rglob("*") if p.is_file() and p.stat().st_size]
+    assert cache, "the app wrote no warm-start cache"
+    assert files_holding(MARKER, paths.cache_dir()) == []
+    assert files_holding("Rotate", paths.cache_dir()) == []
+    # The next start is warm and shows the same text, read from the transcript.
+    from core.index import SessionIndex
+
+    index = SessionIndex()
+    index.scan()
+    [entry] = index.entries()
+    assert entry.session.title == f"{MARKER} title"
+    assert entry.plan.main is not None and [i.text for i in entry.plan.main.items] == [
+        f"Rotate the {MARKER} key", f"Audit {MARKER} logs"]
