@@ -32,12 +32,20 @@ def test_saving_keeps_the_persons_comments_and_order(tmp_path: Path) -> None:
     assert load_settings(path).require_approval is True
 
 
-def test_a_broken_settings_file_gives_the_defaults(tmp_path: Path) -> None:
+def test_a_broken_settings_file_gives_the_defaults_and_fails_closed(tmp_path: Path) -> None:
+    # Issue 8 changed this: a file that is not YAML still gives the default values, but
+    # its problem is reported and its (unknown) user directory fails closed.
     path = tmp_path / "config.yaml"
     path.write_text("readAgentPlans: [unclosed\n")
-    assert load_settings(path) == Settings()
-    path.write_text("sweepAfterDays: -3\n")
-    assert load_settings(path) == Settings()
+    broken = load_settings(path)
+    assert broken.model_dump() == Settings().model_dump()
+    assert [p.key for p in broken.problems] == [""] and "is not valid YAML" in broken.problems[0].problem
+    assert broken.directory_error is not None and str(path) in broken.directory_error
+    path.write_text("sweepAfterDays: -3\nowner: dana\n")
+    invalid = load_settings(path)
+    assert invalid.sweep_after_days is None and invalid.owner == "dana"  # the valid setting is kept
+    assert [(p.file, p.key) for p in invalid.problems] == [(path, "sweepAfterDays")]
+    assert invalid.directory_error is None
 
 
 def test_the_owner_defaults_to_the_login_name_even_without_a_terminal() -> None:

@@ -36,7 +36,7 @@ from core.checklist import Checklist, OverrideStatus, build_checklist
 from core.model import EMPTY_PLAN, AgentPlan
 from core.overrides import FILE_NAME as OVERRIDES_FILE
 from core.overrides import Overrides
-from core.settings import Settings, load_settings
+from core.settings import LiveSettings, Settings, load_settings
 from tui.commands import PlanwatchCommands, bindings
 from tui.live import LiveFeed
 from tui.messages import (
@@ -168,7 +168,10 @@ class PlanwatchApp(App[None]):
         super().__init__()
         self.options = options
         self.config_path = options.config_path or paths.config_file()
-        self.settings: Settings = load_settings(self.config_path)
+        # Problems in the settings file show as a banner in the app, not on stderr.
+        self.settings: Settings = load_settings(self.config_path, report=False)
+        self._live_settings = LiveSettings(self.config_path, report=False, initial=self.settings)
+        self._shown_problems: tuple[str, ...] = ()
         self.clock = options.clock
         self.store_root = options.store_root or paths.store_dir(self.settings.store)
         state = options.state_dir or paths.state_dir()
@@ -205,6 +208,9 @@ class PlanwatchApp(App[None]):
         from tui.screens.browse import BrowseScreen
 
         self.push_screen(BrowseScreen())
+        self._show_settings_problems(self.settings)
+        # A changed settings file (a revoked user, a fixed typo) applies within a second.
+        self.set_interval(1.0, self._check_settings, name="settings-watch")
         self.feed.start()
         self.load_store()
         if not self.options.scan:
@@ -401,10 +407,36 @@ class PlanwatchApp(App[None]):
 
     # -- settings
 
+    @work(thread=True, exclusive=True, group="settings-watch", exit_on_error=False)
+    def _check_settings(self) -> None:
+        settings = self._live_settings.current()
+        if settings is not self.settings and settings != self.settings:
+            self.call_from_thread(self.post_message, SettingsSaved(settings))
+
+    def _show_settings_problems(self, settings: Settings) -> None:
+        """A banner (a notification that stays) for each new set of settings problems."""
+        shown = tuple(str(p) for p in settings.problems)
+        if shown == self._shown_problems:
+            return
+        self._shown_problems = shown
+        if not shown:
+            return
+        lines = [f"{p.key or p.file.name}: {p.problem}" for p in settings.problems]
+        if settings.directory_error:
+            lines.append("Approving is refused until the user directory is fixed.")
+        self.notify(
+            "\n".join(lines),
+            title=f"Problems in {self.config_path} (those settings are at their defaults)",
+            severity="error",
+            timeout=24 * 3600,
+            markup=False,
+        )
+
     @on(SettingsSaved)
     def _settings_saved(self, event: SettingsSaved) -> None:
         before = self.settings
         self.settings = event.settings
+        self._show_settings_problems(self.settings)
         if before.read_agent_plans != self.settings.read_agent_plans:
             self._set_reading(self.settings.read_agent_plans)
         if self.settings.keep_plans_in_store and not before.keep_plans_in_store and self.reading:

@@ -30,7 +30,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,7 +48,7 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Res
 from mcp.shared.exceptions import MCPError
 
 from core import paths
-from core.settings import Settings, load_settings
+from core.settings import LiveSettings, Settings, SettingsProblem
 from core.store.channel import PREFIX, Channel, ChannelError, Subscription
 from core.store.identity import Caller, caller_from_env
 from core.store.records import StoreError
@@ -90,11 +90,30 @@ class _Watch:
 class PlanwatchMCP:
     """The server: tools over the store, the plan channel as subscribable resources."""
 
-    def __init__(self, store_root: Path, settings: Settings, caller: Caller, *, polling: bool = False) -> None:
+    def __init__(
+        self,
+        store_root: Path,
+        settings: Settings | LiveSettings,
+        caller: Caller | Mapping[str, str],
+        *,
+        polling: bool = False,
+    ) -> None:
+        """`settings`: fixed, or a `LiveSettings` re-read on every call. `caller`: fixed,
+        or the environment (`PLANWATCH_TOKEN`, `PLANWATCH_SESSION`) resolved against the
+        settings of each call, so a revoked token stops working at once."""
         self.store_root = store_root
-        self.settings = settings
-        self.caller = caller
-        self.channel = Channel(store_root, settings=settings, caller=caller, polling=polling)
+        self._settings_of: Callable[[], Settings]
+        if isinstance(settings, Settings):
+            fixed = settings
+            self._settings_of = lambda: fixed
+        else:
+            self._settings_of = settings.current
+        self._fixed_caller = caller if isinstance(caller, Caller) else None
+        self._env = dict(caller) if not isinstance(caller, Caller) else {}
+        self.channel = Channel(store_root, settings=self._settings_of, caller=self._fixed_caller, polling=polling)
+        # Settings problems already sent to the client as logging notifications.
+        self._told: set[str] = set()
+        self._session: ServerSession | None = None
         self.bus = InMemorySubscriptionBus()
         self._listen = ListenHandler(self.bus)
         self._watches: dict[str, _Watch] = {}
@@ -127,20 +146,61 @@ class PlanwatchMCP:
             on_subscriptions_listen=self._subscriptions_listen,
         )
 
+    @property
+    def settings(self) -> Settings:
+        """The settings as they are now (re-read when the file changed)."""
+        return self._settings_of()
+
+    @property
+    def caller(self) -> Caller:
+        """Who is behind the calls, resolved against the current user directory."""
+        if self._fixed_caller is not None:
+            return self._fixed_caller
+        return caller_from_env(self.settings, self._env)
+
+    # ------------------------------------------------------------ settings problems
+
+    def _untold_problems(self) -> list[SettingsProblem]:
+        problems = [p for p in self.settings.problems if str(p) not in self._told]
+        self._told.update(str(p) for p in problems)
+        return problems
+
+    async def _tell_problems(self, session: ServerSession | None) -> None:
+        """Send each settings problem not yet told as a `notifications/message` warning."""
+        if session is None:
+            return
+        self._session = session
+        problems = await anyio.to_thread.run_sync(self._untold_problems)
+        for problem in problems:
+            try:
+                await session.send_log_message("warning", f"planwatch settings: {problem}", logger="planwatch.settings")
+            except Exception as exc:  # the client went away: nothing to tell
+                log.debug("mcp: could not send a settings problem: %s", exc)
+
+    async def _watch_settings(self) -> None:
+        """Re-read a changed settings file about twice a second and tell the client its problems."""
+        while True:
+            await anyio.sleep(0.5)
+            await self._tell_problems(self._session)
+
     # ------------------------------------------------------------ tools
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        await self._tell_problems(ctx.session)
         return types.ListToolsResult(tools=list_tools())
 
     async def _call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        await self._tell_problems(ctx.session)
         return await anyio.to_thread.run_sync(self.call_tool, params.name, params.arguments)
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
         """Run one tool against the store; every failure becomes an error result."""
         try:
-            result = run_tool(name, self.channel.store, self.settings, self.caller, dict(arguments or {}))
+            settings = self.settings
+            caller = self._fixed_caller or caller_from_env(settings, self._env)
+            result = run_tool(name, self.channel.store, settings, caller, dict(arguments or {}))
         except ToolRefused as exc:
             return types.CallToolResult(content=_text(exc.message), is_error=True)
         except StoreError as exc:
@@ -312,11 +372,12 @@ class PlanwatchMCP:
         self._token = anyio.lowlevel.current_token()
         self.channel.start()
         # SPEC §4 Sweep: looked at when the core starts, then every hour.
-        sweeper = Sweeper(self.channel.store, self.settings)
+        sweeper = Sweeper(self.channel.store, self._settings_of)
         sweeper.start()
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self._notify_changes)
+                tg.start_soon(self._watch_settings)
                 await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
                 tg.cancel_scope.cancel()
         finally:
@@ -371,9 +432,9 @@ def make_server(
     env = dict(os.environ if environ is None else environ)
     if session:
         env["PLANWATCH_SESSION"] = session
-    settings = load_settings()
-    root = store.expanduser() if store else paths.store_dir(settings.store)
-    return PlanwatchMCP(root, settings, caller_from_env(settings, env), polling=polling)
+    live = LiveSettings()  # problems go to stderr as they appear, and to the client
+    root = store.expanduser() if store else paths.store_dir(live.current().store)
+    return PlanwatchMCP(root, live, env, polling=polling)
 
 
 def run_server(*, session: str | None = None, store: Path | None = None) -> int:
@@ -381,10 +442,53 @@ def run_server(*, session: str | None = None, store: Path | None = None) -> int:
     # stdout is the protocol; anything else goes to stderr, warnings and up only.
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="planwatch mcp: %(message)s")
     server = make_server(session=session, store=store)
+    done = threading.Event()
+    _exit_when_stdin_closes(done)
     try:
         anyio.run(server.serve_stdio)
     except KeyboardInterrupt:
         return 130
+    finally:
+        done.set()
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.current_thread()):
+        # A tool still in flight on a worker thread must not keep the process alive
+        # after its client is gone.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
     return 0
 
 
+STDIN_GRACE = 3.0
+"""Seconds the server gets to finish on its own once its stdin is closed."""
+
+
+def _exit_when_stdin_closes(done: threading.Event, fd: int = 0) -> None:
+    """Exit the process once stdin is closed and the server has not ended by itself.
+
+    The SDK's stdio loop stops reading at EOF, but a request in flight (a tool blocked
+    in IO) would keep the process alive. A daemon thread waits for the hang-up on fd 0
+    (poll's POLLHUP: every writer is gone), gives the server `STDIN_GRACE` seconds, and
+    then ends the process.
+    """
+    import select
+
+    if not hasattr(select, "poll"):
+        return
+
+    def watch() -> None:
+        poller = select.poll()
+        poller.register(fd, select.POLLHUP | select.POLLERR)
+        while not done.is_set():
+            try:
+                events = poller.poll(500)
+            except (OSError, ValueError):
+                return
+            if any(mask & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _fd, mask in events):
+                if not done.wait(STDIN_GRACE):
+                    log.warning("stdin closed; exiting with work still in flight")
+                    sys.stderr.flush()
+                    os._exit(0)
+                return
+
+    threading.Thread(target=watch, name="planwatch-mcp-stdin", daemon=True).start()

@@ -152,9 +152,14 @@ class Subscription:
     not queued.
     """
 
-    def __init__(self, channel: Channel, uri: str, plan_id: str, view: _View, callback: ActionCallback | None) -> None:
+    def __init__(
+        self, channel: Channel, uri: str, plan_id: str, view: _View, callback: ActionCallback | None,
+        caller: Caller | None = None,
+    ) -> None:
         self.uri = uri
         self.plan_id = plan_id
+        self.caller = caller
+        """Who subscribed: each change is sent only while they still hold session:read."""
         self._channel = channel
         self._view = view
         self._callback = callback
@@ -224,7 +229,7 @@ class Channel:
         self,
         store_root: Path | str,
         *,
-        settings: Settings | None = None,
+        settings: Settings | Callable[[], Settings] | None = None,
         caller: Caller | None = None,
         polling: bool = False,
         # Long enough that an editor's truncate-then-write is one change, not a removal
@@ -232,7 +237,14 @@ class Channel:
         settle: float = 0.1,
     ) -> None:
         self._store = Store(store_root)
-        self._settings = settings or Settings()
+        # A callable (core.settings.LiveSettings) is asked on every check, so a changed
+        # user directory applies at once.
+        self._settings_of: Callable[[], Settings]
+        if isinstance(settings, Settings) or settings is None:
+            fixed = settings or Settings()
+            self._settings_of = lambda: fixed
+        else:
+            self._settings_of = settings
         self._caller = caller
         self._lock = threading.RLock()
         self._subs: list[Subscription] = []
@@ -246,7 +258,7 @@ class Channel:
 
     @property
     def settings(self) -> Settings:
-        return self._settings
+        return self._settings_of()
 
     # -- life
 
@@ -281,9 +293,10 @@ class Channel:
         plan_id = plan_id_of(uri)
         if plan_id is None:
             raise ChannelError(NOT_FOUND, f"Resource not found: {uri}")
-        who = caller or self._caller or caller_from_env(self._settings)
-        if not grants.holds(self._settings, who, grants.SESSION_READ):
-            raise ChannelError(FORBIDDEN, grants.refusal(uri, "reading it", grants.SESSION_READ, who))
+        settings = self._settings_of()
+        who = caller or self._caller or caller_from_env(settings)
+        if not grants.holds(settings, who, grants.SESSION_READ):
+            raise ChannelError(FORBIDDEN, grants.refusal(uri, "reading it", grants.SESSION_READ, who, settings))
         if self._store.read_plan(plan_id) is None:
             # Checked before the watcher starts, so a refused URI leaves no trace on disk.
             raise ChannelError(NOT_FOUND, f"Resource not found: {uri}")
@@ -294,7 +307,7 @@ class Channel:
             if plan_id not in snap.plans:
                 raise ChannelError(NOT_FOUND, f"Resource not found: {uri}")
             view = _View.of(snap, plan_id)
-            sub = Subscription(self, uri, plan_id, view, callback)
+            sub = Subscription(self, uri, plan_id, view, callback, who)
             self._subs.append(sub)
             return view.state(), sub
 
@@ -312,10 +325,13 @@ class Channel:
             if not self._subs:
                 return
             snap = self._load()
+            settings = self._settings_of()
             for sub in list(self._subs):
                 new = _View.of(snap, sub.plan_id)
                 actions = diff_views(sub._view, new)
                 sub._view = new
+                if sub.caller is not None and not grants.holds(settings, sub.caller, grants.SESSION_READ):
+                    continue  # the grant was taken away since they subscribed
                 if actions:
                     sub._deliver(actions)
 

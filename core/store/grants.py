@@ -6,34 +6,29 @@ API summary:
   `session:read`; owner and lead also hold `task:approve`.
 - `role_grants(settings)` — built-in roles merged with the configured ones (a configured
   role with a built-in's name adds to its grants; it cannot take `session:read` away).
-- `has_directory(settings)` — is a user directory configured?
+- `has_directory(settings)` — is a user directory configured (valid or not)?
 - `holds(settings, caller, grant)` — without a directory every call holds every grant;
-  with one, only the presented user's roles count, and a call nobody sent holds none.
-- `refusal(subject, doing, grant, caller)` — the sentence of a call refused for a
-  missing grant (`Refused task_approve: approving needs the task:approve grant, …`).
+  with one, only the presented user's roles count, and a call nobody sent holds none;
+  while the directory is present but not valid, no call holds any (fail closed).
+- `refusal(subject, doing, grant, caller, settings)` — the sentence of a call refused
+  for a missing grant (`Refused task_approve: approving needs the task:approve grant,
+  …`); with a broken directory it names the file and the problem.
 - `may_start(settings, task)` — with requireApproval, a task moves to doing only once
   it carries an `approved` stamp.
 """
 
 from __future__ import annotations
 
-from core.settings import Settings
+from core.settings import BUILTIN_ROLES, SESSION_READ, TASK_APPROVE, Settings
 from core.store.identity import Caller
 from core.store.schema import TaskRecord
 
-TASK_APPROVE = "task:approve"
-SESSION_READ = "session:read"
-
-BUILTIN_ROLES: dict[str, frozenset[str]] = {
-    "owner": frozenset({TASK_APPROVE, SESSION_READ}),
-    "lead": frozenset({TASK_APPROVE, SESSION_READ}),
-    "member": frozenset({SESSION_READ}),
-    "viewer": frozenset({SESSION_READ}),
-}
+__all__ = ["BUILTIN_ROLES", "SESSION_READ", "TASK_APPROVE"]
 
 
 def has_directory(settings: Settings) -> bool:
-    return settings.users is not None
+    """A user directory is configured; a present but broken one counts (fail closed)."""
+    return settings.has_directory()
 
 
 def role_grants(settings: Settings) -> dict[str, frozenset[str]]:
@@ -59,14 +54,19 @@ def grants_of(settings: Settings, user: str | None) -> frozenset[str]:
 
 
 def holds(settings: Settings, caller: Caller, grant: str) -> bool:
-    """Does the call hold `grant`? Always, without a user directory."""
+    """Does the call hold `grant`? Always, without a user directory; never, while the
+    directory is present but not valid."""
     if not has_directory(settings):
         return True
+    if settings.directory_error is not None:
+        return False
     return grant in grants_of(settings, caller.user)
 
 
-def refusal(subject: str, doing: str, grant: str, caller: Caller) -> str:
+def refusal(subject: str, doing: str, grant: str, caller: Caller, settings: Settings | None = None) -> str:
     """Why a call without `grant` is refused, in the one wording the tools and channel share."""
+    if settings is not None and settings.directory_error is not None:
+        return f"Refused {subject}: {doing} needs the {grant} grant, and {settings.directory_error}; fix it first."
     who = caller.user or "a call with no user token"
     return f"Refused {subject}: {doing} needs the {grant} grant, which {who} does not hold."
 

@@ -13,8 +13,10 @@ API summary:
 - `HOST` — a call made by the host itself (the sweep, a translation with no person).
 
 `by` is the person behind the call: under a user directory the user whose token was
-presented; otherwise (no directory, or no valid token) the settings' owner name
-(`owner`, else the login name); `host` only when even that is unknown.
+presented, else the configured `owner`, else `host` — never a name from the
+environment, which anyone can set (`USER=alice`). Without a directory: `owner`, else
+the login name, else `host`. A directory that is present but not valid resolves no
+token (no grant) and stamps like any call without one.
 """
 
 from __future__ import annotations

@@ -330,7 +330,7 @@ def _need_approval_to_start(ctx: ToolContext, rec: TaskRecord) -> None:
 
 def _need_grant(ctx: ToolContext) -> None:
     if not grants.holds(ctx.settings, ctx.caller, grants.TASK_APPROVE):
-        raise ToolRefused(grants.refusal(ctx.name, "approving", grants.TASK_APPROVE, ctx.caller))
+        raise ToolRefused(grants.refusal(ctx.name, "approving", grants.TASK_APPROVE, ctx.caller, ctx.settings))
 
 
 # ---------------------------------------------------------------- the tools

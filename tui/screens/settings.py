@@ -1,9 +1,13 @@
 """The Settings screen (`,`): privacy, approval, sweep, transcript folders, owner.
 
 The screen edits a copy of the app's `Settings` and saves it with
-`core.settings.save_settings` (round-trip YAML: the person's comments and key order
-survive). Saving runs in a thread worker; when the file is written the screen posts
-`SettingsChanged` to the app and dismisses itself with the saved settings.
+`core.settings.save_settings(edited, path, base=shown)`: only the fields the person
+changed on this screen are written, into the file's own text, so comments, key order,
+unknown keys, the user directory and any section that failed validation stay
+byte-for-byte. While the file has problems they are listed at the top of the screen;
+a save says they are still there, and a file that is not YAML at all is not written.
+Saving runs in a thread worker; when the file is written the screen re-reads it, posts
+`SettingsChanged` to the app with what the file now holds, and dismisses itself.
 
 `SettingsChanged` subclasses `tui.messages.SettingsSaved`, so the app's
 `@on(SettingsSaved)` handler (`PlanwatchApp._settings_saved`) applies it. It is posted
@@ -27,7 +31,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static, Switch, TextArea
 
 from core import paths
-from core.settings import Settings, load_settings, save_settings
+from core.settings import Settings, SettingsNotSaved, load_settings, save_settings
 from tui.messages import SettingsSaved
 from tui.screens.help import ScreenKeysProvider
 
@@ -68,6 +72,15 @@ def parse_folders(raw: str) -> list[str]:
         if folder and folder not in seen:
             seen.append(folder)
     return seen
+
+
+def problems_text(settings: Settings) -> str:
+    """The problems of the settings file, one per line, for a banner."""
+    lines = [f"The settings file has {len(settings.problems)} problem(s); those settings are at their defaults:"]
+    lines += [f"• {p.key or 'file'}: {p.problem}" for p in settings.problems]
+    if settings.directory_error:
+        lines.append("Approving is refused until the user directory is fixed.")
+    return "\n".join(lines)
 
 
 def _format_days(days: float | None) -> str:
@@ -112,6 +125,8 @@ class SettingsScreen(Screen[Settings | None]):
         s = self.initial
         with VerticalScroll(id="settings-body"):
             yield Static("Settings", id="settings-title")
+            if s.problems:
+                yield Static(problems_text(s), id="settings-problems", markup=False)
             with Vertical(classes="section", id="settings-privacy"):
                 yield Label("Privacy", classes="section-title")
                 yield from self._switch_row(
@@ -215,11 +230,16 @@ class SettingsScreen(Screen[Settings | None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="settings-save")
     def _save(self, settings: Settings, path: Path) -> None:
         try:
-            save_settings(settings, path)
-        except OSError as exc:
-            self.app.call_from_thread(self._save_failed, f"Could not save {path}: {exc}")
+            save_settings(settings, path, base=self.initial)
+        except SettingsNotSaved as exc:
+            self.app.call_from_thread(self._save_failed, str(exc))
             return
-        self.app.call_from_thread(self._saved, settings, path)
+        except OSError as exc:
+            self.app.call_from_thread(self._save_failed, f"Could not save {path}: {exc.strerror or exc}.")
+            return
+        # What the file now holds (with its remaining problems, and its user directory,
+        # which this screen never writes) is what the app goes on with.
+        self.app.call_from_thread(self._saved, load_settings(path, report=False), path)
 
     def _save_failed(self, message: str) -> None:
         self.query_one("#settings-error", Static).update(message)
@@ -227,5 +247,15 @@ class SettingsScreen(Screen[Settings | None]):
 
     def _saved(self, settings: Settings, path: Path) -> None:
         self.app.post_message(SettingsChanged(settings, path))
-        self.notify("Settings saved.")
+        if settings.problems:
+            count = len(settings.problems)
+            self.notify(
+                f"Settings saved; {path} still has {count} problem{'s' if count > 1 else ''} "
+                "(left as written): " + "; ".join(str(p) for p in settings.problems),
+                severity="warning",
+                markup=False,
+                timeout=10,
+            )
+        else:
+            self.notify("Settings saved.")
         self.dismiss(settings)
