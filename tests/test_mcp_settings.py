@@ -1,0 +1,82 @@
+"""Issue 8: a running `planwatch mcp` follows the settings file. A user removed from the
+directory loses her grant on the next call; problems in the file reach the client as
+logging notifications. The real server, under the SDK's client, over stdio."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from conftest import IsolatedEnv
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from test_mcp import DEADLINE, call, connect, server_env, text_of
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFIGS = ROOT / "fixtures" / "config"
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def token(secret: str) -> str:
+    return "sha256:" + hashlib.sha256(secret.encode()).hexdigest()
+
+
+async def test_a_revoked_token_stops_working_in_a_running_server(isolated_env: IsolatedEnv) -> None:
+    shutil.copyfile(CONFIGS / "seed-directory.yaml", isolated_env.config)
+    async with connect(env={"PLANWATCH_TOKEN": "ana-secret"}) as ana:
+        await call(ana, "task_add", {"title": "One"})
+        await call(ana, "task_add", {"title": "Two"})
+        assert await call(ana, "task_approve", {"id": "t1"}) == "t1 todo medium One"
+        # The person removes ana from the directory while the server runs.
+        isolated_env.config.write_text(
+            f"roles:\n  approver: [task:approve]\nusers:\n  - {{ id: bo, roles: [], token: \"{token('bo-secret')}\" }}\n"
+        )
+        with anyio.fail_after(DEADLINE):
+            refused = await ana.call_tool("task_approve", {"id": "t2"})
+        assert refused.is_error and "needs the task:approve grant" in text_of(refused)
+        # Stamps no longer carry her name either: owner, else host.
+        assert await call(ana, "task_review", {"id": "t2"}) == "t2 todo medium Two"
+    text = (isolated_env.store / "tasks" / "t2.md").read_text()
+    assert "approved" not in text and "by: host" in text
+
+
+async def test_settings_problems_reach_the_client_as_logging_notifications(isolated_env: IsolatedEnv) -> None:
+    shutil.copyfile(CONFIGS / "seed-directory.yaml", isolated_env.config)
+    messages: list[types.LoggingMessageNotificationParams] = []
+
+    async def on_log(params: types.LoggingMessageNotificationParams) -> None:
+        messages.append(params)
+
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "tui.cli", "mcp"], env=server_env(), cwd=str(ROOT)
+    )
+    client = Client(params, mode="legacy", logging_callback=on_log)
+    with anyio.fail_after(4 * DEADLINE):
+        async with client:
+            await call(client, "task_list", {})
+            assert messages == []
+            shutil.copyfile(CONFIGS / "unknown-user-key.yaml", isolated_env.config)
+            await call(client, "task_list", {})
+            deadline = time.monotonic() + DEADLINE
+            while not messages and time.monotonic() < deadline:
+                await anyio.sleep(0.05)
+            with anyio.fail_after(DEADLINE):
+                refused = await client.call_tool("task_approve", {"id": "t1"})
+            assert refused.is_error
+    assert len(messages) == 1
+    note: Any = messages[0]
+    assert note.level == "warning" and note.logger == "planwatch.settings"
+    assert f"{isolated_env.config}: users[1].email: is not a key of a user" in note.data
