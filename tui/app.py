@@ -171,6 +171,7 @@ class PlanwatchApp(App[None]):
         # Problems in the settings file show as a banner in the app, not on stderr.
         self.settings: Settings = load_settings(self.config_path, report=False)
         self._live_settings = LiveSettings(self.config_path, report=False, initial=self.settings)
+        self._live_seen = self.settings
         self._shown_problems: tuple[str, ...] = ()
         self.clock = options.clock
         self.store_root = options.store_root or paths.store_dir(self.settings.store)
@@ -410,7 +411,8 @@ class PlanwatchApp(App[None]):
     @work(thread=True, exclusive=True, group="settings-watch", exit_on_error=False)
     def _check_settings(self) -> None:
         settings = self._live_settings.current()
-        if settings is not self.settings and settings != self.settings:
+        if settings is not self._live_seen:  # the file changed since the last look
+            self._live_seen = settings
             self.call_from_thread(self.post_message, SettingsSaved(settings))
 
     def _show_settings_problems(self, settings: Settings) -> None:
