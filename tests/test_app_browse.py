@@ -41,7 +41,9 @@ async def test_sessions_list_newest_activity_first_with_pill(sessions, isolated_
         assert len(rows) == 2
         assert "Web: add dark mode" in rows[0] and "◔ 1/3" in rows[0]
         assert "Refactor the API" in rows[1] and "◑ 1/2" in rows[1]
-        assert "claude" in rows[0] and "dev/web" in rows[0]
+        # A 70-column list names the harness by a letter and the folder by the tail that
+        # tells it apart (issue 12 point 1: the title gets most of the row).
+        assert " C Web: add dark mode" in rows[0] and " web " in rows[0] and " api " in rows[1]
 
 
 async def test_checklist_shows_agent_plan_and_my_items(sessions, isolated_env) -> None:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tui.widgets.pill import pie, pill_text
-from tui.widgets.session_list import SessionRow, age, header_text, row_text
+from tui.widgets.session_list import RowLayout, SessionRow, age, folder_labels, header_text, row_text
 
 
 @pytest.mark.parametrize(
@@ -18,7 +18,7 @@ from tui.widgets.session_list import SessionRow, age, header_text, row_text
 def test_a_session_whose_file_changed_in_the_last_minutes_is_marked_running(minutes_ago, running, shown_age) -> None:
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     row = SessionRow("s1", "codex", "Title", "/home/dev/x", now - timedelta(minutes=minutes_ago), 1, 4, 2)
-    text = row_text(row, now, 100).plain
+    text = row_text(row, now, RowLayout.for_rows([row], 100)).plain
     assert text.startswith("● ") is running
     assert f" {shown_age} " in text and "◔ 1/4" in text and "2 open" in text
     assert len(text) <= 100
@@ -28,8 +28,9 @@ def test_a_session_whose_file_changed_in_the_last_minutes_is_marked_running(minu
 def test_a_row_fits_its_width_on_one_line(width) -> None:
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     row = SessionRow("s1", "claude", "A very long title " * 10, "/home/dev/" + "deep/" * 20, now, 10, 100, 12)
-    assert len(row_text(row, now, width).plain) <= width
-    assert len(header_text(width).plain) == len(row_text(row, now, width).plain)
+    layout = RowLayout.for_rows([row], width)
+    assert len(row_text(row, now, layout).plain) <= width
+    assert len(header_text(layout).plain) == len(row_text(row, now, layout).plain)
 
 
 @pytest.mark.parametrize(
@@ -49,3 +50,39 @@ def test_age_is_at_most_four_characters() -> None:
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     for seconds in (0, 59, 3599, 86399, 604799, 10**8):
         assert len(age(now - timedelta(seconds=seconds), now)) <= 4
+
+
+def test_folders_show_the_tail_that_tells_them_apart() -> None:
+    labels = folder_labels(["/home/dev/api", "/srv/web", "/a/x/api", "/home/dev/claude-todowrite"])
+    assert labels == {
+        "/home/dev/api": "dev/api",
+        "/a/x/api": "x/api",
+        "/srv/web": "web",
+        "/home/dev/claude-todowrite": "claude-todowrite",
+    }
+    assert folder_labels(["/same", "/same"]) == {"/same": "same"}
+
+
+@pytest.mark.parametrize(("width", "least"), [(70, 0.5), (47, 0.4), (100, 0.45), (38, 0.4)])
+def test_the_title_gets_most_of_the_row(width, least) -> None:
+    """Issue 12 point 1: eleven sessions in two folders whose names share a long head;
+    the title keeps most of the row and the folder column only what tells them apart."""
+    now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    rows = [
+        SessionRow(f"s{i}", "claude", "Add YAML support to the settings loader", f"/home/dev/src/{name}", now, 1, 4, 2)
+        for i, name in enumerate(["claude-todowrite", "claude-tasks"] * 5 + ["api"])
+    ]
+    layout = RowLayout.for_rows(rows, width)
+    assert layout.title >= least * width
+    text = row_text(rows[0], now, layout).plain
+    assert len(text) <= width
+    if width >= 70:
+        assert "todowrite " in text and "/src" not in text  # the tail that tells folders apart
+    if width < 100:
+        assert " C Add YAML" in text  # the harness as one coloured letter
+
+
+def test_a_wide_list_names_the_harness() -> None:
+    now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    row = SessionRow("s1", "codex", "Title", "/home/dev/x", now, 1, 4, 2)
+    assert "● codex  Title" in row_text(row, now, RowLayout.for_rows([row], 120)).plain

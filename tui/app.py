@@ -49,6 +49,7 @@ from tui.messages import (
     StoreLoaded,
     StoreView,
 )
+from tui.palette import readable_variables
 from tui.widgets.details import TimelineEntry
 
 log = logging.getLogger(__name__)
@@ -221,6 +222,14 @@ class PlanwatchApp(App[None]):
         self.feed.stop()
         # Let writes already asked for finish: a tick made just before quitting counts.
         self._writer.shutdown(wait=True)
+
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's variables, with the text colours the rows use made readable on
+        this theme's backgrounds and cursor (tui.palette)."""
+        variables = super().get_css_variables()
+        variables.update(readable_variables(variables))
+        self.theme_variables = variables
+        return variables
 
     # -- what the screens read
 

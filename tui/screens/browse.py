@@ -12,16 +12,17 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.events import Click, Resize
 from textual.screen import Screen
 from textual.widgets import Footer, Input, OptionList, Static
 
 from core.checklist import Checklist, toggle_agent, toggle_own
 from core.text import safe_text, shorten
+from tui import palette
 from tui.commands import bindings
 from tui.widgets.checklist import ChecklistView, RowRef
 from tui.widgets.details import DetailsPanel, details_text, hover_card
@@ -133,7 +134,7 @@ class BrowseScreen(Screen[None]):
     def _relayout_rows(self) -> None:
         session_list = self.query_one("#sessions", SessionList)
         session_list.rerender(self.app.now())
-        self.query_one("#sessions-header", Static).update(header_text(session_list.row_width))
+        self.query_one("#sessions-header", Static).update(header_text(session_list.row_layout))
 
     def _follow(self) -> None:
         """In pane mode, select the newest session (of the --cwd folder when given)."""
@@ -209,7 +210,7 @@ class BrowseScreen(Screen[None]):
         entries = self.app.entries()
         session_list = self.query_one("#sessions", SessionList)
         session_list.show_rows([self._row(entry) for entry in entries], self.app.now())
-        self.query_one("#sessions-header", Static).update(header_text(session_list.row_width))
+        self.query_one("#sessions-header", Static).update(header_text(session_list.row_layout))
         empty = self.query_one("#sessions-empty", Static)
         if entries:
             empty.display = False
@@ -220,42 +221,45 @@ class BrowseScreen(Screen[None]):
         if (self.selected_id is None or gone) and not self.pane:
             self.select(session_list.selected_id)
 
-    def _empty_text(self) -> Text:
+    def _empty_text(self) -> Content:
         scan = self.app.scan_done
         if scan is None:
-            return Text("Looking for transcripts…", style="dim italic")
-        text = Text()
+            return Content.styled("Looking for transcripts…", palette.NOTE)
+        parts: list[str | tuple[str, str]] = []
         if scan.error:
-            text.append("Reading the transcript folders failed:\n", style="bold red")
-            text.append(safe_text(scan.error) + "\n\n")
-        text.append("No agent transcripts found.\n\n", style="bold")
-        text.append("Looked in:\n")
+            parts += [("Reading the transcript folders failed:\n", f"bold {palette.ERROR}"), safe_text(scan.error) + "\n\n"]
+        parts += [("No agent transcripts found.\n\n", "bold"), "Looked in:\n"]
         for root in scan.roots_searched:
-            text.append(f"  {safe_text(str(root), single_line=True)}\n", style="dim")
+            parts.append((f"  {safe_text(str(root), single_line=True)}\n", palette.MUTED))
         if not scan.roots_searched:
-            text.append("  (no folders)\n", style="dim")
-        text.append("\nPoint planwatch elsewhere with ")
-        text.append("planwatch --root DIR", style="bold")
-        text.append(", or add folders in Settings (press ,) → transcript folders. "
-                    "CLAUDE_CONFIG_DIR and CODEX_HOME are honoured.")
-        return text
+            parts.append(("  (no folders)\n", palette.MUTED))
+        parts += [
+            "\nPoint planwatch elsewhere with ",
+            ("planwatch --root DIR", "bold"),
+            ", or add folders in Settings (press ,) → transcript folders. "
+            "CLAUDE_CONFIG_DIR and CODEX_HOME are honoured.",
+        ]
+        return Content.assemble(*parts)
 
     def _show_status(self) -> None:
         line = self.query_one("#status-line", Static)
         view = self.app.store_view
-        text = Text()
+        parts: list[str | tuple[str, str]] = []
         if view.error:
-            text.append(f"⚠ {safe_text(view.error, single_line=True)}", style="red")
+            parts.append((f"⚠ {safe_text(view.error, single_line=True)}", palette.ERROR))
         elif view.problems:
             count = len(view.problems)
-            text.append(f"⚠ {count} broken store record{'s' if count > 1 else ''} left out: ", style="yellow")
-            text.append(shorten("; ".join(view.problems), 200))
-            text.append(" — fix or remove the file (press t for the store view).", style="dim")
+            parts += [
+                (f"⚠ {count} broken store record{'s' if count > 1 else ''} left out: ", palette.WARNING),
+                shorten("; ".join(view.problems), 200),
+                (" — fix or remove the file (press t for the store view).", palette.MUTED),
+            ]
         elif self.app.scan_done is None:
-            text.append("Indexing transcripts…", style="dim italic")
+            parts.append(("Indexing transcripts…", palette.NOTE))
             done, found = getattr(self.app.index, "progress", (0, 0))
             if found:
-                text.append(f" {done:,} of {found:,} files read", style="dim")
+                parts.append((f" {done:,} of {found:,} files read", palette.MUTED))
+        text = Content.assemble(*parts)
         line.update(text)
         line.display = bool(text.plain)
 
@@ -282,7 +286,7 @@ class BrowseScreen(Screen[None]):
                 # The list with its empty state is hidden in pane mode: say it here.
                 title.update(self._empty_text())
             else:
-                title.update(Text(self._no_selection_text(), style="dim italic"))
+                title.update(Content.styled(self._no_selection_text(), palette.NOTE))
             pill.set_counts(0, 0)
             pill.tooltip = None
             checklist_view.show(Checklist(), agent_note="No session selected.",
@@ -291,16 +295,15 @@ class BrowseScreen(Screen[None]):
             return
         session = entry.session
         checklist = self.app.checklist_for(session.id)
-        head = Text(no_wrap=True, overflow="ellipsis")
-        head.append(shorten(session.title or f"Session {session.id}", 80), style="bold")
+        parts: list[tuple[str, str]] = [(shorten(session.title or f"Session {session.id}", 80), "bold")]
         if self.pane:
             # One column has no list beside it: say where and how lively the session is.
             now = self.app.now()
             where = short_folder(shorten(session.cwd, 60), str(Path.home())) if session.cwd else session.harness
-            head.append(f"\n{where} · {age(session.updated, now)} ago", style="dim")
+            parts.append((f"\n{where} · {age(session.updated, now)} ago", palette.MUTED))
             if now - session.updated <= RUNNING_WINDOW:
-                head.append(" · ● running", style="bold green")
-        title.update(head)
+                parts.append((" · ● running", palette.RUNNING))
+        title.update(Content.assemble(*parts))
         pill.set_counts(*checklist.counts())
         pill.tooltip = hover_card(checklist, self.app.reading)
         agent_note = None
@@ -327,14 +330,17 @@ class BrowseScreen(Screen[None]):
             return
         entry = self.app.entry(session_id) if session_id else None
         if entry is None:
-            panel.show_text(Text("No session selected.", style="dim"))
+            panel.show_text(Content.styled("No session selected.", palette.MUTED))
+            panel.show_documents(())
             return
+        checklist = self.app.checklist_for(entry.session.id)
         panel.show_text(details_text(
             entry.session,
-            self.app.checklist_for(session_id),  # type: ignore[arg-type]
-            self.app.timeline(session_id),  # type: ignore[arg-type]
+            checklist,
+            self.app.timeline(entry.session.id),
             reading=self.app.reading,
         ))
+        panel.show_documents(checklist.documents if self.app.reading else ())
 
     @on(OptionList.OptionHighlighted, "#sessions")
     def _session_highlighted(self, event: OptionList.OptionHighlighted) -> None:

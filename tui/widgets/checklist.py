@@ -2,41 +2,44 @@
 
 It renders what it is given (a core.checklist.Checklist); ticks are overrides held in
 core, not widget state. It posts TickRequested when the person clicks a mark, and the
-screen decides what a tick means. Untrusted text is put into `Text` objects only.
+screen decides what a tick means. Untrusted text goes into `Content` as literal text
+(never parsed as markup); colours are theme roles from tui.palette.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.text import Text
 from textual import events
+from textual.content import Content
 from textual.message import Message
-from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from core.checklist import AgentRow, AgentSection, Checklist, OwnRow
 from core.model import SOURCE_LABELS
 from core.text import safe_text, shorten
+from tui import palette
+from tui.palette import CursorPlainOptionList
 
 # Marks are three cells wide, so a click on columns 0-3 of a row is a click on the mark.
+# Styles are theme roles (tui.palette), resolved against the theme when drawn.
 AGENT_MARKS: dict[str, tuple[str, str]] = {
     "pending": ("[ ]", ""),
-    "in_progress": ("[▸]", "bold yellow"),
-    "completed": ("[x]", "green"),
-    "cancelled": ("[-]", "dim"),
+    "in_progress": ("[▸]", palette.DOING),
+    "completed": ("[x]", palette.DONE),
+    "cancelled": ("[-]", palette.MUTED),
 }
 OVERRIDE_MARKS: dict[str, tuple[str, str]] = {
-    "completed": ("[✓]", "bold cyan"),  # ticked by you
-    "pending": ("[·]", "bold cyan"),  # unticked by you
+    "completed": ("[✓]", palette.OVERRIDE),  # ticked by you
+    "pending": ("[·]", palette.OVERRIDE),  # unticked by you
 }
 OWN_MARKS: dict[str, tuple[str, str]] = {
     "todo": ("[ ]", ""),
-    "doing": ("[▸]", "bold yellow"),
-    "blocked": ("[!]", "red"),
-    "review": ("[?]", "magenta"),
-    "done": ("[x]", "green"),
-    "dropped": ("[-]", "dim"),
+    "doing": ("[▸]", palette.DOING),
+    "blocked": ("[!]", palette.BLOCKED),
+    "review": ("[?]", palette.REVIEW),
+    "done": ("[x]", palette.DONE),
+    "dropped": ("[-]", palette.MUTED),
 }
 MARK_CELLS = 4
 
@@ -61,34 +64,31 @@ def section_title(section: AgentSection) -> str:
     return safe_text(title, single_line=True)
 
 
-def agent_row_text(row: AgentRow) -> Text:
+def agent_row_text(row: AgentRow) -> Content:
     mark, style = agent_mark(row)
-    text = Text(mark, style=style)
-    text.append(" ")
-    body_style = "dim strike" if row.status == "cancelled" else ("dim" if row.done else "")
+    body_style = palette.STRUCK if row.status == "cancelled" else (palette.FINISHED if row.done else "")
     shown = row.active_form if row.status == "in_progress" and row.active_form else row.text
-    text.append(safe_text(shown, single_line=True), style=body_style)
+    parts: list[tuple[str, str]] = [(mark, style), (" ", ""), (safe_text(shown, single_line=True), body_style)]
     if row.override_label:
-        text.append(f"  {row.override_label}", style="italic cyan")
-    return text
+        parts.append((f"  {row.override_label}", palette.OVERRIDE_LABEL))
+    return Content.assemble(*parts)
 
 
-def own_row_text(row: OwnRow) -> Text:
+def own_row_text(row: OwnRow) -> Content:
     mark, style = OWN_MARKS.get(row.status, OWN_MARKS["todo"])
-    text = Text(mark, style=style)
-    text.append(" ")
-    text.append(safe_text(row.title, single_line=True), style="dim" if row.status in ("done", "dropped") else "")
+    body_style = palette.STRUCK if row.status == "dropped" else (palette.FINISHED if row.status == "done" else "")
+    parts: list[tuple[str, str]] = [(mark, style), (" ", ""), (safe_text(row.title, single_line=True), body_style)]
     if row.status not in ("todo", "done"):
-        text.append(f"  {row.status}", style="italic dim")
-    return text
+        parts.append((f"  {row.status}", f"{style or palette.MUTED} italic"))
+    return Content.assemble(*parts)
 
 
 def header(label: str) -> Option:
-    return Option(Text(label, style="bold"), disabled=True)
+    return Option(Content.styled(label, palette.HEADING), disabled=True)
 
 
 def note(label: str) -> Option:
-    return Option(Text(label, style="dim italic"), disabled=True)
+    return Option(Content.styled(label, palette.NOTE), disabled=True)
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class RowRef:
     index: int  # into checklist.agent_rows / checklist.own
 
 
-class ChecklistView(OptionList):
+class ChecklistView(CursorPlainOptionList):
     """The two sections of one session as a keyboard- and mouse-driven list."""
 
     class TickRequested(Message):

@@ -1,7 +1,9 @@
 """The details panel and the pill's hover card (SPEC §3): source, steps in progress,
 overrides, folder, branch, file, plan documents and the timeline of plan changes.
 
-Everything is built as `Text` from safe_text output: transcript text never becomes markup.
+Everything is built as `Content` from safe_text output: transcript text never becomes
+markup. Plan documents are Markdown, drawn by Textual's Markdown widget from the same
+safe text, with links shown but never opened (the text is the agent's, not ours).
 """
 
 from __future__ import annotations
@@ -10,67 +12,68 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Markdown, Static
 
 from core.checklist import Checklist
-from core.model import SOURCE_LABELS, Session
+from core.model import SOURCE_LABELS, PlanDocument, Session
 from core.text import safe_text, shorten
+from tui import palette
+
+Part = str | tuple[str, str]
 
 
 @dataclass(frozen=True)
 class TimelineEntry:
-    """One change of a session's plan seen while the app ran (memory only)."""
+    """One change of a session's plan: seen while the app ran, or rebuilt from the
+    transcript's own records for what happened before (memory only)."""
 
     at: datetime
     what: str
 
 
-def _line(text: Text, label: str, value: str, style: str = "") -> None:
-    text.append(f"{label}: ", style="bold")
-    text.append(safe_text(value, single_line=True), style=style)
-    text.append("\n")
+def _line(parts: list[Part], label: str, value: str, style: str = "") -> None:
+    parts += [(f"{label}: ", "bold"), (safe_text(value, single_line=True), style), "\n"]
 
 
-def agent_part(checklist: Checklist, reading: bool = True) -> Text:
+def agent_parts(checklist: Checklist, reading: bool = True) -> list[Part]:
     """The Agent-plan part shared by the details panel and the hover card."""
-    text = Text()
+    parts: list[Part] = []
     if not reading:
-        text.append("Reading agents' plans is off (Settings → Privacy).\n", style="italic")
-        return text
+        parts.append(("Reading agents' plans is off (Settings → Privacy).\n", "italic"))
+        return parts
     sources = sorted({SOURCE_LABELS.get(s.source, s.source) for s in checklist.sections})
-    _line(text, "Source", ", ".join(sources) if sources else "no plan calls yet")
+    _line(parts, "Source", ", ".join(sources) if sources else "no plan calls yet")
     done, total = checklist.counts()
-    _line(text, "Done", f"{done} of {total}")
+    _line(parts, "Done", f"{done} of {total}")
     steps = checklist.in_progress()
-    text.append("In progress:", style="bold")
+    parts.append(("In progress:", "bold"))
     if not steps:
-        text.append(" none\n", style="dim")
+        parts.append((" none\n", palette.MUTED))
     else:
-        text.append("\n")
+        parts.append("\n")
         for row in steps:
-            text.append("  ▸ ", style="yellow")
-            text.append(shorten(row.active_form or row.text, 70))
-            text.append("\n")
+            parts += [("  ▸ ", palette.DOING), shorten(row.active_form or row.text, 70), "\n"]
     overridden = checklist.overridden()
-    text.append("Your overrides:", style="bold")
+    parts.append(("Your overrides:", "bold"))
     if not overridden:
-        text.append(" none\n", style="dim")
+        parts.append((" none\n", palette.MUTED))
     else:
-        text.append("\n")
+        parts.append("\n")
         for row in overridden:
-            text.append(f"  {row.override_label}: ", style="cyan")
-            text.append(shorten(row.text, 60))
-            text.append("\n")
-    return text
+            parts += [(f"  {row.override_label}: ", palette.OVERRIDE_LABEL), shorten(row.text, 60), "\n"]
+    return parts
 
 
-def hover_card(checklist: Checklist, reading: bool = True) -> Text:
+def agent_part(checklist: Checklist, reading: bool = True) -> Content:
+    return Content.assemble(*agent_parts(checklist, reading))
+
+
+def hover_card(checklist: Checklist, reading: bool = True) -> Content:
     """The pill's tooltip."""
-    card = agent_part(checklist, reading)
-    card.rstrip()  # in place: Text.rstrip returns None
-    return card
+    return agent_part(checklist, reading).rstrip()
 
 
 def details_text(
@@ -79,42 +82,57 @@ def details_text(
     timeline: Sequence[TimelineEntry],
     *,
     reading: bool = True,
-) -> Text:
-    text = Text()
-    text.append(shorten(session.title or f"Session {session.id}", 100), style="bold")
-    text.append("\n\n")
-    text.append_text(agent_part(checklist, reading))
-    text.append("\n")
-    _line(text, "Harness", session.harness)
-    _line(text, "Session", session.id)
-    _line(text, "Folder", session.cwd or "unknown", "dim" if not session.cwd else "")
-    _line(text, "Branch", session.git_branch or "unknown", "dim" if not session.git_branch else "")
-    _line(text, "File", str(session.path))
+) -> Content:
+    """Everything but the plan documents (those are Markdown: see DetailsPanel)."""
+    parts: list[Part] = [(shorten(session.title or f"Session {session.id}", 100), "bold"), "\n\n"]
+    parts += agent_parts(checklist, reading)
+    parts.append("\n")
+    _line(parts, "Harness", session.harness)
+    _line(parts, "Session", session.id)
+    _line(parts, "Folder", session.cwd or "unknown", palette.MUTED if not session.cwd else "")
+    _line(parts, "Branch", session.git_branch or "unknown", palette.MUTED if not session.git_branch else "")
+    _line(parts, "File", str(session.path))
     if session.parent_id:
-        _line(text, "Forked from", session.parent_id)
+        _line(parts, "Forked from", session.parent_id)
     if session.subagents:
-        _line(text, "Subagents", str(len(session.subagents)))
-    _line(text, "Last activity", session.updated.strftime("%Y-%m-%d %H:%M:%S"))
-    text.append("\nTimeline", style="bold")
-    text.append(" (changes seen while planwatch ran)\n", style="dim")
+        _line(parts, "Subagents", str(len(session.subagents)))
+    _line(parts, "Last activity", session.updated.strftime("%Y-%m-%d %H:%M:%S"))
+    parts.append(("\nTimeline", "bold"))
+    parts.append((" (the plan's changes, oldest first)\n", palette.MUTED))
     if not timeline:
-        text.append("  no changes yet\n", style="dim")
+        parts.append(("  no plan changes\n", palette.MUTED))
     for entry in list(timeline)[-20:]:
-        text.append(f"  {entry.at.strftime('%H:%M:%S')} ", style="dim")
-        text.append(safe_text(entry.what, single_line=True))
-        text.append("\n")
-    for document in checklist.documents if reading else ():
-        text.append(f"\nPlan document · {safe_text(document.source, single_line=True)}\n", style="bold")
-        text.append(safe_text(document.text))
-        text.append("\n")
-    return text
+        parts += [(f"  {entry.at.strftime('%H:%M:%S')} ", palette.MUTED), safe_text(entry.what, single_line=True), "\n"]
+    return Content.assemble(*parts)
 
 
-class DetailsPanel(VerticalScroll):
-    """A scrollable panel holding details_text; hidden until asked for."""
+class DetailsPanel(VerticalScroll, can_focus=True):
+    """A focusable, scrollable panel: the details text, then each plan document rendered
+    as Markdown. Hidden until asked for; tab reaches it, arrows and PageUp/PageDown
+    scroll it."""
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static(id="details-body", markup=False)
+        yield Vertical(id="details-documents")
 
-    def show_text(self, text: Text) -> None:
+    def show_text(self, text: Content) -> None:
         self.query_one("#details-body", Static).update(text)
+
+    def show_documents(self, documents: Sequence[PlanDocument]) -> None:
+        """Replace the plan documents (only when they changed: a Markdown parse is not free)."""
+        wanted = tuple((d.source, d.text) for d in documents)
+        if getattr(self, "_documents", None) == wanted:
+            return
+        self._documents = wanted
+        holder = self.query_one("#details-documents", Vertical)
+        holder.remove_children()
+        widgets: list[Static | Markdown] = []
+        for document in documents:
+            widgets.append(Static(
+                Content.styled(f"Plan document · {safe_text(document.source, single_line=True)}", "bold"),
+                classes="document-title",
+            ))
+            # The agent's text, made safe, read as Markdown; links are shown, not followed.
+            widgets.append(Markdown(safe_text(document.text), open_links=False, classes="document"))
+        if widgets:
+            holder.mount_all(widgets)

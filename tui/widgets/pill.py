@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from rich.text import Text
+from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from tui import palette
 
 PIE = "○◔◑◕●"
 
@@ -20,12 +22,12 @@ def pie(done: int, total: int) -> str:
     return PIE[min(max(step, 1), 3)]
 
 
-def pill_text(done: int, total: int) -> Text:
-    """The pill as Text, for rows of the session list and for the Pill widget."""
+def pill_text(done: int, total: int) -> Content:
+    """The pill as Content, for rows of the session list and for the Pill widget."""
     if total <= 0:
-        return Text("○ –", style="dim")
-    style = "green" if done >= total else ("yellow" if done else "")
-    return Text.assemble((pie(done, total), style), " ", (f"{done}/{total}", style))
+        return Content.styled("○ –", palette.MUTED)
+    style = palette.DONE if done >= total else (palette.WARNING if done else "")
+    return Content.assemble((pie(done, total), style), " ", (f"{done}/{total}", style))
 
 
 class Pill(Widget):
@@ -45,5 +47,5 @@ class Pill(Widget):
     def set_counts(self, done: int, total: int) -> None:
         self.done, self.total = done, total
 
-    def render(self) -> Text:
+    def render(self) -> Content:
         return pill_text(self.done, self.total)

@@ -1,20 +1,24 @@
 """The session list: one row per session, newest activity first.
 
 A row shows a running marker, the harness, the title, the folder, the age, the pill and
-the open count of the session's store tasks. Rows are `Text`, never markup strings.
+the open count of the session's store tasks. The title gets most of the row: the folder
+shows only the tail that tells folders apart, and a narrow list shows the harness as a
+coloured letter. Rows are `Content` (literal text, theme colours), never markup.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from rich.text import Text
 from textual.binding import Binding
-from textual.widgets import OptionList
+from textual.content import Content
 from textual.widgets.option_list import Option
 
 from core.text import safe_text
+from tui import palette
+from tui.palette import CursorPlainOptionList
 from tui.widgets.pill import pill_text
 
 # A session whose transcript changed this recently has a running agent.
@@ -54,6 +58,32 @@ def short_folder(folder: str, home: str | None = None) -> str:
     return folder
 
 
+def folder_labels(folders: Iterable[str]) -> dict[str, str]:
+    """Each folder's shortest tail that tells it apart from the others shown:
+    `/home/dev/api` and `/srv/web` read `api` and `web`; `/a/x/api` beside `/b/y/api`
+    read `x/api` and `y/api`."""
+    unique = sorted({f for f in folders if f})
+    parts = {f: [p for p in f.replace("\\", "/").split("/") if p] or [f] for f in unique}
+    labels: dict[str, str] = {}
+    depth = {f: 1 for f in unique}
+    while True:
+        tails: dict[str, list[str]] = {}
+        for f in unique:
+            tails.setdefault("/".join(parts[f][-depth[f]:]), []).append(f)
+        clashes = [group for group in tails.values() if len(group) > 1]
+        grown = False
+        for group in clashes:
+            for f in group:
+                if depth[f] < len(parts[f]):
+                    depth[f] += 1
+                    grown = True
+        if not clashes or not grown:
+            break
+    for f in unique:
+        labels[f] = "/".join(parts[f][-depth[f]:])
+    return labels
+
+
 def fit(text: str, width: int) -> str:
     if width <= 0:
         return ""
@@ -71,63 +101,104 @@ def fit_left(text: str, width: int) -> str:
     return "…" + text[len(text) - width + 1 :]
 
 
+# Harness names when the list is wide; one coloured letter when it is not.
+HARNESS_CELLS = 6
+HARNESS_GLYPHS = {"claude": "C", "codex": "X", "acp": "A", "gemini": "G", "opencode": "O"}
+WIDE_LIST = 100  # from here on the harness is named
+OPEN_WORDS = 60  # from here on open counts say "2 open" (below: "⚑2")
+FOLDER_MAX = 20
+AGE_CELLS = 4
+
+
+def harness_style(harness: str) -> str:
+    return palette.HARNESS.get(harness, palette.HARNESS_DEFAULT)
+
+
+@dataclass(frozen=True)
+class RowLayout:
+    """Column widths for one width of the list and the rows it shows. The title takes
+    what the other columns leave; the folder shows the tail that tells folders apart."""
+
+    width: int
+    harness: int  # 0: none; 1: a coloured letter; HARNESS_CELLS: the name
+    title: int
+    folder: int
+    pill: int
+    open: int
+    folder_label: Mapping[str, str] = field(default_factory=dict, compare=True, hash=False)
+
+    @classmethod
+    def for_rows(cls, rows: Sequence[SessionRow], width: int) -> RowLayout:
+        wide = width >= WIDE_LIST
+        harness = HARNESS_CELLS if wide else (1 if width >= 24 else 0)
+        pill = max([PILL_MIN, *(len(pill_text(r.done, r.total).plain) for r in rows)])
+        counts = [r.open_count for r in rows if r.open_count]
+        if width >= OPEN_WORDS:
+            open_cells = OPEN_CELLS
+        elif width >= 40 and counts:
+            open_cells = 1 + len(str(max(counts)))  # "⚑2"
+        else:
+            open_cells = 0
+        fixed = 2 + (harness + 1 if harness else 0) + 1 + AGE_CELLS + 1 + pill
+        fixed += open_cells + 1 if open_cells else 0
+        labels = folder_labels(r.folder for r in rows)
+        longest = max((len(label) for label in labels.values()), default=0)
+        # The title keeps at least three quarters of what is left.
+        room = width - fixed
+        folder = min(longest, FOLDER_MAX, max(0, room // 4 - 1))
+        if folder < 3:
+            folder = 0
+        title = max(6, room - (folder + 1 if folder else 0))
+        return cls(width, harness, title, folder, pill, open_cells, labels)
+
+
+PILL_MIN = 5  # "○ 0/4"
 PILL_CELLS = 9  # "◑ 100/200"
 OPEN_CELLS = 7  # "12 open"
 
 
-def _widths(width: int) -> tuple[int, int, int, int]:
-    """(harness, title, folder, open) column widths for a list `width` cells wide. A
-    narrow list drops the folder, then the open count, then the harness (0) rather than
-    wrap a row."""
-    folder = 22 if width >= 100 else (14 if width >= 66 else 0)
-    open_cells = OPEN_CELLS if width >= 46 else 0
-    harness = 6 if width >= 40 else 0
-    fixed = 2 + (harness + 1 if harness else 0) + 1 + (folder + 1 if folder else 0) + 4 + 1 + PILL_CELLS
-    fixed += open_cells + 1 if open_cells else 0
-    return harness, max(6, width - fixed), folder, open_cells
-
-
-def header_text(width: int) -> Text:
+def header_text(layout: RowLayout) -> Content:
     """The column names above the rows, aligned with row_text."""
-    harness, title_width, folder_width, open_cells = _widths(width)
-    line = "  " + (fit("agent", harness) + " " if harness else "") + fit("session", title_width) + " "
-    if folder_width:
-        line += fit("folder", folder_width) + " "
-    line += " age" + " " + fit("done", PILL_CELLS)
-    if open_cells:
-        line += " " + fit("tasks", open_cells)
-    return Text(line, style="bold dim")
+    line = "  "
+    if layout.harness == HARNESS_CELLS:
+        line += fit("agent", layout.harness) + " "
+    elif layout.harness:
+        line += " " * (layout.harness + 1)
+    line += fit("session", layout.title) + " "
+    if layout.folder:
+        line += fit("folder", layout.folder) + " "
+    line += "age".rjust(AGE_CELLS) + " " + fit("done", layout.pill)
+    if layout.open:
+        line += " " + fit("tasks" if layout.open >= 5 else "⚑", layout.open)
+    return Content.styled(line, f"bold {palette.MUTED}")
 
 
-def row_text(row: SessionRow, now: datetime, width: int) -> Text:
-    """One line: `● claude Title……  ~/src/api  12m ◑ 3/7     2 open`."""
+def row_text(row: SessionRow, now: datetime, layout: RowLayout) -> Content:
+    """One line: `● claude Title……  api  12m ◑ 3/7  2 open` (wide) or
+    `● C Title……  api  12m ◑ 3/7 ⚑2` (narrower)."""
     running = now - row.updated <= RUNNING_WINDOW
-    harness, title_width, folder_width, open_cells = _widths(width)
-    text = Text(no_wrap=True, overflow="ellipsis")
-    text.append("● " if running else "  ", style="bold green")
-    if harness:
-        text.append(fit(row.harness, harness), style=HARNESS_STYLES.get(row.harness, "blue"))
-        text.append(" ")
-    text.append(fit(safe_text(row.title or f"Session {row.id}", single_line=True), title_width), style="bold" if running else "")
-    text.append(" ")
-    if folder_width:
-        text.append(fit_left(safe_text(row.folder, single_line=True), folder_width), style="dim")
-        text.append(" ")
-    text.append(age(row.updated, now).rjust(4), style="green" if running else "dim")
-    text.append(" ")
+    parts: list[tuple[str, str] | str] = [("● " if running else "  ", palette.RUNNING)]
+    if layout.harness:
+        shown = row.harness if layout.harness == HARNESS_CELLS else HARNESS_GLYPHS.get(row.harness, row.harness[:1].upper())
+        parts += [(fit(shown, layout.harness), harness_style(row.harness)), " "]
+    title = safe_text(row.title or f"Session {row.id}", single_line=True)
+    parts += [(fit(title, layout.title), "bold" if running else ""), " "]
+    if layout.folder:
+        label = layout.folder_label.get(row.folder, row.folder)
+        parts += [(fit_left(safe_text(label, single_line=True), layout.folder), palette.MUTED), " "]
+    parts += [(age(row.updated, now).rjust(AGE_CELLS), palette.RUNNING if running else palette.MUTED), " "]
     pill = pill_text(row.done, row.total)
-    pill.truncate(PILL_CELLS, overflow="ellipsis", pad=True)
-    text.append_text(pill)
-    if open_cells:
-        text.append(" ")
-        text.append(fit(f"{row.open_count} open" if row.open_count else "", open_cells), style="yellow")
-    return text
+    parts.append(pill.pad_right(layout.pill - len(pill.plain)) if len(pill.plain) <= layout.pill else pill.truncate(layout.pill, ellipsis=True))
+    if layout.open:
+        if row.open_count:
+            shown = f"{row.open_count} open" if layout.open == OPEN_CELLS else f"⚑{row.open_count}"
+        else:
+            shown = ""
+        parts += [" ", (fit(shown, layout.open), palette.OPEN_COUNT)]
+    return Content.assemble(*parts)
 
 
-HARNESS_STYLES = {"claude": "cyan", "codex": "magenta", "acp": "blue"}
-
-
-class SessionList(OptionList):
+class SessionList(CursorPlainOptionList):
     """Every session, filtered by a needle; the highlighted one is the selected session."""
 
     # Moving already selects a session, so enter means what it means everywhere in the
@@ -139,7 +210,8 @@ class SessionList(OptionList):
         self.rows: list[SessionRow] = []
         self.needle = ""
         self._shown: list[SessionRow] = []
-        self._layout_key: tuple[int, datetime | None] | None = None
+        self._layout_key: tuple[RowLayout, datetime | None] | None = None
+        self.row_layout = RowLayout.for_rows([], 100)
 
     def show_rows(self, rows: list[SessionRow], now: datetime) -> None:
         """Replace the rows, keeping the selected session highlighted."""
@@ -157,20 +229,22 @@ class SessionList(OptionList):
         return self.scrollable_content_region.width or self.size.width or 100
 
     def _render_rows(self, now: datetime, selected: str | None) -> None:
-        width = self.row_width
+        # Laid out over every row, not only the filtered ones: columns stay put while typing.
+        layout = RowLayout.for_rows(self.rows, self.row_width)
         shown = [row for row in self.rows if not self.needle or row.matches(self.needle)]
-        key = (width, now.replace(second=0, microsecond=0) if now else None)
+        key = (layout, now.replace(second=0, microsecond=0) if now else None)
         if [r.id for r in shown] == [r.id for r in self._shown] and key == self._layout_key:
             # Same rows in the same order (the usual live append): repaint only the rows
             # that changed instead of rebuilding a list of a thousand options.
             for index, (old, new) in enumerate(zip(self._shown, shown, strict=True)):
                 if old != new:
-                    self.replace_option_prompt_at_index(index, row_text(new, now, width))
+                    self.replace_option_prompt_at_index(index, row_text(new, now, layout))
             self._shown = shown
             return
         self._shown = shown
         self._layout_key = key
-        self.set_options([Option(row_text(row, now, width), id=row.id) for row in shown])
+        self.row_layout = layout
+        self.set_options([Option(row_text(row, now, layout), id=row.id) for row in shown])
         if not shown:
             return
         index = next((i for i, row in enumerate(shown) if row.id == selected), 0)

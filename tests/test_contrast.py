@@ -1,0 +1,120 @@
+"""Every checklist state, session row and pill reads at ≥ 4.5:1 (WCAG AA) in every
+bundled theme, under the cursor too, focused or not (issue 12 point 2, issue 13 point 4).
+
+The real app draws a checklist holding every state (agent pending, in progress, done,
+cancelled, ticked and unticked by you; own todo, doing, blocked, review, done, dropped),
+session rows (running or not, every harness, with open counts) and the pill; the test
+switches through every theme and measures each drawn cell's colour against its
+background. ANSI themes are left out: their colours are the terminal's own palette.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from app_transcripts import until
+from textual.color import Color
+from textual.geometry import Region
+from textual.theme import BUILTIN_THEMES
+
+from core.checklist import AgentRow, AgentSection, Checklist, OwnRow
+from tui.app import AppOptions, make_app
+from tui.palette import MINIMUM_CONTRAST, contrast
+from tui.widgets.checklist import ChecklistView
+from tui.widgets.pill import Pill
+from tui.widgets.session_list import SessionList, SessionRow
+
+pytestmark = pytest.mark.asyncio
+
+THEMES = [name for name in BUILTIN_THEMES if not name.startswith("ansi")]
+
+EVERY_STATE = Checklist(
+    sections=(
+        AgentSection("", "claude-todos", (
+            AgentRow("k1", "", "A step not started", "pending"),
+            AgentRow("k2", "", "A step under way", "in_progress", active_form="Working on a step"),
+            AgentRow("k3", "", "A step done", "completed"),
+            AgentRow("k4", "", "A step cancelled", "cancelled"),
+            AgentRow("k5", "", "A step you ticked", "pending", override="completed"),
+            AgentRow("k6", "", "A step you unticked", "completed", override="pending"),
+        )),
+    ),
+    own=tuple(OwnRow(f"t{i}", f"My {status} item", status)
+              for i, status in enumerate(("todo", "doing", "blocked", "review", "done", "dropped"))),
+)
+
+
+def drawn_cells(widget, line: int) -> list[tuple[str, Color, Color, bool]]:  # type: ignore[no-untyped-def]
+    """(text, foreground, background, dim) of each segment with visible text on `line`."""
+    width = widget.size.width
+    strip = widget.render_lines(Region(0, line, width, 1))[0]
+    cells = []
+    for segment in strip:
+        if not segment.text.strip() or segment.style is None:
+            continue
+        style = segment.style
+        assert style.color is not None and style.bgcolor is not None, segment
+        fg = Color.from_rich_color(style.color)
+        bg = Color.from_rich_color(style.bgcolor)
+        cells.append((segment.text, fg, bg, bool(style.dim)))
+    return cells
+
+
+MEASURED: list[int] = [0]
+
+
+def worst(widget, lines: range, where: str) -> list[str]:  # type: ignore[no-untyped-def]
+    failures = []
+    for line in lines:
+        for text, fg, bg, dim in drawn_cells(widget, line):
+            MEASURED[0] += 1
+            ratio = contrast(fg, bg)
+            if dim or ratio < MINIMUM_CONTRAST:
+                failures.append(f"{where} line {line} {text.strip()!r}: {fg.hex} on {bg.hex} = {ratio:.2f}{' dim' if dim else ''}")
+    return failures
+
+
+async def test_every_state_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env, frozen_now) -> None:
+    app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: frozen_now, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        screen = app.screen
+        checklist = screen.query_one("#checklist", ChecklistView)
+        sessions = screen.query_one("#sessions", SessionList)
+        pill = screen.query_one("#pill", Pill)
+        rows = [
+            SessionRow(f"s{i}", harness, f"Session {harness}", f"/home/dev/{harness}",
+                       frozen_now - timedelta(minutes=minutes), done, 4, count)
+            for i, (harness, minutes, done, count) in enumerate(
+                [("claude", 1, 4, 2), ("codex", 30, 1, None), ("acp", 600, 0, 1), ("gemini", 1, 2, 0), ("opencode", 90, 3, 5)]
+            )
+        ]
+        sessions.show_rows(rows, frozen_now)
+        checklist.show(EVERY_STATE)
+        pill.set_counts(2, 4)
+        await pilot.pause()
+        failures: list[str] = []
+        for theme in THEMES:
+            app.theme = theme
+            for focused in (checklist, sessions):
+                focused.focus()
+                await pilot.pause()
+                for index in range(checklist.option_count):
+                    checklist.highlighted = index
+                    await pilot.pause()
+                    failures += worst(checklist, range(checklist.option_count), f"{theme} checklist (cursor {index}, {focused.id} focused)")
+                for index in range(sessions.option_count):
+                    sessions.highlighted = index
+                    await pilot.pause()
+                    failures += worst(sessions, range(sessions.option_count), f"{theme} sessions (cursor {index}, {focused.id} focused)")
+            pill.set_counts(2, 4)
+            await pilot.pause()
+            failures += worst(pill, range(1), f"{theme} pill 2/4")
+            pill.set_counts(4, 4)
+            await pilot.pause()
+            failures += worst(pill, range(1), f"{theme} pill 4/4")
+        # A positive twin: every theme drew its rows (14 checklist rows, 5 sessions, the pill,
+        # each under every cursor position, focused and not: some 330 cells a theme).
+        assert MEASURED[0] >= len(THEMES) * 300
+        assert not failures, f"{len(failures)} cells below {MINIMUM_CONTRAST}:1\n" + "\n".join(sorted(set(failures))[:60])

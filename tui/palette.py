@@ -1,0 +1,217 @@
+"""Colours of rows, marks, pills and statuses: the theme's own variables, made readable.
+
+Every style here names a Textual theme variable (`$text-success`, `$text-muted`, …), never
+a fixed colour or "dim", so the rows follow the chosen theme. Some bundled themes pair a
+variable with a background it barely shows on (textual-dark's `$text-secondary` on
+`$surface`, a light theme's cursor text); `readable_variables` nudges those variables,
+per theme, until they read at `MINIMUM_CONTRAST` (WCAG 2 AA) on the backgrounds the app
+draws them on. Rows under the cursor drop their colours and take the cursor's, which is
+made readable the same way (see `CursorPlainOptionList`).
+
+ANSI themes (`ansi-dark`, `ansi-light`) name the terminal's own palette, whose colours
+only the terminal knows: they are left as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Self
+
+from textual.color import BLACK, WHITE, Color, ColorParseError
+from textual.content import Content, Span
+from textual.strip import Strip
+from textual.style import Style
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+MINIMUM_CONTRAST = 4.5
+# Aim a little above the minimum: a focused list tints its background by a few percent.
+TARGET_CONTRAST = 4.75
+
+# The roles, as Content style strings (resolved against the theme when drawn).
+DONE = "$text-success"
+DOING = "$text-warning bold"
+OVERRIDE = "$text-primary bold"
+OVERRIDE_LABEL = "$text-primary italic"
+BLOCKED = "$text-error bold"
+REVIEW = "$text-secondary"
+MUTED = "$text-muted"
+FINISHED = "$text-muted"  # the text of a done item: quieter, still readable
+STRUCK = "$text-muted strike"  # cancelled and dropped
+NOTE = "$text-muted italic"
+HEADING = "bold"
+RUNNING = "$text-success bold"
+OPEN_COUNT = "$text-warning"
+ERROR = "$text-error"
+WARNING = "$text-warning"
+HARNESS: dict[str, str] = {
+    "claude": "$text-accent",
+    "codex": "$text-secondary",
+    "acp": "$text-primary",
+    "gemini": "$text-success",
+    "opencode": "$text-warning",
+}
+HARNESS_DEFAULT = "$text-primary"
+
+# Theme variables used as text colours over the list backgrounds.
+TEXT_VARIABLES = (
+    "text-success",
+    "text-warning",
+    "text-error",
+    "text-accent",
+    "text-primary",
+    "text-secondary",
+    "text-muted",
+    "foreground",
+)
+
+
+def contrast(a: Color, b: Color) -> float:
+    """The WCAG 2 contrast ratio of two opaque colours (1 to 21)."""
+
+    def luminance(color: Color) -> float:
+        def channel(value: int) -> float:
+            c = value / 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+        return 0.2126 * channel(color.r) + 0.7152 * channel(color.g) + 0.0722 * channel(color.b)
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _parse(value: str, under: Color) -> Color | None:
+    """A variable's value as an opaque colour drawn over `under` (None: not a colour we
+    can know, such as an ANSI name)."""
+    value = value.strip()
+    if value.startswith("ansi_") or value in ("transparent", ""):
+        return None
+    alpha = 1.0
+    if value.startswith("auto"):
+        rest = value[4:].strip()
+        if rest.endswith("%"):
+            alpha = float(rest[:-1]) / 100
+        return under + under.get_contrast_text(alpha)
+    try:
+        color = Color.parse(value)
+    except ColorParseError:
+        return None
+    return under + color if color.a < 1 else color
+
+
+def readable(color: Color, backgrounds: list[Color], target: float = TARGET_CONTRAST) -> Color:
+    """`color`, moved toward black or white just far enough to reach `target` on every
+    one of `backgrounds` (the nearest reachable colour when none reaches it)."""
+    if all(contrast(color, bg) >= target for bg in backgrounds):
+        return color
+    # Toward the end that contrasts with the backgrounds (they are alike: one theme's).
+    toward = WHITE if sum(bg.brightness for bg in backgrounds) / len(backgrounds) < 0.5 else BLACK
+    for step in range(1, 21):
+        moved = color.blend(toward, step / 20)
+        if all(contrast(moved, bg) >= target for bg in backgrounds):
+            return moved
+    return toward
+
+
+def readable_variables(variables: Mapping[str, str]) -> dict[str, str]:
+    """The theme variables to replace so every role reads at TARGET_CONTRAST: text
+    colours over the list backgrounds, and the cursor's text over the cursor."""
+    background = _parse(variables.get("background", ""), BLACK)
+    if background is None:
+        return {}
+    surface = _parse(variables.get("surface", ""), background) or background
+    foreground = _parse(variables.get("foreground", ""), surface) or surface.get_contrast_text(1.0)
+    # A focused OptionList tints its surface by 5% of the foreground.
+    tinted = surface.blend(foreground, 0.05)
+    panel = _parse(variables.get("panel", ""), background) or background
+    grounds = [background, surface, tinted, panel]
+    changed: dict[str, str] = {}
+    for name in TEXT_VARIABLES:
+        value = variables.get(name)
+        if value is None:
+            continue
+        parsed = [_parse(value, ground) for ground in grounds]
+        colours = [c for c in parsed if c is not None]
+        if len(colours) < len(grounds):
+            continue
+        if all(contrast(c, g) >= TARGET_CONTRAST for c, g in zip(colours, grounds, strict=True)):
+            continue
+        # A translucent value ("auto 60%") reads differently on each ground: fix the
+        # worst, as one opaque colour.
+        worst = min(colours, key=lambda c: min(contrast(c, g) for g in grounds))
+        changed[name] = readable(worst, grounds).hex
+    for fg_name, bg_name in (
+        ("block-cursor-foreground", "block-cursor-background"),
+        ("block-cursor-blurred-foreground", "block-cursor-blurred-background"),
+    ):
+        cursor_bg = _parse(variables.get(bg_name, ""), surface)
+        if cursor_bg is None:
+            continue
+        fg_value = changed.get(fg_name, variables.get(fg_name, ""))
+        cursor_fg = _parse(fg_value, cursor_bg)
+        if cursor_fg is None:
+            continue
+        if contrast(cursor_fg, cursor_bg) < TARGET_CONTRAST:
+            fixed = readable(cursor_fg, [cursor_bg])
+            if contrast(fixed, cursor_bg) < TARGET_CONTRAST:
+                # Even black or white does not read on this cursor: darken or lighten
+                # the cursor itself, away from its text.
+                away = BLACK if fixed.brightness > 0.5 else WHITE
+                for step in range(1, 21):
+                    moved = cursor_bg.blend(away, step / 20)
+                    if contrast(fixed, moved) >= TARGET_CONTRAST:
+                        changed[bg_name] = moved.hex
+                        break
+            changed[fg_name] = fixed.hex
+    return changed
+
+
+def without_colour(style: str | Style) -> str | Style:
+    """A span style with its colours removed (bold, italic, strike… kept)."""
+    if isinstance(style, Style):
+        return Style(bold=style.bold, italic=style.italic, strike=style.strike, underline=style.underline)
+    kept = [word for word in style.split() if word in ("bold", "italic", "strike", "underline", "not")]
+    return " ".join(kept)
+
+
+def plain_for_cursor(content: Content) -> Content:
+    """`content` as it shows under the cursor: the cursor's colours, the row's emphasis."""
+    spans = [Span(span.start, span.end, without_colour(span.style)) for span in content.spans]
+    return Content(content.plain, spans=[span for span in spans if span.style])
+
+
+class CursorPlainOptionList(OptionList):
+    """An OptionList whose highlighted row drops its own colours for the cursor's.
+
+    A row's colours are chosen to read on the list's background; on the cursor's they
+    often do not (textual-dark's green on its blue cursor is 2.6:1). The cursor's text
+    colour is made readable per theme (readable_variables), so the highlighted row reads
+    whatever its state; the marks still tell states apart by their glyphs."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # option -> (the prompt it was made from, its colourless twin)
+        self._cursor_twins: dict[Option, tuple[object, Option]] = {}
+
+    def _get_option_render(self, option: Option, style: Style) -> list[Strip]:
+        # Textual draws (and caches) an option per style; the highlighted one is drawn
+        # from a colourless twin of its prompt. Overrides a private hook of the pinned
+        # Textual: no public one sees the prompt and the highlight together.
+        index = self._option_to_index.get(option)
+        prompt = option.prompt
+        if index is None or index != self.highlighted or option.disabled or not isinstance(prompt, Content):
+            return super()._get_option_render(option, style)
+        made_from, twin = self._cursor_twins.get(option, (None, None))
+        if twin is None or made_from is not prompt:
+            twin = Option(plain_for_cursor(prompt))
+            self._cursor_twins[option] = (prompt, twin)
+        self._option_to_index[twin] = index  # the rendered row's click target
+        return super()._get_option_render(twin, style)
+
+    def clear_options(self) -> Self:
+        self._cursor_twins.clear()
+        return super().clear_options()
+
+    def set_options(self, options: Iterable[Any]) -> Self:
+        self._cursor_twins.clear()
+        return super().set_options(options)
