@@ -34,7 +34,6 @@ from core.transcripts.discover import TranscriptFile, classify, discover
 from core.transcripts.lines import read_transcript
 from core.transcripts.reader import SessionResult
 from core.transcripts.warmcache import Entry, WarmCache
-from core.transcripts.zst import is_zst
 
 if TYPE_CHECKING:
     from core.transcripts.follow import Follower
@@ -162,8 +161,8 @@ class SessionIndex:
         if read.failed:
             return set()
         state = FileState(read.item, read.reader, read.results, read.offset, read.item.mtime, read.trace)
-        if read.warm != "same":
-            self._cache_stale = True
+        if read.warm != "same" and read.trace is not None and read.trace.ident is not None:
+            self._cache_stale = True  # read from scratch or grown: remember what it was fed
         with self._io_lock, self._lock:
             before = ids_of(self._files.get(path))
             self._files[path] = state
@@ -283,8 +282,8 @@ class SessionIndex:
             entry = cache.get(item.path, item.harness)
             if entry is not None:
                 found[item.path] = entry
-        if len(found) != sum(1 for item in files if not is_zst(item.path)):  # .zst: never cached
-            self._cache_stale = True
+        if cache.count_under(self.roots_searched) > len(found):
+            self._cache_stale = True  # it remembers files that are gone: drop them
         return found
 
     def save_cache(self) -> None:

@@ -295,3 +295,16 @@ def test_with_plan_reading_off_no_cache_is_written(isolated_env) -> None:  # typ
     assert result.returncode == 0
     assert len(json.loads(result.stdout)) == 3
     assert not paths.cache_dir().exists() or not any(paths.cache_dir().iterdir())
+
+
+def test_a_removed_file_leaves_the_cache_at_the_next_start(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    base = sessions_json(isolated_env)
+    SessionIndex([base]).scan()
+    assert len(WarmCache.load()) == 3
+    gone = sorted(base.glob("*.jsonl"))[0]
+    gone.unlink()
+    index = SessionIndex([base])
+    index.scan()
+    cache = WarmCache.load()
+    assert len(cache) == 2 and cache.get(gone, "claude") is None
+    assert len(index.entries()) == 2

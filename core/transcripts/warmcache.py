@@ -35,7 +35,7 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -234,6 +234,11 @@ class WarmCache:
     def __len__(self) -> int:
         return len(self._raw)
 
+    def count_under(self, roots: Iterable[Path]) -> int:
+        """How many entries name a file under one of `roots` (or a root itself)."""
+        under = _under(roots)
+        return sum(1 for key in self._raw if under(key))
+
     def get(self, path: Path, harness: str) -> Entry | None:
         """The entry of `path` read by `harness`'s reader, when one is valid."""
         entry = _valid_entry(self._raw.get(str(path)))
@@ -261,12 +266,12 @@ def save(
         row = _row(harness, trace)
         if row is not None:
             ours[str(file)] = row
-    root_list = [Path(r) for r in roots]
+    under = _under(Path(r) for r in roots)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with _locked(path.parent / (path.name + ".lock")):
             theirs = WarmCache.load(path)._raw
-            merged = {key: row for key, row in theirs.items() if not _under(Path(key), root_list)}
+            merged = {key: row for key, row in theirs.items() if not under(key)}
             merged.update(ours)
             doc = {"format": FORMAT, "code": code_stamp(), "files": merged}
             atomic_write(path, json.dumps(doc, separators=(",", ":")).encode(), mode=PRIVATE_FILE_MODE)
@@ -276,8 +281,12 @@ def save(
         return False
 
 
-def _under(path: Path, roots: list[Path]) -> bool:
-    return any(path == root or path.is_relative_to(root) for root in roots)
+def _under(roots: Iterable[Path]) -> Callable[[str], bool]:
+    """A test of a cache key (a path): is it one of `roots` or inside one?"""
+    roots = list(roots)
+    prefixes = tuple(str(root).rstrip(os.sep) + os.sep for root in roots)
+    exact = {str(root) for root in roots}
+    return lambda key: key in exact or key.startswith(prefixes)
 
 
 @contextlib.contextmanager

@@ -332,8 +332,7 @@ def measure_app(root: Path, appends: int) -> tuple[dict[str, float], int]:
     work = root / "app-work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    env = env_for(root, root / "cache-app")
-    env.update(CLAUDE_CONFIG_DIR=str(work / "claude-home"))
+    env = env_for(root, root / "cache-app")  # the corpus is the Claude folder, as for the CLI
     shutil.rmtree(root / "cache-app", ignore_errors=True)
     _s, out, rss = _timed(
         [sys.executable, "-c", _APP, str(root), str(work), str(ROOT / "tests"), str(ROOT), str(appends)], env

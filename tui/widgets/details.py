@@ -15,7 +15,7 @@ from datetime import datetime
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
 from core.checklist import Checklist
 from core.model import SOURCE_LABELS, PlanDocument, Session
@@ -126,6 +126,12 @@ class DetailsPanel(VerticalScroll, can_focus=True):
         self._documents = wanted
         holder = self.query_one("#details-documents", Vertical)
         holder.remove_children()
+        if not documents:
+            return
+        # Imported here: Markdown brings markdown-it, whose import compiles large regexes
+        # (a tenth of a second at every start); most starts show no plan document.
+        from textual.widgets import Markdown
+
         widgets: list[Static | Markdown] = []
         for document in documents:
             widgets.append(Static(
