@@ -47,7 +47,13 @@ BATCH_SECONDS = 0.1
 def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[Path]:
     """Where transcripts are looked for: the harnesses' own folders, planwatch's ACP
     logs, the settings' extra roots, and any given on the command line."""
-    roots = [paths.claude_projects_dir(), *paths.codex_session_dirs(), paths.acp_log_dir()]
+    roots = [
+        paths.claude_projects_dir(),
+        *paths.codex_session_dirs(),
+        paths.acp_log_dir(),
+        paths.gemini_tmp_dir(),
+        paths.opencode_db(),
+    ]
     roots += [Path(r).expanduser() for r in (*settings.transcript_roots, *extra)]
     unique: list[Path] = []
     for root in roots:

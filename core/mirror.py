@@ -35,6 +35,8 @@ SOURCE_TOOLS: dict[str, str] = {
     "claude_desktop": "mcp__ccd_turn__update_plan",
     "codex": "update_plan",
     "acp": "session/update",
+    "gemini_todos": "write_todos",
+    "opencode_todos": "todowrite",
 }
 
 

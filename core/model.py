@@ -12,13 +12,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-# The four statuses an agent item can have once read (FORMATS §5). Anything else a
-# harness writes reads as "pending" (SPEC §2, no guessing).
-Status = Literal["pending", "in_progress", "completed", "cancelled"]
+# The statuses an agent item can have once read (FORMATS §7). Anything else a harness
+# writes reads as "pending" (SPEC §2, no guessing).
+Status = Literal["pending", "in_progress", "completed", "cancelled", "blocked"]
+# ACP's vocabulary (v2 adds `cancelled`), and `read_status`'s default.
 STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed", "cancelled")
 
 # Where a plan came from; also the `# <source>` header of `planwatch show --plain`.
-Source = Literal["claude_desktop", "claude_todos", "claude_tasks", "codex", "acp"]
+Source = Literal[
+    "claude_desktop", "claude_todos", "claude_tasks", "codex", "acp", "gemini_todos", "opencode_todos"
+]
 
 SOURCE_LABELS: dict[str, str] = {
     "claude_desktop": "Claude task list",
@@ -26,21 +29,27 @@ SOURCE_LABELS: dict[str, str] = {
     "claude_tasks": "Claude Code tasks",
     "codex": "Codex plan",
     "acp": "ACP plan",
+    "gemini_todos": "Gemini CLI todos",
+    "opencode_todos": "OpenCode todos",
 }
 
-Harness = Literal["claude", "codex", "acp"]
+Harness = Literal["claude", "codex", "acp", "gemini", "opencode"]
 
 
-# FORMATS §5: `cancelled` is a status only in ACP (v2); every other source's vocabulary
-# is the first three, and a word outside a source's vocabulary reads as pending.
+# FORMATS §7: `cancelled` is a status in ACP (v2), Gemini CLI and OpenCode only; Claude's
+# and Codex's vocabulary is the first three, and a word outside a source's vocabulary
+# reads as pending.
 LIST_STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed")
+# Gemini CLI's write_todos and OpenCode's todowrite (FORMATS §7): `blocked` is a status
+# of their own (shown as blocked, open in the pill), `cancelled` as in ACP.
+TODO_STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed", "cancelled", "blocked")
 
 
 def read_status(raw: object, vocabulary: tuple[Status, ...] = STATUSES) -> Status:
     """Map a harness's status word onto ours; unknown or missing reads as pending.
 
-    `vocabulary` is the source's own set (FORMATS §5): pass `LIST_STATUSES` for every
-    source but ACP."""
+    `vocabulary` is the source's own set (FORMATS §7): `LIST_STATUSES` for Claude and
+    Codex, `TODO_STATUSES` for Gemini CLI and OpenCode, the default for ACP."""
     if raw in vocabulary:
         return raw  # type: ignore[return-value]
     return "pending"

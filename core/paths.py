@@ -2,7 +2,7 @@
 
 Environment overrides win over settings, settings over the platform defaults:
 `PLANWATCH_STORE`, `PLANWATCH_CONFIG`, `PLANWATCH_DATA`, `PLANWATCH_CACHE`, and the harnesses' own
-`CLAUDE_CONFIG_DIR` and `CODEX_HOME`.
+`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `OPENCODE_DB` and `XDG_DATA_HOME`.
 """
 
 from __future__ import annotations
@@ -69,3 +69,25 @@ def codex_session_dirs() -> list[Path]:
 def acp_log_dir() -> Path:
     """Where `planwatch acp-tap` records ACP streams, and where planwatch reads them."""
     return _env_path("PLANWATCH_ACP_LOGS") or data_dir() / "acp"
+
+
+def gemini_home() -> Path:
+    """Gemini CLI's folder: `$GEMINI_CLI_HOME/.gemini` (the variable replaces the home)."""
+    home = _env_path("GEMINI_CLI_HOME") or Path.home()
+    return home / ".gemini"
+
+
+def gemini_tmp_dir() -> Path:
+    """Where Gemini CLI keeps each project's chats: `<gemini home>/tmp/<slug>/chats/`."""
+    return gemini_home() / "tmp"
+
+
+def opencode_db() -> Path:
+    """OpenCode's one database: `$OPENCODE_DB`, else `$XDG_DATA_HOME/opencode/opencode.db`
+    (`~/.local/share/opencode/opencode.db` where XDG_DATA_HOME is unset: OpenCode uses
+    the XDG layout on every platform, so platformdirs' macOS folder would be wrong)."""
+    env = _env_path("OPENCODE_DB")
+    if env:
+        return env
+    data = _env_path("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return data / "opencode" / "opencode.db"

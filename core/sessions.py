@@ -156,7 +156,7 @@ def _entry(
         harness=state.file.harness,
         path=state.file.path,
         title=(facts.title() or "")[:TITLE_LIMIT],
-        cwd=facts.cwd,
+        cwd=facts.cwd or state.file.folder_hint,
         git_branch=facts.git_branch,
         updated=updated,
         parent_id=parent_id,

@@ -66,6 +66,10 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("PLANWATCH_STORE", str(env.store))
     monkeypatch.setenv("PLANWATCH_CONFIG", str(env.config))
     monkeypatch.setenv("PLANWATCH_ACP_LOGS", str(env.acp_logs))
+    # Gemini CLI's home (its .gemini folder is inside) and OpenCode's database (under
+    # XDG_DATA_HOME below unless OPENCODE_DB names one).
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(root / "gemini-home"))
+    monkeypatch.delenv("OPENCODE_DB", raising=False)
     # platformdirs falls back to these; anything not covered above still lands in tmp.
     for name in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(name, str(root / "xdg" / name.lower()))

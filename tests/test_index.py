@@ -280,6 +280,8 @@ def test_default_roots_cover_every_harness_settings_and_extra(tmp_path: Path) ->
         paths.claude_projects_dir(),
         *paths.codex_session_dirs(),
         paths.acp_log_dir(),
+        paths.gemini_tmp_dir(),
+        paths.opencode_db(),
         tmp_path / "a",
         tmp_path / "b",
     ]

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from core.sessions import SessionEntry
     from core.settings import Settings
 
-MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]", "cancelled": "[-]"}
+MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]", "cancelled": "[-]", "blocked": "[!]"}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -92,6 +92,10 @@ def _file_index(path: Path, args: argparse.Namespace) -> SessionIndex:
         roots.append(subagents)
     if not stem.startswith("agent-"):
         roots += sorted(path.parent.glob("agent-*.jsonl"))  # the older subagent layout
+    if path.parent.name == "chats" and stem.startswith("session-"):
+        # Gemini CLI: subagents in chats/<parent session id>/, the name ends in its first 8.
+        short = stem.removesuffix(".json").rsplit("-", 1)[-1]
+        roots += sorted(p for p in path.parent.glob(f"{short}*") if p.is_dir())
     index = SessionIndex(roots, read_plans=settings.read_agent_plans)
     scan_with_progress(index)
     return index

@@ -13,8 +13,8 @@ turned "Keep agents' plans in the shared task list" on (the mirror checks that).
   one Claude task change, found by `source.id`; an unknown task needs text to be added
   (`TranslateRefused` otherwise); a change without status keeps the status.
 
-Status map: pending→todo, in_progress→doing, completed→done, cancelled/deleted→dropped;
-anything else reads as pending (SPEC §2).
+Status map: pending→todo, in_progress→doing, completed→done, blocked→blocked,
+cancelled/deleted→dropped; anything else reads as pending (SPEC §2).
 
 Every write goes through the Store API under the store lock, stamped like the tools
 stamp (`created`; `started` on the first doing; `finished` on the first review, done
@@ -57,6 +57,7 @@ STATUS_MAP: dict[str, str] = {
     "pending": "todo",
     "in_progress": "doing",
     "completed": "done",
+    "blocked": "blocked",
     "cancelled": "dropped",
     "deleted": "dropped",
 }

@@ -9,8 +9,15 @@ Where each harness writes (FORMATS):
   `archived_sessions/`; a plain `.jsonl` beside a `.jsonl.zst` wins. A sub-thread rollout
   names its parent in its records (`parent_id` with `is_subagent`).
 - ACP: the logs `planwatch acp-tap` writes under `core.paths.acp_log_dir()`.
+- Gemini CLI: `$GEMINI_CLI_HOME/.gemini/tmp/<slug>/chats/session-*.jsonl` (before 0.60
+  `session-*.json`, rewritten whole); subagents in `chats/<parent session id>/<id>.jsonl`.
+  The folder of a slug is in `tmp/<slug>/.project_root`, else in `projects.json`.
+- OpenCode: one SQLite database (`core.paths.opencode_db()`) holding every session; read
+  by `core.transcripts.opencode`, found here like a file.
 - Extra roots (settings `transcriptRoots`, `--root DIR`): any layout; the harness is
-  detected per file from its name and folder shape, else from its first lines.
+  detected per file from its name and folder shape, else from its first lines. A folder
+  holding `opencode.db` (OpenCode's data folder) or a `.db` file given itself is read as
+  OpenCode's database.
 
 This module only finds files and sniffs a few KB of each; reading them is lines.py's job.
 """
@@ -42,9 +49,11 @@ class TranscriptFile:
     size: int
     # A subagent's transcript (Claude agent-<id>.jsonl): it belongs to another session.
     subagent: bool = False
-    # The parent session's id when the folder layout names it (Claude's new layout);
-    # otherwise the reader finds it in the records.
+    # The parent session's id when the folder layout names it (Claude's new layout,
+    # Gemini's `chats/<parent id>/`); otherwise the reader finds it in the records.
     parent_hint: str | None = None
+    # The working folder when the layout tells it and the records do not (Gemini CLI).
+    folder_hint: str | None = None
 
     @property
     def agent_id(self) -> str | None:
@@ -57,9 +66,124 @@ class TranscriptFile:
 
 def is_transcript_name(path: Path) -> bool:
     """Files that may be transcripts (found by the scan, followed while live): JSON
-    Lines, plain or zstd-compressed, not hidden."""
+    Lines, plain or zstd-compressed, not hidden; and Gemini CLI's legacy whole-file
+    sessions (`chats/session-*.json`)."""
     name = path.name
-    return (name.endswith(".jsonl") or name.endswith(".jsonl.zst")) and not name.startswith(".")
+    if name.startswith("."):
+        return False
+    return name.endswith(".jsonl") or name.endswith(".jsonl.zst") or _is_legacy_gemini_name(path)
+
+
+def _is_legacy_gemini_name(path: Path) -> bool:
+    name = path.name
+    return name.startswith("session-") and name.endswith(".json") and path.parent.name == "chats"
+
+
+def is_whole_document(path: Path) -> bool:
+    """A transcript rewritten whole rather than appended to (Gemini CLI before 0.60):
+    read at once, and read again whenever it changes."""
+    return _is_legacy_gemini_name(path)
+
+
+def is_gemini_name(path: Path) -> bool:
+    """FORMATS §5's name rule: `session-….jsonl` / `session-….json` in a `chats` folder,
+    or `<id>.jsonl` in a folder inside one (a subagent), whatever the folders above."""
+    name = path.name
+    if name.startswith("."):
+        return False
+    if path.parent.name == "chats":
+        return name.startswith("session-") and (name.endswith(".jsonl") or name.endswith(".json"))
+    return path.parent.parent.name == "chats" and name.endswith(".jsonl")
+
+
+_GEMINI_KEYS = (b'"sessionId"', b'"projectHash"', b'"startTime"')
+
+
+def is_gemini_session(path: Path) -> bool:
+    """A file given by path is a Gemini CLI session: its name (`is_gemini_name`) and a
+    first line (or object) holding `sessionId`, `projectHash` and `startTime`."""
+    if not is_gemini_name(path):
+        return False
+    if path.name.endswith(".json"):
+        # One object rewritten whole, metadata keys first: judge its opening bytes.
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(SNIFF_BYTES)
+        except OSError:
+            return False
+        return head.lstrip().startswith(b"{") and all(key in head for key in _GEMINI_KEYS)
+    lines = _first_lines(path)
+    if not lines:
+        return False
+    try:
+        record = json.loads(lines[0])
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return isinstance(record, dict) and all(
+        isinstance(record.get(key), str) for key in ("sessionId", "projectHash", "startTime")
+    )
+
+
+def gemini_folder(path: Path) -> str | None:
+    """The project folder of a Gemini session file: `tmp/<slug>/.project_root`, else the
+    folder `projects.json` maps to `<slug>` (`{"projects": {folder: slug}}`)."""
+    chats = path.parent if path.parent.name == "chats" else path.parent.parent
+    slug_dir = chats.parent
+    root = _read_small(slug_dir / ".project_root")
+    if root is not None:
+        folder = root.decode("utf-8", "replace").strip()
+        if folder:
+            return folder
+    data = _read_small(slug_dir.parent.parent / "projects.json")
+    if data is None:
+        return None
+    try:
+        projects = json.loads(data).get("projects")
+    except (ValueError, UnicodeDecodeError, RecursionError, AttributeError):
+        return None
+    if isinstance(projects, dict):
+        for folder, slug in projects.items():
+            if slug == slug_dir.name and isinstance(folder, str) and folder:
+                return folder
+    return None
+
+
+def _read_small(path: Path, limit: int = 1 << 20) -> bytes | None:
+    """A small regular file's bytes (None when missing, not a regular file, or larger)."""
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError:
+        return None
+    return data if len(data) <= limit else None
+
+
+OPENCODE_DB_NAME = "opencode.db"
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def is_database_file(path: Path) -> bool:
+    """An SQLite database file (OpenCode's): a regular file with SQLite's header."""
+    try:
+        if not path.is_file():
+            return False
+        with path.open("rb") as fh:
+            return fh.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def classify_database(path: Path) -> TranscriptFile | None:
+    """OpenCode's database as a found file (None when it is not a database)."""
+    if not is_database_file(path):
+        return None
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return TranscriptFile(path, "opencode", st.st_mtime, st.st_size)
 
 
 def _known_harness(path: Path) -> Harness | None:
@@ -73,6 +197,8 @@ def _known_harness(path: Path) -> Harness | None:
                 return "codex"
         if path.is_relative_to(paths.acp_log_dir()):
             return "acp"
+        if path.is_relative_to(paths.gemini_tmp_dir()):
+            return "gemini"
     except (OSError, ValueError):
         return None
     return None
@@ -90,19 +216,33 @@ def classify(
     except OSError:
         return None
     name = path.name
+    located: Harness | None = None
     if name.startswith("rollout-"):
         harness: Harness | None = "codex"
     else:
-        harness = known or _known_harness(path) or sniff_harness(path)
+        located = harness = known or _known_harness(path)
+        if harness is None and is_gemini_session(path):
+            harness = "gemini"  # FORMATS §5's rule, before the sniff (which sees sessionId)
+        harness = harness or sniff_harness(path)
     if harness is None:
         return None
     subagent = False
     parent_hint = None
+    folder_hint = None
     if harness == "claude" and name.startswith("agent-") and name.endswith(".jsonl"):
         subagent = True
         if path.parent.name == "subagents":
             parent_hint = path.parent.parent.name or None
-    return TranscriptFile(path, harness, st.st_mtime, st.st_size, subagent, parent_hint)
+    elif harness == "gemini":
+        in_chats = is_gemini_name(path)
+        if not in_chats and located == "gemini":
+            return None  # other files in Gemini's folders (logs, checkpoints)
+        if in_chats and path.parent.name != "chats":
+            subagent, parent_hint = True, path.parent.name or None
+        folder_hint = gemini_folder(path) if in_chats else None
+    elif is_whole_document(path):
+        return None
+    return TranscriptFile(path, harness, st.st_mtime, st.st_size, subagent, parent_hint, folder_hint)
 
 
 def _first_lines(path: Path) -> list[bytes]:
@@ -143,6 +283,8 @@ def _harness_of_line(line: bytes) -> Harness | None:
     if isinstance(record, dict):
         if "jsonrpc" in record or (isinstance(record.get("msg"), dict) and "from" in record):
             return "acp"
+        if all(isinstance(record.get(key), str) for key in ("sessionId", "projectHash", "startTime")):
+            return "gemini"  # a Gemini CLI session's metadata line, wherever the file is
         kind = record.get("type")
         if "payload" in record and isinstance(kind, str) and "timestamp" in record:
             return "codex"
@@ -177,7 +319,7 @@ def _walk(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
                     try:
                         if entry.is_dir(follow_symlinks=False):
                             stack.append(Path(entry.path))
-                        elif entry.is_file() and is_transcript_name(Path(entry.name)):
+                        elif entry.is_file() and (entry.name == OPENCODE_DB_NAME or is_transcript_name(Path(entry.path))):
                             yield Path(entry.path), entry.stat()
                     except OSError:
                         continue
@@ -196,26 +338,44 @@ def _claude_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
             yield path, st
 
 
+def _gemini_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
+    """Gemini's tmp folder: `<slug>/chats/session-*` and `<slug>/chats/<parent>/<id>.jsonl`.
+    Other files there (logs, checkpoints, tool outputs) are not sessions."""
+    for path, st in _walk(root):
+        rel = path.relative_to(root).parts
+        if len(rel) in (3, 4) and rel[1] == "chats" and is_gemini_name(path):
+            yield path, st
+
+
 def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
     """Every transcript under `roots`, newest first. Missing roots are skipped."""
     found: dict[Path, TranscriptFile] = {}
     claude_root = paths.claude_projects_dir()
+    gemini_root = paths.gemini_tmp_dir()
     for root in roots:
         root = Path(root).expanduser()
         if not root.is_dir():
             if root.is_file():  # a single file given as a root
-                item = classify(root)
+                item = classify_database(root) if root.suffix == ".db" else classify(root)
                 if item is not None:
                     found.setdefault(item.path, item)
             continue
+        database = classify_database(root / OPENCODE_DB_NAME)  # OpenCode's data folder
+        if database is not None:
+            found.setdefault(database.path, database)
         walker: Iterable[tuple[Path, os.stat_result]]
-        walker = _claude_layout(root) if root == claude_root else _walk(root)
+        if root == claude_root:
+            walker = _claude_layout(root)
+        elif root == gemini_root:
+            walker = _gemini_layout(root)
+        else:
+            walker = _walk(root)
         # Every file under a harness's own folder is that harness's: told once per root.
         known = _known_harness(root)
         for path, st in walker:
             if path in found:
                 continue
-            item = classify(path, st, known=known)
+            item = classify_database(path) if path.name == OPENCODE_DB_NAME else classify(path, st, known=known)
             if item is not None:
                 found[path] = item
     # A plain rollout beside its compressed copy wins (FORMATS §3).

@@ -11,7 +11,8 @@ becomes one read, then asks the consumer to read each dirty file:
   the offset just after the last complete line, so a partial last line waits for its
   newline.
 - `reset` True: the file is new, was truncated (size < offset) or replaced (another
-  inode), or is compressed (.zst, which has no append offset): read it from scratch.
+  inode), or has no append offset (compressed .zst, a whole-document Gemini .json, a
+  database): read it from scratch whenever its size or mtime moved.
 - Returning None stops following that file (not a transcript after all).
 
 The follower never parses lines and never imports Textual: it talks through plain
@@ -32,7 +33,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
-from core.transcripts.discover import is_transcript_name
+from core.transcripts.discover import is_transcript_name, is_whole_document
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,7 @@ class Follower:
         consume: Consume,
         *,
         accept: Callable[[Path], bool] = is_transcript_name,
+        rewritten: Callable[[Path], bool] | None = None,
         on_removed: Callable[[Path], None] | None = None,
         after_batch: Callable[[list[Path]], None] | None = None,
         debounce: float = 0.05,
@@ -78,6 +80,8 @@ class Follower:
         self.roots = [Path(r) for r in roots]
         self._consume = consume
         self._accept = accept
+        # Files with no append offset (module docstring); `rewritten` adds to them.
+        self._rewritten_extra = rewritten
         self._on_removed = on_removed
         self._after_batch = after_batch
         self._debounce = debounce
@@ -96,6 +100,11 @@ class Follower:
         self.root_check = 1.0
         self.observer_kind = ""  # "native" or "polling", once started
 
+    def _rewritten(self, path: Path) -> bool:
+        if path.name.endswith(".zst") or is_whole_document(path):
+            return True
+        return self._rewritten_extra is not None and self._rewritten_extra(path)
+
     # -- state shared with other threads -------------------------------------------
 
     def track(self, path: Path, offset: int) -> None:
@@ -107,7 +116,7 @@ class Follower:
         # The size and mtime seen now may already include bytes appended after the
         # first read: record them as unknown (except for .zst, which has no appends) so
         # the first check reads whatever lies past `offset`.
-        size, mtime = (st.st_size, st.st_mtime_ns) if path.name.endswith(".zst") else (-1, 0)
+        size, mtime = (st.st_size, st.st_mtime_ns) if self._rewritten(path) else (-1, 0)
         with self._lock:
             self._files[path] = _FileState(offset, (st.st_dev, st.st_ino), size, mtime)
 
@@ -236,10 +245,10 @@ class Follower:
             start, reset = 0, True  # a new file: a new session, or a new subagent
         elif state.ino != ino or st.st_size < state.offset:
             start, reset = 0, True  # replaced or truncated: read from scratch
-        elif path.name.endswith(".zst"):
+        elif self._rewritten(path):
             if (st.st_size, st.st_mtime_ns) == (state.size, state.mtime_ns):
                 return False
-            start, reset = 0, True  # compressed: no append offset, read it again
+            start, reset = 0, True  # no append offset: read it again
         elif st.st_size == state.offset:
             return False  # nothing new (or only the partial line we wait on is unchanged)
         elif st.st_size == state.size and st.st_mtime_ns == state.mtime_ns:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.transcripts.backward import confirmed, is_full, look_back_for_facts, next_line_start, scan_backward
+from core.transcripts.discover import is_whole_document
 from core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, fd_scan
 from core.transcripts.reader import TranscriptReader
 from core.transcripts.zst import is_zst, zst_reread, zst_stream
@@ -99,7 +100,10 @@ def read_transcript(
     """
     prefilter = Prefilter.of(reader, plans=plans)
     outcome = ReadOutcome(offset=start)
-    feed = _Feeder(reader, outcome, None if is_zst(path) else trace)
+    whole = is_whole_document(path)
+    feed = _Feeder(reader, outcome, None if is_zst(path) or whole else trace)
+    if whole:
+        return _read_document(reader, path, outcome, max_line, plans)
     if is_zst(path):
         stream = zst_stream(path)
         try:
@@ -119,6 +123,23 @@ def read_transcript(
         os.close(fd)
     if trace is not None:
         trace.offset = outcome.offset
+    return outcome
+
+
+def _read_document(reader: TranscriptReader, path: Path, outcome: ReadOutcome, max_line: int, plans: bool) -> ReadOutcome:
+    """A transcript rewritten whole: read at once (up to `max_line` bytes, like one long
+    line) and handed to the reader in one piece. It has no append offset: 0."""
+    outcome.offset = 0
+    with path.open("rb") as fh:
+        data = fh.read(max_line + 1)
+    if len(data) > max_line:
+        outcome.long_lines_skipped += 1
+        return outcome
+    try:
+        reader.feed_document(data, plans=plans)
+    except Exception:  # a reader's bug on odd input must not stop the index
+        outcome.errors += 1
+        log.debug("reader failed on %s", path, exc_info=True)
     return outcome
 
 

@@ -151,6 +151,12 @@ class TranscriptReader(ABC):
     def feed_line(self, line: bytes) -> None:
         """Parse one complete line and apply it. Invalid JSON is counted, not raised."""
 
+    def feed_document(self, data: bytes, *, plans: bool = True) -> None:
+        """A transcript that is one JSON document rewritten whole (Gemini CLI before 0.60),
+        handed over at once. `plans` False: take no plan from it (the privacy switch).
+        Readers of line formats never get one."""
+        raise NotImplementedError(f"{type(self).__name__} reads no whole documents")
+
     @abstractmethod
     def is_full_list(self, line: bytes) -> bool:
         """True when this line is a call that states a whole list (TodoWrite, update_plan

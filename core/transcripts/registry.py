@@ -7,7 +7,8 @@ from core.transcripts.reader import TranscriptReader
 
 
 def reader_for(harness: Harness) -> type[TranscriptReader]:
-    """The reader class for `harness` ("claude", "codex" or "acp")."""
+    """The reader class for `harness` ("claude", "codex", "acp" or "gemini"; OpenCode's
+    database is read by `core.transcripts.opencode`, not line by line)."""
     # Imported here so IO pays only for the harnesses it actually reads.
     if harness == "claude":
         from core.transcripts.claude import ClaudeReader
@@ -21,4 +22,8 @@ def reader_for(harness: Harness) -> type[TranscriptReader]:
         from core.transcripts.acp import AcpReader
 
         return AcpReader
+    if harness == "gemini":
+        from core.transcripts.gemini import GeminiReader
+
+        return GeminiReader
     raise ValueError(f"no transcript reader for harness {harness!r}")

@@ -28,6 +28,7 @@ AGENT_MARKS: dict[str, tuple[str, str]] = {
     "in_progress": ("[▸]", palette.DOING),
     "completed": ("[x]", palette.DONE),
     "cancelled": ("[-]", palette.MUTED),
+    "blocked": ("[!]", palette.BLOCKED),  # as a blocked store task
 }
 OVERRIDE_MARKS: dict[str, tuple[str, str]] = {
     "completed": ("[✓]", palette.OVERRIDE),  # ticked by you
