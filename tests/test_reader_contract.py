@@ -18,7 +18,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "samples"
 
 def harness_of(path: Path) -> Harness:
     parts = path.relative_to(FIXTURES).parts if path.is_relative_to(FIXTURES) else (path.name,)
-    for harness in ("claude", "codex", "acp"):
+    for harness in ("claude", "codex", "acp", "gemini"):
         if harness in parts or parts[-1].startswith(harness):
             return harness  # type: ignore[return-value]
     raise AssertionError(f"no harness for {path}")
@@ -83,7 +83,7 @@ def test_lines_without_their_newline_read_the_same(path: Path) -> None:
     assert stripped.skipped_lines == kept.skipped_lines
 
 
-@pytest.mark.parametrize("harness", ["claude", "codex", "acp"])
+@pytest.mark.parametrize("harness", ["claude", "codex", "acp", "gemini"])
 def test_garbage_never_raises(harness: Harness, tmp_path: Path) -> None:
     reader = reader_for(harness)(tmp_path / "x.jsonl")
     garbage = [
@@ -100,6 +100,11 @@ def test_garbage_never_raises(harness: Harness, tmp_path: Path) -> None:
         b'{"msg":{"method":"session/update","params":{"sessionId":1,"update":{"sessionUpdate":"plan"}}}}',
         b'{"msg":{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":7}}}}}',
         b'{"jsonrpc":"2.0","id":[1],"result":{"sessionId":["x"]}}',
+        b'{"$rewindTo":7}',
+        b'{"$set":{"messages":[7,{"id":3,"type":"user","content":{"text":5}}]}}',
+        b'{"id":"m1","timestamp":"x","type":"gemini","toolCalls":[{"name":"write_todos","status":"success","args":{"todos":[{"description":3}]}}]}',
+        b'{"id":"m\\u0032","timestamp":"2026-11-30T00:00:00Z","type":"info"}',
+        b'{"sessionId":"s","projectHash":"h","startTime":7,"kind":"subagent"}',
         b"[" * 100_000,
     ]
     for line in garbage:
@@ -111,6 +116,7 @@ def test_garbage_never_raises(harness: Harness, tmp_path: Path) -> None:
 
 
 def test_reader_for_every_harness() -> None:
-    assert [reader_for(h).harness for h in ("claude", "codex", "acp")] == ["claude", "codex", "acp"]
+    harnesses = ("claude", "codex", "acp", "gemini")
+    assert [reader_for(h).harness for h in harnesses] == list(harnesses)
     with pytest.raises(ValueError):
         reader_for("cursor")  # type: ignore[arg-type]
