@@ -98,6 +98,7 @@ def test_extra_roots_are_sniffed_per_file(tmp_path: Path) -> None:
     assert found == {
         "claude-code-todowrite.jsonl": "claude",
         "codex-rollout.jsonl": "codex",
+        "gemini-cli-session.jsonl": "gemini",
         "acp-codex-agent-stream.jsonl": "acp",
     }
 
@@ -130,6 +131,6 @@ def test_the_fixture_layouts_are_found(fixture_path) -> None:  # type: ignore[no
     root = fixture_path("transcripts")
     found = discover([root])
     harnesses = {f.harness for f in found}
-    assert harnesses == {"claude", "codex", "acp"}
+    assert harnesses == {"claude", "codex", "acp", "gemini"}
     subagents = [f for f in found if f.subagent]
-    assert subagents and all(f.harness == "claude" for f in subagents)
+    assert subagents and {f.harness for f in subagents} == {"claude", "gemini"}
