@@ -389,7 +389,7 @@ class PlanwatchApp(App[None]):
     def _optimistic(self, payload: dict[str, Any]) -> None:
         """Show a status or title change of an existing task before the write lands; the
         store read that follows the write replaces it with what is on disk."""
-        task_id = payload.get("id")
+        task_id = payload.get("task")
         change = {k: payload[k] for k in ("status", "title") if payload.get(k) is not None}
         if not task_id or not change:
             return

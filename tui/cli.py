@@ -19,6 +19,17 @@ COMMAND_MODULES = (
 )
 
 
+def version() -> str:
+    """The installed distribution's version (`0` when run from a bare checkout)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("planwatch")
+    except PackageNotFoundError:
+        return "0"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="planwatch",
@@ -26,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     from tui import cli_app
 
+    parser.add_argument("--version", action="version", version=f"planwatch {version()}")
     cli_app.add_app_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:

@@ -2,6 +2,8 @@
 
 - `todo SESSION` prints the session's todo lines (`- [x] <title>` / `- [ ] <title>`);
   `--meta` prints the session's `_meta` part (`{"ahpd.tasks": {"open": N}}`, or `{}`).
+  A session id that no task names and no transcript holds is refused (stderr, exit
+  status 1): a typo must not read as "no tasks". Broken records are reported on stderr.
 - `channel URI` prints the plan's state as one JSON line, then one JSON line per
   action until interrupted (Ctrl-C exits 130 without a traceback); `--once` stops
   after the state. A URI with no plan: the error on stderr, exit status 2.
@@ -17,7 +19,7 @@ import json
 import sys
 from typing import Any
 
-from tui.cli_store import add_store_option, settings_and_root
+from tui.cli_store import add_store_option, report_problems, settings_and_root
 
 
 def register(sub: Any) -> None:
@@ -38,15 +40,33 @@ def register(sub: Any) -> None:
 def run_todo(args: argparse.Namespace) -> int:
     from core.store import views
     from core.store.records import Store
+    from core.text import safe_text
 
-    _, root = settings_and_root(args)
+    settings, root = settings_and_root(args)
     snap = Store(root).load()
+    report_problems([p.message for p in snap.problems])
+    if not views.session_tasks(snap, args.session) and not _session_exists(args.session, settings):
+        print(
+            f"planwatch: no session {safe_text(args.session, single_line=True)}: no task names it and no transcript "
+            "holds it (see planwatch sessions)",
+            file=sys.stderr,
+        )
+        return 1
     if args.meta:
         print(json.dumps(views.session_meta(snap, args.session)))
         return 0
     for line in views.todo_lines(snap, args.session):
         print(line)
     return 0
+
+
+def _session_exists(session_id: str, settings: Any) -> bool:
+    """Whether a transcript holds this session (asked only when no task names it)."""
+    from core.index import SessionIndex, default_roots
+
+    index = SessionIndex(default_roots(settings, []), read_plans=False)
+    index.scan()
+    return index.get(session_id) is not None
 
 
 class _Terminated(Exception):

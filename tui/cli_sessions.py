@@ -60,6 +60,16 @@ def _roots(args: argparse.Namespace) -> list[str]:
     return [*getattr(args, "root", []), *getattr(args, "roots", [])]
 
 
+def _missing_roots(args: argparse.Namespace) -> bool:
+    """Say so (stderr) when a `--root` given does not exist; True when one is missing."""
+    from core.text import shorten
+
+    missing = [r for r in _roots(args) if not Path(r).expanduser().exists()]
+    for root in missing:
+        print(f"planwatch: --root {shorten(str(root), 200)}: no such file or folder", file=sys.stderr)
+    return bool(missing)
+
+
 def _settings() -> Settings:
     """The settings, with a word on stderr when they keep agents' plans from being read."""
     from core.settings import load_settings
@@ -144,7 +154,16 @@ def run_show(args: argparse.Namespace) -> int:
     from core.text import shorten
 
     target: str = args.target
+    if _missing_roots(args):
+        return 2
     path = Path(target).expanduser()
+    if path.is_dir():
+        print(
+            f"planwatch: {shorten(str(path), 200)} is a folder, not a transcript: give a transcript file or a "
+            f"session id (planwatch sessions --root {shorten(str(path), 200)} lists the sessions in it)",
+            file=sys.stderr,
+        )
+        return 1
     if path.is_file():
         path = path.resolve()
         index = _file_index(path, args)
@@ -285,6 +304,8 @@ def _summary(entry: SessionEntry) -> dict[str, object]:
 def run_sessions(args: argparse.Namespace) -> int:
     from core.text import shorten
 
+    if _missing_roots(args):
+        return 2
     index = _index(args)
     entries = index.entries()
     if args.json:

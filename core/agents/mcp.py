@@ -5,8 +5,11 @@ app and the scripts on the CLI (SPEC §4, §8):
 
 - **Tools** — the ten of `core.store.tools.TOOLS`, called through the same
   `run_tool` as the CLI. Input schemas are the tools' own pydantic input models, so
-  they cannot drift. An answer is one text block (one line per item); a refusal is a
-  tool error result (`isError: true`) carrying the tool's own sentence, never a crash.
+  they cannot drift; each tool's description says what every input takes. An answer
+  is one text block (one line per item); a refusal is a tool error result
+  (`isError: true`) carrying the tool's own sentence, never a crash. A broken record
+  a listing left out is reported beside the answer, never inside it: one
+  `notifications/message` (level warning, logger `planwatch.store`) per record.
 - **Resources** — the plan channel (SPEC §6): template `x-ahpd-plans://{plan_id}`,
   read as JSON `{plan, tasks}`; an unknown plan is the MCP error -32001
   `Resource not found: <uri>`. Subscribing (legacy `resources/subscribe`, or a
@@ -30,6 +33,7 @@ import logging
 import os
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,6 +63,8 @@ log = logging.getLogger(__name__)
 
 SERVER_NAME = "planwatch"
 PLAN_URI_TEMPLATE = f"{PREFIX}{{plan_id}}"
+LOGGER = "planwatch.store"
+_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 READ_ONLY_TOOLS = frozenset({"plan_show", "plan_list", "task_list"})
 
 INSTRUCTIONS = (
@@ -130,7 +136,13 @@ class PlanwatchMCP:
         self._changed_send: MemoryObjectSendStream[str] | None = None
         self._changed_recv: MemoryObjectReceiveStream[str] | None = None
         self._token: anyio.lowlevel.EventLoopToken | None = None
-        self.server: Server[Any] = Server(
+        self._log_level: str = "debug"  # what `logging/setLevel` asked for (handshake versions)
+        with warnings.catch_warnings():  # the logging capability is deprecated only at 2026-07-28
+            warnings.simplefilter("ignore")
+            self.server: Server[Any] = self._make_server()
+
+    def _make_server(self) -> Server[Any]:
+        return Server(
             SERVER_NAME,
             version=_version(),
             title="planwatch",
@@ -144,6 +156,7 @@ class PlanwatchMCP:
             on_subscribe_resource=self._subscribe,
             on_unsubscribe_resource=self._unsubscribe,
             on_subscriptions_listen=self._subscriptions_listen,
+            on_set_logging_level=self._set_logging_level,
         )
 
     @property
@@ -193,22 +206,46 @@ class PlanwatchMCP:
 
     async def _call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
         await self._tell_problems(ctx.session)
-        return await anyio.to_thread.run_sync(self.call_tool, params.name, params.arguments)
+        result, problems = await anyio.to_thread.run_sync(self.run_call, params.name, params.arguments)
+        for problem in problems:
+            await self._warn(ctx, f"left out a record that is not valid: {problem}")
+        return result
+
+    async def _warn(self, ctx: ServerRequestContext[Any], message: str) -> None:
+        """One logging notification (level warning), when the client has not asked for less."""
+        if _LEVELS.index(self._log_level) > _LEVELS.index("warning"):
+            return
+        try:
+            with warnings.catch_warnings():  # logging is deprecated only at 2026-07-28
+                warnings.simplefilter("ignore")
+                await ctx.session.send_log_message("warning", message, logger=LOGGER)
+        except Exception as exc:  # the client went away: nothing to tell
+            log.debug("mcp: dropped a warning for the client: %s", exc)
+
+    async def _set_logging_level(
+        self, ctx: ServerRequestContext[Any], params: types.SetLevelRequestParams
+    ) -> types.EmptyResult:
+        self._log_level = params.level
+        return types.EmptyResult()
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None) -> types.CallToolResult:
         """Run one tool against the store; every failure becomes an error result."""
+        return self.run_call(name, arguments)[0]
+
+    def run_call(self, name: str, arguments: Mapping[str, Any] | None) -> tuple[types.CallToolResult, list[str]]:
+        """The call's result, and the broken records it left out (to report beside it)."""
         try:
             settings = self.settings
             caller = self._fixed_caller or caller_from_env(settings, self._env)
             result = run_tool(name, self.channel.store, settings, caller, dict(arguments or {}))
         except ToolRefused as exc:
-            return types.CallToolResult(content=_text(exc.message), is_error=True)
+            return types.CallToolResult(content=_text(exc.message), is_error=True), []
         except StoreError as exc:
-            return types.CallToolResult(content=_text(str(exc)), is_error=True)
+            return types.CallToolResult(content=_text(str(exc)), is_error=True), []
         except Exception:  # a bug in a tool must not take the server (and the agent's tools) down
             log.exception("mcp: tool %s failed", name)
-            return types.CallToolResult(content=_text(f"{name} failed inside planwatch; see its log."), is_error=True)
-        return types.CallToolResult(content=_text(result.text()))
+            return types.CallToolResult(content=_text(f"{name} failed inside planwatch; see its log."), is_error=True), []
+        return types.CallToolResult(content=_text(result.text())), result.problems
 
     # ------------------------------------------------------------ resources
 
@@ -401,7 +438,7 @@ def list_tools() -> list[types.Tool]:
             types.Tool(
                 name=name,
                 description=spec.description,
-                input_schema=spec.input_model.model_json_schema(by_alias=True),
+                input_schema=spec.input_schema(),
                 annotations=types.ToolAnnotations(
                     read_only_hint=name in READ_ONLY_TOOLS,
                     destructive_hint=False,

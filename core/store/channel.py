@@ -1,12 +1,13 @@
 """The plan channel `x-ahpd-plans://<plan id>` (SPEC §6): a live, read-only plan feed.
 
-Subscribing answers the plan's state, `{"plan": {...}, "tasks": [...]}` (JSON-able
-dicts of the records, stamps included), then one action per change:
+Subscribing answers the plan's state, `{"plan": {...}, "tasks": [...]}` (the records
+as `schema.task_json`/`plan_json` give them, stamps included), then one action per
+change, each exactly `{type, <the seed's one payload key>}`:
 
 - `{"type": "x-ahpd-plans/taskAdded", "task": {...}}` — a task now names the plan;
 - `{"type": "x-ahpd-plans/taskSet", "task": {...}}` — one of its tasks changed;
-- `{"type": "x-ahpd-plans/taskRemoved", "id": "t3"}` — a task left (deleted, moved to
-  another plan, or no longer a valid record);
+- `{"type": "x-ahpd-plans/taskRemoved", "taskId": "t3"}` — a task left (deleted, moved
+  to another plan, or no longer a valid record), with the id it had;
 - `{"type": "x-ahpd-plans/set", "plan": {...}}` — the plan record changed (`plan` is
   None while the plan's file is missing or not a valid record).
 
@@ -26,7 +27,6 @@ import logging
 import queue
 import threading
 from collections.abc import Callable, Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,14 +34,7 @@ from core.settings import Settings
 from core.store import grants
 from core.store.identity import Caller, caller_from_env
 from core.store.records import Store, StoreSnapshot
-from core.store.schema import (
-    PlanRecord,
-    TaskRecord,
-    id_number,
-    is_plan_id,
-    plan_to_frontmatter,
-    task_to_frontmatter,
-)
+from core.store.schema import id_number, is_plan_id, plan_json, task_json
 from core.store.watch import StoreWatcher
 
 log = logging.getLogger(__name__)
@@ -84,30 +77,6 @@ def plan_id_of(uri: str) -> str | None:
     return rest if is_plan_id(rest) else None
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return value
-
-
-def task_json(rec: TaskRecord) -> dict[str, Any]:
-    """A task as the channel sends it: its frontmatter fields (stamps included) and body."""
-    out = _jsonable(task_to_frontmatter(rec))
-    out["body"] = rec.body
-    return out
-
-
-def plan_json(rec: PlanRecord) -> dict[str, Any]:
-    """A plan as the channel sends it: its frontmatter fields (stamps included) and goal."""
-    out = _jsonable(plan_to_frontmatter(rec))
-    out["goal"] = rec.goal
-    return out
-
-
 class _View:
     """What one subscriber knows of its plan: the plan's JSON and its tasks' JSON by id."""
 
@@ -133,7 +102,7 @@ def diff_views(old: _View, new: _View) -> list[Action]:
     if old.plan != new.plan:
         actions.append({"type": PLAN_SET, "plan": new.plan})
     for task_id in sorted(old.tasks.keys() - new.tasks.keys(), key=id_number):
-        actions.append({"type": TASK_REMOVED, "id": task_id})
+        actions.append({"type": TASK_REMOVED, "taskId": task_id})
     for task_id in sorted(new.tasks.keys() - old.tasks.keys(), key=id_number):
         actions.append({"type": TASK_ADDED, "task": new.tasks[task_id]})
     for task_id in sorted(new.tasks.keys() & old.tasks.keys(), key=id_number):

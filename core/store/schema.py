@@ -14,9 +14,15 @@ API summary (stable; other modules build on it):
 - `TASK_FIELDS`, `PLAN_FIELDS` — the on-disk key order (the product's example).
 - `TASK_STAMPS`, `PLAN_STAMPS` — the stamp keys, never accepted as input.
 - `FINISHED_TASK`, `FINISHED_PLAN` — the statuses that stamp `finished`.
-- `task_status_stamps(task, status, stamp)` — the stamps a task's move to `status` adds
-  (`started` on the first doing, `finished` on the first review/done/dropped), the one
-  rule the tools and the translation both stamp by.
+- `task_status_change(task, status, stamp)` — the update a task's move to `status`
+  makes: the status, `started` on the first doing, `finished` on the first
+  review/done/dropped, `active` cleared on leaving doing; the one rule the tools and
+  the translation both follow.
+- `format_stamp(at)` — a stamp's `at` as written: ISO 8601 UTC with milliseconds and
+  `Z` (`2026-10-18T10:00:00.000Z`); both that and `2026-10-18 10:00:00+00:00` are read.
+- `task_json(rec)`, `plan_json(rec)` — a record as JSON (the plan channel, `--json`):
+  its fields in the file's order, stamps' `at` as `format_stamp` writes them, and the
+  body (`body` / `goal`).
 - `task_from_frontmatter(data, body)`, `plan_from_frontmatter(data, body)` — validate a
   loaded frontmatter mapping; raise `RecordInvalid(reason)` with a readable reason.
 - `task_to_frontmatter(rec)`, `plan_to_frontmatter(rec)` — the ordered mapping to write
@@ -139,6 +145,26 @@ def valid_text(text: str) -> str:
     return text
 
 
+def format_stamp(at: datetime) -> str:
+    """`2026-10-18T10:00:00.000Z`: a stamp's moment in UTC, milliseconds, `Z`."""
+    utc = (at if at.tzinfo is not None else at.replace(tzinfo=UTC)).astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+class StampTime(str):
+    """A stamp's `at` on its way to a file: the text `format_stamp` gives, written as a
+    plain YAML timestamp (no quotes), so it reads back as the same moment."""
+
+    __slots__ = ()
+
+    @classmethod
+    def of(cls, at: datetime) -> StampTime:
+        return cls(format_stamp(at))
+
+    def moment(self) -> datetime:
+        return datetime.fromisoformat(self)
+
+
 class RecordInvalid(ValueError):
     """A frontmatter mapping that is not a valid record; `reason` says why, in one line."""
 
@@ -169,12 +195,12 @@ class Stamp(_Frozen):
     @classmethod
     def _aware(cls, value: datetime) -> datetime:
         # A hand-written stamp without a zone is read as UTC so comparisons never fail;
-        # whole seconds, as written, so a record in memory equals the one read back.
+        # whole milliseconds, as written, so a record in memory equals the one read back.
         value = value.replace(tzinfo=UTC) if value.tzinfo is None else value
-        return value.replace(microsecond=0)
+        return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
     def to_yaml(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"at": self.at.astimezone(UTC).replace(microsecond=0), "by": self.by}
+        out: dict[str, Any] = {"at": StampTime.of(self.at), "by": self.by}
         if self.in_:
             out["in"] = self.in_
         if self.verdict:
@@ -324,14 +350,17 @@ class PlanRecord(_Frozen):
         return f"{self.id} {self.status} {safe_text(self.title, single_line=True)}"
 
 
-def task_status_stamps(task: TaskRecord, status: str, stamp: Callable[[], Stamp]) -> dict[str, Stamp]:
-    """The stamps `task` gains by moving to `status`: `started` on its first doing,
-    `finished` on its first review, done or dropped (each once, never replaced)."""
-    update: dict[str, Stamp] = {}
+def task_status_change(task: TaskRecord, status: str, stamp: Callable[[], Stamp]) -> dict[str, Any]:
+    """The update that moves `task` to `status`: the status, `started` on its first
+    doing, `finished` on its first review, done or dropped (each once, never replaced),
+    and `active` cleared when it leaves doing (whatever it moves to)."""
+    update: dict[str, Any] = {"status": status}
     if status == "doing" and task.started is None:
         update["started"] = stamp()
     if status in FINISHED_TASK and task.finished is None:
         update["finished"] = stamp()
+    if task.status == "doing" and status != "doing":
+        update["active"] = None
     return update
 
 
@@ -362,10 +391,14 @@ def _field_name(loc: tuple[int | str, ...]) -> str:
     return " ".join(parts) if parts else "input"
 
 
-def describe_validation_error(exc: ValidationError, *, statuses: tuple[str, ...] | None = None) -> str:
+def describe_validation_error(
+    exc: ValidationError, *, statuses: tuple[str, ...] | None = None, hints: dict[str, str] | None = None
+) -> str:
     """The first problem of a pydantic error as one sentence in the store's wording.
 
-    `statuses` names the status vocabulary in play (plans and tasks differ).
+    `statuses` names the status vocabulary in play (plans and tasks differ). `hints`
+    maps a name that is not an input but looks like one (`blocked_by`, `id`) to the
+    seed's name for it, said in the refusal of an unknown field.
     """
     err = exc.errors(include_url=False)[0]
     loc = _clean_loc(tuple(err.get("loc", ())))
@@ -386,9 +419,14 @@ def describe_validation_error(exc: ValidationError, *, statuses: tuple[str, ...]
     if kind == "missing":
         return f"{field} is required."
     if kind == "extra_forbidden":
-        if last in TASK_STAMPS:
-            return f"{field} is a stamp, written only by the host, never taken as input."
-        return f"{field} is not a known field."
+        # The name as given, never translated: `blocked_by` is not `blockedBy`.
+        given = " ".join(str(p) for p in loc if not isinstance(p, int)) or "input"
+        raw = str(named[-1]) if named else ""
+        if raw in TASK_STAMPS:
+            return f"{given} is a stamp, written only by the host, never taken as input."
+        if hints and raw in hints:
+            return f"{given} is not a known field; the input is {hints[raw]}."
+        return f"{given} is not a known field."
     if kind == "string_too_short":
         return f"{field} must not be empty."
     if kind == "string_too_long":
@@ -477,20 +515,18 @@ def plan_from_frontmatter(data: object, body: str) -> PlanRecord:
 
 
 def task_to_frontmatter(rec: TaskRecord) -> dict[str, Any]:
-    """The ordered mapping written for a task; absent optional fields left out."""
+    """The ordered mapping written for a task, in SPEC §4's field order: the lists
+    (`labels`, `blockedBy`, `refs`) always, empty as `[]`; other absent fields left out."""
     out: dict[str, Any] = {"id": rec.id, "title": rec.title, "status": rec.status, "priority": rec.priority}
-    if rec.labels:
-        out["labels"] = list(rec.labels)
+    out["labels"] = list(rec.labels)
     for name in ("topic", "plan", "bot", "folder", "session"):
         if (value := getattr(rec, name)) is not None:
             out[name] = value
-    if rec.blocked_by:
-        out["blockedBy"] = list(rec.blocked_by)
+    out["blockedBy"] = list(rec.blocked_by)
     for name in ("active", "note"):
         if (value := getattr(rec, name)) is not None:
             out[name] = value
-    if rec.refs:
-        out["refs"] = list(rec.refs)
+    out["refs"] = list(rec.refs)
     if rec.source is not None:
         out["source"] = rec.source.to_yaml()
     for name, stamp in rec.stamps().items():
@@ -499,14 +535,43 @@ def task_to_frontmatter(rec: TaskRecord) -> dict[str, Any]:
 
 
 def plan_to_frontmatter(rec: PlanRecord) -> dict[str, Any]:
-    """The ordered mapping written for a plan; absent optional fields left out."""
+    """The ordered mapping written for a plan, in SPEC §4's field order; `refs` always
+    (empty as `[]`), other absent fields left out."""
     out: dict[str, Any] = {"id": rec.id}
     if rec.scope is not None:
         out["scope"] = rec.scope.to_yaml()
     out["title"] = rec.title
     out["status"] = rec.status
-    if rec.refs:
-        out["refs"] = list(rec.refs)
+    out["refs"] = list(rec.refs)
     for name, stamp in rec.stamps().items():
         out[name] = stamp.to_yaml()
+    return out
+
+LIST_FIELDS: tuple[str, ...] = ("labels", "blockedBy", "refs")
+"""The list fields, written as `[]` when empty (a hand-written file that leaves one out
+keeps it out while it is empty)."""
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, datetime):
+        return format_stamp(value)
+    if isinstance(value, StampTime):
+        return str(value)
+    return value
+
+
+def task_json(rec: TaskRecord) -> dict[str, Any]:
+    """A task as JSON: its frontmatter fields (stamps included) and its body."""
+    out: dict[str, Any] = _jsonable(task_to_frontmatter(rec))
+    out["body"] = rec.body
+    return out
+
+
+def plan_json(rec: PlanRecord) -> dict[str, Any]:
+    """A plan as JSON: its frontmatter fields (stamps included) and its goal."""
+    out: dict[str, Any] = _jsonable(plan_to_frontmatter(rec))
+    out["goal"] = rec.goal
     return out

@@ -46,7 +46,7 @@ from core.store.schema import (
     Stamp,
     TaskRecord,
     id_number,
-    task_status_stamps,
+    task_status_change,
     valid_text,
 )
 from core.store.views import session_plan_ids
@@ -169,7 +169,7 @@ class _Writer:
                 source=source,
                 created=stamp,
             )
-            return base.model_copy(update=task_status_stamps(base, status, lambda: stamp))
+            return base.model_copy(update=task_status_change(base, status, lambda: stamp))
 
         rec = self.store.add_task(make)
         self.result.added.append(rec.id)
@@ -180,8 +180,7 @@ class _Writer:
         if title is not None and title != task.title:
             update["title"] = title
         if status is not None and status != task.status:
-            update["status"] = status
-            update.update(task_status_stamps(task, status, self.stamp))
+            update.update(task_status_change(task, status, self.stamp))
         if not update:
             return task
         new = self.store.update_task(task.id, lambda t: t.model_copy(update=update))

@@ -27,9 +27,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from core import paths
 from core.model import Harness
@@ -245,33 +247,72 @@ def classify(
     return TranscriptFile(path, harness, st.st_mtime, st.st_size, subagent, parent_hint, folder_hint)
 
 
-def _first_lines(path: Path) -> list[bytes]:
-    """The complete lines in the first SNIFF_BYTES of a file (decompressed for .zst)."""
-    try:
-        if path.name.endswith(".zst"):
-            import zstandard
+FIRST_LINE_BOUND = 64 << 20
+"""How far past a huge first line (a pasted prompt) the sniff looks for the next lines."""
 
-            with path.open("rb") as fh:
-                reader = zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True)
-                data = reader.read(SNIFF_BYTES)
-        else:
-            with path.open("rb") as fh:
-                data = fh.read(SNIFF_BYTES)
+_UUID_NAME = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl")
+
+
+def _open_bytes(path: Path) -> BinaryIO:
+    if path.name.endswith(".zst"):
+        import zstandard
+
+        fh = path.open("rb")
+        return zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True, closefd=True)  # type: ignore[no-any-return]
+    return path.open("rb")
+
+
+def _first_lines(path: Path) -> list[bytes]:
+    """The complete lines in the first SNIFF_BYTES of a file (decompressed for .zst).
+
+    A first line longer than that (a pasted multi-megabyte prompt) is judged by its
+    opening bytes, and the lines after it (within FIRST_LINE_BOUND) are read too.
+    """
+    try:
+        with _open_bytes(path) as fh:
+            data = fh.read(SNIFF_BYTES)
+            cut = data.rfind(b"\n")
+            if cut != -1 or len(data) < SNIFF_BYTES:
+                after = b""
+            else:
+                after = _after_first_line(fh, len(data))
     except Exception as exc:  # unreadable or corrupt: not a transcript we can use
         log.debug("cannot sniff %s: %s", path, exc)
         return []
-    cut = data.rfind(b"\n")
     if cut == -1:
-        return [data] if data else []  # one huge first line: judge it by its bytes
+        # One huge first line: its opening bytes, then the lines that follow it.
+        lines = [data] if data else []
+        end = after.rfind(b"\n")
+        return lines + [line for line in after[: end if end != -1 else len(after)].split(b"\n") if line.strip()]
     return [line for line in data[:cut].split(b"\n") if line.strip()]
 
 
+def _after_first_line(fh: BinaryIO, read: int) -> bytes:
+    """The SNIFF_BYTES after the end of a first line that did not fit the sniff window."""
+    while read < FIRST_LINE_BOUND:
+        chunk = fh.read(1 << 20)
+        if not chunk:
+            return b""
+        read += len(chunk)
+        newline = chunk.find(b"\n")
+        if newline != -1:
+            rest = chunk[newline + 1 :]
+            if len(rest) < SNIFF_BYTES:
+                rest += fh.read(SNIFF_BYTES - len(rest))
+            return rest[:SNIFF_BYTES]
+    return b""
+
+
 def sniff_harness(path: Path) -> Harness | None:
-    """Which harness wrote a file, from its first lines (None when none did)."""
+    """Which harness wrote a file, from its first lines (None when none did); a file
+    whose first lines say nothing but that sits where Claude Code keeps sessions
+    (`projects/<folder>/<session uuid>.jsonl`) is Claude's."""
     for line in _first_lines(path)[:20]:
         harness = _harness_of_line(line)
         if harness is not None:
             return harness
+    if _UUID_NAME.fullmatch(path.name) and path.parent.parent.name == "projects":
+        return "claude"
     return None
 
 

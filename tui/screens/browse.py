@@ -440,7 +440,7 @@ class BrowseScreen(Screen[None]):
         else:
             own = checklist.own[ref.index]
             self.undo_stack.append(Undo(session_id, "status", own.task_id, own.status))
-            self.app.run_tool("task_set", {"id": own.task_id, "status": toggle_own(own.status)})
+            self.app.run_tool("task_set", {"task": own.task_id, "status": toggle_own(own.status)})
 
     def action_undo(self) -> None:
         if not self.undo_stack:
@@ -453,9 +453,9 @@ class BrowseScreen(Screen[None]):
             self._show_selected()
             self._refresh_list()
         elif step.kind == "status":
-            self.app.run_tool("task_set", {"id": step.target, "status": step.before})
+            self.app.run_tool("task_set", {"task": step.target, "status": step.before})
         elif step.kind == "title":
-            self.app.run_tool("task_set", {"id": step.target, "title": step.before})
+            self.app.run_tool("task_set", {"task": step.target, "title": step.before})
 
     def action_add_item(self) -> None:
         if self.selected_id is None:
@@ -485,7 +485,7 @@ class BrowseScreen(Screen[None]):
         new = await self.app.push_screen_wait(ItemEditor(title, heading=f"Edit {task_id}"))
         if new and new != title:
             self.undo_stack.append(Undo(session_id, "title", task_id, title))
-            self.app.run_tool("task_set", {"id": task_id, "title": new})
+            self.app.run_tool("task_set", {"task": task_id, "title": new})
 
     def action_drop_item(self) -> None:
         own = self._checklist().current_own_row()
@@ -495,7 +495,7 @@ class BrowseScreen(Screen[None]):
         if own.status == "dropped":
             return
         self.undo_stack.append(Undo(self.selected_id, "status", own.task_id, own.status))
-        self.app.run_tool("task_set", {"id": own.task_id, "status": "dropped"})
+        self.app.run_tool("task_set", {"task": own.task_id, "status": "dropped"})
 
     # -- details
 

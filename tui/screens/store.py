@@ -536,16 +536,16 @@ class StoreScreen(Screen[None]):
         if draft.task_id is None:
             self.run_store_tool("task_add", changes)
         elif changes:
-            self.run_store_tool("task_set", {"id": draft.task_id, **changes})
+            self.run_store_tool("task_set", {"task": draft.task_id, **changes})
         else:
             self.notify(f"{draft.task_id}: nothing changed.")
 
     def action_approve(self) -> None:
         task, plan = self.current_task(), self.current_plan()
         if task is not None:
-            self.run_store_tool("task_approve", {"id": task.id})
+            self.run_store_tool("task_approve", {"task": task.id})
         elif plan is not None:
-            self.run_store_tool("plan_approve", {"id": plan.id})
+            self.run_store_tool("plan_approve", {"plan": plan.id})
         else:
             self.notify("Move to a plan or a task to approve it.", severity="warning")
 
@@ -558,7 +558,8 @@ class StoreScreen(Screen[None]):
 
         def reviewed(verdict: str | None) -> None:
             if verdict is not None:
-                self.run_store_tool("task_review", {"id": record_id, "verdict": verdict})
+                key = "plan" if isinstance(record, PlanRecord) else "task"
+                self.run_store_tool("task_review", {key: record_id, "verdict": verdict})
 
         self.app.push_screen(ReviewForm(record.id, record.title), reviewed)
 
