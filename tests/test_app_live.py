@@ -209,9 +209,14 @@ async def test_the_app_sweeps_finished_plans_when_it_starts(isolated_env) -> Non
 
     store = Store(isolated_env.store)
     long_ago = datetime.now(UTC) - timedelta(days=30)
-    run_tool("plan_create", store, Settings(), Caller(by="dana"), {"title": "Old", "status": "done"}, now=lambda: long_ago)
-    run_tool("task_add", store, Settings(), Caller(by="dana"), {"title": "Old step", "plan": "p1"}, now=lambda: long_ago)
-    run_tool("plan_create", store, Settings(), Caller(by="dana"), {"title": "Live", "status": "active"}, now=lambda: long_ago)
+    for name, args in (
+        ("plan_create", {"title": "Old"}),
+        ("plan_set", {"plan": "p1", "status": "done"}),
+        ("task_add", {"title": "Old step", "plan": "p1"}),
+        ("plan_create", {"title": "Live"}),
+        ("plan_set", {"plan": "p2", "status": "active"}),
+    ):
+        run_tool(name, store, Settings(), Caller(by="dana"), args, now=lambda: long_ago)
     isolated_env.config.write_text("sweepAfterDays: 7\n")
     app = make_app(AppOptions(config_path=isolated_env.config))
     async with app.run_test(size=(120, 36)) as pilot:

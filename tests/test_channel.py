@@ -41,7 +41,8 @@ def store(tmp_path: Path) -> Store:
     tool(store, "plan_create", title="Orders migration", scope={"kind": "folder", "folder": "/srv/api"}, goal="Ship it.")
     tool(store, "plan_create", title="Docs")
     tool(store, "task_add", title="Read the schema", plan="p1")
-    tool(store, "task_add", title="Write the migration", plan="p1", status="doing")
+    tool(store, "task_add", title="Write the migration", plan="p1")
+    tool(store, "task_set", task="t2", status="doing")
     tool(store, "task_add", title="Unrelated", plan="p2")
     return store
 
@@ -99,7 +100,7 @@ def test_task_added_by_a_tool(channel: Channel, store: Store) -> None:
 
 def test_task_set_by_a_tool(channel: Channel, store: Store) -> None:
     _, sub = channel.subscribe(plan_uri("p1"))
-    tool(store, "task_set", id="t1", status="done")
+    tool(store, "task_set", task="t1", status="done")
     action = next_action(sub)
     assert action["type"] == "x-ahpd-plans/taskSet"
     assert action["task"]["id"] == "t1" and action["task"]["status"] == "done"
@@ -109,7 +110,7 @@ def test_task_set_by_a_tool(channel: Channel, store: Store) -> None:
 
 def test_plan_set_by_a_tool(native: Channel, store: Store) -> None:
     _, sub = native.subscribe(plan_uri("p1"))
-    tool(store, "plan_set", id="p1", status="active")
+    tool(store, "plan_set", plan="p1", status="active")
     action = next_action(sub)
     assert action == {"type": "x-ahpd-plans/set", "plan": action["plan"]}
     assert action["plan"]["status"] == "active"
@@ -117,8 +118,8 @@ def test_plan_set_by_a_tool(native: Channel, store: Store) -> None:
 
 def test_change_to_another_plan_sends_nothing(native: Channel, store: Store) -> None:
     _, sub = native.subscribe(plan_uri("p1"))
-    tool(store, "task_set", id="t3", status="done")
-    tool(store, "plan_set", id="p2", title="Documentation")
+    tool(store, "task_set", task="t3", status="done")
+    tool(store, "plan_set", plan="p2", title="Documentation")
     no_more_actions(sub, quiet=0.6)
 
 
@@ -160,15 +161,15 @@ def test_task_file_created_by_hand_is_added(native: Channel, store: Store) -> No
 def test_deleted_by_hand_is_removed_with_the_id_it_had(channel: Channel, store: Store) -> None:
     _, sub = channel.subscribe(plan_uri("p1"))
     os.unlink(store.task_path("t2"))
-    assert next_action(sub) == {"type": "x-ahpd-plans/taskRemoved", "id": "t2"}
+    assert next_action(sub) == {"type": "x-ahpd-plans/taskRemoved", "taskId": "t2"}
     no_more_actions(sub)
 
 
 def test_task_moving_between_plans_is_removed_from_one_and_added_to_the_other(native: Channel, store: Store) -> None:
     _, from_p1 = native.subscribe(plan_uri("p1"))
     _, to_p2 = native.subscribe(plan_uri("p2"))
-    tool(store, "task_set", id="t1", plan="p2")
-    assert next_action(from_p1) == {"type": "x-ahpd-plans/taskRemoved", "id": "t1"}
+    tool(store, "task_set", task="t1", plan="p2")
+    assert next_action(from_p1) == {"type": "x-ahpd-plans/taskRemoved", "taskId": "t1"}
     added = next_action(to_p2)
     assert added["type"] == "x-ahpd-plans/taskAdded"
     assert added["task"]["id"] == "t1" and added["task"]["plan"] == "p2"
@@ -193,7 +194,7 @@ def test_invalid_hand_edit_is_left_out_reported_and_back_when_fixed(
     with caplog.at_level(logging.WARNING, logger="core.store.channel"):
         path.write_text(good.replace("status: todo", "status: finished"), encoding="utf-8")
         # Left out, as every reader of the store leaves it out: the task is gone from the plan.
-        assert next_action(sub) == {"type": "x-ahpd-plans/taskRemoved", "id": "t1"}
+        assert next_action(sub) == {"type": "x-ahpd-plans/taskRemoved", "taskId": "t1"}
     assert any("tasks/t1.md" in r.getMessage() and "status must be" in r.getMessage() for r in caplog.records)
     path.write_text(good.replace("title: Read the schema", "title: Read the schema again"), encoding="utf-8")
     action = next_action(sub)
@@ -263,9 +264,9 @@ def test_callback_receives_actions_in_order(native: Channel, store: Store) -> No
             assert arrived.wait_for(lambda: len(got) >= count, timeout=DEADLINE)
 
     _, sub = native.subscribe(plan_uri("p1"), on_action)
-    tool(store, "task_set", id="t1", status="doing")
+    tool(store, "task_set", task="t1", status="doing")
     wait_for(1)
-    tool(store, "task_set", id="t1", status="done")
+    tool(store, "task_set", task="t1", status="done")
     wait_for(2)
     assert [a["task"]["status"] for a in got] == ["doing", "done"]
     assert sub.get(timeout=0.1) is None  # with a callback nothing is queued

@@ -24,7 +24,7 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str],
 def test_plan_and_task_commands_map_onto_the_tools(capsys: pytest.CaptureFixture[str], isolated_env: object) -> None:
     assert cli(capsys, "plan", "create", "--title", "Ship v1", "--scope", "folder:/srv/work", "--goal", "Ship it", "--refs", "a,b")[:2] == (0, ["p1 draft Ship v1"])
     assert cli(capsys, "task", "add", "--title", "Write parser", "--plan", "p1", "--labels", "io,parser", "--priority", "high")[:2] == (0, ["t1 todo high Write parser"])
-    assert cli(capsys, "task", "add", "Tests", "--blocked-by", "t1", "--plan", "p1", "--source", "TaskCreate:7")[:2] == (0, ["t2 todo medium Tests"])
+    assert cli(capsys, "task", "add", "Tests", "--blocked-by", "t1", "--plan", "p1")[:2] == (0, ["t2 todo medium Tests"])
     assert cli(capsys, "task", "set", "t1", "--status", "doing", "--note", "halfway")[:2] == (0, ["t1 doing high Write parser"])
     assert cli(capsys, "task", "list", "--ready")[:2] == (0, [])
     assert cli(capsys, "task", "set", "t1", "--status", "done", "--note", "")[:2] == (0, ["t1 done high Write parser"])
@@ -43,7 +43,7 @@ def test_plan_and_task_commands_map_onto_the_tools(capsys: pytest.CaptureFixture
     t1, t2, p1 = store.read_task("t1"), store.read_task("t2"), store.read_plan("p1")
     assert t1 is not None and t2 is not None and p1 is not None
     assert t1.note is None and t1.labels == ("io", "parser") and t1.reviewed is not None and t1.reviewed.verdict == "changes"
-    assert t2.blocked_by == ("t1",) and t2.source is not None and t2.source.id == "7"
+    assert t2.blocked_by == ("t1",) and t2.source is None  # --source is gone: source is never an input
     assert p1.refs == ("a", "b") and p1.goal == "Ship it\n" and p1.approved is not None
 
 
@@ -59,13 +59,14 @@ def test_by_and_since_options(capsys: pytest.CaptureFixture[str], monkeypatch: p
 def test_a_refusal_prints_on_stderr_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(capsys, "task", "set", "t1", "--status", "doing")
     assert (code, out) == (2, [])
-    assert err.strip() == "Invalid task_set input: id must match the id of a known task (see task_list)."
+    # On the command line a refusal names the command, not the tool (issue 12 point 10).
+    assert err.strip() == "Invalid planwatch task set input: task must match the id of a known task (see planwatch task list)."
     cli(capsys, "task", "add", "--title", "x")
     code, out, err = cli(capsys, "task", "set", "t1", "--status", "started")
     assert (code, out) == (2, [])
-    assert err.strip() == "Invalid task_set input: status must be todo, doing, blocked, review, done, or dropped."
+    assert err.strip() == "Invalid planwatch task set input: status must be todo, doing, blocked, review, done, or dropped."
     code, _, err = cli(capsys, "task", "add", "--title", "y", "--plan", "p3")
-    assert code == 2 and err.strip() == "Invalid task_add input: plan must match the id of a known plan (see plan_list)."
+    assert code == 2 and err.strip() == "Invalid planwatch task add input: plan must match the id of a known plan (see planwatch plan list)."
 
 
 def test_store_option_picks_the_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path, copy_fixture: object) -> None:
@@ -81,7 +82,8 @@ def test_store_option_picks_the_folder(capsys: pytest.CaptureFixture[str], tmp_p
 
 def test_sweep_runs_one_pass(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(capsys, "sweep")[1] == ["sweepAfterDays is not set: the store keeps everything."]
-    cli(capsys, "plan", "create", "--title", "Old", "--status", "done")
+    cli(capsys, "plan", "create", "--title", "Old")
+    cli(capsys, "plan", "set", "p1", "--status", "done")
     cli(capsys, "task", "add", "--title", "Old task", "--plan", "p1")
     assert cli(capsys, "sweep", "--after-days", "1")[1] == ["nothing to sweep"]
     assert cli(capsys, "sweep", "--after-days", "0")[1] == ["removed plans p1 and tasks t1"]
@@ -96,4 +98,4 @@ def test_the_installed_command_runs_as_a_real_process(tmp_path: Path) -> None:
     assert (tmp_path / "s" / "tasks" / "t1.md").read_text().endswith("---\nBody from stdin\n")
     refused = subprocess.run([*run, "task", "review", "t1", "--verdict", "lgtm"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and refused.stdout == ""
-    assert refused.stderr == "Invalid task_review input: verdict must be approved or changes.\n"
+    assert refused.stderr == "Invalid planwatch task review input: verdict must be approved or changes.\n"

@@ -138,19 +138,19 @@ async def test_the_ten_tools_are_listed_with_the_store_input_schemas() -> None:
 async def test_each_tool_answers_one_line_per_item(isolated_env: IsolatedEnv) -> None:
     async with connect("--session", "sess-mcp-1") as client:
         assert await call(client, "plan_create", {"title": "Ship the parser", "goal": "YAML too"}) == "p1 draft Ship the parser"
-        assert await call(client, "plan_set", {"id": "p1", "status": "active"}) == "p1 active Ship the parser"
+        assert await call(client, "plan_set", {"plan": "p1", "status": "active"}) == "p1 active Ship the parser"
         assert await call(client, "task_add", {"title": "Write tests", "plan": "p1", "priority": "high"}) == "t1 todo high Write tests"
         assert await call(client, "task_add", {"title": "Add YAML", "plan": "p1", "blockedBy": ["t1"]}) == "t2 todo medium Add YAML"
-        assert await call(client, "task_set", {"id": "t1", "status": "doing"}) == "t1 doing high Write tests"
+        assert await call(client, "task_set", {"task": "t1", "status": "doing"}) == "t1 doing high Write tests"
         assert await call(client, "task_list", {}) == "t1 doing high Write tests\nt2 todo medium Add YAML"
         assert await call(client, "task_list", {"status": "todo"}) == "t2 todo medium Add YAML"
-        assert await call(client, "plan_show", {"id": "p1"}) == (
+        assert await call(client, "plan_show", {"plan": "p1"}) == (
             "p1 active Ship the parser\nt1 doing high Write tests\nt2 todo medium Add YAML"
         )
         assert await call(client, "plan_list", {}) == "p1 active Ship the parser"
-        assert await call(client, "plan_approve", {"id": "p1"}) == "p1 active Ship the parser"
-        assert await call(client, "task_approve", {"id": "t2"}) == "t2 todo medium Add YAML"
-        assert await call(client, "task_review", {"id": "t1", "verdict": "approved"}) == "t1 doing high Write tests"
+        assert await call(client, "plan_approve", {"plan": "p1"}) == "p1 active Ship the parser"
+        assert await call(client, "task_approve", {"task": "t2"}) == "t2 todo medium Add YAML"
+        assert await call(client, "task_review", {"task": "t1", "verdict": "approved"}) == "t1 doing high Write tests"
         assert await call(client, "task_list", {"approved": True}) == "t2 todo medium Add YAML"
     # The same records the CLI sees; stamps name the session given with --session.
     assert await run_cli("task", "list") == "t1 doing high Write tests\nt2 todo medium Add YAML\n"
@@ -167,7 +167,7 @@ async def test_the_session_comes_from_the_environment_without_the_flag(isolated_
 @pytest.mark.parametrize(
     ("name", "args", "refusal"),
     [
-        ("task_set", {"id": "t1", "status": "bogus"}, "Invalid task_set input: status must be todo, doing, blocked, review, done, or dropped."),
+        ("task_set", {"task": "t1", "status": "bogus"}, "Invalid task_set input: status must be todo, doing, blocked, review, done, or dropped."),
         ("task_add", {"title": "Orphan", "plan": "p99"}, "Invalid task_add input: plan must match the id of a known plan (see plan_list)."),
         ("task_add", {"title": "Minted", "id": "t5"}, "Invalid task_add input: id is minted by the store, never taken as input."),
     ],
@@ -206,10 +206,10 @@ async def test_approving_needs_the_grant_under_a_user_directory(isolated_env: Is
     async with connect(env={"PLANWATCH_TOKEN": "bob-secret"}) as bob:
         await call(bob, "task_add", {"title": "Needs approval"})
         with anyio.fail_after(DEADLINE):
-            refused = await bob.call_tool("task_approve", {"id": "t1"})
+            refused = await bob.call_tool("task_approve", {"task": "t1"})
         assert refused.is_error and "task:approve" in text_of(refused)
     async with connect(env={"PLANWATCH_TOKEN": "ada-secret"}) as ada:
-        assert await call(ada, "task_approve", {"id": "t1"}) == "t1 todo medium Needs approval"
+        assert await call(ada, "task_approve", {"task": "t1"}) == "t1 todo medium Needs approval"
     assert "by: ada" in (isolated_env.store / "tasks" / "t1.md").read_text()
 
 
@@ -366,7 +366,11 @@ async def test_the_server_sweeps_finished_plans_when_it_starts(isolated_env: Iso
 
     store = Store(isolated_env.store)
     long_ago = datetime.now(UTC) - timedelta(days=30)
-    for name, args in (("plan_create", {"title": "Old", "status": "done"}), ("task_add", {"title": "Old step", "plan": "p1"})):
+    for name, args in (
+        ("plan_create", {"title": "Old"}),
+        ("plan_set", {"plan": "p1", "status": "done"}),
+        ("task_add", {"title": "Old step", "plan": "p1"}),
+    ):
         run_tool(name, store, Settings(), Caller(by="dana"), args, now=lambda: long_ago)
     isolated_env.config.write_text("sweepAfterDays: 7\n")
     plan_file = isolated_env.store / "plans" / "p1.md"

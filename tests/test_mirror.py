@@ -101,7 +101,7 @@ def test_an_unchanged_plan_is_not_written_again(tmp_path: Path, session: Session
     plan = todos(("Add parser", "in_progress"), ("Write tests", "pending"))
     mirror.update(session, plan)
     # A person blocks a mirrored task; the agent's list has not changed since.
-    run_tool("task_set", store, ON, Caller(by="dana"), {"id": "t2", "status": "blocked"})
+    run_tool("task_set", store, ON, Caller(by="dana"), {"task": "t2", "status": "blocked"})
     assert mirror.update(session, plan) is None
     assert rows(store) == [("t1", "Add parser", "doing"), ("t2", "Write tests", "blocked")]
     # The agent moves on: its list wins again.

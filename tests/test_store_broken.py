@@ -96,7 +96,7 @@ def test_the_tools_keep_working_beside_broken_records(broken: Path) -> None:
     # The next id counts past every file present, broken or not: t36 is the highest.
     added = run_tool("task_add", store, Settings(), caller, {"title": "After the mess", "plan": "p1"})
     assert added.lines == ["t37 todo medium After the mess"]
-    assert run_tool("plan_show", store, Settings(), caller, {"id": "p1"}).lines == [
+    assert run_tool("plan_show", store, Settings(), caller, {"plan": "p1"}).lines == [
         "p1 active Move the API to the new schema",
         "t1 done high Read the loader code",
         "t2 doing medium Write the migration",
@@ -104,8 +104,16 @@ def test_the_tools_keep_working_beside_broken_records(broken: Path) -> None:
     ]
 
 
-def test_a_broken_record_cannot_be_changed_through_the_tools(broken: Path) -> None:
+def test_a_broken_record_cannot_be_changed_through_the_tools_and_the_refusal_says_what_is_wrong(broken: Path) -> None:
+    """Issue 9: `task set t5` on a broken record says what is wrong with the file, not
+    "must match the id of a known task" (the refusal this test pinned before)."""
     from core.store.tools import ToolRefused
 
-    with pytest.raises(ToolRefused, match="id must match the id of a known task"):
-        run_tool("task_set", Store(broken), Settings(), Caller(by="dana"), {"id": "t3", "status": "done"})
+    before = (broken / "tasks" / "t3.md").read_bytes()
+    with pytest.raises(ToolRefused) as refused:
+        run_tool("task_set", Store(broken), Settings(), Caller(by="dana"), {"task": "t3", "status": "done"})
+    assert refused.value.message == (
+        "Invalid task_set input: task t3 is not a valid record (tasks/t3.md: status must be todo, doing, "
+        "blocked, review, done, or dropped.); fix or remove the file."
+    )
+    assert (broken / "tasks" / "t3.md").read_bytes() == before

@@ -43,9 +43,9 @@ for i in range(count):
     line = run_tool("task_add", store, settings, caller, {"title": f"{name}-{i}", "labels": [name]}).lines[0]
     task_id = line.split()[0]
     mine[task_id] = f"{name}-{i}"
-    run_tool("task_set", store, settings, caller, {"id": task_id, "status": "doing", "note": f"by {name}"})
+    run_tool("task_set", store, settings, caller, {"task": task_id, "status": "doing", "note": f"by {name}"})
     if i % 5 == 0:
-        run_tool("task_set", store, settings, caller, {"id": "t1", "labels": [name, str(i)]})
+        run_tool("task_set", store, settings, caller, {"task": "t1", "labels": [name, str(i)]})
 print(json.dumps(mine), flush=True)
 """
 
@@ -65,9 +65,9 @@ while True:
     line = run_tool("task_add", store, settings, caller, {"title": f"round task {n}", "body": "x" * (n % 7 * 900)}).lines[0]
     task_id = line.split()[0]
     print(json.dumps({"added": task_id, "title": f"round task {n}"}), flush=True)
-    run_tool("task_set", store, settings, caller, {"id": task_id, "status": "doing", "note": "n" * (n % 5 * 700)})
+    run_tool("task_set", store, settings, caller, {"task": task_id, "status": "doing", "note": "n" * (n % 5 * 700)})
     print(json.dumps({"set": task_id, "status": "doing"}), flush=True)
-    run_tool("task_set", store, settings, caller, {"id": "t1", "title": f"shared title {n}", "body": "b" * (n % 3 * 4000)})
+    run_tool("task_set", store, settings, caller, {"task": "t1", "title": f"shared title {n}", "body": "b" * (n % 3 * 4000)})
     print(json.dumps({"shared": n}), flush=True)
 """
 

@@ -33,7 +33,9 @@ class World:
 def world(tmp_path: Path) -> World:
     w = World(tmp_path / "store")
     for status in ("done", "dropped", "draft", "active"):
-        w.run("plan_create", title=f"{status} plan", status=status)  # p1..p4
+        w.run("plan_create", title=f"{status} plan")  # p1..p4
+        if status != "draft":
+            w.run("plan_set", plan=f"p{len(w.store.load().plans)}", status=status)
     for plan in ("p1", "p2", "p3", "p4"):
         w.run("task_add", title=f"task of {plan}", plan=plan)
     w.run("task_add", title="no plan")  # t5
@@ -57,7 +59,7 @@ def test_finished_plans_and_their_tasks_go_after_the_setting(world: World) -> No
 
 def test_the_newest_stamp_among_plan_and_tasks_counts(world: World) -> None:
     world.now = T0 + timedelta(days=5)
-    world.run("task_review", id="t1")  # a late stamp on p1's task keeps p1 around
+    world.run("task_review", task="t1")  # a late stamp on p1's task keeps p1 around
     report = run_sweep(world.store, WEEK, T0 + timedelta(days=8))
     assert report.plans == ["p2"]
     assert run_sweep(world.store, WEEK, T0 + timedelta(days=13)).plans == ["p1"]

@@ -47,33 +47,34 @@ def test_require_approval_refuses_doing_until_approved(store: Store) -> None:
     settings = Settings(requireApproval=True)
     dana = Caller(by="dana")
     with pytest.raises(ToolRefused) as refused:
-        run_tool("task_set", store, settings, dana, {"id": "t1", "status": "doing"})
+        run_tool("task_set", store, settings, dana, {"task": "t1", "status": "doing"})
     assert refused.value.message == (
         "Invalid task_set input: status doing needs t1 approved first (requireApproval is on; see task_approve)."
     )
     task = store.read_task("t1")
     assert task is not None and task.status == "todo" and task.started is None
     # Other moves are fine without approval.
-    assert run_tool("task_set", store, settings, dana, {"id": "t1", "status": "blocked"}).lines == ["t1 blocked medium Task"]
-    run_tool("task_approve", store, settings, dana, {"id": "t1"})
-    assert run_tool("task_set", store, settings, dana, {"id": "t1", "status": "doing"}).lines == ["t1 doing medium Task"]
+    assert run_tool("task_set", store, settings, dana, {"task": "t1", "status": "blocked"}).lines == ["t1 blocked medium Task"]
+    run_tool("task_approve", store, settings, dana, {"task": "t1"})
+    assert run_tool("task_set", store, settings, dana, {"task": "t1", "status": "doing"}).lines == ["t1 doing medium Task"]
 
 
-def test_require_approval_refuses_adding_a_task_as_doing(store: Store) -> None:
-    with pytest.raises(ToolRefused, match=r"^Invalid task_add input: status doing needs an approved task: add it as todo, then task_approve it \(requireApproval is on\)\.$"):
+def test_require_approval_cannot_be_skipped_by_adding_a_task_as_doing(store: Store) -> None:
+    """A new task is always todo (the seed): task_add takes no status, so no task is born doing."""
+    with pytest.raises(ToolRefused, match=r"^Invalid task_add input: status is not an input: a new task is always todo \(change it with task_set\)\.$"):
         run_tool("task_add", store, Settings(requireApproval=True), Caller(by="dana"), {"title": "Eager", "status": "doing"})
     assert store.read_task("t2") is None
 
 
 def test_without_require_approval_doing_needs_nothing(store: Store) -> None:
-    assert run_tool("task_set", store, Settings(), Caller(by="dana"), {"id": "t1", "status": "doing"}).lines == ["t1 doing medium Task"]
+    assert run_tool("task_set", store, Settings(), Caller(by="dana"), {"task": "t1", "status": "doing"}).lines == ["t1 doing medium Task"]
 
 
 def test_without_a_user_directory_anyone_approves(store: Store) -> None:
     settings = Settings()
     anyone = caller(settings, None)
-    assert run_tool("task_approve", store, settings, anyone, {"id": "t1"}).lines == ["t1 todo medium Task"]
-    assert run_tool("plan_approve", store, settings, anyone, {"id": "p1"}).lines == ["p1 draft Plan"]
+    assert run_tool("task_approve", store, settings, anyone, {"task": "t1"}).lines == ["t1 todo medium Task"]
+    assert run_tool("plan_approve", store, settings, anyone, {"plan": "p1"}).lines == ["p1 draft Plan"]
 
 
 @pytest.mark.parametrize(("secret", "allowed"), [
@@ -89,10 +90,10 @@ def test_under_a_directory_approving_needs_the_task_approve_grant(store: Store, 
     who = caller(settings, secret)
     for tool, record_id in (("task_approve", "t1"), ("plan_approve", "p1")):
         if allowed:
-            run_tool(tool, store, settings, who, {"id": record_id})
+            run_tool(tool, store, settings, who, {tool.split("_")[0]: record_id})
         else:
             with pytest.raises(ToolRefused) as refused:
-                run_tool(tool, store, settings, who, {"id": record_id})
+                run_tool(tool, store, settings, who, {tool.split("_")[0]: record_id})
             assert refused.value.message.startswith(f"Refused {tool}: approving needs the task:approve grant")
     task, plan = store.read_task("t1"), store.read_plan("p1")
     assert task is not None and plan is not None
@@ -106,7 +107,7 @@ def test_under_a_directory_approving_needs_the_task_approve_grant(store: Store, 
 def test_under_a_directory_review_needs_no_grant(store: Store) -> None:
     settings = Settings(users=DIRECTORY, owner="host-owner")
     nobody = caller(settings, None)
-    assert run_tool("task_review", store, settings, nobody, {"id": "t1", "verdict": "approved"}).lines == ["t1 todo medium Task"]
+    assert run_tool("task_review", store, settings, nobody, {"task": "t1", "verdict": "approved"}).lines == ["t1 todo medium Task"]
     task = store.read_task("t1")
     assert task is not None and task.reviewed is not None and task.reviewed.by == "host-owner"
 
@@ -115,7 +116,7 @@ def test_under_a_directory_other_tools_act_as_always(store: Store) -> None:
     settings = Settings(users=DIRECTORY)
     nobody = caller(settings, None)
     run_tool("task_add", store, settings, nobody, {"title": "Second"})
-    run_tool("task_set", store, settings, nobody, {"id": "t2", "status": "done"})
+    run_tool("task_set", store, settings, nobody, {"task": "t2", "status": "done"})
     assert run_tool("task_list", store, settings, nobody, {}).lines == ["t1 todo medium Task", "t2 done medium Second"]
 
 

@@ -66,8 +66,8 @@ def test_plan_create_writes_a_draft_plan_and_answers_its_line(store: Store, cloc
 
 def test_plan_set_changes_fields_and_null_removes_one(store: Store, clock: Clock) -> None:
     call(store, clock, "plan_create", title="Plan", scope={"kind": "bot", "bot": "reviewer"})
-    assert call(store, clock, "plan_set", id="p1", title="Renamed", status="active", goal="New goal") == ["p1 active Renamed"]
-    call(store, clock, "plan_set", id="p1", scope=None)
+    assert call(store, clock, "plan_set", plan="p1", title="Renamed", status="active", goal="New goal") == ["p1 active Renamed"]
+    call(store, clock, "plan_set", plan="p1", scope=None)
     plan = store.read_plan("p1")
     assert plan is not None and plan.scope is None and plan.goal == "New goal\n" and plan.title == "Renamed"
 
@@ -78,12 +78,13 @@ def test_plan_show_answers_the_plan_then_its_tasks(store: Store, clock: Clock) -
     call(store, clock, "task_add", title="First", plan="p1", priority="high")
     call(store, clock, "task_add", title="Elsewhere", plan="p2")
     call(store, clock, "task_add", title="Second", plan="p1")
-    assert call(store, clock, "plan_show", id="p1") == ["p1 draft Ship v1", "t1 todo high First", "t3 todo medium Second"]
+    assert call(store, clock, "plan_show", plan="p1") == ["p1 draft Ship v1", "t1 todo high First", "t3 todo medium Second"]
 
 
 def test_plan_list_filters_by_status_and_scope(store: Store, clock: Clock) -> None:
     call(store, clock, "plan_create", title="A", scope={"kind": "folder", "folder": "/srv/a"})
-    call(store, clock, "plan_create", title="B", scope={"kind": "folder", "folder": "/srv/b"}, status="active")
+    call(store, clock, "plan_create", title="B", scope={"kind": "folder", "folder": "/srv/b"})
+    call(store, clock, "plan_set", plan="p2", status="active")
     call(store, clock, "plan_create", title="C", scope={"kind": "session", "session": "s-9"})
     call(store, clock, "plan_create", title="D")
     assert call(store, clock, "plan_list") == ["p1 draft A", "p2 active B", "p3 draft C", "p4 draft D"]
@@ -96,24 +97,23 @@ def test_plan_list_filters_by_status_and_scope(store: Store, clock: Clock) -> No
 def test_task_add_takes_every_field(store: Store, clock: Clock) -> None:
     call(store, clock, "plan_create", title="Plan")
     call(store, clock, "task_add", title="Blocker")
-    lines = call(store, clock, "task_add", title="Everything", status="blocked", priority="low", labels=["db", "api"],
+    lines = call(store, clock, "task_add", title="Everything", priority="low", labels=["db", "api"],
                  topic="schema", plan="p1", bot="claude", folder="/srv/api", session="s-1", blockedBy=["t1"],
-                 active="Doing everything", note="a note", refs=["r1"], source={"tool": "TaskCreate", "id": "4"},
-                 body="The body.\n")
-    assert lines == ["t2 blocked low Everything"]
+                 active="Doing everything", note="a note", refs=["r1"], body="The body.\n")
+    assert lines == ["t2 todo low Everything"]
     rec = store.read_task("t2")
     assert rec is not None
     assert (rec.labels, rec.topic, rec.plan, rec.bot, rec.folder, rec.session) == (("db", "api"), "schema", "p1", "claude", "/srv/api", "s-1")
     assert (rec.blocked_by, rec.active, rec.note, rec.refs, rec.body) == (("t1",), "Doing everything", "a note", ("r1",), "The body.\n")
-    assert rec.source is not None and (rec.source.tool, rec.source.id) == ("TaskCreate", "4")
+    assert rec.source is None  # source is never an input: it marks translated tasks only
 
 
 def test_task_set_changes_only_the_named_fields_and_null_removes(store: Store, clock: Clock) -> None:
     call(store, clock, "task_add", title="Task", labels=["a"], note="n", priority="high")
-    assert call(store, clock, "task_set", id="t1", title="Retitled", note=None, labels=["b", "c"]) == ["t1 todo high Retitled"]
+    assert call(store, clock, "task_set", task="t1", title="Retitled", note=None, labels=["b", "c"]) == ["t1 todo high Retitled"]
     rec = store.read_task("t1")
     assert rec is not None and rec.note is None and rec.labels == ("b", "c") and rec.priority == "high"
-    call(store, clock, "task_set", id="t1", priority=None)
+    call(store, clock, "task_set", task="t1", priority=None)
     rec = store.read_task("t1")
     assert rec is not None and rec.priority == "medium"
 
@@ -122,9 +122,9 @@ def test_a_task_moving_between_plans(store: Store, clock: Clock) -> None:
     call(store, clock, "plan_create", title="One")
     call(store, clock, "plan_create", title="Two")
     call(store, clock, "task_add", title="Mover", plan="p1")
-    call(store, clock, "task_set", id="t1", plan="p2")
-    assert call(store, clock, "plan_show", id="p1") == ["p1 draft One"]
-    assert call(store, clock, "plan_show", id="p2") == ["p2 draft Two", "t1 todo medium Mover"]
+    call(store, clock, "task_set", task="t1", plan="p2")
+    assert call(store, clock, "plan_show", plan="p1") == ["p1 draft One"]
+    assert call(store, clock, "plan_show", plan="p2") == ["p2 draft Two", "t1 todo medium Mover"]
 
 
 def test_titles_are_printed_safe_whole_and_on_one_line(store: Store, clock: Clock) -> None:
@@ -143,7 +143,7 @@ def test_titles_are_printed_safe_whole_and_on_one_line(store: Store, clock: Cloc
 
 def test_task_review_of_a_plan_stamps_the_plan(store: Store, clock: Clock) -> None:
     call(store, clock, "plan_create", title="Plan")
-    assert call(store, clock, "task_review", id="p1", verdict="approved") == ["p1 draft Plan"]
+    assert call(store, clock, "task_review", plan="p1", verdict="approved") == ["p1 draft Plan"]
     plan = store.read_plan("p1")
     assert plan is not None and plan.reviewed is not None and plan.reviewed.verdict == "approved"
 
@@ -157,7 +157,7 @@ def test_tools_acting_on_the_demo_store(copy_fixture: object, clock: Clock) -> N
     # Tasks name the sessions of the demo transcripts (fixtures/transcripts).
     sessions = {t.session for t in snap.tasks.values() if t.session}
     assert "4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b" in sessions and "019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17" in sessions
-    assert call(store, clock, "plan_show", id="p3") == [
+    assert call(store, clock, "plan_show", plan="p3") == [
         "p3 active The settings page flickers on load in Safari. Find the cause and fix it.",
         "t8 done medium Reproduce the flicker in Safari",
         "t9 done medium Find the layout shift in SettingsPage",
@@ -165,10 +165,10 @@ def test_tools_acting_on_the_demo_store(copy_fixture: object, clock: Clock) -> N
         "t11 todo medium Add a visual regression test",
     ]
     # The hand edit (a comment) in t3 survives a change made through the tools.
-    call(store, clock, "task_set", id="t3", status="blocked")
+    call(store, clock, "task_set", task="t3", status="blocked")
     assert (root / "tasks" / "t3.md").read_text().startswith("---\n# dana: ask Eli for the staging credentials first\nid: t3\n")
     with pytest.raises(ToolRefused):
-        call(store, clock, "task_set", id="t999", status="done")
+        call(store, clock, "task_set", task="t999", status="done")
 
 
 HAND_EDITED = """---
@@ -189,7 +189,7 @@ def test_hand_edits_with_comments_survive_a_task_set(store: Store, clock: Clock)
     store.tasks_dir.mkdir(parents=True)
     path = store.tasks_dir / "t1.md"
     path.write_text(HAND_EDITED)
-    assert call(store, clock, "task_set", id="t1", status="doing", labels=["db", "api", "ops"], note="started") == [
+    assert call(store, clock, "task_set", task="t1", status="doing", labels=["db", "api", "ops"], note="started") == [
         "t1 doing medium Write the migration"
     ]
     text = path.read_text()

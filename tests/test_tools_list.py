@@ -39,11 +39,12 @@ def world(tmp_path: Path) -> World:
     w.run("task_add", title="Docs", session="s-1")                       # t3
     w.run("task_add", title="Blocked by two", blockedBy=["t1", "t3"])    # t4
     w.now = MON + timedelta(days=2)                                       # Wednesday
-    w.run("task_set", who="eli", id="t1", status="doing")
-    w.run("task_approve", who="lena", id="t3")
+    w.run("task_set", who="eli", task="t1", status="doing")
+    w.run("task_approve", who="lena", task="t3")
     w.now = MON + timedelta(days=4)                                       # Friday
-    w.run("task_set", who="eli", id="t1", status="done")
-    w.run("task_add", who="max", title="Late add", status="review")       # t5
+    w.run("task_set", who="eli", task="t1", status="done")
+    w.run("task_add", who="max", title="Late add")                        # t5
+    w.run("task_set", who="max", task="t5", status="review")
     return w
 
 
@@ -71,7 +72,7 @@ def test_ready_is_todo_with_every_blocker_done(world: World) -> None:
     # t2: blocker t1 done → ready. t3: no blockers → ready. t4: t3 still todo → not ready.
     assert world.ids(ready=True) == ["t2", "t3"]
     assert world.ids(ready=False) == ["t1", "t4", "t5"]
-    world.run("task_set", id="t3", status="done")
+    world.run("task_set", task="t3", status="done")
     assert world.ids(ready=True) == ["t2", "t4"]
 
 

@@ -14,6 +14,7 @@ from core.store.tools import ToolRefused, run_tool
 
 TASK_STATUS = "status must be todo, doing, blocked, review, done, or dropped."
 PLAN_STATUS = "status must be draft, active, done, or dropped."
+SOURCE = "source is not an input: it is written only on a task translated from an agent's own list."
 SCOPE = "scope must be {kind: folder|bot|session, <kind>: value}, e.g. {kind: folder, folder: /srv/work}."
 
 CASES: list[tuple[str, dict[str, object], str]] = [
@@ -25,7 +26,8 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     # A lone surrogate (bytes that were not UTF-8 on a command line) is not text a file can hold.
     ("plan_create", {"title": "Ship \udcff"}, "title must be valid Unicode text."),
     ("plan_create", {"title": "x" * 501}, "title must be at most 500 characters."),
-    ("plan_create", {"title": "P", "status": "todo"}, PLAN_STATUS),
+    # A plan starts as a draft: status is not an input of plan_create.
+    ("plan_create", {"title": "P", "status": "done"}, "status is not an input: a plan starts as a draft (change it with plan_set)."),
     ("plan_create", {"title": "P", "scope": {"kind": "repo", "repo": "x"}}, "scope kind must be folder, bot, or session."),
     ("plan_create", {"title": "P", "scope": {"kind": "folder"}}, SCOPE),
     ("plan_create", {"title": "P", "scope": {"kind": "folder", "bot": "b"}}, SCOPE),
@@ -34,24 +36,26 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("plan_create", {"title": "P", "id": "p9"}, "id is minted by the store, never taken as input."),
     ("plan_create", {"title": "P", "owner": "x"}, "owner is not a known field."),
     # plan_set
-    ("plan_set", {"title": "No id"}, "id is required."),
-    ("plan_set", {"id": "t1"}, "id must be a plan id like p1."),
-    ("plan_set", {"id": "p9", "title": "x"}, "id must match the id of a known plan (see plan_list)."),
-    ("plan_set", {"id": "p1", "status": "doing"}, PLAN_STATUS),
-    ("plan_set", {"id": "p1", "title": None}, "title cannot be removed."),
-    ("plan_set", {"id": "p1", "status": None}, "status cannot be removed."),
-    ("plan_set", {"id": "p1", "approved": {"by": "x"}}, "approved is a stamp, written only by the host, never taken as input."),
+    ("plan_set", {"title": "No id"}, "plan is required."),
+    ("plan_set", {"plan": "t1"}, "plan must be a plan id like p1."),
+    ("plan_set", {"plan": "p9", "title": "x"}, "plan must match the id of a known plan (see plan_list)."),
+    ("plan_set", {"plan": "p1", "status": "doing"}, PLAN_STATUS),
+    ("plan_set", {"plan": "p1", "title": None}, "title cannot be removed."),
+    ("plan_set", {"plan": "p1", "status": None}, "status cannot be removed."),
+    ("plan_set", {"plan": "p1", "approved": {"by": "x"}}, "approved is a stamp, written only by the host, never taken as input."),
+    ("plan_set", {"id": "p1", "title": "x"}, "id is not a known field; the input is plan."),
     # plan_show / plan_list / plan_approve
-    ("plan_show", {"id": "p9"}, "id must match the id of a known plan (see plan_list)."),
-    ("plan_show", {}, "id is required."),
+    ("plan_show", {"plan": "p9"}, "plan must match the id of a known plan (see plan_list)."),
+    ("plan_show", {}, "plan is required."),
     ("plan_list", {"status": "open"}, PLAN_STATUS),
     ("plan_list", {"scope": {"kind": "team"}}, "scope kind must be folder, bot, or session."),
-    ("plan_approve", {"id": "p9"}, "id must match the id of a known plan (see plan_list)."),
-    ("plan_approve", {"id": "t1"}, "id must be a plan id like p1."),
+    ("plan_approve", {"plan": "p9"}, "plan must match the id of a known plan (see plan_list)."),
+    ("plan_approve", {"plan": "t1"}, "plan must be a plan id like p1."),
     # task_add
     ("task_add", {}, "title is required."),
     ("task_add", {"title": ""}, "title must not be empty."),
-    ("task_add", {"title": "T", "status": "finished"}, TASK_STATUS),
+    # A new task is always todo: status is not an input of task_add.
+    ("task_add", {"title": "T", "status": "done"}, "status is not an input: a new task is always todo (change it with task_set)."),
     ("task_add", {"title": "T", "priority": "urgent"}, "priority must be high, medium, or low."),
     ("task_add", {"title": "T", "plan": "p9"}, "plan must match the id of a known plan (see plan_list)."),
     ("task_add", {"title": "T", "plan": "t1"}, "plan must be a plan id like p1."),
@@ -60,19 +64,27 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("task_add", {"title": "T", "blockedBy": "t1"}, "blockedBy must be a list."),
     ("task_add", {"title": "T", "labels": [""]}, "labels must not be empty."),
     ("task_add", {"title": "T", "active": True}, "active must be text."),
-    ("task_add", {"title": "T", "source": {"id": "3"}}, "source tool is required."),
-    ("task_add", {"title": "T", "source": {"tool": "TodoWrite", "line": 3}}, "source line is not a known field."),
+    # source is on a translated task only: no caller gives it.
+    ("task_add", {"title": "T", "source": {"tool": "TodoWrite"}}, SOURCE),
+    # Only the seed's names are inputs, and the refusal names the seed's field.
+    ("task_add", {"title": "T", "blocked_by": ["t1"]}, "blocked_by is not a known field; the input is blockedBy."),
+    ("task_add", {"title": "T", "active": "Running\nthe tests"}, "active must be one line."),
+    ("task_add", {"title": "T", "note": "one\rtwo"}, "note must be one line."),
     ("task_add", {"title": "T", "id": "t5"}, "id is minted by the store, never taken as input."),
     ("task_add", {"title": "T", "created": {"by": "x"}}, "created is a stamp, written only by the host, never taken as input."),
     # task_set
-    ("task_set", {"status": "done"}, "id is required."),
-    ("task_set", {"id": "t9", "status": "done"}, "id must match the id of a known task (see task_list)."),
-    ("task_set", {"id": "7", "status": "done"}, "id must be a task id like t1."),
-    ("task_set", {"id": "t1", "status": "started"}, TASK_STATUS),
-    ("task_set", {"id": "t1", "title": None}, "title cannot be removed."),
-    ("task_set", {"id": "t1", "blockedBy": ["t1"]}, "blockedBy must not name the task itself."),
-    ("task_set", {"id": "t1", "plan": "p9"}, "plan must match the id of a known plan (see plan_list)."),
-    ("task_set", {"id": "t1", "finished": {"by": "x"}}, "finished is a stamp, written only by the host, never taken as input."),
+    ("task_set", {"status": "done"}, "task is required."),
+    ("task_set", {"task": "t9", "status": "done"}, "task must match the id of a known task (see task_list)."),
+    ("task_set", {"task": "7", "status": "done"}, "task must be a task id like t1."),
+    ("task_set", {"task": "t1", "status": "started"}, TASK_STATUS),
+    ("task_set", {"task": "t1", "title": None}, "title cannot be removed."),
+    ("task_set", {"task": "t1", "blockedBy": ["t1"]}, "blockedBy must not name the task itself."),
+    ("task_set", {"task": "t1", "plan": "p9"}, "plan must match the id of a known plan (see plan_list)."),
+    ("task_set", {"task": "t1", "finished": {"by": "x"}}, "finished is a stamp, written only by the host, never taken as input."),
+    ("task_set", {"id": "t1", "status": "doing"}, "id is not a known field; the input is task."),
+    ("task_set", {"task": "t1", "source": {"tool": "TodoWrite", "id": "3"}}, SOURCE),
+    ("task_set", {"task": "t1", "blocked_by": []}, "blocked_by is not a known field; the input is blockedBy."),
+    ("task_set", {"task": "t1", "note": "a\nb"}, "note must be one line."),
     # task_list
     ("task_list", {"status": "open"}, TASK_STATUS),
     ("task_list", {"status": ["todo", "open"]}, TASK_STATUS),
@@ -84,12 +96,14 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("task_list", {"since": "1764460800"}, "since must be a date and time."),
     ("task_list", {"plan": "plan-1"}, "plan must be a plan id like p1."),
     # task_approve / task_review
-    ("task_approve", {"id": "t9"}, "id must match the id of a known task (see task_list)."),
-    ("task_approve", {}, "id is required."),
-    ("task_review", {"id": "t9"}, "id must match the id of a known task (see task_list)."),
-    ("task_review", {"id": "p9"}, "id must match the id of a known plan (see plan_list)."),
-    ("task_review", {"id": "t1", "verdict": "lgtm"}, "verdict must be approved or changes."),
-    ("task_review", {"id": "x1"}, "id must be a task id like t1."),
+    ("task_approve", {"task": "t9"}, "task must match the id of a known task (see task_list)."),
+    ("task_approve", {}, "task is required."),
+    ("task_review", {"task": "t9"}, "task must match the id of a known task (see task_list)."),
+    ("task_review", {"plan": "p9"}, "plan must match the id of a known plan (see plan_list)."),
+    ("task_review", {"task": "t1", "verdict": "lgtm"}, "verdict must be approved or changes."),
+    ("task_review", {"task": "x1"}, "task must be a task id like t1."),
+    ("task_review", {"task": "p1"}, "task must be a task id like t1."),
+    ("task_review", {"task": "t1", "plan": "p1"}, "give task or plan, not both."),
 ]
 
 
@@ -138,10 +152,10 @@ def test_blocked_by_must_not_form_a_cycle(store: Store) -> None:
     run_tool("task_add", store, Settings(), caller, {"title": "Third", "blockedBy": ["t2"]})  # t3 waits on t2
     before = snapshot_files(store.root)
     with pytest.raises(ToolRefused) as refused:
-        run_tool("task_set", store, Settings(), caller, {"id": "t1", "blockedBy": ["t3"]})
+        run_tool("task_set", store, Settings(), caller, {"task": "t1", "blockedBy": ["t3"]})
     assert refused.value.message == "Invalid task_set input: blockedBy must not form a cycle; t2 already waits on t1."
     assert snapshot_files(store.root) == before
     # A chain that does not come back is fine.
-    assert run_tool("task_set", store, Settings(), caller, {"id": "t3", "blockedBy": ["t1", "t2"]}).lines == [
+    assert run_tool("task_set", store, Settings(), caller, {"task": "t3", "blockedBy": ["t1", "t2"]}).lines == [
         "t3 todo medium Third"
     ]

@@ -57,11 +57,11 @@ def test_task_add_stamps_created_with_at_by_in(env: tuple[Store, Clock]) -> None
 def test_started_is_stamped_by_the_first_doing_only(env: tuple[Store, Clock]) -> None:
     call(env, "task_add", title="Task")
     first = env[1].tick()
-    call(env, "task_set", id="t1", status="doing")
+    call(env, "task_set", task="t1", status="doing")
     env[1].tick()
-    call(env, "task_set", id="t1", status="blocked")
+    call(env, "task_set", task="t1", status="blocked")
     env[1].tick()
-    call(env, "task_set", id="t1", status="doing", caller=Caller(by="eli"))
+    call(env, "task_set", task="t1", status="doing", caller=Caller(by="eli"))
     rec = task(env)
     assert rec.started is not None and rec.started.at == first and rec.started.by == "dana"
 
@@ -69,29 +69,30 @@ def test_started_is_stamped_by_the_first_doing_only(env: tuple[Store, Clock]) ->
 def test_finished_is_stamped_by_the_first_of_review_done_dropped_only(env: tuple[Store, Clock]) -> None:
     call(env, "task_add", title="Task")
     first = env[1].tick()
-    call(env, "task_set", id="t1", status="review")
+    call(env, "task_set", task="t1", status="review")
     env[1].tick()
-    call(env, "task_set", id="t1", status="done")
+    call(env, "task_set", task="t1", status="done")
     env[1].tick()
-    call(env, "task_set", id="t1", status="todo")
-    call(env, "task_set", id="t1", status="dropped")
+    call(env, "task_set", task="t1", status="todo")
+    call(env, "task_set", task="t1", status="dropped")
     rec = task(env)
     assert rec.finished is not None and rec.finished.at == first
     assert rec.started is None  # never went through doing
 
 
-def test_task_added_as_done_is_stamped_finished_at_once(env: tuple[Store, Clock]) -> None:
-    call(env, "task_add", title="Already done", status="done")
+def test_a_new_task_is_always_todo_and_stamped_created_only(env: tuple[Store, Clock]) -> None:
+    call(env, "task_add", title="Fresh")
     rec = task(env)
-    assert rec.finished is not None and rec.finished == rec.created
+    assert rec.status == "todo" and rec.created is not None
+    assert (rec.started, rec.finished, rec.approved, rec.reviewed) == (None, None, None, None)
 
 
 def test_each_approve_replaces_the_approved_stamp(env: tuple[Store, Clock]) -> None:
     call(env, "task_add", title="Task")
     env[1].tick()
-    call(env, "task_approve", id="t1")
+    call(env, "task_approve", task="t1")
     later = env[1].tick()
-    call(env, "task_approve", id="t1", caller=Caller(by="eli", session="sess-2"))
+    call(env, "task_approve", task="t1", caller=Caller(by="eli", session="sess-2"))
     rec = task(env)
     assert rec.approved is not None
     assert (rec.approved.at, rec.approved.by, rec.approved.in_) == (later, "eli", "sess-2")
@@ -99,10 +100,10 @@ def test_each_approve_replaces_the_approved_stamp(env: tuple[Store, Clock]) -> N
 
 def test_each_review_replaces_the_reviewed_stamp_with_its_verdict(env: tuple[Store, Clock]) -> None:
     call(env, "task_add", title="Task")
-    call(env, "task_review", id="t1", verdict="changes")
+    call(env, "task_review", task="t1", verdict="changes")
     assert task(env).reviewed.verdict == "changes"  # type: ignore[union-attr]
     later = env[1].tick()
-    call(env, "task_review", id="t1")
+    call(env, "task_review", task="t1")
     rec = task(env)
     assert rec.reviewed is not None and rec.reviewed.at == later and rec.reviewed.verdict is None
     assert rec.status == "todo"  # a review stamps; it does not move the task
@@ -111,12 +112,12 @@ def test_each_review_replaces_the_reviewed_stamp_with_its_verdict(env: tuple[Sto
 def test_plan_stamps_created_approved_finished_once(env: tuple[Store, Clock]) -> None:
     call(env, "plan_create", title="Plan")
     approved_at = env[1].tick()
-    call(env, "plan_approve", id="p1")
+    call(env, "plan_approve", plan="p1")
     finished_at = env[1].tick()
-    call(env, "plan_set", id="p1", status="done")
+    call(env, "plan_set", plan="p1", status="done")
     env[1].tick()
-    call(env, "plan_set", id="p1", status="active")
-    call(env, "plan_set", id="p1", status="dropped")
+    call(env, "plan_set", plan="p1", status="active")
+    call(env, "plan_set", plan="p1", status="dropped")
     plan = env[0].read_plan("p1")
     assert plan is not None and plan.created is not None and plan.created.at == T0
     assert plan.approved is not None and plan.approved.at == approved_at
@@ -127,7 +128,7 @@ def test_plan_stamps_created_approved_finished_once(env: tuple[Store, Clock]) ->
 def test_a_stamp_is_never_taken_as_input(env: tuple[Store, Clock], stamp: str) -> None:
     call(env, "task_add", title="Task")
     forged = {"at": "2020-01-01T00:00:00Z", "by": "mallory"}
-    for name, args in (("task_add", {"title": "x"}), ("task_set", {"id": "t1"})):
+    for name, args in (("task_add", {"title": "x"}), ("task_set", {"task": "t1"})):
         with pytest.raises(ToolRefused) as refused:
             call(env, name, **{**args, stamp: forged})
         assert refused.value.message == f"Invalid {name} input: {stamp} is a stamp, written only by the host, never taken as input."

@@ -200,7 +200,7 @@ class Stamp(_Frozen):
         return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
     def to_yaml(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"at": StampTime.of(self.at), "by": self.by}
+        out: dict[str, Any] = {"at": self.at.astimezone(UTC).replace(), "by": self.by}  # TEMP until frontmatter split
         if self.in_:
             out["in"] = self.in_
         if self.verdict:
@@ -400,7 +400,13 @@ def describe_validation_error(
     maps a name that is not an input but looks like one (`blocked_by`, `id`) to the
     seed's name for it, said in the refusal of an unknown field.
     """
-    err = exc.errors(include_url=False)[0]
+    errors = exc.errors(include_url=False)
+    # A name given in place of an input (`id` for `task`) explains the rest: say it first.
+    hinted = [
+        e for e in errors
+        if e.get("type") == "extra_forbidden" and hints and str((e.get("loc") or ("",))[-1]) in hints
+    ]  # fmt: skip
+    err = (hinted or errors)[0]
     loc = _clean_loc(tuple(err.get("loc", ())))
     field = _field_name(loc)
     named = [p for p in loc if not isinstance(p, int)]
