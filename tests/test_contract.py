@@ -411,3 +411,25 @@ def test_a_transcript_whose_first_record_is_larger_than_the_head_window_is_read(
     loose = isolated_env.root / "loose.jsonl"
     loose.write_bytes(path.read_bytes())
     assert cli("show", str(loose), "--plain").stdout == out.stdout
+
+
+# ---------------------------------------------------------------- README
+
+
+async def test_readme_tool_table_lists_each_tools_inputs_exactly_as_the_mcp_schema_does() -> None:
+    readme = (ROOT / "README.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]*) \|", readme, re.M)
+    table = {name: cell for name, cell in rows if name in TOOL_NAMES}
+    assert list(table) == list(TOOL_NAMES)
+    async with mcp() as client:
+        listed = (await client.list_tools()).tools
+    for tool in listed:
+        cell = table[tool.name]
+        names = re.findall(r"`(\w+)`", cell)
+        required = re.findall(r"\*\*`(\w+)`\*\*", cell)
+        assert names == list(tool.input_schema["properties"]), tool.name
+        assert required == tool.input_schema.get("required", []), tool.name
+        # And each input's description reaches the model in the tool's description.
+        assert tool.description is not None
+        for name in names:
+            assert f"\n- {name}" in tool.description, (tool.name, name)

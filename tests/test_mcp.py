@@ -127,7 +127,8 @@ async def test_the_ten_tools_are_listed_with_the_store_input_schemas() -> None:
         assert client.server_capabilities.resources.subscribe is True
     assert [tool.name for tool in listed] == list(TOOL_NAMES)
     for tool in listed:
-        assert tool.input_schema == TOOLS[tool.name].input_model.model_json_schema(by_alias=True)
+        assert tool.input_schema == TOOLS[tool.name].input_schema()
+        assert list(tool.input_schema["properties"]) == list(TOOLS[tool.name].input_schema()["properties"])
         assert tool.description == TOOLS[tool.name].description
     by_name = {tool.name: tool for tool in listed}
     assert "blockedBy" in by_name["task_set"].input_schema["properties"]
