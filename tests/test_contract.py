@@ -433,3 +433,69 @@ async def test_readme_tool_table_lists_each_tools_inputs_exactly_as_the_mcp_sche
         assert tool.description is not None
         for name in names:
             assert f"\n- {name}" in tool.description, (tool.name, name)
+
+
+# ---------------------------------------------------------------- golden record
+
+
+GOLDEN_TASK = """\
+---
+id: t1
+title: Write the migration
+status: doing
+priority: high
+labels: [db, api]
+plan: p1
+session: ses-7
+blockedBy: []
+active: Writing the migration
+refs: [https://tracker.example/ORD-12]
+created:
+  at: 2026-10-18T10:00:00.000Z
+  by: ana
+  in: ses-7
+approved:
+  at: 2026-10-18T10:05:00.000Z
+  by: ana
+  in: ses-7
+started:
+  at: 2026-10-18T10:10:00.000Z
+  by: ana
+  in: ses-7
+---
+Copy the orders table into the new schema, then switch the reads.
+"""
+
+
+def test_golden_the_task_record_written_by_task_add_task_approve_task_set_is_field_for_field_the_seeds(
+    isolated_env: IsolatedEnv,
+) -> None:
+    """task_add + task_approve + task_set with a frozen clock write exactly the seed's
+    record: field order, empty lists, stamps' form, the body below the frontmatter."""
+    from datetime import UTC, datetime, timedelta
+
+    from core.settings import Settings
+    from core.store.identity import Caller
+    from core.store.records import Store
+    from core.store.tools import run_tool
+
+    store, settings, ana = Store(isolated_env.store), Settings(), Caller(by="ana", session="ses-7")
+    start = datetime(2026, 10, 18, 9, 0, tzinfo=UTC)
+    run_tool("plan_create", store, settings, ana, {"title": "Orders on the new schema"}, now=lambda: start)
+    for name, args in (
+        ("task_add", {"title": "Write the migration", "priority": "high", "labels": ["db", "api"], "plan": "p1",
+                      "refs": ["https://tracker.example/ORD-12"],
+                      "body": "Copy the orders table into the new schema, then switch the reads.\n"}),
+        ("task_approve", {"task": "t1"}),
+        ("task_set", {"task": "t1", "status": "doing", "active": "Writing the migration"}),
+    ):  # fmt: skip
+        at = datetime(2026, 10, 18, 10, 0, tzinfo=UTC) + timedelta(minutes=5 * ["task_add", "task_approve", "task_set"].index(name))
+        run_tool(name, store, settings, ana, args, now=lambda at=at: at)
+    assert (isolated_env.store / "tasks" / "t1.md").read_text() == GOLDEN_TASK
+    # Read back, it is the same record; and the CLI and the channel show the same fields.
+    rec = store.read_task("t1")
+    assert rec is not None and rec.started is not None and rec.started.at == datetime(2026, 10, 18, 10, 10, tzinfo=UTC)
+    [as_json] = json.loads(cli("task", "list", "--json").stdout)
+    assert list(as_json) == ["id", "title", "status", "priority", "labels", "plan", "session", "blockedBy", "active",
+                             "refs", "created", "approved", "started", "body"]  # fmt: skip
+    assert as_json["created"] == {"at": "2026-10-18T10:00:00.000Z", "by": "ana", "in": "ses-7"}

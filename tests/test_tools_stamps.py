@@ -51,7 +51,8 @@ def test_task_add_stamps_created_with_at_by_in(env: tuple[Store, Clock]) -> None
     assert (rec.created.at, rec.created.by, rec.created.in_) == (T0, "dana", "sess-1")
     assert rec.approved is rec.started is rec.finished is rec.reviewed is None
     text = (env[0].root / "tasks" / "t1.md").read_text()
-    assert "created:\n  at: 2026-11-30 09:00:00+00:00\n  by: dana\n  in: sess-1\n" in text
+    # The seed's form (issue 9: this test pinned `2026-11-30 09:00:00+00:00` before).
+    assert "created:\n  at: 2026-11-30T09:00:00.000Z\n  by: dana\n  in: sess-1\n" in text
 
 
 def test_started_is_stamped_by_the_first_doing_only(env: tuple[Store, Clock]) -> None:

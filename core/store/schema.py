@@ -200,7 +200,7 @@ class Stamp(_Frozen):
         return value.replace(microsecond=value.microsecond // 1000 * 1000)
 
     def to_yaml(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"at": self.at.astimezone(UTC).replace(), "by": self.by}  # TEMP until frontmatter split
+        out: dict[str, Any] = {"at": StampTime.of(self.at), "by": self.by}
         if self.in_:
             out["in"] = self.in_
         if self.verdict:
