@@ -39,16 +39,16 @@ async def test_a_revoked_token_stops_working_in_a_running_server(isolated_env: I
     async with connect(env={"PLANWATCH_TOKEN": "ana-secret"}) as ana:
         await call(ana, "task_add", {"title": "One"})
         await call(ana, "task_add", {"title": "Two"})
-        assert await call(ana, "task_approve", {"id": "t1"}) == "t1 todo medium One"
+        assert await call(ana, "task_approve", {"task": "t1"}) == "t1 todo medium One"
         # The person removes ana from the directory while the server runs.
         isolated_env.config.write_text(
             f"roles:\n  approver: [task:approve]\nusers:\n  - {{ id: bo, roles: [], token: \"{token('bo-secret')}\" }}\n"
         )
         with anyio.fail_after(DEADLINE):
-            refused = await ana.call_tool("task_approve", {"id": "t2"})
+            refused = await ana.call_tool("task_approve", {"task": "t2"})
         assert refused.is_error and "needs the task:approve grant" in text_of(refused)
         # Stamps no longer carry her name either: owner, else host.
-        assert await call(ana, "task_review", {"id": "t2"}) == "t2 todo medium Two"
+        assert await call(ana, "task_review", {"task": "t2"}) == "t2 todo medium Two"
     text = (isolated_env.store / "tasks" / "t2.md").read_text()
     assert "approved" not in text and "by: host" in text
 
@@ -74,7 +74,7 @@ async def test_settings_problems_reach_the_client_as_logging_notifications(isola
             while not messages and time.monotonic() < deadline:
                 await anyio.sleep(0.05)
             with anyio.fail_after(DEADLINE):
-                refused = await client.call_tool("task_approve", {"id": "t1"})
+                refused = await client.call_tool("task_approve", {"task": "t1"})
             assert refused.is_error
     assert len(messages) == 1
     note: Any = messages[0]
