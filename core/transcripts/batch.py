@@ -14,6 +14,10 @@ while the calling thread reads the rest. A worker sends back the readers themsel
   script calling `scan()` at top level would run again there), and "fork" is unsafe
   from a thread of a running app. The child's stderr goes nowhere (it would draw over
   the app): its log records come back with its answers and are logged here.
+- When the scan runs on the main thread with no other thread alive (the command line),
+  the workers are forked instead (`_fork_workers`), which is safe there: they start at
+  once, every module already imported (a fresh interpreter's imports cost about what a
+  worker saves on a small scan).
 - Files the warm-start cache remembers (warmcache.py) are replayed first, in the
   calling thread: re-reading a few remembered lines is cheaper than starting a worker.
 - Workers are started only when the scan has enough to read to pay for their start-up
@@ -29,9 +33,11 @@ import logging
 import os
 import pickle
 import queue
+import signal
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -193,8 +199,10 @@ def read_all(
             return None if stopped.is_set() or not chunks else chunks.pop()
 
     answers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    count = min(workers, len(chunks) - 1)
+    forked = _fork_workers(count)
     # Each worker's first chunk is handed out now, before this thread starts reading.
-    drivers = [_Driver(read_plans, chunks.pop(), take_back, answers) for _ in range(min(workers, len(chunks) - 1))]
+    drivers = [_Driver(read_plans, chunks.pop(), take_back, answers, forked[n] if forked else None) for n in range(count)]
     running = len(drivers)
     try:
         for driver in drivers:
@@ -235,6 +243,7 @@ class _Driver(threading.Thread):
         first: list[TranscriptFile],
         take: Callable[[], list[TranscriptFile] | None],
         answers: queue.SimpleQueue[tuple[str, Any]],
+        forked: _Forked | None = None,
     ) -> None:
         super().__init__(name="planwatch-scan-worker", daemon=True)
         self._read_plans = read_plans
@@ -242,7 +251,7 @@ class _Driver(threading.Thread):
         self._take = take
         self._answers = answers
         self._lock = threading.Lock()  # guards _proc and _halted
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: subprocess.Popen[bytes] | _Forked | None = forked
         self._halted = False
 
     def run(self) -> None:
@@ -252,10 +261,12 @@ class _Driver(threading.Thread):
             with self._lock:
                 if self._halted:
                     return
-                proc = self._proc = subprocess.Popen(
-                    [sys.executable, "-c", _BOOT, root],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                )
+                if self._proc is None:
+                    self._proc = subprocess.Popen(
+                        [sys.executable, "-c", _BOOT, root],
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                    )
+                proc = self._proc
             assert proc.stdin is not None and proc.stdout is not None
             while chunk is not None or (chunk := self._take()) is not None:
                 if self._halted:
@@ -302,6 +313,81 @@ class _Driver(threading.Thread):
         if proc.stdout is not None and threading.current_thread() is self:  # its reader
             with contextlib.suppress(OSError, ValueError):
                 proc.stdout.close()
+
+
+class _Forked:
+    """A worker forked from this process (it has every module imported already): the
+    part of `subprocess.Popen` a driver uses."""
+
+    def __init__(self, pid: int, stdin: IO[bytes], stdout: IO[bytes]) -> None:
+        self.pid = pid
+        self.stdin: IO[bytes] | None = stdin
+        self.stdout: IO[bytes] | None = stdout
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"scan worker {self.pid}", timeout or 0)
+            time.sleep(0.005)
+        assert self.returncode is not None
+        return self.returncode
+
+
+def _fork_workers(count: int) -> list[_Forked]:
+    """`count` workers forked from this process when that is safe — on the main thread
+    with no other thread running (the command line's scan) — else none (the app scans
+    on a thread: its workers are started afresh, `_BOOT`). A forked worker starts at
+    once: no interpreter start, no imports."""
+    if (
+        count < 1
+        or not hasattr(os, "fork")
+        or threading.current_thread() is not threading.main_thread()
+        or threading.active_count() != 1
+    ):
+        return []
+    forked: list[_Forked] = []
+    ours: list[int] = []  # the parent's ends of earlier workers' pipes: closed in each child
+    try:
+        for _ in range(count):
+            chunks_r, chunks_w = os.pipe()
+            answers_r, answers_w = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the worker
+                try:
+                    for fd in (chunks_w, answers_r, *ours):
+                        os.close(fd)
+                    quiet = os.open(os.devnull, os.O_RDWR)
+                    for fd in (0, 1, 2):  # nothing it prints reaches the caller's terminal or pipe
+                        os.dup2(quiet, fd)
+                    serve(os.fdopen(chunks_r, "rb"), os.fdopen(answers_w, "wb"))
+                finally:
+                    os._exit(0)  # never the caller's exit handlers or buffered output
+            os.close(chunks_r)
+            os.close(answers_w)
+            ours += [chunks_w, answers_r]
+            forked.append(_Forked(pid, os.fdopen(chunks_w, "wb"), os.fdopen(answers_r, "rb")))
+    except OSError:
+        log.info("cannot fork a scan worker; starting them afresh", exc_info=True)
+        for child in forked:
+            child.kill()
+            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+                child.wait(5)
+        return []
+    return forked
 
 
 _BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from core.transcripts.batch import serve; serve()"
