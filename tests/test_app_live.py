@@ -133,7 +133,7 @@ async def test_a_narrow_terminal_switches_to_pane_mode_and_back(two, isolated_en
         assert screen.selected_id == api.session_id
         await pilot.resize_terminal(45, 30)
         await until(pilot, lambda: screen.has_class("-pane"), what="pane mode")
-        assert screen.selected_id == web.session_id  # follows the newest
+        assert screen.selected_id == api.session_id  # keeps the selected session (issue 12 point 4)
         await pilot.resize_terminal(120, 36)
         await until(pilot, lambda: not screen.has_class("-pane"), what="wide mode")
         assert screen.query_one("#sessions-pane").display

@@ -46,12 +46,13 @@ READING_OFF = "Reading agents' plans is off. Turn it on in Settings (press ,) �
 
 @dataclass(frozen=True)
 class Undo:
-    """One step the person can take back with `u`."""
+    """One step the person can take back with `u` (memory only, like the plan text)."""
 
     session_id: str
     kind: str  # "override" | "status" | "title"
     target: str  # item key or task id
     before: Any
+    done: str = ""  # what was done, for the toast: "ticked “Write tests”"
 
 
 @lru_cache(maxsize=4096)
@@ -62,6 +63,11 @@ def _resolved(folder: str) -> Path | None:
         return Path(folder).resolve()
     except (OSError, RuntimeError):
         return None
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """An item's text for a toast or a heading: one line, short, in quotes."""
+    return f"“{shorten(safe_text(text, single_line=True), limit)}”"
 
 
 def folder_matches(session_cwd: str | None, folder: Path) -> bool:
@@ -87,6 +93,8 @@ class BrowseScreen(Screen[None]):
         super().__init__(id="browse")
         self.selected_id: str | None = None
         self.undo_stack: list[Undo] = []
+        # (session, its own item ids) while an added item is on its way to the store.
+        self._awaited_item: tuple[str, set[str]] | None = None
         # Pill counts per session, dropped when the session, the store or overrides change.
         self._counts: dict[str, tuple[int, int]] = {}
 
@@ -109,6 +117,9 @@ class BrowseScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False
         self.set_class(self.app.options.pane, "-pane")
+        if self.pane:
+            # The list is hidden: keys go to the checklist from the first press.
+            self.query_one("#checklist", ChecklistView).focus()
         self.set_interval(30, self._tick_clock)
         self.refresh_all()
 
@@ -124,9 +135,12 @@ class BrowseScreen(Screen[None]):
         was = self.pane
         self.set_class(self.app.options.pane or event.size.width < PANE_WIDTH, "-pane")
         if self.pane != was:
-            if self.pane:
+            # The selected session stays selected whatever the width (issue 12 point 4);
+            # only a pane started as one follows the newest session.
+            if self.pane and self.focused is not self.query_one("#details"):
                 self.query_one("#checklist", ChecklistView).focus()
-                self._follow()
+            elif not self.pane and self.selected_id is not None:
+                self.query_one("#sessions", SessionList).highlight_id(self.selected_id)
             self.refresh_all()
         # Rows are laid out for a width: lay them out again once the new size is known.
         self.call_after_refresh(self._relayout_rows)
@@ -136,9 +150,18 @@ class BrowseScreen(Screen[None]):
         session_list.rerender(self.app.now())
         self.query_one("#sessions-header", Static).update(header_text(session_list.row_layout))
 
+    @property
+    def following(self) -> bool:
+        """Whether the screen follows the newest session: a pane started as one (`--pane`)
+        does, a window narrowed into pane mode keeps what was selected (it follows only
+        while nothing is)."""
+        return self.pane and (self.app.options.pane or self.selected_id is None)
+
     def _follow(self) -> None:
-        """In pane mode, select the newest session (of the --cwd folder when given)."""
-        folder = self.app.options.cwd
+        """Select the newest session (of the --cwd folder, in a pane started as one)."""
+        if not self.following:
+            return
+        folder = self.app.options.cwd if self.app.options.pane else None
         for entry in self.app.entries():
             if folder is None or folder_matches(entry.session.cwd, folder):
                 if entry.session.id != self.selected_id:
@@ -155,8 +178,7 @@ class BrowseScreen(Screen[None]):
         self._refresh_list()
         if self.app.scan_done is None:
             self._show_status()  # how far the first scan is
-        if self.pane:
-            self._follow()
+        self._follow()
         if self.selected_id in changed:
             self._show_selected()
 
@@ -165,19 +187,32 @@ class BrowseScreen(Screen[None]):
         self._refresh_list()
         self._show_selected()
         self._show_status()
+        self._select_added_item()
+
+    def _select_added_item(self) -> None:
+        """After `a`, put the cursor on the new item once the store shows it."""
+        if self._awaited_item is None:
+            return
+        session_id, before = self._awaited_item
+        if session_id != self.selected_id:
+            self._awaited_item = None
+            return
+        checklist = self._checklist()
+        new = [own.task_id for own in checklist.checklist.own if own.task_id not in before]
+        if new:
+            self._awaited_item = None
+            checklist.select_own(new[-1])
 
     def scan_finished(self, event: ScanFinished) -> None:
         self._refresh_list()
         self._show_status()
-        if self.pane:
-            self._follow()
+        self._follow()
         self._show_selected()
 
     def refresh_all(self) -> None:
         self._counts.clear()
         self._refresh_list()
-        if self.pane:
-            self._follow()
+        self._follow()
         self._show_selected()
         self._show_status()
 
@@ -318,7 +353,7 @@ class BrowseScreen(Screen[None]):
         self._show_details(session.id)
 
     def _no_selection_text(self) -> str:
-        if self.pane and self.app.options.cwd is not None:
+        if self.pane and self.app.options.pane and self.app.options.cwd is not None:
             return f"No session in {safe_text(str(self.app.options.cwd), single_line=True)} yet."
         if self.app.scan_done is None:
             return "Looking for sessions…"
@@ -363,6 +398,12 @@ class BrowseScreen(Screen[None]):
     def _mark_clicked(self, event: ChecklistView.TickRequested) -> None:
         self._tick(event.ref)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys that mean nothing in the current mode leave the footer (and do nothing)."""
+        if action == "filter" and self.pane:
+            return False  # pane mode has no list to filter
+        return True
+
     # -- filter
 
     def action_filter(self) -> None:
@@ -393,24 +434,36 @@ class BrowseScreen(Screen[None]):
 
     # -- moving
 
-    def _list(self) -> OptionList:
+    def _list(self) -> OptionList | DetailsPanel:
         focused = self.focused
-        if isinstance(focused, OptionList):
+        if isinstance(focused, (OptionList, DetailsPanel)):
             return focused
         return self.query_one("#checklist" if self.pane else "#sessions", OptionList)
 
     def action_cursor_down(self) -> None:
-        self._list().action_cursor_down()
+        target = self._list()
+        if isinstance(target, DetailsPanel):
+            target.scroll_down()
+        else:
+            target.action_cursor_down()
 
     def action_cursor_up(self) -> None:
-        self._list().action_cursor_up()
+        target = self._list()
+        if isinstance(target, DetailsPanel):
+            target.scroll_up()
+        else:
+            target.action_cursor_up()
 
     def action_switch_focus(self) -> None:
-        if self.pane:
-            self.query_one("#checklist").focus()
-            return
-        target = "#sessions" if self.focused is self.query_one("#checklist") else "#checklist"
-        self.query_one(target).focus()
+        """Focus the next part: session list → checklist → details (when open) → …;
+        pane mode has no list."""
+        order = [] if self.pane else [self.query_one("#sessions")]
+        order.append(self.query_one("#checklist"))
+        details = self.query_one("#details", DetailsPanel)
+        if details.has_class("-open"):
+            order.append(details)
+        at = order.index(self.focused) if self.focused in order else -1
+        order[(at + 1) % len(order)].focus()
 
     # -- ticking and own items
 
@@ -432,21 +485,28 @@ class BrowseScreen(Screen[None]):
         if ref.kind == "agent":
             row = checklist.agent_rows[ref.index]
             new = toggle_agent(row)
-            self.undo_stack.append(Undo(session_id, "override", row.key, row.override))
+            what = "ticked" if (new or row.agent_status) == "completed" else "unticked"
+            self.undo_stack.append(Undo(session_id, "override", row.key, row.override, f"{what} {quoted(row.text)}"))
             self.app.set_override(session_id, row.key, new)
             self._counts.pop(session_id, None)
             self._show_selected()
             self._refresh_list()
         else:
             own = checklist.own[ref.index]
-            self.undo_stack.append(Undo(session_id, "status", own.task_id, own.status))
-            self.app.run_tool("task_set", {"task": own.task_id, "status": toggle_own(own.status)})
+            new_status = toggle_own(own.status)
+            what = "ticked" if new_status == "done" else "unticked"
+            self.undo_stack.append(Undo(session_id, "status", own.task_id, own.status, f"{what} {quoted(own.title)}"))
+            self.app.run_tool("task_set", {"task": own.task_id, "status": new_status})
 
     def action_undo(self) -> None:
-        if not self.undo_stack:
-            self.notify("Nothing to undo.", markup=False)
+        """Take back the last step made in the session on screen, and say what it was."""
+        steps = [i for i, step in enumerate(self.undo_stack) if step.session_id == self.selected_id]
+        if not steps:
+            elsewhere = " in this session" if self.undo_stack else ""
+            self.notify(f"Nothing to undo{elsewhere}.", markup=False)
             return
-        step = self.undo_stack.pop()
+        step = self.undo_stack.pop(steps[-1])
+        self.notify(f"Undid: {step.done}" if step.done else "Undid the last change.", markup=False)
         if step.kind == "override":
             self.app.set_override(step.session_id, step.target, step.before)
             self._counts.pop(step.session_id, None)
@@ -467,6 +527,8 @@ class BrowseScreen(Screen[None]):
     async def _add_item(self, session_id: str) -> None:
         title = await self.app.push_screen_wait(ItemEditor(heading="New item for this session"))
         if title:
+            # When the store read brings the new item, the cursor moves onto it.
+            self._awaited_item = (session_id, {own.task_id for own in self.app.checklist_for(session_id).own})
             payload: dict[str, Any] = {"title": title, "session": session_id}
             entry = self.app.entry(session_id)
             if entry is not None and entry.session.cwd:
@@ -482,9 +544,9 @@ class BrowseScreen(Screen[None]):
 
     @work(exclusive=True, group="editor")
     async def _edit_item(self, session_id: str, task_id: str, title: str) -> None:
-        new = await self.app.push_screen_wait(ItemEditor(title, heading=f"Edit {task_id}"))
+        new = await self.app.push_screen_wait(ItemEditor(title, heading=f"Edit {quoted(title, 50)}"))
         if new and new != title:
-            self.undo_stack.append(Undo(session_id, "title", task_id, title))
+            self.undo_stack.append(Undo(session_id, "title", task_id, title, f"renamed {quoted(title)}"))
             self.app.run_tool("task_set", {"task": task_id, "title": new})
 
     def action_drop_item(self) -> None:
@@ -494,7 +556,7 @@ class BrowseScreen(Screen[None]):
             return
         if own.status == "dropped":
             return
-        self.undo_stack.append(Undo(self.selected_id, "status", own.task_id, own.status))
+        self.undo_stack.append(Undo(self.selected_id, "status", own.task_id, own.status, f"dropped {quoted(own.title)}"))
         self.app.run_tool("task_set", {"task": own.task_id, "status": "dropped"})
 
     # -- details

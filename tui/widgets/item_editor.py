@@ -14,8 +14,9 @@ class ItemEditor(ModalScreen[str | None]):
     """Ask for an item's title. Enter saves, Escape cancels (dismisses with None)."""
 
     DEFAULT_CSS = """
+    /* At the bottom, over a lightly dimmed screen: the checklist stays readable behind. */
     ItemEditor {
-        align: center middle;
+        align: center bottom;
     }
     ItemEditor > Vertical {
         width: 70;
@@ -39,8 +40,14 @@ class ItemEditor(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self._heading, markup=False)
-            yield Input(value=self._title, placeholder="What needs doing?", id="item-title")
+            # Editing adds to the text rather than replacing it: the cursor starts at the
+            # end, nothing selected.
+            yield Input(value=self._title, placeholder="What needs doing?", id="item-title", select_on_focus=False)
             yield Label("enter saves · esc cancels", classes="hint", markup=False)
+
+    def on_mount(self) -> None:
+        box = self.query_one("#item-title", Input)
+        box.cursor_position = len(box.value)
 
     @on(Input.Submitted, "#item-title")
     def _save(self, event: Input.Submitted) -> None:

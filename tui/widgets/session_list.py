@@ -250,6 +250,13 @@ class SessionList(CursorPlainOptionList):
         index = next((i for i, row in enumerate(shown) if row.id == selected), 0)
         self.highlighted = index
 
+    def highlight_id(self, session_id: str) -> None:
+        """Put the cursor on a session (when it is shown)."""
+        for index, row in enumerate(self._shown):
+            if row.id == session_id:
+                self.highlighted = index
+                return
+
     def rerender(self, now: datetime) -> None:
         """Lay every row out again (the clock moved: ages; the width changed)."""
         self._layout_key = None
