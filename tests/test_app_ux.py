@@ -156,3 +156,24 @@ async def test_every_key_the_footer_shows_works_in_pane_mode(two_sessions, isola
         await ready(pilot, app)
         shown = {binding.key for (_, binding, enabled, _) in app.screen.active_bindings.values() if binding.show and enabled}
         assert "slash" not in shown and "question_mark" in shown
+
+
+@pytest.mark.parametrize(("size", "pane"), [((120, 36), False), ((80, 24), False), ((40, 30), True)])
+async def test_the_footer_keeps_help_and_the_keys_that_matter_at_every_size(two_sessions, isolated_env, size, pane) -> None:
+    """Issue 12 point 9: at 80×24 `? Help` and `q Quit` were cut off; at 40 columns only
+    three keys showed. The footer now drops the least important keys first, keeps `?`."""
+    from textual.widgets._footer import FooterKey
+
+    app = make(isolated_env, pane=pane)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot, app)
+        await pilot.pause(0.1)
+        keys = [key for key in app.screen.query(FooterKey) if key.display and not key.has_class("-command-palette")]
+        shown = [key.key_display for key in keys]
+        assert "?" in shown and "space" in shown
+        if size[0] >= 80:
+            assert {"q", "a", "u"} <= set(shown), shown
+        # Every shown key is drawn in full, on screen.
+        assert all(key.region.right <= size[0] and key.region.width > len(key.description) for key in keys)
+        drawn = app.export_screenshot().replace("&#160;", " ")
+        assert "Help" in drawn

@@ -44,7 +44,7 @@ class Command:
 COMMANDS: tuple[Command, ...] = (
     Command("j,down", "cursor_down", "Down", "Move to the next row.", show=False, key_display="j ↓", palette=False),
     Command("k,up", "cursor_up", "Up", "Move to the previous row.", show=False, key_display="k ↑", palette=False),
-    Command("tab", "switch_focus", "Switch", "Move between the session list and the checklist.", show=False, palette=False),
+    Command("tab", "switch_focus", "Switch", "Move to the next part: session list, checklist, details (when open); pane mode has no list.", show=False, palette=False),
     Command("space", "tick", "Tick", "Tick or untick the item: an override on an agent item, todo↔done on your own."),
     Command("a", "add_item", "Add", "Add one of your own items to this session."),
     Command("e", "edit_item", "Edit", "Edit the title of your own item."),
@@ -58,6 +58,13 @@ COMMANDS: tuple[Command, ...] = (
     Command("question_mark", "help", "Help", "Show every key.", scope="app", key_display="?"),
     Command("ctrl+p", "command_palette", "Palette", "Open the command palette.", scope="app", show=False, palette=False),
     Command("q", "quit", "Quit", "Quit planwatch.", scope="app"),
+)
+
+
+# Which footer keys stay when the footer is too narrow for all: the first ones. `help`
+# always stays (tui.widgets.key_footer); the rest are in the help and the palette.
+FOOTER_PRIORITY: tuple[str, ...] = (
+    "help", "tick", "add_item", "undo", "details", "quit", "filter", "store_view", "edit_item", "drop_item", "settings",
 )
 
 

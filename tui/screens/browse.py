@@ -18,7 +18,7 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import Click, Resize
 from textual.screen import Screen
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 
 from core.checklist import Checklist, toggle_agent, toggle_own
 from core.text import safe_text, shorten
@@ -27,6 +27,7 @@ from tui.commands import bindings
 from tui.widgets.checklist import ChecklistView, RowRef
 from tui.widgets.details import DetailsPanel, details_text, hover_card
 from tui.widgets.item_editor import ItemEditor
+from tui.widgets.key_footer import KeysFooter
 from tui.widgets.pill import Pill
 from tui.widgets.session_list import (
     RUNNING_WINDOW,
@@ -112,7 +113,7 @@ class BrowseScreen(Screen[None]):
                 yield ChecklistView(id="checklist")
                 yield DetailsPanel(id="details")
         yield Static(id="status-line", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.query_one("#filter", Input).display = False

@@ -21,7 +21,9 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
+
+from tui.widgets.key_footer import KeysFooter
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,9 @@ class ScreenKeysProvider(Provider):
                 yield Hit(score, matcher.highlight(title), partial(self.screen.run_action, binding.action), help=binding.tooltip or None)
 
 
+NARROW = 60
+
+
 class HelpScreen(ModalScreen[None]):
     """Every key of the app (and of the screen it was opened over); esc, q or ? closes it."""
 
@@ -161,7 +166,7 @@ class HelpScreen(ModalScreen[None]):
                 "Every command is also in the command palette (ctrl+p). The mouse works too.",
                 id="help-hint",
             )
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         stack = self.app.screen_stack
@@ -171,20 +176,31 @@ class HelpScreen(ModalScreen[None]):
         self.query_one("#help-table", Static).update(self.table())
         self.query_one("#help-scroll").focus()
 
+    def on_resize(self) -> None:
+        self.query_one("#help-table", Static).update(self.table())
+
     def table(self) -> Table:
-        """The rows as a Rich table; long descriptions wrap rather than being cut."""
+        """The rows as a Rich table; long descriptions wrap rather than being cut. Narrow
+        (under NARROW columns), "where" becomes a heading over its keys instead of a
+        column, so the descriptions keep the width."""
         table = Table(box=None, expand=True, show_edge=False, pad_edge=False, header_style="bold")
         grouped = any(row.group for row in self._rows)
-        if grouped:
-            table.add_column("Where", no_wrap=True, style="dim")
+        narrow = self.size.width and self.size.width < NARROW
+        as_column = grouped and not narrow
+        if as_column:
+            table.add_column("Where", no_wrap=True)
         table.add_column("Key", no_wrap=True, style="bold")
         table.add_column("Does", ratio=1)
+        group = None
         for row in self._rows:
+            if grouped and not as_column and row.group != group:
+                group = row.group
+                table.add_row(Text(row.group.capitalize(), style="bold italic"), Text(""))
             # Text, not markup: a description like "[x] done" must show as written.
             description = Text(row.description, style="bold")
             if row.detail and row.detail != row.description:
                 description.append("  " + row.detail, style="")
-            cells: list[Text] = [Text(row.group)] if grouped else []
+            cells: list[Text] = [Text(row.group)] if as_column else []
             table.add_row(*cells, Text(row.keys), description)
         return table
 

@@ -107,6 +107,7 @@ HARNESS_GLYPHS = {"claude": "C", "codex": "X", "acp": "A", "gemini": "G", "openc
 WIDE_LIST = 100  # from here on the harness is named
 OPEN_WORDS = 60  # from here on open counts say "2 open" (below: "⚑2")
 FOLDER_MAX = 20
+FOLDER_MIN = 6
 AGE_CELLS = 4
 
 
@@ -146,8 +147,8 @@ class RowLayout:
         # The title keeps at least three quarters of what is left.
         room = width - fixed
         folder = min(longest, FOLDER_MAX, max(0, room // 4 - 1))
-        if folder < 3:
-            folder = 0
+        if folder < min(longest, FOLDER_MIN):
+            folder = 0  # a folder cut to a few letters tells nothing apart
         title = max(6, room - (folder + 1 if folder else 0))
         return cls(width, harness, title, folder, pill, open_cells, labels)
 
