@@ -36,6 +36,7 @@ EVERY_STATE = Checklist(
             AgentRow("k2", "", "A step under way", "in_progress", active_form="Working on a step"),
             AgentRow("k3", "", "A step done", "completed"),
             AgentRow("k4", "", "A step cancelled", "cancelled"),
+            AgentRow("k7", "", "A step blocked", "blocked"),
             AgentRow("k5", "", "A step you ticked", "pending", override="completed"),
             AgentRow("k6", "", "A step you unticked", "completed", override="pending"),
         )),
@@ -114,7 +115,7 @@ async def test_every_state_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env
             pill.set_counts(4, 4)
             await pilot.pause()
             failures += worst(pill, range(1), f"{theme} pill 4/4")
-        # A positive twin: every theme drew its rows (14 checklist rows, 5 sessions, the pill,
+        # A positive twin: every theme drew its rows (15 checklist rows, 5 sessions, the pill,
         # each under every cursor position, focused and not: some 330 cells a theme).
         assert MEASURED[0] >= len(THEMES) * 300
         assert not failures, f"{len(failures)} cells below {MINIMUM_CONTRAST}:1\n" + "\n".join(sorted(set(failures))[:60])

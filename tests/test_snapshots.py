@@ -24,6 +24,7 @@ from tui.screenshots import fixture_app, settle
 SNAP_BASE = Path("/tmp/planwatch-snapshots")
 
 WIDE = (120, 36)
+MEDIUM = (80, 24)
 PANE = (40, 30)
 
 
@@ -58,6 +59,47 @@ def test_browse_pane(snap_compare) -> None:  # type: ignore[no-untyped-def]
     """40×30 pane mode: one column following the newest session — its title, pill, and
     the checklist (agent plan, then My items) — no session list beside it."""
     assert snap_compare(build_app("browse-pane"), terminal_size=PANE, run_before=then())
+
+
+def light(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    """run_before in the textual-light theme."""
+
+    async def run(pilot: Pilot[None]) -> None:
+        pilot.app.theme = "textual-light"
+        await then(*keys)(pilot)
+
+    return run
+
+
+def test_browse_medium(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """80×24: the list keeps titles readable (harness as a coloured letter, folder as the
+    tail that tells folders apart, or left out), the checklist beside it, and the footer
+    keeps `? Help` and `q Quit`."""
+    assert snap_compare(build_app("browse-medium"), terminal_size=MEDIUM, run_before=then())
+
+
+def test_browse_wide_light(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """120×36 in textual-light: the same list and checklist, every mark and pill readable
+    on the light background (done green, doing amber, blocked red, all ≥ 4.5:1)."""
+    assert snap_compare(build_app("browse-wide-light"), terminal_size=WIDE, run_before=light())
+
+
+def test_browse_medium_light(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """80×24 in textual-light, the cursor on the checklist's third row: the row under
+    the cursor in the cursor's own colours."""
+    app = build_app("browse-medium-light")
+    assert snap_compare(app, terminal_size=MEDIUM, run_before=light("tab", "down", "down"))
+
+
+def test_browse_pane_light(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """40×30 pane mode in textual-light: the checklist focused, the footer with `? Help`."""
+    assert snap_compare(build_app("browse-pane-light"), terminal_size=PANE, run_before=light())
+
+
+def test_help_screen_narrow(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """`?` at 40×30: no "Where" column; "Sessions" and "Everywhere" head their keys, so
+    the descriptions keep the width."""
+    assert snap_compare(build_app("help-narrow"), terminal_size=PANE, run_before=then("question_mark"))
 
 
 # ---------------------------------------------------------------- checklist and details
