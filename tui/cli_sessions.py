@@ -215,6 +215,11 @@ def _plain(entry: SessionEntry) -> list[str]:
         if n or plan.main is None:
             lines.append(_group_header(group))
         lines += [f"{item.status}\t{safe_text(item.text, single_line=True)}" for item in group.items]
+    for document in plan.documents:
+        # The whole document after its own header, each line made safe to print.
+        key = f" {safe_text(document.key, single_line=True)}" if document.key else ""
+        lines.append(f"# document {safe_text(document.source, single_line=True)}{key}")
+        lines += [safe_text(line, single_line=True) for line in document.text.splitlines()]
     return lines
 
 
@@ -255,10 +260,11 @@ def _person(entry: SessionEntry) -> list[str]:
                 text += f"  ({shorten(item.active_form, 60)})"
             lines.append(f"    {MARKS.get(item.status, '[ ]')} {text}")
     for document in plan.documents:
-        first = next((ln for ln in document.text.splitlines() if ln.strip()), "")
         key = f"{shorten(document.key, 60)} — " if document.key else ""
         lines.append("")
-        lines.append(f"  {key}plan document ({shorten(document.source, 40)}): {shorten(first, 80)}")
+        lines.append(f"  {key}plan document ({shorten(document.source, 40)}):")
+        # The whole document, indented under its heading, each line made safe to print.
+        lines += [f"    {safe_text(line, single_line=True)}".rstrip() for line in document.text.splitlines()]
     return lines
 
 
