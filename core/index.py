@@ -30,7 +30,7 @@ from core.sessions import FileState, SessionEntry, build_entry, ids_of, orphan_i
 from core.settings import Settings, load_settings
 from core.transcripts import warmcache
 from core.transcripts.batch import FileRead, read_all, read_file
-from core.transcripts.discover import TranscriptFile, classify, discover
+from core.transcripts.discover import TranscriptFile, classify, classify_database, discover, is_transcript_name
 from core.transcripts.lines import read_transcript
 from core.transcripts.reader import SessionResult
 from core.transcripts.warmcache import Entry, WarmCache
@@ -85,6 +85,9 @@ class SessionIndex:
         # The warm-start cache (warmcache.py) is behind what the index holds: a file was
         # read from scratch or grew, or went (only ever set while plans are read).
         self._cache_stale = False
+        # Databases that cannot be read (OpenCode's): file → what is wrong, each logged
+        # once; `problems()` hands them to the CLI and the app.
+        self._problems: dict[Path, str] = {}
 
     # -- reading -----------------------------------------------------------------------
 
@@ -162,6 +165,8 @@ class SessionIndex:
     def _install(self, read: FileRead) -> set[str]:
         """Keep what reading a file from scratch gave; returns the session ids it touched."""
         path = read.item.path
+        if read.item.harness == "opencode":  # a database: it may hold no sessions and say why
+            self._note_problem(path, getattr(read.reader, "problem", None))
         if read.gone:
             return self._forget(path)
         if read.failed:
@@ -249,9 +254,15 @@ class SessionIndex:
             self._on_change = on_change
             from core.transcripts.follow import Follower  # watchdog: only when following
 
+            # OpenCode's database: its folder is watched without subfolders, for the
+            # database and its -wal (which changes on every write).
+            databases = self._databases()
             follower = Follower(
-                [r for r in self.roots_searched if not r.is_file()],
+                [r for r in self.roots_searched if not r.is_file() and not _is_database_root(r)],
                 self._consume,
+                accept=lambda path: is_transcript_name(path) or _database_of(path) in databases,
+                rewritten=lambda path: _database_of(path) is not None,
+                flat_roots=sorted({db.parent for db in databases}),
                 on_removed=self._removed,
                 after_batch=self._after_batch,
             )
@@ -341,9 +352,72 @@ class SessionIndex:
                 follower.track(item.path, state.offset)
         self._notify(self._rebuild(ids, orphans=True))
 
+    # -- databases (OpenCode) ----------------------------------------------------------
+
+    def problems(self) -> list[str]:
+        """What is wrong with databases that cannot be read (which file, what), plus
+        databases named explicitly that are not there; the other harnesses are read."""
+        with self._lock:
+            found = dict(self._problems)
+            read = set(self._files)
+        for root in self.roots_searched:
+            if not _is_database_root(root) or root in found or root in read:
+                continue
+            if root.exists():
+                found[root] = f"{root}: corrupt or not an SQLite database"
+            elif _named(root):
+                found[root] = f"{root}: no database there"
+        return list(found.values())
+
+    def _note_problem(self, path: Path, problem: str | None) -> None:
+        with self._lock:
+            if problem is None:
+                self._problems.pop(path, None)
+                return
+            if self._problems.get(path) == problem:
+                return  # reported once
+            self._problems[path] = problem
+        log.info("OpenCode's database is skipped: %s", problem)  # the CLI and the app say it
+
+    def _databases(self) -> set[Path]:
+        """Database files read or named as roots (they may appear later)."""
+        with self._lock:
+            found = {path for path, state in self._files.items() if state.file.harness == "opencode"}
+        return found | {root for root in self.roots_searched if _is_database_root(root)}
+
+    def _refresh_database(self, path: Path) -> int | None:
+        """The database or its -wal changed: read again the sessions that moved."""
+        from core.transcripts.opencode import OpenCodeReader  # sqlite3: only when there is one
+
+        with self._io_lock:
+            with self._lock:
+                state = self._files.get(path)
+            reader = state.reader if state is not None else None
+            if state is None or not isinstance(reader, OpenCodeReader):
+                item = classify_database(path)
+                if item is None:
+                    ids = self._forget(path)
+                else:
+                    ids = self._load(item)
+            else:
+                with self._lock:
+                    before = {sid for sid in ids_of(state)}
+                changed = reader.refresh()
+                self._note_problem(path, reader.problem)
+                results = reader.results()
+                with self._lock:
+                    state.results = results
+                    ids = changed | (before - ids_of(state))
+        with self._lock:
+            self._changed |= ids
+        return 0
+
     # -- follower callbacks (follower thread) ------------------------------------------
 
     def _consume(self, path: Path, start: int, reset: bool) -> int | None:
+        database = _database_of(path)
+        if database is not None:
+            return self._refresh_database(database)
         # A plain rollout beside its compressed copy wins (FORMATS §3), also while live.
         if path.name.endswith(".jsonl.zst") and path.with_name(path.name[:-4]).exists():
             self._removed(path)
@@ -385,3 +459,23 @@ class SessionIndex:
             except Exception:
                 log.exception("on_change callback failed")
 
+
+
+def _is_database_root(root: Path) -> bool:
+    """A root naming a database file (OpenCode's `opencode.db`, or any `.db` given)."""
+    return root.suffix == ".db" and not root.is_dir()
+
+
+def _database_of(path: Path) -> Path | None:
+    """The database a changed file belongs to: itself (`….db`) or its `….db-wal`."""
+    if path.name.endswith(".db-wal"):
+        return path.with_name(path.name[: -len("-wal")])
+    if path.suffix == ".db":
+        return path
+    return None
+
+
+def _named(database: Path) -> bool:
+    """A database someone named (OPENCODE_DB, --root, the settings), not the default
+    place OpenCode may simply not be installed at: only then is its absence reported."""
+    return database != paths.opencode_db() or paths.opencode_db_named()

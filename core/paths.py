@@ -82,6 +82,11 @@ def gemini_tmp_dir() -> Path:
     return gemini_home() / "tmp"
 
 
+def opencode_db_named() -> bool:
+    """Whether `OPENCODE_DB` names the database (then its absence is worth a word)."""
+    return bool(os.environ.get("OPENCODE_DB"))
+
+
 def opencode_db() -> Path:
     """OpenCode's one database: `$OPENCODE_DB`, else `$XDG_DATA_HOME/opencode/opencode.db`
     (`~/.local/share/opencode/opencode.db` where XDG_DATA_HOME is unset: OpenCode uses

@@ -180,9 +180,13 @@ def _orphan_entry(sid: str, owners: Owners, children: Children, read_plans: bool
 
 
 def _updated(state: FileState, result: SessionResult) -> datetime:
-    """Last activity: the last record's time or the file's mtime, whichever is newer."""
+    """Last activity: the last record's time or the file's mtime, whichever is newer.
+    A database holds every session of its harness (OpenCode): its mtime is no one
+    session's, so only the session's own time counts."""
     mtime = datetime.fromtimestamp(state.mtime or state.file.mtime, tz=UTC)
     last = result.facts.last_timestamp
+    if state.file.harness == "opencode":
+        return last or mtime
     return max(mtime, last) if last is not None else mtime
 
 

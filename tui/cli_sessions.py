@@ -126,6 +126,7 @@ def scan_with_progress(index: SessionIndex, stream: TextIO | None = None) -> Non
         tty = False
     if not tty:
         index.scan()
+        _report_problems(index)
         return
     started = time.monotonic()
     shown = False
@@ -145,6 +146,16 @@ def scan_with_progress(index: SessionIndex, stream: TextIO | None = None) -> Non
         if shown:
             stream.write("\r\033[K")  # the line cleared: only the answer stays
             stream.flush()
+    _report_problems(index)
+
+
+def _report_problems(index: SessionIndex) -> None:
+    """A database that cannot be read, once, on stderr (which file, what is wrong):
+    the other harnesses' sessions are still listed."""
+    from core.text import shorten
+
+    for problem in index.problems():
+        print(f"planwatch: skipped {shorten(problem, 300)}", file=sys.stderr)
 
 
 # -- show ------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from core.transcripts.discover import TranscriptFile
+from core.transcripts.discover import TranscriptFile, is_whole_document
 from core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW, read_transcript
 from core.transcripts.linescan import CHUNK
 from core.transcripts.reader import SessionResult, TranscriptReader
@@ -81,6 +81,8 @@ class FileRead:
 def read_file(item: TranscriptFile, read_plans: bool, remembered: Entry | None = None) -> FileRead:
     """Read one transcript: from what the warm-start cache remembers of it when that
     still fits the file (warmcache.py), else from scratch; never raises."""
+    if item.harness == "opencode":
+        return read_database(item, read_plans)
     try:
         reader = reader_for(item.harness)(item.path)
     except Exception:
@@ -88,7 +90,8 @@ def read_file(item: TranscriptFile, read_plans: bool, remembered: Entry | None =
         return FileRead(item, failed=True)
     # With plan reading off nothing is remembered (nothing is cached); a .zst has no
     # offsets to re-read cheaply: it is read whole every time.
-    traced = read_plans and not is_zst(item.path)
+    # A whole-document file (Gemini CLI's legacy .json) has no lines to point at either.
+    traced = read_plans and not is_zst(item.path) and not is_whole_document(item.path)
     try:
         if remembered is not None and traced:
             warm = _read_warm(item, reader, remembered)
@@ -106,6 +109,17 @@ def read_file(item: TranscriptFile, read_plans: bool, remembered: Entry | None =
         return FileRead(item, failed=True)
     offset = 0 if is_zst(item.path) else outcome.offset
     return FileRead(item, reader, results, offset, trace=trace)
+
+
+def read_database(item: TranscriptFile, read_plans: bool) -> FileRead:
+    """Read OpenCode's database (every session in it); never raises. A database that
+    cannot be read gives no sessions and keeps its reader, whose `problem` says why,
+    so that it is read again when it changes."""
+    from core.transcripts.opencode import OpenCodeReader
+
+    reader = OpenCodeReader(item.path)
+    results = reader.read(plans=read_plans)
+    return FileRead(item, reader, results, 0)
 
 
 def _read_warm(item: TranscriptFile, reader: TranscriptReader, remembered: Entry) -> FileRead | None:
@@ -133,6 +147,8 @@ def read_files(items: Sequence[TranscriptFile], read_plans: bool) -> list[FileRe
 
 
 def _cost(item: TranscriptFile) -> int:
+    if item.harness == "opencode":
+        return CHUNK  # SQLite reads what the queries need, not the file
     whole = HEAD_WINDOW + TAIL_WINDOW + CHUNK  # what read_transcript reads whole
     return item.size if item.size <= whole else _LARGE_COST
 

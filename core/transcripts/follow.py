@@ -71,6 +71,7 @@ class Follower:
         *,
         accept: Callable[[Path], bool] = is_transcript_name,
         rewritten: Callable[[Path], bool] | None = None,
+        flat_roots: Sequence[Path] = (),
         on_removed: Callable[[Path], None] | None = None,
         after_batch: Callable[[list[Path]], None] | None = None,
         debounce: float = 0.05,
@@ -78,6 +79,9 @@ class Follower:
         poll_interval: float = 1.0,
     ) -> None:
         self.roots = [Path(r) for r in roots]
+        # Folders watched without their subfolders (OpenCode's data folder: only the
+        # database and its -wal matter there, and its snapshot folders are large).
+        self.flat_roots = [Path(r) for r in flat_roots if Path(r) not in self.roots]
         self._consume = consume
         self._accept = accept
         # Files with no append offset (module docstring); `rewritten` adds to them.
@@ -161,13 +165,14 @@ class Follower:
             self._thread = None
 
     def _start_observer(self) -> BaseObserver:
-        roots = [r for r in self.roots if r.is_dir()]
-        self._missing = [r for r in self.roots if r not in roots]
+        every = [*self.roots, *self.flat_roots]
+        roots = [r for r in every if r.is_dir()]
+        self._missing = [r for r in every if r not in roots]
         if not self._force_polling:
             observer: BaseObserver = Observer()
             try:
                 for root in roots:
-                    observer.schedule(_Handler(self), str(root), recursive=True)
+                    self._schedule(observer, root)
                 observer.start()
                 self.observer_kind = "native"
                 return observer
@@ -179,10 +184,13 @@ class Follower:
                     pass
         observer = PollingObserver(timeout=self._poll_interval)
         for root in roots:
-            observer.schedule(_Handler(self), str(root), recursive=True)
+            self._schedule(observer, root)
         observer.start()
         self.observer_kind = "polling"
         return observer
+
+    def _schedule(self, observer: BaseObserver, root: Path) -> None:
+        observer.schedule(_Handler(self), str(root), recursive=root not in self.flat_roots)
 
     # -- the follower thread ---------------------------------------------------------
 
@@ -215,13 +223,16 @@ class Follower:
             if observer is None:
                 continue
             try:
-                observer.schedule(_Handler(self), str(root), recursive=True)
+                self._schedule(observer, root)
             except OSError as exc:
                 log.warning("cannot watch %s: %s", root, exc)
                 continue
             found: list[Path] = []
-            for folder, _dirs, names in os.walk(root):
-                found += [Path(folder) / name for name in names]
+            if root in self.flat_roots:
+                found = [entry for entry in root.iterdir() if entry.is_file()]
+            else:
+                for folder, _dirs, names in os.walk(root):
+                    found += [Path(folder) / name for name in names]
             self.poke(found)
 
     def _process(self, path: Path) -> bool:

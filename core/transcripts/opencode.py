@@ -1,0 +1,414 @@
+"""OpenCode's SQLite database, FORMATS §6.
+
+One database holds every session (`core.paths.opencode_db()`); OpenCode writes it in WAL
+mode while we read. So it is opened through SQLite itself, read-only
+(`file:…?mode=ro`, `uri=True`, `PRAGMA query_only`), never copied and never written;
+each read is one short read transaction on a fresh connection (a consistent snapshot,
+nothing held open between reads), with a busy timeout and a few retries on
+`SQLITE_BUSY`.
+
+- Each row of `session` is a session: `title` (until OpenCode names it, `New session -
+  <ISO time>`: then the first user prompt stands in), `directory`, `time_updated`
+  (epoch ms) as activity. A row with `parent_id` is a subagent's session: its plan is a
+  group "agent-<session id>" of its top ancestor's plan, as Claude's subagents are, and
+  its activity counts as the ancestor's; one whose parent is not in the database is
+  shown on its own.
+- Plan (source "opencode_todos"): the `todo` rows of the session `ORDER BY position`,
+  the current list OpenCode rewrites on every `todowrite`. Statuses pending,
+  in_progress, completed, cancelled and blocked (any other string reads as pending).
+- The `todowrite` tool parts are the list's history: only a part whose `state.status`
+  is `completed` changed it (`error` parts and `tool: "invalid"` parts did not). A
+  session with no `todo` rows takes its list from the last such part: `[]` there is a
+  list the agent cleared (an empty plan), no part at all is no plan.
+- Live: `refresh()` looks at each session's `time_updated` and its todo rows' stamp
+  and count, and reads again only the sessions where one moved.
+- A database that cannot be read (missing, locked for long, corrupt, or a schema
+  without the tables and columns above) gives no sessions and a `problem` sentence
+  naming the file; the index reports it once.
+
+State is kept by kind, for a cache that must hold no text: `_signatures` (ids, stamps,
+counts) is text-free; `_rows` and `_plans` hold the titles, folders and items, in memory
+only.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import quote
+
+from core.model import EMPTY_PLAN, TODO_STATUSES, AgentPlan, PlanGroup, PlanItem, read_status
+from core.replay import merge_plans
+from core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
+
+log = logging.getLogger(__name__)
+
+SOURCE = "opencode_todos"
+TODOWRITE = "todowrite"
+BUSY_TIMEOUT = 1.0  # seconds SQLite waits on a lock before answering SQLITE_BUSY
+RETRIES = 3  # reads tried again after SQLITE_BUSY, with a short pause between
+RETRY_PAUSE = 0.2
+MAX_TITLE_CHARS = 1000
+UNNAMED_TITLE = "New session - "
+# The tables and columns read; a database without them is of a schema we do not know.
+REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "session": ("id", "parent_id", "directory", "title", "time_updated"),
+    "todo": ("session_id", "content", "status", "position", "time_updated"),
+    "part": ("session_id", "message_id", "time_created", "data"),
+    "message": ("id", "session_id", "time_created", "data"),
+}
+# Text in a part's data JSON that any todowrite part holds: a cheap SQL filter before
+# the JSON is parsed (and confirmed) here.
+_TODOWRITE_LIKE = '%"todowrite"%'
+
+T = TypeVar("T")
+
+
+class DatabaseProblem(Exception):
+    """The database cannot be read; the message says why (shown with the file)."""
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One `session` row: text (title, folder) and ids."""
+
+    id: str
+    parent_id: str | None
+    title: str
+    directory: str | None
+    updated_ms: int
+
+
+# (session time_updated, todo rows' newest time_updated, todo row count): when any
+# moves, the session is read again. Ids and numbers only.
+Signature = tuple[int, int, int]
+
+
+class OpenCodeReader(TranscriptReader):
+    """Every session of one OpenCode database. Not a line reader: IO calls `read()`
+    (the first scan) and `refresh()` (when the database or its -wal changed)."""
+
+    harness = "opencode"
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.problem: str | None = None
+        self._plans_on = True
+        # Text-free: what each session looked like when last read.
+        self._signatures: dict[str, Signature] = {}
+        # Text (memory only): rows and each session's own plan (None: it has none).
+        self._rows: dict[str, _Row] = {}
+        self._plans: dict[str, AgentPlan] = {}
+        self._prompts: dict[str, str] = {}
+        # What `results()` hands out, by top-level session: rebuilt only where it moved.
+        self._results: dict[str, SessionResult] = {}
+        self._top_of: dict[str, str] = {}  # session id → the session it is shown under
+
+    # -- the line contract does not apply ------------------------------------------------
+
+    def feed_line(self, line: bytes) -> None:
+        raise NotImplementedError("an OpenCode database is read with read()/refresh(), not line by line")
+
+    def is_full_list(self, line: bytes) -> bool:
+        return False
+
+    # -- reading -----------------------------------------------------------------------
+
+    def read(self, *, plans: bool = True) -> list[SessionResult]:
+        """Read every session from scratch; never raises (a problem is kept in `problem`)."""
+        self._plans_on = plans
+        self._signatures.clear()
+        self._rows.clear()
+        self._plans.clear()
+        self._prompts.clear()
+        self._results.clear()
+        self._top_of.clear()
+        self.refresh()
+        return self.results()
+
+    def refresh(self) -> set[str]:
+        """Read again the sessions whose row or todo rows moved since the last read;
+        returns the ids of the results that changed (a subagent's change is its top
+        session's). Never raises: a problem is kept in `problem`."""
+        try:
+            moved = self._with_connection(self._refresh)
+        except DatabaseProblem as exc:
+            self.problem = str(exc)
+            return set()
+        self.problem = None
+        if not moved:
+            return set()
+        old, self._top_of = self._top_of, {sid: self._top(sid) for sid in self._rows}
+        affected = {old.get(sid, sid) for sid in moved} | {self._top_of[sid] for sid in moved if sid in self._rows}
+        # A session shown under another one since (its parent appeared) or no longer.
+        for sid, top in self._top_of.items():
+            if old.get(sid, top) != top:
+                affected |= {old[sid], top}
+        members: dict[str, list[str]] = {}
+        for sid, top in self._top_of.items():
+            if top in affected:
+                members.setdefault(top, []).append(sid)
+        for top in affected:
+            self._results.pop(top, None)
+            if top in members:
+                self._results[top] = self._result(top, members[top])
+        return affected
+
+    def results(self) -> list[SessionResult]:
+        """One result per session shown: top-level sessions (and subagents whose parent
+        is not in the database), each with its subagents' plans as groups."""
+        return list(self._results.values())
+
+    def _result(self, top: str, members: list[str]) -> SessionResult:
+        row = self._rows[top]
+        facts = SessionFacts(id=row.id, cwd=row.directory)
+        facts.first_prompt = self._title(row)
+        if row.parent_id is not None:
+            facts.parent_id = row.parent_id  # lineage: its parent is not here
+        for sid in members:
+            facts.touch(_moment(self._rows[sid].updated_ms))
+        plan = self._plans.get(top, EMPTY_PLAN)
+        kids = sorted(sid for sid in members if sid != top)
+        if kids:
+            plan = merge_plans(plan, *(_as_agent(self._plans.get(k, EMPTY_PLAN), k) for k in kids))
+        return SessionResult(facts=facts, plan=plan)
+
+    def session_ids(self) -> set[str]:
+        return set(self._rows)
+
+    # -- queries -----------------------------------------------------------------------
+
+    def _with_connection(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work` in one short read transaction on a fresh read-only connection,
+        trying again on SQLITE_BUSY; any failure becomes a DatabaseProblem."""
+        if not self.path.is_file():
+            raise DatabaseProblem(f"{self.path}: no database there")
+        uri = f"file:{quote(str(self.path))}?mode=ro"
+        last: Exception | None = None
+        for attempt in range(RETRIES + 1):
+            try:
+                connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
+            except sqlite3.Error as exc:
+                raise DatabaseProblem(f"{self.path}: cannot be opened ({exc})") from exc
+            try:
+                connection.execute("PRAGMA query_only = 1")
+                connection.execute("BEGIN")  # one snapshot; closing the connection ends it
+                return work(connection)
+            except DatabaseProblem as exc:
+                raise DatabaseProblem(f"{self.path}: {exc}") from exc
+            except sqlite3.OperationalError as exc:
+                if _busy(exc):
+                    last = exc
+                    time.sleep(RETRY_PAUSE * (attempt + 1))
+                    continue
+                raise DatabaseProblem(f"{self.path}: {_wording(exc)}") from exc
+            except sqlite3.DatabaseError as exc:  # not a database, malformed
+                raise DatabaseProblem(f"{self.path}: {_wording(exc)}") from exc
+            finally:
+                connection.close()
+        raise DatabaseProblem(f"{self.path}: locked by another program for too long ({last})")
+
+    def _refresh(self, db: sqlite3.Connection) -> set[str]:
+        _check_schema(db)
+        rows = {
+            str(r[0]): _Row(
+                id=str(r[0]),
+                parent_id=r[1] if isinstance(r[1], str) and r[1] else None,
+                title=r[2] if isinstance(r[2], str) else "",
+                directory=r[3] if isinstance(r[3], str) and r[3] else None,
+                updated_ms=int(r[4]) if isinstance(r[4], int | float) else 0,
+            )
+            for r in db.execute("SELECT id, parent_id, title, directory, time_updated FROM session")
+        }
+        stamps = {
+            str(r[0]): (int(r[1] or 0), int(r[2]))
+            for r in db.execute("SELECT session_id, MAX(time_updated), COUNT(*) FROM todo GROUP BY session_id")
+        }
+        signatures = {sid: (row.updated_ms, *stamps.get(sid, (0, 0))) for sid, row in rows.items()}
+        moved = {sid for sid, sig in signatures.items() if self._signatures.get(sid) != sig}
+        gone = set(self._signatures) - set(signatures)
+        for sid in gone:
+            self._rows.pop(sid, None)
+            self._plans.pop(sid, None)
+            self._prompts.pop(sid, None)
+            del self._signatures[sid]
+        if moved:
+            self._read_sessions(db, rows, moved, {sid for sid in moved if stamps.get(sid, (0, 0))[1] == 0})
+            for sid in moved:
+                self._rows[sid] = rows[sid]
+                self._signatures[sid] = signatures[sid]
+        return moved | gone
+
+    def _read_sessions(self, db: sqlite3.Connection, rows: dict[str, _Row], ids: set[str], without_todos: set[str]) -> None:
+        """Read the plans (and stand-in titles) of sessions `ids`."""
+        unnamed = {sid for sid in ids if rows[sid].title.startswith(UNNAMED_TITLE) or not rows[sid].title.strip()}
+        for sid in unnamed - set(self._prompts):
+            prompt = _first_prompt(db, sid)
+            if prompt:
+                self._prompts[sid] = prompt
+        if not self._plans_on:
+            for sid in ids:
+                self._plans.pop(sid, None)
+            return
+        items: dict[str, list[PlanItem]] = {}
+        with_todos = ids - without_todos
+        for chunk in _chunks(sorted(with_todos)):
+            marks = ",".join("?" * len(chunk))
+            query = f"SELECT session_id, content, status FROM todo WHERE session_id IN ({marks}) ORDER BY session_id, position"
+            for sid, content, status in db.execute(query, chunk):
+                if isinstance(content, str):
+                    items.setdefault(sid, []).append(
+                        PlanItem(text=content, status=read_status(status, TODO_STATUSES))
+                    )
+        for sid in ids:
+            self._plans.pop(sid, None)
+        for sid, listed in items.items():
+            self._plans[sid] = _plan(tuple(listed))
+        # No todo rows: the last completed todowrite part says whether there is a list.
+        for sid, last in _last_lists(db, without_todos).items():
+            self._plans[sid] = _plan(last)
+
+    # -- facts -------------------------------------------------------------------------
+
+    def _top(self, sid: str) -> str:
+        """The session whose row `sid` belongs under: its furthest ancestor here."""
+        seen = {sid}
+        row = self._rows[sid]
+        while row.parent_id is not None and row.parent_id in self._rows and row.parent_id not in seen:
+            seen.add(row.parent_id)
+            row = self._rows[row.parent_id]
+        return row.id
+
+    def _title(self, row: _Row) -> str:
+        if row.title.strip() and not row.title.startswith(UNNAMED_TITLE):
+            return prompt_title(row.title, MAX_TITLE_CHARS)
+        prompt = self._prompts.get(row.id)
+        return prompt if prompt else prompt_title(row.title, MAX_TITLE_CHARS)
+
+
+def _plan(items: tuple[PlanItem, ...]) -> AgentPlan:
+    return AgentPlan(groups=(PlanGroup(key="", source=SOURCE, items=items),))
+
+
+def _as_agent(plan: AgentPlan, sid: str) -> AgentPlan:
+    key = f"agent-{sid}"
+    return AgentPlan(groups=tuple(g.model_copy(update={"key": key}) for g in plan.groups if g.key == ""))
+
+
+def _moment(ms: int) -> datetime | None:
+    if ms <= 0:
+        return None
+    try:
+        return datetime.fromtimestamp(ms / 1000, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[list[str]]:
+    """Ids in chunks under SQLite's bound-parameter limit."""
+    for at in range(0, len(ids), size):
+        yield list(ids[at : at + size])
+
+
+def _check_schema(db: sqlite3.Connection) -> None:
+    for table, columns in REQUIRED_COLUMNS.items():
+        have = {str(r[1]) for r in db.execute(f"PRAGMA table_info({table})")}
+        missing = [c for c in columns if c not in have]
+        if not have:
+            raise DatabaseProblem(f"an unknown schema version (no `{table}` table)")
+        if missing:
+            raise DatabaseProblem(f"an unknown schema version (`{table}` has no {', '.join(missing)})")
+
+
+def _todowrite_list(data: Any) -> tuple[PlanItem, ...] | None:
+    """The list a todowrite part applied: only a `completed` call of the tool itself
+    (an `error` part or a `tool: "invalid"` part changed nothing); None otherwise."""
+    try:
+        part = json.loads(data) if isinstance(data, str | bytes) else None
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(part, dict) or part.get("type") != "tool" or part.get("tool") != TODOWRITE:
+        return None
+    state = part.get("state")
+    if not isinstance(state, dict) or state.get("status") != "completed":
+        return None
+    call = state.get("input")
+    todos = call.get("todos") if isinstance(call, dict) else None
+    if not isinstance(todos, list):
+        return None
+    items: list[PlanItem] = []
+    for todo in todos:
+        if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
+            return None  # an unrecognised shape gives no list rather than a wrong one
+        items.append(PlanItem(text=todo["content"], status=read_status(todo.get("status"), TODO_STATUSES)))
+    return tuple(items)
+
+
+def history(db: sqlite3.Connection, session_id: str) -> list[tuple[datetime | None, tuple[PlanItem, ...]]]:
+    """A session's list after each completed todowrite call, oldest first (the timeline)."""
+    out: list[tuple[datetime | None, tuple[PlanItem, ...]]] = []
+    query = (
+        "SELECT time_created, data FROM part WHERE session_id = ? AND data LIKE ? ORDER BY time_created, id"
+    )
+    for created, data in db.execute(query, (session_id, _TODOWRITE_LIKE)):
+        listed = _todowrite_list(data)
+        if listed is not None:
+            out.append((_moment(int(created or 0)), listed))
+    return out
+
+
+def _last_lists(db: sqlite3.Connection, ids: set[str]) -> dict[str, tuple[PlanItem, ...]]:
+    """For sessions without todo rows: the list of each one's last completed todowrite."""
+    found: dict[str, tuple[PlanItem, ...]] = {}
+    for chunk in _chunks(sorted(ids)):
+        marks = ",".join("?" * len(chunk))
+        query = (
+            f"SELECT session_id, data FROM part WHERE session_id IN ({marks}) AND data LIKE ? "
+            "ORDER BY session_id, time_created, id"
+        )
+        for sid, data in db.execute(query, (*chunk, _TODOWRITE_LIKE)):
+            listed = _todowrite_list(data)
+            if listed is not None:
+                found[sid] = listed
+    return found
+
+
+def _first_prompt(db: sqlite3.Connection, sid: str) -> str | None:
+    """The text of the first user message's text part (the title until OpenCode names
+    the session)."""
+    query = (
+        "SELECT p.data, m.data FROM message m JOIN part p ON p.message_id = m.id "
+        "WHERE m.session_id = ? ORDER BY m.time_created, m.id, p.time_created, p.id LIMIT 50"
+    )
+    for part_data, message_data in db.execute(query, (sid,)):
+        try:
+            message = json.loads(message_data)
+            part = json.loads(part_data)
+        except (ValueError, TypeError, RecursionError):
+            continue
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+            text = part["text"].strip()
+            if text:
+                return prompt_title(text, MAX_TITLE_CHARS)
+    return None
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def _wording(exc: sqlite3.Error) -> str:
+    text = str(exc)
+    if "not a database" in text or "malformed" in text:
+        return f"corrupt or not an SQLite database ({text})"
+    return text
