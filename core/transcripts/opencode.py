@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from core.model import EMPTY_PLAN, TODO_STATUSES, AgentPlan, PlanGroup, PlanItem, read_status
+from core.model import EMPTY_PLAN, TODO_STATUSES, AgentPlan, PlanGroup, PlanItem, Status, read_status
 from core.replay import merge_plans
 from core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
 
@@ -69,6 +69,8 @@ REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
 _TODOWRITE_LIKE = '%"todowrite"%'
 
 T = TypeVar("T")
+# A todo row's status word → ours (FORMATS §7: anything else reads as pending).
+_STATUS: dict[object, Status] = {status: read_status(status, TODO_STATUSES) for status in TODO_STATUSES}
 
 
 class DatabaseProblem(Exception):
@@ -264,9 +266,7 @@ class OpenCodeReader(TranscriptReader):
             query = f"SELECT session_id, content, status FROM todo WHERE session_id IN ({marks}) ORDER BY session_id, position"
             for sid, content, status in db.execute(query, chunk):
                 if isinstance(content, str):
-                    items.setdefault(sid, []).append(
-                        PlanItem(text=content, status=read_status(status, TODO_STATUSES))
-                    )
+                    items.setdefault(sid, []).append(PlanItem(text=content, status=_STATUS.get(status, "pending")))
         for sid in ids:
             self._plans.pop(sid, None)
         for sid, listed in items.items():
