@@ -182,7 +182,7 @@ def test_sessions_and_show_on_the_fixture_layouts(fixture_path) -> None:  # type
     assert listing.returncode == 0, listing.stderr
     assert not UNSAFE.search(listing.stdout)
     rows = json.loads(planwatch("sessions", "--json", "--root", root).stdout)
-    assert {row["harness"] for row in rows} == {"claude", "codex", "acp", "gemini"}
+    assert {row["harness"] for row in rows} == {"claude", "codex", "acp", "gemini", "opencode"}
     for row in rows:
         assert {"id", "harness", "title", "cwd", "path", "updated", "source", "done", "total"} <= set(row)
         assert 0 <= row["done"] <= row["total"] or row["total"] == 0

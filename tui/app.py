@@ -333,6 +333,8 @@ class PlanwatchApp(App[None]):
             self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
         if self.browse is not None:
             self.browse.scan_finished(event)
+        for problem in event.problems:  # said once; the other harnesses are read
+            self.notify(f"Skipped {problem}", severity="warning", markup=False, timeout=10)
 
     @on(FollowingStarted)
     def _following_started(self) -> None:

@@ -119,7 +119,8 @@ class LiveFeed:
         if self._stopped.is_set():
             return
         roots = [Path(p) for p in getattr(self.index, "roots_searched", []) or []]
-        self.app.post_message(ScanFinished(len(self.index.entries()), roots, error))
+        problems = self.index.problems() if hasattr(self.index, "problems") else []
+        self.app.post_message(ScanFinished(len(self.index.entries()), roots, error, problems))
         self._start_following()
 
     def _start_following(self) -> None:

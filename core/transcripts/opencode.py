@@ -351,19 +351,6 @@ def _todowrite_list(data: Any) -> tuple[PlanItem, ...] | None:
     return tuple(items)
 
 
-def history(db: sqlite3.Connection, session_id: str) -> list[tuple[datetime | None, tuple[PlanItem, ...]]]:
-    """A session's list after each completed todowrite call, oldest first (the timeline)."""
-    out: list[tuple[datetime | None, tuple[PlanItem, ...]]] = []
-    query = (
-        "SELECT time_created, data FROM part WHERE session_id = ? AND data LIKE ? ORDER BY time_created, id"
-    )
-    for created, data in db.execute(query, (session_id, _TODOWRITE_LIKE)):
-        listed = _todowrite_list(data)
-        if listed is not None:
-            out.append((_moment(int(created or 0)), listed))
-    return out
-
-
 def _last_lists(db: sqlite3.Connection, ids: set[str]) -> dict[str, tuple[PlanItem, ...]]:
     """For sessions without todo rows: the list of each one's last completed todowrite."""
     found: dict[str, tuple[PlanItem, ...]] = {}
