@@ -160,7 +160,9 @@ def _entry(
         git_branch=facts.git_branch,
         updated=updated,
         parent_id=parent_id,
-        subagents=tuple(k.file.path for k in kids),
+        # Subagents in files of their own, then those inside this session's source (an
+        # OpenCode database: named by the database and the subagent's session id).
+        subagents=(*(k.file.path for k in kids), *(state.file.path / sid for sid in facts.subagent_ids)),
     )
     plan = result.plan if read_plans else EMPTY_PLAN
     if kids and read_plans:

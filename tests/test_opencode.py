@@ -312,6 +312,18 @@ def test_the_index_lists_opencode_sessions_with_their_plans(tmp_path: Path) -> N
     assert entry.plan.main is not None and len(entry.plan.main.items) == 4
 
 
+def test_subagent_sessions_are_counted_under_their_parent_in_the_index(tmp_path: Path) -> None:
+    built = OpenCodeDb(tmp_path / "opencode.db")
+    built.session("ses_p", "Parent")
+    built.session("ses_k", "Child", parent="ses_p")
+    built.close()
+    index = SessionIndex([tmp_path / "opencode.db"])
+    index.scan()
+    entry = index.get("ses_p")
+    assert entry is not None and entry.session.subagents == (tmp_path / "opencode.db" / "ses_k",)
+    assert index.get("ses_k") is None
+
+
 def test_live_insert_updates_the_session_within_a_second(tmp_path: Path) -> None:
     path = tmp_path / "opencode.db"
     writer = OpenCodeDb(path, wal=True)

@@ -178,6 +178,7 @@ class OpenCodeReader(TranscriptReader):
             facts.touch(_moment(self._rows[sid].updated_ms))
         plan = self._plans.get(top, EMPTY_PLAN)
         kids = sorted(sid for sid in members if sid != top)
+        facts.subagent_ids = kids
         if kids:
             plan = merge_plans(plan, *(_as_agent(self._plans.get(k, EMPTY_PLAN), k) for k in kids))
         return SessionResult(facts=facts, plan=plan)

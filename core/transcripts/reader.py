@@ -57,6 +57,9 @@ class SessionFacts(BaseModel):
     # rather than the one it was forked from.
     is_subagent: bool = False
     last_timestamp: datetime | None = None
+    # Subagent sessions a reader found inside the same source (OpenCode's database holds
+    # them as rows): their ids, listed like subagent files (`Session.subagents`).
+    subagent_ids: list[str] = []
 
     def touch(self, moment: datetime | None) -> None:
         """Keep `moment` as the last activity when it is later than the one held."""
