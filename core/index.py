@@ -30,7 +30,14 @@ from core.sessions import FileState, SessionEntry, build_entry, ids_of, orphan_i
 from core.settings import Settings, load_settings
 from core.transcripts import warmcache
 from core.transcripts.batch import FileRead, read_all, read_file
-from core.transcripts.discover import TranscriptFile, classify, classify_database, discover, is_transcript_name
+from core.transcripts.discover import (
+    TranscriptFile,
+    classify,
+    classify_database,
+    classify_storage,
+    discover,
+    is_transcript_name,
+)
 from core.transcripts.lines import read_transcript
 from core.transcripts.reader import SessionResult
 from core.transcripts.warmcache import Entry, WarmCache
@@ -53,6 +60,7 @@ def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[
         paths.acp_log_dir(),
         paths.gemini_tmp_dir(),
         paths.opencode_db(),
+        paths.opencode_storage_dir(),
     ]
     roots += [Path(r).expanduser() for r in (*settings.transcript_roots, *extra)]
     unique: list[Path] = []
@@ -255,14 +263,19 @@ class SessionIndex:
             from core.transcripts.follow import Follower  # watchdog: only when following
 
             # OpenCode's database: its folder is watched without subfolders, for the
-            # database and its -wal (which changes on every write).
+            # database and its -wal (which changes on every write). Its older storage/
+            # folder: the session files and the todo files only.
             databases = self._databases()
+            storages = {db for db in databases if db.name == "storage"}
             follower = Follower(
-                [r for r in self.roots_searched if not r.is_file() and not _is_database_root(r)],
+                [
+                    *(r for r in self.roots_searched if not r.is_file() and not _opencode_root(r, databases)),
+                    *(storage / "session" for storage in storages),
+                ],
                 self._consume,
                 accept=lambda path: is_transcript_name(path) or _database_of(path) in databases,
                 rewritten=lambda path: _database_of(path) is not None,
-                flat_roots=sorted({db.parent for db in databases}),
+                flat_roots=sorted({db.parent for db in databases - storages} | {s / "todo" for s in storages}),
                 on_removed=self._removed,
                 after_batch=self._after_batch,
             )
@@ -380,10 +393,15 @@ class SessionIndex:
         log.info("OpenCode's database is skipped: %s", problem)  # the CLI and the app say it
 
     def _databases(self) -> set[Path]:
-        """Database files read or named as roots (they may appear later)."""
+        """OpenCode sources read or named as roots (they may appear later): database
+        files and storage folders."""
         with self._lock:
             found = {path for path, state in self._files.items() if state.file.harness == "opencode"}
-        return found | {root for root in self.roots_searched if _is_database_root(root)}
+        named = {root for root in self.roots_searched if _is_database_root(root)}
+        storage = paths.opencode_storage_dir()
+        if storage in self.roots_searched and not (storage.parent / "opencode.db").exists():
+            named.add(storage)
+        return found | named
 
     def _refresh_database(self, path: Path) -> int | None:
         """The database or its -wal changed: read again the sessions that moved."""
@@ -394,7 +412,7 @@ class SessionIndex:
                 state = self._files.get(path)
             reader = state.reader if state is not None else None
             if state is None or not isinstance(reader, OpenCodeReader):
-                item = classify_database(path)
+                item = classify_storage(path) if path.name == "storage" else classify_database(path)
                 if item is None:
                     ids = self._forget(path)
                 else:
@@ -467,11 +485,18 @@ def _is_database_root(root: Path) -> bool:
 
 
 def _database_of(path: Path) -> Path | None:
-    """The database a changed file belongs to: itself (`….db`) or its `….db-wal`."""
+    """The OpenCode source a changed file belongs to: a database (itself, `….db`, or its
+    `….db-wal`), or a storage folder (`storage/session/<project>/<id>.json`,
+    `storage/todo/<id>.json`)."""
     if path.name.endswith(".db-wal"):
         return path.with_name(path.name[: -len("-wal")])
     if path.suffix == ".db":
         return path
+    if path.suffix == ".json":
+        if path.parent.name == "todo" and path.parent.parent.name == "storage":
+            return path.parent.parent
+        if path.parent.parent.name == "session" and path.parent.parent.parent.name == "storage":
+            return path.parent.parent.parent
     return None
 
 
@@ -479,3 +504,9 @@ def _named(database: Path) -> bool:
     """A database someone named (OPENCODE_DB, --root, the settings), not the default
     place OpenCode may simply not be installed at: only then is its absence reported."""
     return database != paths.opencode_db() or paths.opencode_db_named()
+
+
+def _opencode_root(root: Path, sources: set[Path]) -> bool:
+    """A root that is an OpenCode source or its data folder: watched through the
+    source's own folders only, never recursively (its snapshot folders are large)."""
+    return root in sources or root / "opencode.db" in sources or root / "storage" in sources

@@ -87,12 +87,19 @@ def opencode_db_named() -> bool:
     return bool(os.environ.get("OPENCODE_DB"))
 
 
-def opencode_db() -> Path:
-    """OpenCode's one database: `$OPENCODE_DB`, else `$XDG_DATA_HOME/opencode/opencode.db`
-    (`~/.local/share/opencode/opencode.db` where XDG_DATA_HOME is unset: OpenCode uses
-    the XDG layout on every platform, so platformdirs' macOS folder would be wrong)."""
-    env = _env_path("OPENCODE_DB")
-    if env:
-        return env
+def opencode_data_dir() -> Path:
+    """OpenCode's data folder: `$XDG_DATA_HOME/opencode` (`~/.local/share/opencode` where
+    XDG_DATA_HOME is unset: OpenCode uses the XDG layout on every platform, so
+    platformdirs' macOS folder would be wrong)."""
     data = _env_path("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return data / "opencode" / "opencode.db"
+    return data / "opencode"
+
+
+def opencode_db() -> Path:
+    """OpenCode's one database: `$OPENCODE_DB`, else `<OpenCode's data folder>/opencode.db`."""
+    return _env_path("OPENCODE_DB") or opencode_data_dir() / "opencode.db"
+
+
+def opencode_storage_dir() -> Path:
+    """Where OpenCode kept JSON files before its database (`storage/session/…`)."""
+    return opencode_data_dir() / "storage"

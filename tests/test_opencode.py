@@ -405,3 +405,87 @@ def test_a_database_that_cannot_be_read_is_named_once_and_the_rest_is_listed(tmp
     assert out.stderr.count(str(broken)) == 1 and "corrupt" in out.stderr
     missing = planwatch("sessions", env={"OPENCODE_DB": str(tmp_path / "gone.db")})
     assert f"{tmp_path / 'gone.db'}: no database there" in missing.stderr
+
+
+# -- before the database: storage/ JSON files ---------------------------------------------
+
+
+def write_storage(data: Path, sid: str, title: str, todos: list[dict] | None, *, parent: str | None = None, updated: int = T0) -> Path:
+    """OpenCode's pre-database layout, as its source wrote it (Storage.write(key) →
+    storage/<key…>.json): the session's info, its todo list, a user message and part."""
+    storage = data / "storage"
+    info = {
+        "id": sid,
+        "version": "0.15.18",
+        "projectID": "c07bde1ba17458a89a273f0e18e4edfbe0400c29",
+        "directory": "/home/dev/legacy",
+        "title": title,
+        "time": {"created": updated - 1000, "updated": updated},
+    }
+    if parent:
+        info["parentID"] = parent
+    session = storage / "session" / info["projectID"] / f"{sid}.json"
+    session.parent.mkdir(parents=True, exist_ok=True)
+    session.write_text(json.dumps(info, indent=2))
+    if todos is not None:
+        (storage / "todo").mkdir(exist_ok=True)
+        (storage / "todo" / f"{sid}.json").write_text(json.dumps(todos, indent=2))
+    mid = f"msg_{sid[4:]}"
+    (storage / "message" / sid).mkdir(parents=True, exist_ok=True)
+    (storage / "message" / sid / f"{mid}.json").write_text(
+        json.dumps({"id": mid, "sessionID": sid, "role": "user", "time": {"created": updated - 900}})
+    )
+    (storage / "part" / mid).mkdir(parents=True, exist_ok=True)
+    (storage / "part" / mid / f"prt_{sid[4:]}.json").write_text(
+        json.dumps({"id": f"prt_{sid[4:]}", "sessionID": sid, "messageID": mid, "type": "text", "text": f"Prompt of {sid}"})
+    )
+    return storage
+
+
+def todo(content: str, status: str, priority: str = "medium") -> dict[str, str]:
+    return {"content": content, "status": status, "priority": priority, "id": str(abs(hash(content)) % 1000)}
+
+
+def test_pre_database_storage_sessions_and_todo_lists_are_read(tmp_path: Path) -> None:
+    data = tmp_path / "opencode"
+    write_storage(data, "ses_old1", "Port the CLI flags", [todo("Parse --json", "completed"), todo("Wait for review", "blocked")])
+    write_storage(data, "ses_old2", "New session - 2025-09-01T10:00:00.000Z", None, updated=T0 + 5)
+    write_storage(data, "ses_old3", "Child", [todo("Look around", "in_progress")], parent="ses_old1")
+    index = SessionIndex([data])
+    index.scan()
+    first = index.get("ses_old1")
+    assert first is not None and first.session.harness == "opencode" and first.session.cwd == "/home/dev/legacy"
+    assert items(first.plan) == [("Parse --json", "completed"), ("Wait for review", "blocked")]
+    assert items(first.plan, "agent-ses_old3") == [("Look around", "in_progress")]
+    second = index.get("ses_old2")
+    assert second is not None and second.session.title == "Prompt of ses_old2" and second.plan == AgentPlan()
+    assert index.get("ses_old3") is None
+
+
+def test_storage_beside_a_database_is_not_read(tmp_path: Path) -> None:
+    data = tmp_path / "opencode"
+    write_storage(data, "ses_migrated", "Already in the database", [todo("Old copy", "pending")])
+    shutil.copy(SAMPLE, data / "opencode.db")
+    index = SessionIndex([data])
+    index.scan()
+    assert [e.session.id for e in index.entries()] == [SID]
+
+
+def test_storage_todo_rewritten_is_followed_within_a_second(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    storage = write_storage(paths.opencode_data_dir(), "ses_live1", "Live storage", [todo("First", "in_progress")])
+    assert storage == paths.opencode_storage_dir()
+    index = SessionIndex()
+    index.scan()
+    index.start_following(lambda ids: None)
+    try:
+        time.sleep(0.2)
+        started = time.monotonic()
+        (storage / "todo" / "ses_live1.json").write_text(json.dumps([todo("First", "completed"), todo("Second", "in_progress")]))
+        while time.monotonic() - started < 3:
+            entry = index.get("ses_live1")
+            if entry is not None and entry.plan.main is not None and len(entry.plan.main.items) == 2:
+                break
+            time.sleep(0.02)
+        assert time.monotonic() - started < 1.0
+    finally:
+        index.stop()

@@ -115,9 +115,9 @@ def read_database(item: TranscriptFile, read_plans: bool) -> FileRead:
     """Read OpenCode's database (every session in it); never raises. A database that
     cannot be read gives no sessions and keeps its reader, whose `problem` says why,
     so that it is read again when it changes."""
-    from core.transcripts.opencode import OpenCodeReader
+    from core.transcripts.opencode import OpenCodeReader, OpenCodeStorageReader
 
-    reader = OpenCodeReader(item.path)
+    reader = OpenCodeStorageReader(item.path) if item.path.is_dir() else OpenCodeReader(item.path)
     results = reader.read(plans=read_plans)
     return FileRead(item, reader, results, 0)
 

@@ -177,6 +177,20 @@ def is_database_file(path: Path) -> bool:
         return False
 
 
+def classify_storage(path: Path) -> TranscriptFile | None:
+    """OpenCode's pre-database `storage/` folder (`path` itself or `path/storage`) as a
+    found source; None when it is not one, or when a database sits beside it (the
+    database holds what was migrated from it)."""
+    storage = path if path.name == "storage" else path / "storage"
+    if not (storage / "session").is_dir() or is_database_file(storage.parent / OPENCODE_DB_NAME):
+        return None
+    try:
+        st = storage.stat()
+    except OSError:
+        return None
+    return TranscriptFile(storage, "opencode", st.st_mtime, 0)
+
+
 def classify_database(path: Path) -> TranscriptFile | None:
     """OpenCode's database as a found file (None when it is not a database)."""
     if not is_database_file(path):
@@ -401,9 +415,12 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
                 if item is not None:
                     found.setdefault(item.path, item)
             continue
-        database = classify_database(root / OPENCODE_DB_NAME)  # OpenCode's data folder
-        if database is not None:
-            found.setdefault(database.path, database)
+        # OpenCode's data folder (its database, or the storage/ of older versions) holds
+        # no transcripts besides: it is not walked (its snapshot folders are large).
+        opencode = classify_database(root / OPENCODE_DB_NAME) or classify_storage(root)
+        if opencode is not None:
+            found.setdefault(opencode.path, opencode)
+            continue
         walker: Iterable[tuple[Path, os.stat_result]]
         if root == claude_root:
             walker = _claude_layout(root)

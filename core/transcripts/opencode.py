@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -140,7 +141,7 @@ class OpenCodeReader(TranscriptReader):
         returns the ids of the results that changed (a subagent's change is its top
         session's). Never raises: a problem is kept in `problem`."""
         try:
-            moved = self._with_connection(self._refresh)
+            moved = self._read_changes()
         except DatabaseProblem as exc:
             self.problem = str(exc)
             return set()
@@ -187,6 +188,17 @@ class OpenCodeReader(TranscriptReader):
         return set(self._rows)
 
     # -- queries -----------------------------------------------------------------------
+
+    def _read_changes(self) -> set[str]:
+        """Read the sessions whose stamps moved; the ids read, added or gone."""
+        return self._with_connection(self._refresh)
+
+    def _forget(self, gone: set[str]) -> None:
+        for sid in gone:
+            self._rows.pop(sid, None)
+            self._plans.pop(sid, None)
+            self._prompts.pop(sid, None)
+            self._signatures.pop(sid, None)
 
     def _with_connection(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run `work` in one short read transaction on a fresh read-only connection,
@@ -237,11 +249,7 @@ class OpenCodeReader(TranscriptReader):
         signatures = {sid: (row.updated_ms, *stamps.get(sid, (0, 0))) for sid, row in rows.items()}
         moved = {sid for sid, sig in signatures.items() if self._signatures.get(sid) != sig}
         gone = set(self._signatures) - set(signatures)
-        for sid in gone:
-            self._rows.pop(sid, None)
-            self._plans.pop(sid, None)
-            self._prompts.pop(sid, None)
-            del self._signatures[sid]
+        self._forget(gone)
         if moved:
             self._read_sessions(db, rows, moved, {sid for sid in moved if stamps.get(sid, (0, 0))[1] == 0})
             for sid in moved:
@@ -400,3 +408,130 @@ def _wording(exc: sqlite3.Error) -> str:
     if "not a database" in text or "malformed" in text:
         return f"corrupt or not an SQLite database ({text})"
     return text
+
+
+class OpenCodeStorageReader(OpenCodeReader):
+    """OpenCode before its database: JSON files under `<data>/opencode/storage/`, as its
+    public source wrote them (`Storage.write(["session", projectID, sessionID], info)`,
+    `Storage.write(["todo", sessionID], todos)`):
+    - `session/<projectID>/<sessionID>.json`: `{id, projectID, directory, parentID?,
+      title, version, time: {created, updated}}`;
+    - `todo/<sessionID>.json`: the current list, `[{content, status, priority, id}]`;
+    - `message/<sessionID>/<messageID>.json` (`role`, `time.created`) and
+      `part/<messageID>/<partID>.json` (`{type: "text", text}`): the first prompt, read
+      only for a session still titled `New session - …`.
+    The same rules as the database; `path` is the storage folder. Read only when no
+    database sits beside it (a database holds what was migrated from here)."""
+
+    def _read_changes(self) -> set[str]:
+        sessions = self.path / "session"
+        if not sessions.is_dir():
+            raise DatabaseProblem(f"{self.path}: no session folder (not OpenCode's storage)")
+        rows: dict[str, _Row] = {}
+        signatures: dict[str, Signature] = {}
+        for project in _entries(sessions):
+            if not project.is_dir():
+                continue
+            for file in _entries(project):
+                info = _read_json(file) if file.name.endswith(".json") else None
+                row = _storage_row(info)
+                if row is None:
+                    continue
+                rows[row.id] = row
+                todo = self.path / "todo" / f"{row.id}.json"
+                try:
+                    st = todo.stat()
+                    stamp = (st.st_mtime_ns, st.st_size)
+                except OSError:
+                    stamp = (0, 0)
+                signatures[row.id] = (row.updated_ms, *stamp)
+        moved = {sid for sid, sig in signatures.items() if self._signatures.get(sid) != sig}
+        gone = set(self._signatures) - set(signatures)
+        self._forget(gone)
+        for sid in moved:
+            row = rows[sid]
+            self._rows[sid] = row
+            self._signatures[sid] = signatures[sid]
+            if (row.title.startswith(UNNAMED_TITLE) or not row.title.strip()) and sid not in self._prompts:
+                prompt = self._stored_prompt(sid)
+                if prompt:
+                    self._prompts[sid] = prompt
+            self._plans.pop(sid, None)
+            if not self._plans_on or signatures[sid][1] == 0:
+                continue
+            listed = _stored_todos(_read_json(self.path / "todo" / f"{sid}.json"))
+            if listed is not None:
+                self._plans[sid] = _plan(listed)
+        return moved | gone
+
+    def _stored_prompt(self, sid: str) -> str | None:
+        users: list[tuple[float, str]] = []
+        for file in _entries(self.path / "message" / sid):
+            message = _read_json(file)
+            if isinstance(message, dict) and message.get("role") == "user" and isinstance(message.get("id"), str):
+                created = message.get("time", {}).get("created") if isinstance(message.get("time"), dict) else None
+                users.append((created if isinstance(created, int | float) else 0, message["id"]))
+        for _created, mid in sorted(users):
+            for file in sorted(_entries(self.path / "part" / mid), key=lambda f: f.name):
+                part = _read_json(file)
+                if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+                    text = part["text"].strip()
+                    if text:
+                        return prompt_title(text, MAX_TITLE_CHARS)
+        return None
+
+
+MAX_JSON = 4 << 20  # a storage file larger than this is not read
+
+
+def _entries(folder: Path) -> list[Path]:
+    try:
+        return [Path(entry.path) for entry in os.scandir(folder)]
+    except OSError:
+        return []
+
+
+def _read_json(path: Path) -> Any:
+    """A small regular JSON file's value; None when missing, too large or not JSON."""
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as fh:
+            data = fh.read(MAX_JSON + 1)
+    except OSError:
+        return None
+    if len(data) > MAX_JSON:
+        return None
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _storage_row(info: Any) -> _Row | None:
+    if not isinstance(info, dict) or not isinstance(info.get("id"), str) or not info["id"]:
+        return None
+    times = info.get("time")
+    times = times if isinstance(times, dict) else {}
+    updated = times.get("updated", times.get("created", 0))
+    parent = info.get("parentID")
+    title = info.get("title")
+    directory = info.get("directory")
+    return _Row(
+        id=info["id"],
+        parent_id=parent if isinstance(parent, str) and parent else None,
+        title=title if isinstance(title, str) else "",
+        directory=directory if isinstance(directory, str) and directory else None,
+        updated_ms=int(updated) if isinstance(updated, int | float) else 0,
+    )
+
+
+def _stored_todos(raw: Any) -> tuple[PlanItem, ...] | None:
+    if not isinstance(raw, list):
+        return None
+    items: list[PlanItem] = []
+    for todo in raw:
+        if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
+            return None  # an unrecognised shape gives no list rather than a wrong one
+        items.append(PlanItem(text=todo["content"], status=_STATUS.get(todo.get("status"), "pending")))
+    return tuple(items)
