@@ -282,6 +282,7 @@ def test_default_roots_cover_every_harness_settings_and_extra(tmp_path: Path) ->
         paths.acp_log_dir(),
         paths.gemini_tmp_dir(),
         paths.opencode_db(),
+        paths.opencode_storage_dir(),
         tmp_path / "a",
         tmp_path / "b",
     ]
