@@ -93,3 +93,51 @@ async def test_a_database_that_cannot_be_read_is_said_once_and_the_rest_is_liste
         said = [n.message for n in app._notifications if str(database) in n.message]
         assert len(said) == 1 and "corrupt" in said[0]
         assert [e.session.harness for e in app.entries()] == ["gemini"]
+
+
+MARKER = "ZQX-PRIVATE-STEP-4412"
+
+
+def files_holding(marker: str, *folders: Path) -> list[Path]:
+    return [
+        path
+        for folder in folders
+        if folder.exists()
+        for path in folder.rglob("*")
+        if path.is_file() and marker.encode() in path.read_bytes()
+    ]
+
+
+async def test_gemini_and_opencode_plan_text_stays_in_memory(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    """SPEC §3 Privacy for the two readers: after a run that shows both plans, follows a
+    change and quits, no file planwatch wrote (data, state, settings, store, the
+    warm-start cache) holds their text, and nothing of OpenCode's database was copied:
+    only SQLite's own -wal/-shm sit beside it."""
+    chats = paths.gemini_tmp_dir() / "app" / "chats"
+    chats.mkdir(parents=True)
+    text = SAMPLE.read_text().replace("Inspect the current config loader", f"Inspect the {MARKER} loader")
+    (chats / "session-2026-11-30T23-03-988e1cef.jsonl").write_text(text)
+    database = paths.opencode_db()
+    database.parent.mkdir(parents=True)
+    writer = OpenCodeDb(database, wal=True)
+    try:
+        writer.session("ses_secret00000000000000000001", f"{MARKER} session", "/home/dev/secret", updated=now_ms())
+        writer.todowrite("ses_secret00000000000000000001", [(f"Rotate the {MARKER} key", "in_progress", "high")], now_ms())
+        app = make_app(AppOptions(config_path=isolated_env.config))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.scan_done is not None and app.following, what="the scan")
+            entries = {e.session.harness: e for e in app.entries()}
+            assert MARKER in entries["gemini"].plan.main.items[0].text
+            writer.todowrite("ses_secret00000000000000000001", [(f"Rotate the {MARKER} key", "completed", "high")], now_ms())
+            await until(
+                pilot,
+                lambda: app.entry("ses_secret00000000000000000001").plan.main.items[0].status == "completed",
+                timeout=3.0,
+                what="the change",
+            )
+            await pilot.press("q")
+    finally:
+        writer.close()
+    folders = (isolated_env.data, isolated_env.state, isolated_env.config.parent, isolated_env.store, paths.cache_dir())
+    assert files_holding(MARKER, *folders) == []
+    assert {p.name for p in database.parent.iterdir()} <= {"opencode.db", "opencode.db-wal", "opencode.db-shm"}
