@@ -52,6 +52,16 @@ def db(tmp_path: Path) -> OpenCodeDb:
     built.close()
 
 
+def seconds_until_items(index: SessionIndex, sid: str, count: int, started: float) -> float:
+    """How long after `started` the index showed `count` items for `sid` (gives up at 3 s)."""
+    while time.monotonic() - started < 3:
+        entry = index.get(sid)
+        if entry is not None and entry.plan.main is not None and len(entry.plan.main.items) == count:
+            break
+        time.sleep(0.02)
+    return time.monotonic() - started
+
+
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -337,12 +347,7 @@ def test_live_insert_updates_the_session_within_a_second(tmp_path: Path) -> None
         time.sleep(0.2)
         started = time.monotonic()
         writer.todowrite("ses_live", [("One", "completed", "high"), ("Two", "in_progress", "high")], T0 + 20)
-        while time.monotonic() - started < 3:
-            entry = index.get("ses_live")
-            if entry is not None and entry.plan.main is not None and len(entry.plan.main.items) == 2:
-                break
-            time.sleep(0.02)
-        assert time.monotonic() - started < 1.0
+        assert seconds_until_items(index, "ses_live", 2, started) < 1.0
         assert ["ses_live"] in changed
     finally:
         index.stop()
@@ -481,11 +486,6 @@ def test_storage_todo_rewritten_is_followed_within_a_second(isolated_env) -> Non
         time.sleep(0.2)
         started = time.monotonic()
         (storage / "todo" / "ses_live1.json").write_text(json.dumps([todo("First", "completed"), todo("Second", "in_progress")]))
-        while time.monotonic() - started < 3:
-            entry = index.get("ses_live1")
-            if entry is not None and entry.plan.main is not None and len(entry.plan.main.items) == 2:
-                break
-            time.sleep(0.02)
-        assert time.monotonic() - started < 1.0
+        assert seconds_until_items(index, "ses_live1", 2, started) < 1.0
     finally:
         index.stop()

@@ -131,12 +131,12 @@ def gemini_folder(path: Path) -> str | None:
     folder `projects.json` maps to `<slug>` (`{"projects": {folder: slug}}`)."""
     chats = path.parent if path.parent.name == "chats" else path.parent.parent
     slug_dir = chats.parent
-    root = _read_small(slug_dir / ".project_root")
+    root = read_small(slug_dir / ".project_root")
     if root is not None:
         folder = root.decode("utf-8", "replace").strip()
         if folder:
             return folder
-    data = _read_small(slug_dir.parent.parent / "projects.json")
+    data = read_small(slug_dir.parent.parent / "projects.json")
     if data is None:
         return None
     try:
@@ -150,7 +150,7 @@ def gemini_folder(path: Path) -> str | None:
     return None
 
 
-def _read_small(path: Path, limit: int = 1 << 20) -> bytes | None:
+def read_small(path: Path, limit: int = 1 << 20) -> bytes | None:
     """A small regular file's bytes (None when missing, not a regular file, or larger)."""
     try:
         if not path.is_file():

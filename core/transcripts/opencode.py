@@ -47,6 +47,7 @@ from urllib.parse import quote
 
 from core.model import EMPTY_PLAN, TODO_STATUSES, AgentPlan, PlanGroup, PlanItem, Status, read_status
 from core.replay import merge_plans
+from core.transcripts.discover import read_small
 from core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
 
 log = logging.getLogger(__name__)
@@ -349,15 +350,7 @@ def _todowrite_list(data: Any) -> tuple[PlanItem, ...] | None:
     if not isinstance(state, dict) or state.get("status") != "completed":
         return None
     call = state.get("input")
-    todos = call.get("todos") if isinstance(call, dict) else None
-    if not isinstance(todos, list):
-        return None
-    items: list[PlanItem] = []
-    for todo in todos:
-        if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
-            return None  # an unrecognised shape gives no list rather than a wrong one
-        items.append(PlanItem(text=todo["content"], status=read_status(todo.get("status"), TODO_STATUSES)))
-    return tuple(items)
+    return _todo_items(call.get("todos") if isinstance(call, dict) else None)
 
 
 def _last_lists(db: sqlite3.Connection, ids: set[str]) -> dict[str, tuple[PlanItem, ...]]:
@@ -459,7 +452,7 @@ class OpenCodeStorageReader(OpenCodeReader):
             self._plans.pop(sid, None)
             if not self._plans_on or signatures[sid][1] == 0:
                 continue
-            listed = _stored_todos(_read_json(self.path / "todo" / f"{sid}.json"))
+            listed = _todo_items(_read_json(self.path / "todo" / f"{sid}.json"))
             if listed is not None:
                 self._plans[sid] = _plan(listed)
         return moved | gone
@@ -493,14 +486,8 @@ def _entries(folder: Path) -> list[Path]:
 
 def _read_json(path: Path) -> Any:
     """A small regular JSON file's value; None when missing, too large or not JSON."""
-    try:
-        if not path.is_file():
-            return None
-        with path.open("rb") as fh:
-            data = fh.read(MAX_JSON + 1)
-    except OSError:
-        return None
-    if len(data) > MAX_JSON:
+    data = read_small(path, MAX_JSON)
+    if data is None:
         return None
     try:
         return json.loads(data)
@@ -526,7 +513,9 @@ def _storage_row(info: Any) -> _Row | None:
     )
 
 
-def _stored_todos(raw: Any) -> tuple[PlanItem, ...] | None:
+def _todo_items(raw: Any) -> tuple[PlanItem, ...] | None:
+    """A todo list (`[{content, status, priority, …}]`, as todowrite's input and the
+    storage/ todo files hold it) as plan items; None for an unrecognised shape."""
     if not isinstance(raw, list):
         return None
     items: list[PlanItem] = []
