@@ -89,8 +89,8 @@ def read_file(item: TranscriptFile, read_plans: bool, remembered: Entry | None =
         log.exception("no reader for %s", item.path)
         return FileRead(item, failed=True)
     # With plan reading off nothing is remembered (nothing is cached); a .zst has no
-    # offsets to re-read cheaply: it is read whole every time.
-    # A whole-document file (Gemini CLI's legacy .json) has no lines to point at either.
+    # offsets to re-read cheaply, and a whole document (Gemini CLI before 0.60) is all
+    # text: both are read whole every time.
     traced = read_plans and not is_zst(item.path) and not is_whole_document(item.path)
     try:
         if remembered is not None and traced:

@@ -25,6 +25,12 @@ value, or a file that is not a valid cache, is ignored and replaced, never trust
 foreign or hand-made cache can do no more than a transcript can: every line it points at
 is read from the transcript itself and checked against its hash.
 
+Every harness whose transcripts are read as lines is covered by the one mechanism
+(Claude, Codex, ACP logs, Gemini CLI's JSON Lines): the trace is taken by IO, not by
+the readers. Not cached, read whole at every start: `.jsonl.zst` rollouts (offsets in a
+compressed stream cannot be re-read cheaply) and Gemini CLI's legacy whole-document
+`.json` sessions (the document is all text).
+
 With plan reading off, no cache is read or written (the index never asks).
 """
 
