@@ -289,12 +289,16 @@ class SessionIndex:
         follower.poke(item.path for item in discover(self.roots_searched) if item.path not in known)
 
     def stop(self) -> None:
-        """Stop following (joins the follower's threads)."""
+        """Stop following (joins the follower's threads). What was appended while
+        following is written to the warm-start cache on a thread of its own (the app
+        calls this from its UI thread); the process waits for it before it ends."""
         with self._lock:
             follower, self._follower = self._follower, None
+            stale = self._cache_stale
         if follower is not None:
             follower.stop()
-        self.save_cache()
+        if stale:
+            threading.Thread(target=self.save_cache, name="planwatch-cache-save").start()
 
     # -- the warm-start cache (warmcache.py) -------------------------------------------
 
