@@ -149,6 +149,9 @@ _SUB_LINE = re.compile(r"  ([A-Za-z][A-Za-z0-9_-]*):(?: (.*))?")
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d:\d\d)?")
 _UNUSUAL_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
 _NOT_FAST = object()
+_INDICATORS = re.compile(r"""[#'"\[\]{}]|: |:$""")
+"""Inside a plain scalar: a comment, a quote, flow brackets or a mapping's `: ` send the
+value to the full parser."""
 _WORDS = {"true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL"}
 
 
@@ -169,15 +172,7 @@ def _fast_scalar(text: str, *, in_flow: bool = False) -> Any:
         return inner
     if not (first.isalnum() or first in "/_."):
         return _NOT_FAST  # YAML indicators and odd starts: the full parser decides
-    if (
-        "#" in text
-        or ": " in text
-        or text.endswith(":")
-        or "'" in text
-        or '"' in text
-        or any(c in text for c in "[]{}")
-        or (in_flow and "," in text)
-    ):
+    if _INDICATORS.search(text) or (in_flow and "," in text):
         return _NOT_FAST
     if first.isascii() and first.isalpha():
         # Starting with a letter, only YAML 1.2's true/false/null words are not text.

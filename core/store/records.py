@@ -300,9 +300,10 @@ class Store:
                 problems.append(result)
             else:
                 out[result.id] = result
-        seen = {folder / n for n in names}
+        # Forget files that are gone (compared by name: building a Path per file is slow).
+        seen = set(names)
         with self._cache_lock:
-            for path in [p for p in self._cache if p.parent == folder and p not in seen]:
+            for path in [p for p in self._cache if p.name not in seen and p.parent == folder]:
                 del self._cache[path]
 
     def load(self) -> StoreSnapshot:
