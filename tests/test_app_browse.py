@@ -319,8 +319,8 @@ async def test_an_injected_scanned_index_is_shown_without_a_scan(sessions, isola
 
 
 async def test_demo_opens_the_bundled_fixtures_and_never_writes_into_the_repo(isolated_env) -> None:
-    from tui.app import FIXTURES
     from tui.cli import build_parser
+    from tui.options import FIXTURES
 
     def demo_files() -> dict[Path, bytes]:
         folders = (FIXTURES / "store" / "demo", FIXTURES / "transcripts")

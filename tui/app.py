@@ -13,17 +13,10 @@ for writes through methods here, which run the IO in thread workers.
 from __future__ import annotations
 
 import argparse
-import atexit
 import logging
-import os
-import shutil
-import tempfile
-import time
 from collections import deque
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -49,89 +42,15 @@ from tui.messages import (
     StoreLoaded,
     StoreView,
 )
+from tui.options import AppOptions, options_from_args
 from tui.palette import readable_variables
 from tui.widgets.details import TimelineEntry
 
 log = logging.getLogger(__name__)
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
 TIMELINE_LENGTH = 50
-# Below this many columns the browse screen restacks into pane mode.
-PANE_WIDTH = 60
 # How often the list repaints while the first scan is still filling it (seconds).
 SCAN_REPAINT_EVERY = 0.4
-
-
-def utc_now() -> datetime:
-    return datetime.now(UTC)
-
-
-@dataclass
-class AppOptions:
-    """Everything make_app needs; tests build one directly, the CLI from its arguments."""
-
-    roots: list[Path] | None = None
-    """Transcript folders; None: the harnesses' default folders (+ extra_roots)."""
-    extra_roots: list[Path] = field(default_factory=list)
-    store_root: Path | None = None
-    config_path: Path | None = None
-    state_dir: Path | None = None
-    clock: Callable[[], datetime] = utc_now
-    pane: bool = False
-    cwd: Path | None = None
-    index: Any | None = None
-    """An injected session source with the SessionIndex API (tests, snapshots)."""
-    follow: bool = True
-    """Run the follower and the store watcher (snapshots turn them off)."""
-    scan: bool = True
-    """Scan on mount (an injected, already scanned index may skip it)."""
-    demo: bool = False
-
-
-def copy_fixture_transcripts(dest: Path, mtime: float) -> None:
-    """Copy fixtures/transcripts to `dest` with every file's mtime pinned to `mtime`.
-
-    The rule fixtures are one-rule test cases, not a picture of a working day: left out.
-    A copy's mtime would be now, showing every session as running; pinned, each
-    session's age comes from its records' own times."""
-    shutil.copytree(FIXTURES / "transcripts", dest, ignore=shutil.ignore_patterns("rules"))
-    for path in dest.rglob("*"):
-        if path.is_file():
-            os.utime(path, (mtime, mtime))
-
-
-def demo_options(options: AppOptions) -> AppOptions:
-    """Point the app at the bundled fixtures. Everything is a temp copy (removed at exit)
-    so the demo never writes into the repository or the person's own folders."""
-    work_dir = Path(tempfile.mkdtemp(prefix="planwatch-demo-"))
-    atexit.register(shutil.rmtree, work_dir, ignore_errors=True)
-    transcripts = work_dir / "transcripts"
-    copy_fixture_transcripts(transcripts, time.time() - 86_400)  # a day back
-    store = work_dir / "store"
-    demo_store = FIXTURES / "store" / "demo"
-    if demo_store.is_dir():
-        shutil.copytree(demo_store, store)
-    else:
-        store.mkdir()
-    options.roots = [transcripts]
-    options.store_root = store
-    options.state_dir = work_dir / "state"
-    options.config_path = work_dir / "config.yaml"
-    return options
-
-
-def options_from_args(args: argparse.Namespace) -> AppOptions:
-    options = AppOptions(
-        extra_roots=[Path(p).expanduser() for p in getattr(args, "root", []) or []],
-        pane=bool(getattr(args, "pane", False)),
-        cwd=Path(args.cwd).expanduser() if getattr(args, "cwd", None) else None,
-        demo=bool(getattr(args, "demo", False)),
-    )
-    if options.demo:
-        demo_options(options)
-        options.roots = (options.roots or []) + options.extra_roots
-    return options
 
 
 def make_app(args_or_options: argparse.Namespace | AppOptions | None = None) -> PlanwatchApp:

@@ -131,7 +131,7 @@ class BrowseScreen(Screen[None]):
         return self.has_class("-pane")
 
     def on_resize(self, event: Resize) -> None:
-        from tui.app import PANE_WIDTH
+        from tui.options import PANE_WIDTH
 
         was = self.pane
         self.set_class(self.app.options.pane or event.size.width < PANE_WIDTH, "-pane")
