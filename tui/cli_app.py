@@ -5,6 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+# The terminal a --screenshot run pretends to have, and how long it waits for the scan.
+SCREENSHOT_SIZE = (120, 36)
+SCREENSHOT_WAIT = 60.0
 
 
 def add_app_arguments(parser: argparse.ArgumentParser) -> None:
@@ -16,6 +24,12 @@ def add_app_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--demo", action="store_true", help="open the app on the bundled fixtures")
     parser.add_argument("--root", metavar="DIR", action="append", default=[], help="an extra transcript folder (repeatable)")
+    parser.add_argument(
+        "--screenshot",
+        metavar="FILE.svg",
+        type=Path,
+        help="run without a terminal until the first scan is done, save the screen as SVG and exit",
+    )
 
 
 def tmux_pane_folder(timeout: float = 1.0) -> str | None:
@@ -47,5 +61,22 @@ def run_app(args: argparse.Namespace) -> int:
     if not getattr(args, "cwd", None) and not getattr(args, "demo", False):
         args.cwd = tmux_pane_folder()
     app = make_app(args)
-    app.run()
+    shot: Path | None = getattr(args, "screenshot", None)
+    if shot is None:
+        app.run()
+        return 0
+    saved: list[str] = []
+
+    async def take(pilot: Any) -> None:
+        deadline = time.monotonic() + SCREENSHOT_WAIT
+        while app.scan_done is None and time.monotonic() < deadline:
+            await pilot.pause(0.05)
+        await pilot.pause()
+        saved.append(app.save_screenshot(shot.name, str(shot.parent.resolve())))
+        app.exit()
+
+    app.run(headless=True, size=SCREENSHOT_SIZE, auto_pilot=take)
+    if not saved:
+        print("planwatch: no screenshot was taken", file=sys.stderr)
+        return 1
     return 0

@@ -16,7 +16,17 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "fixtures"
+
+
+def _bundled_fixtures() -> Path:
+    """Where the demo's transcripts and store are: inside the package when installed
+    from a wheel (pyproject maps fixtures/ to tui/demo_data), else the source tree's
+    fixtures/ (a checkout or an editable install)."""
+    packaged = Path(__file__).resolve().parent / "demo_data"
+    return packaged if (packaged / "transcripts").is_dir() else ROOT / "fixtures"
+
+
+FIXTURES = _bundled_fixtures()
 # Below this many columns the browse screen restacks into pane mode.
 PANE_WIDTH = 60
 
