@@ -271,8 +271,8 @@ async def test_the_store_view_follows_the_store_through_the_apps_one_watcher(ses
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, StoreScreen)
-        # The app's feed already watches the store folder: the view starts no second watcher.
-        assert app.feed._watcher is not None and screen._watcher is None
+        # The app's store service watches the store folder: the view has no watcher of its own.
+        assert app.store_service.watching and not hasattr(screen, "_watcher")
         tasks = isolated_env.store / "tasks"
         tasks.mkdir(parents=True, exist_ok=True)
         (tasks / "t9.md").write_text("---\nid: t9\ntitle: Written elsewhere\nstatus: todo\n---\n")
@@ -284,7 +284,7 @@ async def test_a_task_written_to_the_store_by_another_process_shows_under_my_ite
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: app.scan_done is not None, what="the scan")
         # The store watcher starts on mount and watches from then on.
-        assert app.feed._watcher is not None and app.feed._watcher.running
+        assert app.store_service.watching
         tasks = isolated_env.store / "tasks"
         tasks.mkdir(parents=True, exist_ok=True)
         (tasks / "t9.md").write_text(

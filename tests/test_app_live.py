@@ -73,7 +73,7 @@ async def test_a_burst_of_changes_is_one_repaint(two, isolated_env) -> None:
         # What the follower thread does for 50 appends in a row: mark ids, post a message each.
         for _ in range(25):
             for session in two:
-                app.feed._mark([session.session_id])
+                app.feed.mark_changed([session.session_id])
         await pilot.pause()
         await pilot.pause()
         assert len(calls) == 1

@@ -209,7 +209,7 @@ async def test_quick_ticks_on_an_own_item_land_in_order(session, isolated_env) -
         await pilot.press("space", "space", "space")  # done, todo, done — without waiting
         assert "[x] Mine" in rows(app)  # shown at once, before the writes land
         # Wait for the writer to drain: every write asked for so far has landed.
-        await asyncio.get_running_loop().run_in_executor(None, app._writer.submit(lambda: None).result)
+        await asyncio.get_running_loop().run_in_executor(None, app.store_service.drained().result)
         assert store.load().tasks["t1"].status == "done"
         await pilot.press("u")
         await until(pilot, lambda: store.load().tasks["t1"].status == "todo", what="the undo")

@@ -19,25 +19,29 @@ from core.store.identity import Caller
 from core.store.records import Store
 from core.store.schema import TaskRecord
 from tui.screens.store import StoreScreen
+from tui.store_service import StoreOwner, StoreService
 from tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
 
-class Host(App[None]):
-    """A bare app carrying what the store view reads from its app, recording tool answers."""
+class Host(StoreOwner, App[None]):
+    """A bare app owning the store service the store view uses, recording tool answers."""
 
     def __init__(self, root: Path, settings: Settings | None = None, caller: Caller | None = None, watch: bool = False) -> None:
         super().__init__()
-        self.store_root = root
-        self.settings = settings or Settings()
-        self.caller = caller or Caller(by="dana")
-        self.clock = lambda: NOW
+        self.store_service = StoreService(
+            self, root, settings or Settings(), clock=lambda: NOW, caller=caller or Caller(by="dana")
+        )
         self.watch = watch
         self.answers: list[StoreScreen.ToolAnswered] = []
 
     def on_mount(self) -> None:
-        self.push_screen(StoreScreen(watch=self.watch))
+        self.store_service.start(watch=self.watch)
+        self.push_screen(StoreScreen())
+
+    def on_unmount(self) -> None:
+        self.store_service.stop()
 
     @on(StoreScreen.ToolAnswered)
     def _answered(self, event: StoreScreen.ToolAnswered) -> None:
@@ -343,17 +347,26 @@ async def test_store_view_updates_live_when_another_writer_adds_a_task(store_roo
 
 
 @pytest.mark.asyncio
-async def test_store_view_back_leaves_the_screen_and_stops_watching(store_root: Path) -> None:
+async def test_store_view_back_leaves_the_screen_and_stops_listening(store_root: Path) -> None:
+    # The watcher is the app's (its store service's): leaving the view stops the view
+    # listening, while the app goes on hearing other writers.
     app = Host(store_root, watch=True)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
         screen = app.screen
-        assert isinstance(screen, StoreScreen) and screen._watcher is not None
-        watcher = screen._watcher
+        assert isinstance(screen, StoreScreen)
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, StoreScreen)
-        assert not watcher.running
+        Store(store_root).add_task(lambda i: TaskRecord(id=i, title="Added elsewhere", status="todo", session="s-1"))
+        deadline = time.monotonic() + 10
+        while "s-1" not in app.store_service.view.tasks_by_session and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+            await pilot.pause()
+        assert [t.id for t in app.store_service.view.tasks_by_session["s-1"]] == ["t9"]
+        assert app.store_service.watching
+        await settle(app, pilot)
+        assert "t9" not in screen.snapshot.tasks
 
 
 @pytest.mark.asyncio

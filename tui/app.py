@@ -5,17 +5,18 @@ script. Everything that touches the host is injectable: the session source (inde
 store root, the settings file, the state folder (overrides), the clock, and whether the
 follower threads run at all (snapshots run without them).
 
-The app owns the live state the screens show: the index, the store view, the overrides
-and the in-memory timeline of plan changes. Screens read it (attributes down) and ask
-for writes through methods here, which run the IO in thread workers.
+The app owns the live state the screens show: the index, the store service (the one
+store, settings object, writer and watcher: tui/store_service.py), the overrides and
+the in-memory timelines. Screens read it (attributes down), subscribe to its signals
+(`sessions_changed`, `scan_finished`, and the store service's `changed` and
+`settings_changed`) and ask for writes through methods here, which run the IO in thread
+workers. The app never reaches into a screen.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
-from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.signal import Signal
 
 from core import paths
 from core.checklist import Checklist, OverrideStatus, build_checklist
@@ -30,6 +32,7 @@ from core.model import EMPTY_PLAN, AgentPlan
 from core.overrides import FILE_NAME as OVERRIDES_FILE
 from core.overrides import Overrides
 from core.settings import LiveSettings, Settings, load_settings
+from core.timeline import TimelineEntry, Timelines
 from tui.commands import PlanwatchCommands, bindings
 from tui.live import LiveFeed
 from tui.messages import (
@@ -38,17 +41,14 @@ from tui.messages import (
     ScanFinished,
     SessionsChanged,
     SettingsSaved,
-    StoreChanged,
-    StoreLoaded,
     StoreView,
 )
 from tui.options import AppOptions, options_from_args
 from tui.palette import readable_variables
-from tui.widgets.details import TimelineEntry
+from tui.store_service import StoreOwner, StoreService
 
 log = logging.getLogger(__name__)
 
-TIMELINE_LENGTH = 50
 # How often the list repaints while the first scan is still filling it (seconds).
 SCAN_REPAINT_EVERY = 0.4
 
@@ -76,7 +76,7 @@ def _default_roots(settings: Settings, extra: list[Path]) -> list[Path]:
     return list(default_roots(settings, extra))
 
 
-class PlanwatchApp(App[None]):
+class PlanwatchApp(StoreOwner, App[None]):
     """Browse sessions, tick checklists, follow an agent in a side pane."""
 
     TITLE = "planwatch"
@@ -89,12 +89,11 @@ class PlanwatchApp(App[None]):
         self.options = options
         self.config_path = options.config_path or paths.config_file()
         # Problems in the settings file show as a banner in the app, not on stderr.
-        self.settings: Settings = load_settings(self.config_path, report=False)
-        self._live_settings = LiveSettings(self.config_path, report=False, initial=self.settings)
-        self._live_seen = self.settings
+        settings = load_settings(self.config_path, report=False)
+        self._live_settings = LiveSettings(self.config_path, report=False, initial=settings)
+        self._live_seen = settings
         self._shown_problems: tuple[str, ...] = ()
         self.clock = options.clock
-        self.store_root = options.store_root or paths.store_dir(self.settings.store)
         state = options.state_dir or paths.state_dir()
         self.overrides = Overrides(state / OVERRIDES_FILE)
         if options.index is not None:
@@ -102,26 +101,25 @@ class PlanwatchApp(App[None]):
         else:
             roots = options.roots
             if roots is None:
-                roots = _default_roots(self.settings, options.extra_roots)
-            self.index = _default_index(roots, self.settings.read_agent_plans)
-        self.store_view = StoreView()
+                roots = _default_roots(settings, options.extra_roots)
+            self.index = _default_index(roots, settings.read_agent_plans)
+        store_root = options.store_root or paths.store_dir(settings.store)
+        self.store_service = StoreService(self, store_root, settings, clock=self.clock)
         self.scan_done: ScanFinished | None = None
         # True once the index follows the transcript folders (appends show live).
         self.following = False
-        self.timelines: dict[str, deque[TimelineEntry]] = {}
-        self._plans: dict[str, AgentPlan] = {}
+        self.timelines = Timelines()
+        # What the screens subscribe to (the store service has its own two).
+        self.sessions_changed: Signal[set[str]] = Signal(self, "sessions-changed")
+        self.scan_finished: Signal[ScanFinished] = Signal(self, "scan-finished")
         self._pending_ids: set[str] = set()
         self._flush_timer: Any = None
         self._flushed_once = False
         from core.mirror import Mirror
-        from core.store.records import Store
 
-        # Neither touches the disk until used (the mirror not at all while it is off).
-        self._store = Store(self.store_root)
-        self._mirror = Mirror(self._store, lambda: self.settings)
-        # One writer thread for store tools: off the UI thread, in the order asked.
-        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planwatch-store-write")
-        self.feed = LiveFeed(self, self.index, self.store_root, follow=options.follow, scan=options.scan)
+        # Touches the disk only when used (not at all while the setting is off).
+        self._mirror = Mirror(self.store_service.store, lambda: self.settings)
+        self.feed = LiveFeed(self, self.index, follow=options.follow, scan=options.scan)
 
     # -- life cycle
 
@@ -133,14 +131,15 @@ class PlanwatchApp(App[None]):
         # A changed settings file (a revoked user, a fixed typo) applies within a second.
         self.set_interval(1.0, self._check_settings, name="settings-watch")
         self.feed.start()
-        self.load_store()
+        self.store_service.start(watch=self.options.follow)
+        self.store_service.reload()
         if not self.options.scan:
             self._remember_plans([entry.session.id for entry in self.index.entries()], record=False)
 
     def on_unmount(self) -> None:
         self.feed.stop()
         # Let writes already asked for finish: a tick made just before quitting counts.
-        self._writer.shutdown(wait=True)
+        self.store_service.stop()
 
     def get_css_variables(self) -> dict[str, str]:
         """The theme's variables, with the text colours the rows use made readable on
@@ -151,6 +150,18 @@ class PlanwatchApp(App[None]):
         return variables
 
     # -- what the screens read
+
+    @property
+    def settings(self) -> Settings:
+        return self.store_service.settings
+
+    @property
+    def store_root(self) -> Path:
+        return self.store_service.root
+
+    @property
+    def store_view(self) -> StoreView:
+        return self.store_service.view
 
     @property
     def reading(self) -> bool:
@@ -174,25 +185,12 @@ class PlanwatchApp(App[None]):
         return build_checklist(plan, self.overrides.for_session(session_id), self.own_tasks(session_id))
 
     def timeline(self, session_id: str) -> list[TimelineEntry]:
-        return list(self.timelines.get(session_id, ()))
-
-    @property
-    def browse(self) -> Any:
-        from tui.screens.browse import BrowseScreen
-
-        # Data can still arrive while the app shuts down (a store read finishing as a
-        # person quits): a screen being torn down has lost its widgets, so it gets none.
-        if self._exit or self._closing:
-            return None
-        for screen in self.screen_stack:
-            if isinstance(screen, BrowseScreen):
-                return screen if screen.is_attached and not screen._closing else None
-        return None
+        return self.timelines.of(session_id)
 
     # -- live updates
 
     @on(SessionsChanged)
-    def _sessions_changed(self) -> None:
+    def _on_sessions_changed(self) -> None:
         changed = self.feed.take_changed()
         if not changed:
             return
@@ -209,9 +207,9 @@ class PlanwatchApp(App[None]):
     def _flush_changes(self) -> None:
         self._flush_timer = None
         changed, self._pending_ids = self._pending_ids, set()
-        if changed and self.browse is not None:
+        if changed and not (self._exit or self._closing):
             self._flushed_once = True
-            self.browse.sessions_changed(changed)
+            self.sessions_changed.publish(changed)
 
     def _remember_plans(self, ids: list[str], *, record: bool) -> None:
         """Keep each session's last plan to note what changed in its timeline (memory only)
@@ -222,64 +220,32 @@ class PlanwatchApp(App[None]):
             if entry is None:
                 continue
             plan = entry.plan or EMPTY_PLAN
-            before = self._plans.get(session_id)
-            self._plans[session_id] = plan
-            if before is None and not record:
-                continue
-            if before is not None and before == plan:
-                continue
-            if record or before is not None:
-                what = describe_change(before, plan)
-                if what:
-                    line = self.timelines.setdefault(session_id, deque(maxlen=TIMELINE_LENGTH))
-                    line.append(TimelineEntry(self.now(), what))
-            mirrored.append((entry.session, plan))
+            if self.timelines.note(session_id, plan, self.now(), record=record):
+                mirrored.append((entry.session, plan))
         if mirrored and self.settings.keep_plans_in_store and self.reading:
             self.mirror(mirrored)
 
     @on(ScanFinished)
-    def _scan_finished(self, event: ScanFinished) -> None:
+    def _on_scan_finished(self, event: ScanFinished) -> None:
         self.scan_done = event
         if self._flush_timer is not None:
             self._flush_timer.stop()
         self._flush_changes()
         # Changes seen from here on are the session's timeline; the first read is not a change.
         for entry in self.entries():
-            self._plans.setdefault(entry.session.id, entry.plan or EMPTY_PLAN)
+            self.timelines.keep(entry.session.id, entry.plan or EMPTY_PLAN)
         # With the opt-in on, every session's list is kept in the store (SPEC §5), not
         # only those that change while the app runs (idempotent: unchanged lists write nothing).
         if self.settings.keep_plans_in_store and self.reading:
             self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
-        if self.browse is not None:
-            self.browse.scan_finished(event)
+        if not (self._exit or self._closing):
+            self.scan_finished.publish(event)
         for problem in event.problems:  # said once; the other harnesses are read
             self.notify(f"Skipped {problem}", severity="warning", markup=False, timeout=10)
 
     @on(FollowingStarted)
     def _following_started(self) -> None:
         self.following = True
-
-    @on(StoreChanged)
-    def _store_changed(self) -> None:
-        self.load_store()
-        # An open store view reads its own (filtered) table; the feed's watcher is the one
-        # watching the folder, so the view hears of other writers from here.
-        from tui.screens.store import StoreScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, StoreScreen) and screen.is_mounted:
-                screen.reload()
-
-    @work(thread=True, exclusive=True, group="store-read", exit_on_error=False)
-    def load_store(self) -> None:
-        """Read the store off the UI thread; StoreLoaded carries the result."""
-        self.post_message(StoreLoaded(read_store_view(self._store)))
-
-    @on(StoreLoaded)
-    def _store_loaded(self, event: StoreLoaded) -> None:
-        self.store_view = event.view
-        if self.browse is not None:
-            self.browse.store_changed()
 
     # -- writes (all IO in thread workers)
 
@@ -296,16 +262,15 @@ class PlanwatchApp(App[None]):
             self.call_from_thread(self.notify, f"Could not save your ticks: {exc}", severity="error", markup=False)
 
     def run_tool(self, name: str, payload: dict[str, Any]) -> None:
-        """Run one of the store's tools (the same functions as the CLI and MCP) off the
-        UI thread. Calls run one at a time in the order made, so a tick and its undo
-        land in that order; the person's own item shows the change at once."""
+        """Run one of the store's tools (the same functions as the CLI and MCP) on the
+        store service's one writer: off the UI thread, one at a time in the order made,
+        so a tick and its undo land in that order; the person's own item shows the
+        change at once."""
         self._optimistic(payload)
-        self._writer.submit(self._run_tool, name, dict(payload))
+        self.store_service.submit(name, payload, self._answered)
 
-    def _run_tool(self, name: str, payload: dict[str, Any]) -> None:
-        answer, failed = call_tool(self._store, self.settings, name, payload)
-        self.post_message(OwnItemsChanged(answer, failed))
-        self.post_message(StoreLoaded(read_store_view(self._store)))
+    def _answered(self, answer: str, refused: bool) -> None:
+        self.post_message(OwnItemsChanged(answer, refused))
 
     def _optimistic(self, payload: dict[str, Any]) -> None:
         """Show a status or title change of an existing task before the write lands; the
@@ -314,12 +279,12 @@ class PlanwatchApp(App[None]):
         change = {k: payload[k] for k in ("status", "title") if payload.get(k) is not None}
         if not task_id or not change:
             return
-        for tasks in self.store_view.tasks_by_session.values():
+        view = self.store_view
+        for tasks in view.tasks_by_session.values():
             for index, task in enumerate(tasks):
                 if task.id == task_id:
                     tasks[index] = task.model_copy(update=change)
-        if self.browse is not None:
-            self.browse.store_changed()
+        self.store_service.changed.publish(view)
 
     @on(OwnItemsChanged)
     def _own_items_changed(self, event: OwnItemsChanged) -> None:
@@ -367,17 +332,16 @@ class PlanwatchApp(App[None]):
     @on(SettingsSaved)
     def _settings_saved(self, event: SettingsSaved) -> None:
         before = self.settings
-        self.settings = event.settings
-        self._show_settings_problems(self.settings)
-        if before.read_agent_plans != self.settings.read_agent_plans:
-            self._set_reading(self.settings.read_agent_plans)
-        if self.settings.keep_plans_in_store and not before.keep_plans_in_store and self.reading:
+        after: Settings = event.settings
+        # Every screen and the next tool call use the new settings from here on.
+        self.store_service.apply_settings(after)
+        self._show_settings_problems(after)
+        if before.read_agent_plans != after.read_agent_plans:
+            self._set_reading(after.read_agent_plans)
+        if after.keep_plans_in_store and not before.keep_plans_in_store and after.read_agent_plans:
             self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
-        if (before.transcript_roots != self.settings.transcript_roots
-                or before.store != self.settings.store):
+        if before.transcript_roots != after.transcript_roots or before.store != after.store:
             self.notify("Restart planwatch to use the new folders.", markup=False)
-        if self.browse is not None:
-            self.browse.refresh_all()
 
     @work(thread=True, group="index", exit_on_error=False)
     def _set_reading(self, on: bool) -> None:
@@ -385,7 +349,7 @@ class PlanwatchApp(App[None]):
         if setter is not None:
             setter(on)
         ids = [entry.session.id for entry in self.index.entries()]
-        self.feed._mark(ids)
+        self.feed.mark_changed(ids)
 
     # -- app-level actions (keys from tui.commands)
 
@@ -403,70 +367,3 @@ class PlanwatchApp(App[None]):
         from tui.screens.help import HelpScreen
 
         self.push_screen(HelpScreen())
-
-
-def describe_change(before: AgentPlan | None, after: AgentPlan) -> str:
-    """One timeline line for a plan change: counts and statuses, in memory only."""
-    if before is None:
-        before = EMPTY_PLAN
-    b_done, b_total = before.counts()
-    a_done, a_total = after.counts()
-    parts = []
-    if a_total != b_total:
-        parts.append(f"{b_total} → {a_total} steps")
-    if a_done != b_done:
-        parts.append(f"{b_done} → {a_done} done")
-    started = [
-        item.active_form or item.text
-        for group in after.groups
-        for item in group.items
-        if item.status == "in_progress"
-    ]
-    before_started = {
-        item.active_form or item.text
-        for group in before.groups
-        for item in group.items
-        if item.status == "in_progress"
-    }
-    for step in started:
-        if step not in before_started:
-            parts.append(f"started: {step}")
-    if not parts and before != after:
-        parts.append("plan updated")
-    return "; ".join(parts)
-
-
-def read_store_view(store: Any) -> StoreView:
-    """A StoreView from one read of the store; never raises (the error is shown)."""
-    try:
-        snapshot = store.load()
-    except Exception as exc:
-        return StoreView(error=f"The store at {getattr(store, 'root', '?')} cannot be read: {exc}")
-    by_session: dict[str, list[Any]] = {}
-    for task in snapshot.tasks_sorted():
-        # Tasks the opt-in translation wrote carry a `source`; they are the agent's plan,
-        # already shown above, not the person's own items.
-        if task.session and task.source is None:
-            by_session.setdefault(task.session, []).append(task)
-    from core.store.views import open_counts
-
-    counts = open_counts(snapshot)
-    return StoreView(
-        tasks_by_session=by_session,
-        open_counts=counts,
-        problems=[str(problem) for problem in snapshot.problems],
-    )
-
-
-def call_tool(store: Any, settings: Settings, name: str, payload: dict[str, Any]) -> tuple[str, bool]:
-    """Call a store tool (the same run_tool as the CLI and MCP); (answer, failed).
-
-    Refusals and failed writes come back as their sentence, never raise."""
-    from core.store.identity import caller_from_env
-    from core.store.tools import run_tool
-
-    try:
-        result = run_tool(name, store, settings, caller_from_env(settings), payload)
-    except Exception as exc:  # ToolRefused / StoreError carry the sentence to show
-        return str(exc), True
-    return result.text(), False

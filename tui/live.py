@@ -1,10 +1,10 @@
 """The adapter between core's threads and the app: callbacks in, messages out.
 
 core's session index scans (blocking, in a thread worker here) and follows transcripts
-(its own thread); the store watcher watches the store folder (its own thread). Each
-calls a plain callback; this module turns them into coalescible messages posted to the
-app. Session ids are collected under a lock and drained by the handler, so replacing a
-queued SessionsChanged with the next one loses nothing.
+(its own thread). Each calls a plain callback; this module turns them into coalescible
+messages posted to the app. (The store's watcher belongs to the store service.) Session
+ids are collected under a lock and drained by the handler, so replacing a queued
+SessionsChanged with the next one loses nothing.
 
 Started on the app's mount, stopped on its unmount.
 """
@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.messages import FollowingStarted, ScanFinished, SessionsChanged, StoreChanged
+from tui.messages import FollowingStarted, ScanFinished, SessionsChanged
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -30,20 +30,17 @@ class ScanStopped(Exception):
 
 
 class LiveFeed:
-    """Runs the index scan, the index follower and the store watcher for one app."""
+    """Runs the index scan and the index follower for one app."""
 
-    def __init__(self, app: App[Any], index: Any, store_root: Path | None, *, follow: bool = True, scan: bool = True) -> None:
+    def __init__(self, app: App[Any], index: Any, *, follow: bool = True, scan: bool = True) -> None:
         self.app = app
         self.index = index
-        self.store_root = store_root
         self.follow = follow
         self.scan = scan
         self._lock = threading.Lock()
         self._changed: set[str] = set()
         self._all = False  # a full refresh is due (scan batches, settings)
         self._stopped = threading.Event()
-        self._watcher: Any = None
-        self._sweeper: Any = None
 
     # -- callbacks, called on core threads
 
@@ -53,21 +50,18 @@ class LiveFeed:
             # quit during a long first scan without waiting for it.
             raise ScanStopped
         ids = [entry.session.id for entry in entries]
-        self._mark(ids)
+        self.mark_changed(ids)
 
     def _on_change(self, session_ids: Iterable[str]) -> None:
-        self._mark(list(session_ids))
+        self.mark_changed(list(session_ids))
 
-    def _mark(self, ids: list[str]) -> None:
+    def mark_changed(self, ids: list[str]) -> None:
+        """Note sessions to repaint (any thread): one SessionsChanged carries them all."""
         if self._stopped.is_set():
             return
         with self._lock:
             self._changed.update(ids)
         self.app.post_message(SessionsChanged())
-
-    def _on_store_change(self) -> None:
-        if not self._stopped.is_set():
-            self.app.post_message(StoreChanged())
 
     # -- the app's side
 
@@ -77,35 +71,16 @@ class LiveFeed:
             changed, self._changed = self._changed, set()
         return changed
 
-    def watches(self, root: Path) -> bool:
-        """Whether this feed's store watcher is running on `root` (screens then need none)."""
-        return self._watcher is not None and self.store_root == root
-
     def start(self) -> None:
-        """Start scanning (thread worker) and watching the store."""
+        """Start scanning (thread worker), then following."""
         if self.scan:
             self.app.run_worker(self._scan_then_follow, thread=True, group="index", name="scan", exit_on_error=False)
         else:
             # An index handed over already scanned: it is as if the scan just ended.
             roots = [Path(p) for p in getattr(self.index, "roots_searched", []) or []]
-            self.app.post_message(ScanFinished(len(self.index.entries()), roots))
+            self.app.post_message(ScanFinished(roots))
             if self.follow:
                 self.app.run_worker(self._start_following, thread=True, group="index", name="follow", exit_on_error=False)
-        if self.follow and self.store_root is not None:
-            try:
-                from core.store.watch import StoreWatcher
-
-                self._watcher = StoreWatcher(self.store_root, self._on_store_change)
-                self._watcher.start()
-            except Exception as exc:  # a store that cannot be watched still reads on demand
-                log.warning("cannot watch the store at %s: %s", self.store_root, exc)
-                self._watcher = None
-            # SPEC §4 Sweep: looked at when the core starts, then every hour.
-            from core.store.records import Store
-            from core.store.sweep import Sweeper
-
-            self._sweeper = Sweeper(Store(self.store_root), lambda: self.app.settings)
-            self._sweeper.start()
 
     def _scan_then_follow(self) -> None:
         error: str | None = None
@@ -120,7 +95,7 @@ class LiveFeed:
             return
         roots = [Path(p) for p in getattr(self.index, "roots_searched", []) or []]
         problems = self.index.problems() if hasattr(self.index, "problems") else []
-        self.app.post_message(ScanFinished(len(self.index.entries()), roots, error, problems))
+        self.app.post_message(ScanFinished(roots, error, problems))
         self._start_following()
 
     def _start_following(self) -> None:
@@ -135,15 +110,9 @@ class LiveFeed:
             self.app.post_message(FollowingStarted())
 
     def stop(self) -> None:
-        """Stop the follower and the watcher; callbacks after this are ignored."""
+        """Stop the follower; callbacks after this are ignored."""
         self._stopped.set()
         try:
             self.index.stop()
         except Exception:
             log.exception("stopping the index failed")
-        if self._watcher is not None:
-            self._watcher.stop()
-            self._watcher = None
-        if self._sweeper is not None:
-            self._sweeper.stop()
-            self._sweeper = None

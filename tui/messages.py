@@ -24,11 +24,8 @@ class SessionsChanged(Message):
 class ScanFinished(Message):
     """The first full scan of every transcript folder ended."""
 
-    def __init__(
-        self, count: int, roots_searched: list[Path], error: str | None = None, problems: list[str] | None = None
-    ) -> None:
+    def __init__(self, roots_searched: list[Path], error: str | None = None, problems: list[str] | None = None) -> None:
         super().__init__()
-        self.count = count
         self.roots_searched = roots_searched
         self.error = error
         # Sources that could not be read and were skipped (OpenCode's database), each

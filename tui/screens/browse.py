@@ -116,6 +116,13 @@ class BrowseScreen(Screen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
+        # Told of changes by the app's signals; the app never calls into this screen.
+        # (Looked up at each call, so a test may wrap a handler on the instance.)
+        self.app.sessions_changed.subscribe(self, lambda ids: self.sessions_changed(ids), immediate=True)
+        self.app.scan_finished.subscribe(self, lambda event: self.scan_finished(event), immediate=True)
+        store = self.app.store_service
+        store.changed.subscribe(self, lambda _view: self.store_changed(), immediate=True)
+        store.settings_changed.subscribe(self, lambda _settings: self.refresh_all(), immediate=True)
         self.query_one("#filter", Input).display = False
         self.set_class(self.app.options.pane, "-pane")
         if self.pane:

@@ -5,12 +5,13 @@ line and the MCP server call — in a thread worker, so the rules (approval, gra
 wording of refusals) live in one place. A refusal is shown with its own sentence.
 Filters are task_list's (status, ready, by, since) and are answered by task_list too.
 
-The view re-reads the store after each of its own actions, and follows other writers
-(agents, the CLI, an editor): in the planwatch app through the app's live feed, which
-already watches the store folder (the app calls `reload`); under another host
-through its own `core.store.watch.StoreWatcher` while mounted (`watch=False` turns
-following off, for snapshots). Records that are not valid are listed
-below the table with their file and what is wrong.
+The view keeps no store of its own: it reads and writes through the app's one store
+service (`app.store_service`: the one `Store`, settings object, ordered writer and
+watcher). It re-reads the store after each of its own actions and whenever the service
+publishes `changed` (other writers: agents, the CLI, an editor), and uses the settings
+the service holds at the moment of each call, so a rule switched on in Settings holds
+here at once. Records that are not valid are listed below the table with their file
+and what is wrong.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rich.text import Text
 from textual import on, work
@@ -31,16 +31,14 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Footer, Input, Select, Static
 
-from core import paths
-from core.settings import Settings, load_settings
-from core.store.identity import Caller, caller_from_env
-from core.store.records import RecordProblem, Store, StoreError, StoreSnapshot
+from core.settings import Settings
+from core.store.identity import Caller
+from core.store.records import RecordProblem, Store, StoreSnapshot
 from core.store.schema import TASK_STATUSES, PlanRecord, Stamp, TaskRecord
 from core.store.tools import ToolRefused, run_tool
-from core.store.watch import StoreWatcher
 from core.text import safe_text, shorten
-from tui.messages import StoreChanged
 from tui.screens.help import ScreenKeysProvider
+from tui.store_service import StoreService
 from tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
 
 # The mark before each task status; colour comes from the style beside it.
@@ -162,25 +160,8 @@ class StoreScreen(Screen[None]):
             self.answer = answer
             self.refused = refused
 
-    def __init__(
-        self,
-        store_root: Path | None = None,
-        settings: Settings | None = None,
-        *,
-        caller: Caller | None = None,
-        clock: Callable[[], datetime] | None = None,
-        watch: bool | None = None,
-    ) -> None:
-        """Each argument defaults to the app's attribute of that name (`store_root`,
-        `settings`, `caller`, `clock`), else to what the command line would use. `watch`
-        defaults to the app's `options.follow` (off in snapshots), else on."""
+    def __init__(self) -> None:
         super().__init__()
-        self._root_arg = store_root
-        self._settings_arg = settings
-        self._caller_arg = caller
-        self._clock_arg = clock
-        self._watch = watch
-        self._watcher: StoreWatcher | None = None
         self._generation = 0
         self.snapshot = StoreSnapshot()
         self._narrow = False
@@ -188,20 +169,27 @@ class StoreScreen(Screen[None]):
         self.filters = Filters()
         self.shown: set[str] | None = None
 
-    # -- what the screen works on (resolved once mounted, when the app is known)
+    # -- what the screen works on: the app's store service, read at each use
 
-    def _resolve(self) -> None:
-        app = self.app
-        settings = self._settings_arg or getattr(app, "settings", None)
-        self.settings: Settings = settings if isinstance(settings, Settings) else load_settings()
-        root = self._root_arg or getattr(app, "store_root", None)
-        self.store = Store(Path(root) if root else paths.store_dir(self.settings.store))
-        caller = self._caller_arg or getattr(app, "caller", None)
-        self.caller: Caller = caller if isinstance(caller, Caller) else caller_from_env(self.settings)
-        clock = self._clock_arg or getattr(app, "clock", None)
-        self.clock: Callable[[], datetime] | None = clock if callable(clock) else None
-        if self._watch is None:
-            self._watch = bool(getattr(getattr(app, "options", None), "follow", True))
+    @property
+    def service(self) -> StoreService:
+        return cast(StoreService, self.app.store_service)  # type: ignore[attr-defined]
+
+    @property
+    def store(self) -> Store:
+        return self.service.store
+
+    @property
+    def settings(self) -> Settings:
+        return self.service.settings
+
+    @property
+    def caller(self) -> Caller:
+        return self.service.caller
+
+    @property
+    def clock(self) -> Callable[[], datetime] | None:
+        return self.service.clock
 
     def compose(self) -> ComposeResult:
         yield Static("Task store", id="store-title")
@@ -220,25 +208,13 @@ class StoreScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self._resolve()
         self._narrow = self.app.size.width < NARROW
         self.set_class(self._narrow, "-narrow")
         self._set_columns()
         self.query_one(DataTable).focus()
+        self.service.changed.subscribe(self, lambda _view: self.reload())
+        self.service.settings_changed.subscribe(self, lambda _settings: self._fill())
         self.reload()
-        feed = getattr(self.app, "feed", None)
-        if self._watch and not (feed is not None and feed.watches(self.store.root)):
-            self._watcher = StoreWatcher(self.store.root, self._store_changed_on_disk)
-            try:
-                self._watcher.start()
-            except OSError as exc:  # an unreadable store must not stop the view
-                self._watcher = None
-                self.notify(f"Not following the store live: {exc}", severity="warning", markup=False)
-
-    def on_unmount(self) -> None:
-        if self._watcher is not None:
-            self._watcher.stop()
-            self._watcher = None
 
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < NARROW
@@ -262,15 +238,6 @@ class StoreScreen(Screen[None]):
 
     def _add_row(self, table: DataTable[Text], cells: dict[str, Text], key: str) -> None:
         table.add_row(*(cells[str(column.value)] for column in table.columns), key=key)
-
-    def _store_changed_on_disk(self) -> None:
-        # Called on the watcher's thread: post_message is thread-safe, and StoreChanged
-        # replaces an unhandled one, so a burst of writes becomes one reload.
-        self.post_message(StoreChanged())
-
-    @on(StoreChanged)
-    def _on_store_changed(self) -> None:
-        self.reload()
 
     # -- reading
 
@@ -569,14 +536,10 @@ class StoreScreen(Screen[None]):
 
     @work(thread=True, group="store-tool", exit_on_error=False)
     def _call_tool(self, tool: str, args: dict[str, Any]) -> None:
-        try:
-            result = run_tool(tool, self.store, self.settings, self.caller, args, now=self.clock)
-        except ToolRefused as exc:
-            self.post_message(self.ToolAnswered(tool, exc.message, refused=True))
-        except (StoreError, OSError) as exc:
-            self.post_message(self.ToolAnswered(tool, str(exc), refused=True))
-        else:
-            self.post_message(self.ToolAnswered(tool, result.text(), refused=False))
+        # The app's one writer makes the call, in order with every other write; this
+        # worker waits for its answer.
+        answer, refused = self.service.submit(tool, args).result()
+        self.post_message(self.ToolAnswered(tool, answer, refused))
 
     @on(ToolAnswered)
     def _on_tool_answered(self, event: ToolAnswered) -> None:
@@ -584,7 +547,5 @@ class StoreScreen(Screen[None]):
             self.notify(event.answer, title="Refused", severity="error", markup=False)
             return
         self.notify(event.answer, markup=False)
-        # The watcher would notice too, but reading now makes the change show at once;
-        # the app hears of it so open counts elsewhere follow.
+        # The service's `changed` follows, but reading now makes the change show at once.
         self.reload()
-        self.app.post_message(StoreChanged())

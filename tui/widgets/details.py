@@ -9,8 +9,6 @@ safe text, with links shown but never opened (the text is the agent's, not ours)
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -20,18 +18,10 @@ from textual.widgets import Static
 from core.checklist import Checklist
 from core.model import SOURCE_LABELS, PlanDocument, Session
 from core.text import safe_text, shorten
+from core.timeline import TimelineEntry
 from tui import palette
 
 Part = str | tuple[str, str]
-
-
-@dataclass(frozen=True)
-class TimelineEntry:
-    """One change of a session's plan: seen while the app ran, or rebuilt from the
-    transcript's own records for what happened before (memory only)."""
-
-    at: datetime
-    what: str
 
 
 def _line(parts: list[Part], label: str, value: str, style: str = "") -> None:

@@ -1,0 +1,205 @@
+"""The app's one store service (STYLE 21): one `Store` (one parse cache), one settings
+object, one ordered writer, one watcher and the sweeper. The browse screen, the store
+view, the settings screen and the mirror all use it; none builds its own copy.
+
+Screens read it (`app.store_service`) and subscribe to its signals rather than being
+called by the app:
+- `changed` (the fresh `StoreView`): the store's contents were read again after a write
+  made here or one the watcher saw (agents, the CLI, an editor);
+- `settings_changed` (the new `Settings`): a save applied, so a rule such as *Require
+  approval* holds for every screen at once.
+
+Threads: the watcher and the writer never touch the UI. The watcher posts
+`StoreChanged` to the owning app and the writer posts `StoreLoaded` after each call;
+the owner hands both back to the service (`StoreOwner` does it), which reads the store
+in a worker and publishes `changed` on the UI thread.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+from textual.signal import Signal
+
+from core.settings import Settings
+from core.store.identity import Caller, caller_from_env
+from core.store.records import Store, StoreError
+from core.store.tools import ToolRefused, run_tool
+from core.store.views import open_counts
+from tui.messages import StoreChanged, StoreLoaded, StoreView
+
+log = logging.getLogger(__name__)
+
+Answered = Callable[[str, bool], None]
+"""Called on the writer thread with a tool's answer and whether it was refused."""
+
+
+class StoreService:
+    """The store, the settings and the one writer the app and every screen share."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        root: Path,
+        settings: Settings,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        caller: Caller | None = None,
+    ) -> None:
+        self.app = app
+        self.root = root
+        # Touches the disk only when used.
+        self.store = Store(root)
+        self.clock = clock
+        self._settings = settings
+        self._caller = caller
+        self.view = StoreView()
+        self.changed: Signal[StoreView] = Signal(app, "store-changed")
+        self.settings_changed: Signal[Settings] = Signal(app, "settings-changed")
+        # One writer thread for every tool call: off the UI thread, in the order asked,
+        # so a tick and its undo land in that order whichever screen made them.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planwatch-store-write")
+        self._watcher: Any = None
+        self._sweeper: Any = None
+
+    # -- what screens read
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
+    def caller(self) -> Caller:
+        """Who the app's tool calls are made as (the environment and the settings)."""
+        return self._caller if self._caller is not None else caller_from_env(self._settings)
+
+    @property
+    def watching(self) -> bool:
+        """Whether the watcher runs (other writers' changes show live)."""
+        return self._watcher is not None and bool(self._watcher.running)
+
+    def apply_settings(self, settings: Settings) -> None:
+        """Use `settings` from now on, for every screen and call (UI thread)."""
+        self._settings = settings
+        self.settings_changed.publish(settings)
+
+    # -- life cycle (the owning app's mount and unmount)
+
+    def start(self, *, watch: bool) -> None:
+        """Watch the store folder for other writers and sweep it (SPEC §4 Sweep: when the
+        core starts, then every hour); `watch=False` (snapshots) runs neither."""
+        if not watch:
+            return
+        from core.store.sweep import Sweeper
+        from core.store.watch import StoreWatcher
+
+        try:
+            self._watcher = StoreWatcher(self.root, self._changed_on_disk)
+            self._watcher.start()
+        except Exception as exc:  # a store that cannot be watched still reads on demand
+            log.warning("cannot watch the store at %s: %s", self.root, exc)
+            self._watcher = None
+        self._sweeper = Sweeper(self.store, lambda: self._settings)
+        self._sweeper.start()
+
+    def stop(self) -> None:
+        """Stop watching and sweeping; let the writes already asked for land."""
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            watcher.stop()
+        sweeper, self._sweeper = self._sweeper, None
+        if sweeper is not None:
+            sweeper.stop()
+        self._writer.shutdown(wait=True)
+
+    def _changed_on_disk(self) -> None:
+        # The watcher's thread: post_message is thread-safe, and StoreChanged replaces
+        # an unhandled one, so a burst of writes becomes one read.
+        self.app.post_message(StoreChanged())
+
+    # -- reading
+
+    def read_view(self) -> StoreView:
+        """A StoreView from one read of the store; never raises (the error is shown).
+        Blocking: call it from a worker thread."""
+        try:
+            snapshot = self.store.load()
+        except Exception as exc:
+            return StoreView(error=f"The store at {self.root} cannot be read: {exc}")
+        by_session: dict[str, list[Any]] = {}
+        for task in snapshot.tasks_sorted():
+            # Tasks the opt-in translation wrote carry a `source`; they are the agent's
+            # plan, already shown above, not the person's own items.
+            if task.session and task.source is None:
+                by_session.setdefault(task.session, []).append(task)
+        return StoreView(
+            tasks_by_session=by_session,
+            open_counts=open_counts(snapshot),
+            problems=[str(problem) for problem in snapshot.problems],
+        )
+
+    def reload(self) -> None:
+        """Read the store again off the UI thread; `changed` is published once it is in."""
+        self.app.run_worker(self._reload, thread=True, exclusive=True, group="store-read", exit_on_error=False)
+
+    def _reload(self) -> None:
+        self.app.post_message(StoreLoaded(self.read_view()))
+
+    def loaded(self, view: StoreView) -> None:
+        """Keep a fresh read and tell every subscriber (UI thread)."""
+        self.view = view
+        self.changed.publish(view)
+
+    # -- writing
+
+    def call(self, tool: str, payload: dict[str, Any]) -> tuple[str, bool]:
+        """Call a store tool (the same `run_tool` as the CLI and MCP) now, on this thread;
+        (answer, refused). Refusals and failed writes come back as their sentence."""
+        try:
+            result = run_tool(tool, self.store, self._settings, self.caller, payload, now=self.clock)
+        except ToolRefused as exc:
+            return exc.message, True
+        except (StoreError, OSError) as exc:
+            return str(exc), True
+        except Exception as exc:  # a bug must not kill the writer thread
+            log.exception("the store tool %s failed", tool)
+            return str(exc), True
+        return result.text(), False
+
+    def submit(self, tool: str, payload: dict[str, Any], answered: Answered | None = None) -> Future[tuple[str, bool]]:
+        """Queue a tool call on the one writer; the future holds (answer, refused).
+        `answered(answer, refused)` runs on the writer thread (post a message from it).
+        The store is read again after the call, before the future is done."""
+        args = dict(payload)
+
+        def run() -> tuple[str, bool]:
+            answer, refused = self.call(tool, args)
+            if answered is not None:
+                answered(answer, refused)
+            self.app.post_message(StoreLoaded(self.read_view()))
+            return answer, refused
+
+        return self._writer.submit(run)
+
+    def drained(self) -> Future[None]:
+        """Done once every call queued so far has landed."""
+        return self._writer.submit(lambda: None)
+
+
+class StoreOwner:
+    """For the app that owns a `StoreService` as `store_service`: hands the service's
+    thread messages back to it on the UI thread."""
+
+    store_service: StoreService
+
+    def on_store_changed(self, _event: StoreChanged) -> None:
+        self.store_service.reload()
+
+    def on_store_loaded(self, event: StoreLoaded) -> None:
+        self.store_service.loaded(event.view)
