@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from rich.console import Console
@@ -10,7 +11,9 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from tui.screens.help import HelpScreen, help_rows, key_label
+import tui.screens.help as help_module
+from tui.keys import key_label
+from tui.screens.help import HelpScreen, help_rows
 
 SAMPLE = [
     Binding("j,down", "cursor_down", "Move down"),
@@ -21,13 +24,22 @@ SAMPLE = [
 ]
 
 
+class SampleHelp(HelpScreen):
+    """The help screen listing SAMPLE instead of the app's commands."""
+
+    CSS_PATH = str(Path(help_module.__file__).with_name("help.tcss"))
+
+    def commands(self) -> list[Binding]:
+        return SAMPLE
+
+
 class Host(App[None]):
-    def __init__(self, commands: object | None = None) -> None:
+    def __init__(self, sample: bool = False) -> None:
         super().__init__()
-        self._commands = commands
+        self._sample = sample
 
     def on_mount(self) -> None:
-        self.push_screen(HelpScreen(self._commands))  # type: ignore[arg-type]
+        self.push_screen(SampleHelp() if self._sample else HelpScreen())
 
 
 def _table_text(app: App[None]) -> list[str]:
@@ -53,7 +65,7 @@ def test_help_key_labels_read_as_typed(key: str, label: str) -> None:
 
 @pytest.mark.asyncio
 async def test_help_screen_lists_each_key_and_closes_on_escape() -> None:
-    app = Host(SAMPLE)
+    app = Host(sample=True)
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -94,12 +106,12 @@ class StoreLike(Screen[None]):
 
 @pytest.mark.asyncio
 async def test_help_screen_adds_the_keys_of_the_screen_it_opened_over() -> None:
-    app = Host(SAMPLE)
+    app = Host(sample=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         app.pop_screen()
         await app.push_screen(StoreLike())
-        await app.push_screen(HelpScreen(SAMPLE))
+        await app.push_screen(SampleHelp())
         await pilot.pause()
         rows = app.screen.rows
         assert rows[0].group == "store view" and (rows[0].keys, rows[0].description) == ("v", "Approve")

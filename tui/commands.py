@@ -7,12 +7,14 @@ browse screen, which is also pane mode). The help screen lists COMMANDS in order
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from tui.keys import key_label
 
 if TYPE_CHECKING:
     from textual.screen import Screen
@@ -36,8 +38,6 @@ class Command:
     @property
     def display_keys(self) -> str:
         """The keys as a person reads them, for the help screen."""
-        from tui.screens.help import key_label
-
         return self.key_display or key_label(self.keys)
 
 
@@ -52,7 +52,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("u", "undo", "Undo", "Undo the last tick, edit or drop."),
     Command("enter", "details", "Details", "Show or hide the details of the session: source, steps, overrides, timeline."),
     Command("slash", "filter", "Filter", "Filter the sessions by typing.", key_display="/"),
-    Command("escape", "dismiss", "Back", "Close the filter or the details.", show=False, palette=False),
+    Command("escape", "close", "Back", "Close the filter or the details.", show=False, palette=False),
     Command("t", "store_view", "Store", "Switch to the store view: plans, tasks, approve and review.", scope="app"),
     Command("comma", "settings", "Settings", "Open the settings.", scope="app", key_display=","),
     Command("question_mark", "help", "Help", "Show every key.", scope="app", key_display="?"),
@@ -68,7 +68,7 @@ FOOTER_PRIORITY: tuple[str, ...] = (
 )
 
 
-def bindings(scope: Scope) -> list[Binding]:
+def bindings(scope: Scope) -> list[BindingType]:
     """The Textual bindings of one scope, with descriptions and tooltips."""
     return [
         Binding(
@@ -83,11 +83,6 @@ def bindings(scope: Scope) -> list[Binding]:
         if command.scope == scope and command.action != "command_palette"
     ]
 
-
-def commands_for(scope: Scope | None = None) -> Iterator[Command]:
-    for command in COMMANDS:
-        if scope is None or command.scope == scope:
-            yield command
 
 
 class PlanwatchCommands(Provider):

@@ -430,7 +430,7 @@ class BrowseScreen(Screen[None]):
     def _filter_done(self) -> None:
         self.query_one("#sessions", SessionList).focus()
 
-    def action_dismiss(self) -> None:
+    def action_close(self) -> None:
         panel = self.query_one("#details", DetailsPanel)
         box = self.query_one("#filter", Input)
         if panel.has_class("-open"):

@@ -1,7 +1,6 @@
 """The help screen (`?`): every key of the app, read from the one list in `tui.commands`.
 
-The screen does not keep its own list: it reads `tui.commands.COMMANDS` (or whatever
-sequence the app passes in), so it cannot disagree with the bindings, the footer and
+The screen does not keep its own list: it reads `tui.commands.COMMANDS`, so it cannot disagree with the bindings, the footer and
 the command palette. An entry is anything with a key and a description: a
 `textual.binding.Binding`, or a command object with `key`/`keys`, `description`, and
 optionally `key_display`, `tooltip` or `help`, and `group`/`scope`.
@@ -9,7 +8,7 @@ optionally `key_display`, `tooltip` or `help`, and `group`/`scope`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -23,6 +22,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from tui.commands import COMMANDS
+from tui.keys import key_label
 from tui.widgets.key_footer import KeysFooter
 
 
@@ -36,30 +37,8 @@ class HelpRow:
     group: str = ""
 
 
-# Keys as a person types them rather than Textual's names for them.
-_KEY_NAMES = {
-    "space": "space",
-    "enter": "enter",
-    "escape": "esc",
-    "question_mark": "?",
-    "comma": ",",
-    "slash": "/",
-    "full_stop": ".",
-    "up": "↑",
-    "down": "↓",
-    "left": "←",
-    "right": "→",
-}
-
-
 # Where a command works, as a person would say it (tui.commands scopes).
 _SCOPE_NAMES = {"app": "everywhere", "browse": "sessions"}
-
-
-def key_label(key: str) -> str:
-    """`"j,down"` → `"j / ↓"`; `"ctrl+p"` stays `"ctrl+p"`."""
-    parts = [part.strip() for part in key.split(",") if part.strip()]
-    return " / ".join(_KEY_NAMES.get(part, part) for part in parts)
 
 
 def _first(obj: Any, *names: str) -> Any:
@@ -89,13 +68,6 @@ def help_rows(commands: Iterable[Any]) -> list[HelpRow]:
         group = str(_first(command, "group", "scope", "section") or "")
         rows.append(HelpRow(str(shown), str(description), str(detail), _SCOPE_NAMES.get(group, group)))
     return rows
-
-
-def app_commands() -> Sequence[Any]:
-    """The app's one list of commands (`tui.commands.COMMANDS`)."""
-    from tui import commands
-
-    return tuple(commands.COMMANDS)
 
 
 def screen_rows(screen: Any, known: Iterable[HelpRow]) -> list[HelpRow]:
@@ -148,10 +120,13 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark", "dismiss_help", "Close", tooltip="Close the help screen"),
     ]
 
-    def __init__(self, commands: Iterable[Any] | None = None) -> None:
-        """`commands` defaults to `tui.commands.COMMANDS`."""
+    def __init__(self) -> None:
         super().__init__()
-        self._rows = help_rows(app_commands() if commands is None else commands)
+        self._rows = help_rows(self.commands())
+
+    def commands(self) -> Iterable[Any]:
+        """What the screen lists: the app's one list of commands."""
+        return COMMANDS
 
     @property
     def rows(self) -> list[HelpRow]:
