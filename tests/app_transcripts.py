@@ -117,3 +117,23 @@ async def until(pilot: Any, condition: Any, timeout: float = 5.0, what: str = "c
 def option_texts(widget: Any) -> list[str]:
     """The plain text of every row of an OptionList (what a person reads)."""
     return [option.prompt.plain for option in widget.options]
+
+
+def current_agent_row(checklist: Any) -> Any:
+    """The agent row under a ChecklistView's cursor (None on a header, note or own item)."""
+    ref = checklist.current_ref()
+    if ref is None or ref.kind != "agent":
+        return None
+    return checklist.checklist.agent_rows[ref.index]
+
+
+def select_own(checklist: Any, task_id: str) -> None:
+    """Move a ChecklistView's cursor to the own item of `task_id`."""
+    for position in range(checklist.option_count):
+        if checklist.get_option_at_index(position).disabled:
+            continue
+        checklist.highlighted = position
+        ref = checklist.current_ref()
+        if ref is not None and ref.kind == "own" and checklist.checklist.own[ref.index].task_id == task_id:
+            return
+    raise AssertionError(f"no own item {task_id} in the checklist")

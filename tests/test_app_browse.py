@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from app_transcripts import ClaudeTranscript, option_texts, until
+from app_transcripts import ClaudeTranscript, current_agent_row, option_texts, until
 
 from tui.app import AppOptions, make_app
 from tui.widgets.checklist import ChecklistView
@@ -95,11 +95,11 @@ async def test_j_k_and_arrows_move_between_sessions(sessions, isolated_env) -> N
         await pilot.press("tab")
         checklist = screen.query_one("#checklist", ChecklistView)
         assert checklist.has_focus
-        assert checklist.current_agent_row().text == "Add the theme switch"
+        assert current_agent_row(checklist).text == "Add the theme switch"
         await pilot.press("j")
-        assert checklist.current_agent_row().text == "Wire the CSS"
+        assert current_agent_row(checklist).text == "Wire the CSS"
         await pilot.press("k")
-        assert checklist.current_agent_row().text == "Add the theme switch"
+        assert current_agent_row(checklist).text == "Add the theme switch"
 
 
 @pytest.mark.parametrize("keys", [("enter",), ("tab", "enter")], ids=["from-list", "from-checklist"])

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from app_transcripts import ClaudeTranscript, option_texts, until
+from app_transcripts import ClaudeTranscript, current_agent_row, option_texts, until
 
 from tui.app import AppOptions, make_app
 from tui.messages import SessionsChanged
@@ -193,11 +193,11 @@ async def test_the_highlight_stays_on_its_item_when_the_agent_inserts_a_step(two
         await ready(pilot, app)
         await pilot.press("tab")
         checklist = app.screen.query_one("#checklist", ChecklistView)
-        assert checklist.current_agent_row().text == "Add the theme switch"
+        assert current_agent_row(checklist).text == "Add the theme switch"
         await until(pilot, lambda: app.following, what="the follower")
         web.todo_write([("Pick the palette", "in_progress"), ("Add the theme switch", "pending")])
         await until(pilot, lambda: "[▸] Working on Pick the palette" in rows(app), timeout=3.0, what="the new step")
-        assert checklist.current_agent_row().text == "Add the theme switch"
+        assert current_agent_row(checklist).text == "Add the theme switch"
 
 
 async def test_the_app_sweeps_finished_plans_when_it_starts(isolated_env) -> None:

@@ -8,7 +8,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from app_transcripts import ClaudeTranscript, option_texts, until
+from app_transcripts import ClaudeTranscript, option_texts, select_own, until
 
 from core.checklist import item_key
 from core.store.records import Store
@@ -152,7 +152,7 @@ async def test_own_items_add_tick_edit_drop_through_the_store(session, isolated_
 
         checklist = app.screen.query_one("#checklist", ChecklistView)
         await pilot.press("tab")
-        checklist.select_own("t1")
+        select_own(checklist, "t1")
         await pilot.press("space")
         await until(pilot, lambda: store.load().tasks["t1"].status == "done", what="the tick")
         await until(pilot, lambda: "[x] Review [b]PR[/b]" in rows(app), what="the ticked row")
@@ -205,7 +205,7 @@ async def test_quick_ticks_on_an_own_item_land_in_order(session, isolated_env) -
         app.run_tool("task_add", {"title": "Mine", "session": session.session_id})
         await until(pilot, lambda: "[ ] Mine" in rows(app), what="the own item")
         await pilot.press("tab")
-        app.screen.query_one("#checklist", ChecklistView).select_own("t1")
+        select_own(app.screen.query_one("#checklist", ChecklistView), "t1")
         await pilot.press("space", "space", "space")  # done, todo, done — without waiting
         assert "[x] Mine" in rows(app)  # shown at once, before the writes land
         # Wait for the writer to drain: every write asked for so far has landed.

@@ -179,23 +179,11 @@ class ChecklistView(CursorPlainOptionList):
             return None
         return self._refs.get(self.highlighted)
 
-    def current_agent_row(self) -> AgentRow | None:
-        ref = self.current_ref()
-        if ref is None or ref.kind != "agent":
-            return None
-        return self.checklist.agent_rows[ref.index]
-
     def current_own_row(self) -> OwnRow | None:
         ref = self.current_ref()
         if ref is None or ref.kind != "own":
             return None
         return self.checklist.own[ref.index]
-
-    def select_own(self, task_id: str) -> None:
-        for position, ref in self._refs.items():
-            if ref.kind == "own" and self.checklist.own[ref.index].task_id == task_id:
-                self.highlighted = position
-                return
 
     async def _on_click(self, event: events.Click) -> None:
         clicked = event.style.meta.get("option")

@@ -1,4 +1,4 @@
-"""Regenerate screenshots/*.svg from the bundled fixtures: `python -m tui.screenshots`.
+"""Regenerate screenshots/*.svg from the bundled fixtures: `python tests/screenshots.py`.
 
 Each shot runs the real app (`make_app`) headless with `run_test(size=...)` on fresh
 copies of fixtures/ (transcripts, the demo store), a frozen clock and no follower
@@ -139,7 +139,7 @@ async def take_all(names: Sequence[str] = (), out_dir: Path = OUT_DIR) -> list[P
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tui.screenshots", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python tests/screenshots.py", description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*", help="only these shots (default: all)")
     parser.add_argument("--out", type=Path, default=OUT_DIR, help="folder for the SVGs (default: screenshots/)")
     args = parser.parse_args(argv)
