@@ -178,7 +178,7 @@ def row_text(row: SessionRow, now: datetime, layout: RowLayout) -> Content:
     """One line: `● claude Title……  api  12m ◑ 3/7  2 open` (wide) or
     `● C Title……  api  12m ◑ 3/7 ⚑2` (narrower)."""
     running = now - row.updated <= RUNNING_WINDOW
-    parts: list[tuple[str, str] | str] = [("● " if running else "  ", palette.RUNNING)]
+    parts: list[Content | tuple[str, str] | str] = [("● " if running else "  ", palette.RUNNING)]
     if layout.harness:
         shown = row.harness if layout.harness == HARNESS_CELLS else HARNESS_GLYPHS.get(row.harness, row.harness[:1].upper())
         parts += [(fit(shown, layout.harness), harness_style(row.harness)), " "]
