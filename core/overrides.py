@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 FILE_NAME = "overrides.json"
 # Keys are hex digests; anything else in the file was not written by us and is dropped
 # on load, so a hand-edited file can never smuggle text into a later save.
-_KEY = re.compile(r"^[0-9a-f]{16,64}$")
+_KEY = re.compile(r"[0-9a-f]{16,64}")  # whole keys only: fullmatch
 
 
 def default_path() -> Path:
@@ -59,7 +59,7 @@ class Overrides:
                 clean = {
                     key: value
                     for key, value in keys.items()
-                    if isinstance(key, str) and _KEY.match(key) and value in OVERRIDE_STATUSES
+                    if isinstance(key, str) and _KEY.fullmatch(key) and value in OVERRIDE_STATUSES
                 }
                 if clean:
                     sessions[session_id] = clean
@@ -73,7 +73,7 @@ class Overrides:
 
     def set(self, session_id: str, key: str, status: OverrideStatus | None) -> None:
         """Set (or with None, remove) one override, in memory only; call save() after."""
-        if not _KEY.match(key):
+        if not _KEY.fullmatch(key):
             raise ValueError("an override key must be an item key (a hex digest)")
         if status is not None and status not in OVERRIDE_STATUSES:
             raise ValueError(f"an override must be one of {OVERRIDE_STATUSES}")

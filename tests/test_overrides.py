@@ -57,6 +57,28 @@ def test_hand_edited_text_in_the_file_is_dropped_on_load() -> None:
     assert "Some step text" not in path.read_text()
 
 
+@pytest.mark.parametrize(
+    "near_key",
+    [
+        "0123456789abcdef Migrate the SECRET table",  # a key followed by text
+        "0123456789abcdef\n",  # a key followed by a newline
+        "Migrate the SECRET table 0123456789abcdef",  # text followed by a key
+    ],
+)
+def test_only_exact_keys_are_loaded_and_written_back(near_key: str) -> None:
+    path = default_path()
+    path.parent.mkdir(parents=True)
+    good = item_key("a", 0)
+    path.write_text(json.dumps({"sessions": {"s": {near_key: "completed", good: "pending"}}}))
+    store = Overrides()
+    assert store.for_session("s") == {good: "pending"}
+    store.save()
+    assert "SECRET" not in path.read_text()
+    assert json.loads(path.read_text())["sessions"] == {"s": {good: "pending"}}
+    with pytest.raises(ValueError):
+        store.set("s", near_key, "completed")
+
+
 def test_a_broken_file_means_no_overrides_not_a_crash() -> None:
     path = default_path()
     path.parent.mkdir(parents=True)
