@@ -259,6 +259,32 @@ def test_backward_scan_stops_at_the_latest_full_list_and_replays_from_it(tmp_pat
     assert reader.results()[0].plan.main.partial is False  # type: ignore[union-attr]
 
 
+def test_backward_scan_of_two_full_lists_in_one_chunk_stops_at_the_later_and_scans_exactly_to_it(tmp_path: Path) -> None:
+    # Both lists lie in the same 32 KB chunk: the scan must take the later one, and the
+    # bytes it reports are exactly those from that list to the tail window.
+    def build(w) -> None:  # type: ignore[no-untyped-def]
+        w.update_plan([("First", "in_progress")])
+        for _ in range(200):
+            w.filler(2000)
+        w.update_plan([("Earlier in the chunk", "in_progress")])
+        w.filler(1000)
+        w.update_plan([("Later in the chunk", "completed"), ("Next", "in_progress")])
+        for _ in range(120):  # a tail without any full list
+            w.filler(2000)
+
+    path = _codex(tmp_path / "rollout-c.jsonl", build)
+    data = path.read_bytes()
+    earlier = data.rfind(b"\n", 0, data.find(b"Earlier in the chunk")) + 1
+    later = data.rfind(b"\n", 0, data.find(b"Later in the chunk")) + 1
+    assert 0 < later - earlier < SMALL["chunk"] // 2, "both lists in one chunk"
+    tail_start = data.find(b"\n", len(data) - SMALL["tail"] - 1) + 1
+    reader = reader_for("codex")(path)
+    outcome = read_transcript(reader, path, bound=1 << 20, **SMALL)
+    assert outcome.skipped_middle and outcome.found_full_list and not outcome.partial
+    assert outcome.backward_scanned == tail_start - later
+    assert _items(reader) == [("Later in the chunk", "completed"), ("Next", "in_progress")]
+
+
 def test_backward_scan_in_a_claude_transcript_confirms_todowrite_by_its_result(tmp_path: Path) -> None:
     path = tmp_path / "s1.jsonl"
     with path.open("wb") as fh:
