@@ -17,7 +17,6 @@ and what is wrong.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
@@ -33,91 +32,18 @@ from textual.widgets import Checkbox, DataTable, Footer, Input, Select, Static
 
 from core.settings import Settings
 from core.store.identity import Caller
-from core.store.records import RecordProblem, Store, StoreSnapshot
-from core.store.schema import TASK_STATUSES, PlanRecord, Stamp, TaskRecord
+from core.store.records import Store, StoreSnapshot
+from core.store.schema import TASK_STATUSES, PlanRecord, TaskRecord
 from core.store.tools import ToolRefused, run_tool
-from core.text import safe_text, shorten
+from core.text import safe_text
 from tui.screens.help import ScreenKeysProvider
+from tui.screens.store_rows import Filters, count_noun, detail_text, plan_cells, problems_text, task_cells
 from tui.store_service import StoreService
 from tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
 
-# The mark before each task status; colour comes from the style beside it.
-STATUS_MARKS: dict[str, tuple[str, str]] = {
-    "todo": ("○", ""),
-    "doing": ("◐", "bold yellow"),
-    "blocked": ("⊘", "red"),
-    "review": ("◎", "magenta"),
-    "done": ("●", "green"),
-    "dropped": ("✕", "dim"),
-    # plans
-    "draft": ("◌", "dim"),
-    "active": ("▶", "bold cyan"),
-}
 NO_PLAN = "group:none"
 NARROW = 70
 """Below this many columns the filter bar stacks and the table drops its side columns."""
-
-
-@dataclass(frozen=True)
-class Filters:
-    """task_list's filters as the filter bar holds them; empty means "all tasks"."""
-
-    status: str | None = None
-    ready: bool = False
-    by: str = ""
-    since: str = ""
-
-    @property
-    def active(self) -> bool:
-        return bool(self.status or self.ready or self.by or self.since)
-
-    def args(self) -> dict[str, Any]:
-        """task_list's input for these filters."""
-        args: dict[str, Any] = {}
-        if self.status:
-            args["status"] = self.status
-        if self.ready:
-            args["ready"] = True
-        if self.by:
-            args["by"] = self.by
-        if self.since:
-            args["since"] = self.since
-        return args
-
-    def describe(self) -> str:
-        parts = [f"status {self.status}"] if self.status else []
-        if self.ready:
-            parts.append("ready")
-        if self.by:
-            parts.append(f"by {self.by}")
-        if self.since:
-            parts.append(f"since {self.since}")
-        return ", ".join(parts)
-
-
-def _stamp_text(stamp: Stamp | None) -> str:
-    if stamp is None:
-        return ""
-    return f"{stamp.at.strftime('%Y-%m-%d %H:%M')} by {stamp.by}" + (f" in {stamp.in_}" if stamp.in_ else "")
-
-
-def _status_cell(status: str) -> Text:
-    mark, style = STATUS_MARKS.get(status, ("?", ""))
-    return Text(f"{mark} {status}", style=style)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-TITLE_WIDTH = 60
-"""Titles are cut here in the table (the detail line below shows more), so the approval
-and notes columns stay on screen."""
-
-
-def _line(text: str | None, limit: int = 200) -> Text:
-    # Text, never markup: titles and names are untrusted (hand edits, agents).
-    return Text(shorten(text or "", limit))
 
 
 class StoreScreen(Screen[None]):
@@ -316,45 +242,14 @@ class StoreScreen(Screen[None]):
         self._show_detail()
 
     def _add_plan_row(self, table: DataTable[Text], plan: PlanRecord, tasks: list[TaskRecord]) -> None:
-        done = sum(task.status == "done" for task in tasks)
-        counted = sum(task.status != "dropped" for task in tasks)
-        scope = plan.scope.label() if plan.scope is not None else ""
-        cells = {
-            "id": Text(plan.id, style="bold"),
-            "status": _status_cell(plan.status),
-            "priority": Text(f"{done}/{counted}"),
-            "title": Text(shorten(plan.title, TITLE_WIDTH), style="bold"),
-            "approved": _line(f"✓ {plan.approved.by}" if plan.approved else ""),
-            "notes": _line(scope, 60),
-        }
-        self._add_row(table, cells, plan.id)
+        self._add_row(table, plan_cells(plan, tasks), plan.id)
 
     def _add_task_row(self, table: DataTable[Text], task: TaskRecord) -> None:
-        notes: list[str] = []
-        if task.blocked_by:
-            notes.append("after " + " ".join(task.blocked_by))
-        if task.reviewed is not None:
-            notes.append(f"reviewed: {task.reviewed.verdict or 'no verdict'}")
-        if task.labels:
-            notes.append(" ".join(f"#{label}" for label in task.labels))
-        if task.source is not None:
-            # Written by the opt-in translation of an agent's list (SPEC §5).
-            notes.append(f"from {task.source.tool}")
-        if task.session and task.plan is None:
-            notes.append(f"session {shorten(task.session, 12)}")
-        cells = {
-            "id": Text(f"  {task.id}"),
-            "status": _status_cell(task.status),
-            "priority": Text(task.priority),
-            "title": _line(task.title, TITLE_WIDTH),
-            "approved": _line(f"✓ {task.approved.by}" if task.approved else ""),
-            "notes": _line(" · ".join(notes), 80),
-        }
-        self._add_row(table, cells, task.id)
+        self._add_row(table, task_cells(task), task.id)
 
     def _fill_texts(self, task_count: int) -> None:
         snap = self.snapshot
-        plans, tasks = _count(len(snap.plans), "plan"), _count(len(snap.tasks), "task")
+        plans, tasks = count_noun(len(snap.plans), "plan"), count_noun(len(snap.tasks), "task")
         parts = [plans, f"{task_count} of {tasks}" if self.shown is not None else tasks]
         if snap.problems:
             parts.append(f"{len(snap.problems)} unreadable")
@@ -381,17 +276,8 @@ class StoreScreen(Screen[None]):
         empty.display = bool(message)
 
         problems = self.query_one("#store-problems", Static)
-        problems.update(self._problems_text(snap.problems))
+        problems.update(problems_text(snap.problems))
         problems.display = bool(snap.problems)
-
-    @staticmethod
-    def _problems_text(problems: list[RecordProblem]) -> str:
-        if not problems:
-            return ""
-        noun = "record" if len(problems) == 1 else "records"
-        lines = [f"⚠ {len(problems)} {noun} could not be read and {'is' if len(problems) == 1 else 'are'} left out — fix the file by hand:"]
-        lines += [f"  {safe_text(problem.message, single_line=True)}" for problem in problems]
-        return "\n".join(lines)
 
     # -- the record under the cursor
 
@@ -429,21 +315,7 @@ class StoreScreen(Screen[None]):
             detail.update("")
             detail.display = False
             return
-        lines = [f"{record.id}  {shorten(record.title, 200)}"]
-        for name, stamp in record.stamps().items():
-            verdict = f" ({stamp.verdict})" if stamp.verdict else ""
-            lines.append(f"  {name:<9} {_stamp_text(stamp)}{verdict}")
-        if isinstance(record, TaskRecord):
-            if record.status == "doing" and record.active:
-                lines.append(f"  now       {shorten(record.active, 200)}")
-            if record.note:
-                lines.append(f"  note      {shorten(record.note, 200)}")
-            body = record.body.strip()
-        else:
-            body = record.goal.strip()
-        if body:
-            lines.append("  " + shorten(body, 300))
-        detail.update("\n".join(safe_text(line) for line in lines))
+        detail.update(detail_text(record))
         # A side pane has no room for it; the wide view shows it under the table.
         detail.display = not self._narrow
 

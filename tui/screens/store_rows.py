@@ -1,0 +1,159 @@
+"""What the store view shows of each record: the status marks, the cells of a plan's and
+a task's row, the detail lines under the table, the problems list, and task_list's
+filters as the filter bar holds them. Pure: records in, Rich Text out (untrusted text
+stays literal)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from rich.text import Text
+
+from core.store.records import RecordProblem
+from core.store.schema import PlanRecord, Stamp, TaskRecord
+from core.text import safe_text, shorten
+
+# The mark before each task status; colour comes from the style beside it.
+STATUS_MARKS: dict[str, tuple[str, str]] = {
+    "todo": ("○", ""),
+    "doing": ("◐", "bold yellow"),
+    "blocked": ("⊘", "red"),
+    "review": ("◎", "magenta"),
+    "done": ("●", "green"),
+    "dropped": ("✕", "dim"),
+    # plans
+    "draft": ("◌", "dim"),
+    "active": ("▶", "bold cyan"),
+}
+
+@dataclass(frozen=True)
+class Filters:
+    """task_list's filters as the filter bar holds them; empty means "all tasks"."""
+
+    status: str | None = None
+    ready: bool = False
+    by: str = ""
+    since: str = ""
+
+    @property
+    def active(self) -> bool:
+        return bool(self.status or self.ready or self.by or self.since)
+
+    def args(self) -> dict[str, Any]:
+        """task_list's input for these filters."""
+        args: dict[str, Any] = {}
+        if self.status:
+            args["status"] = self.status
+        if self.ready:
+            args["ready"] = True
+        if self.by:
+            args["by"] = self.by
+        if self.since:
+            args["since"] = self.since
+        return args
+
+    def describe(self) -> str:
+        parts = [f"status {self.status}"] if self.status else []
+        if self.ready:
+            parts.append("ready")
+        if self.by:
+            parts.append(f"by {self.by}")
+        if self.since:
+            parts.append(f"since {self.since}")
+        return ", ".join(parts)
+
+
+def stamp_text(stamp: Stamp | None) -> str:
+    if stamp is None:
+        return ""
+    return f"{stamp.at.strftime('%Y-%m-%d %H:%M')} by {stamp.by}" + (f" in {stamp.in_}" if stamp.in_ else "")
+
+
+def status_cell(status: str) -> Text:
+    mark, style = STATUS_MARKS.get(status, ("?", ""))
+    return Text(f"{mark} {status}", style=style)
+
+
+def count_noun(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+TITLE_WIDTH = 60
+"""Titles are cut here in the table (the detail line below shows more), so the approval
+and notes columns stay on screen."""
+
+
+def line_text(text: str | None, limit: int = 200) -> Text:
+    # Text, never markup: titles and names are untrusted (hand edits, agents).
+    return Text(shorten(text or "", limit))
+
+
+def plan_cells(plan: PlanRecord, tasks: list[TaskRecord]) -> dict[str, Text]:
+    """The cells of a plan's row: its tasks' done count and its scope."""
+    done = sum(task.status == "done" for task in tasks)
+    counted = sum(task.status != "dropped" for task in tasks)
+    scope = plan.scope.label() if plan.scope is not None else ""
+    cells = {
+        "id": Text(plan.id, style="bold"),
+        "status": status_cell(plan.status),
+        "priority": Text(f"{done}/{counted}"),
+        "title": Text(shorten(plan.title, TITLE_WIDTH), style="bold"),
+        "approved": line_text(f"✓ {plan.approved.by}" if plan.approved else ""),
+        "notes": line_text(scope, 60),
+    }
+    return cells
+
+
+def task_cells(task: TaskRecord) -> dict[str, Text]:
+    """The cells of a task's row."""
+    notes: list[str] = []
+    if task.blocked_by:
+        notes.append("after " + " ".join(task.blocked_by))
+    if task.reviewed is not None:
+        notes.append(f"reviewed: {task.reviewed.verdict or 'no verdict'}")
+    if task.labels:
+        notes.append(" ".join(f"#{label}" for label in task.labels))
+    if task.source is not None:
+        # Written by the opt-in translation of an agent's list (SPEC §5).
+        notes.append(f"from {task.source.tool}")
+    if task.session and task.plan is None:
+        notes.append(f"session {shorten(task.session, 12)}")
+    cells = {
+        "id": Text(f"  {task.id}"),
+        "status": status_cell(task.status),
+        "priority": Text(task.priority),
+        "title": line_text(task.title, TITLE_WIDTH),
+        "approved": line_text(f"✓ {task.approved.by}" if task.approved else ""),
+        "notes": line_text(" · ".join(notes), 80),
+    }
+    return cells
+
+
+def problems_text(problems: list[RecordProblem]) -> str:
+    """The broken records, each with its file and what is wrong."""
+    if not problems:
+        return ""
+    noun = "record" if len(problems) == 1 else "records"
+    lines = [f"⚠ {len(problems)} {noun} could not be read and {'is' if len(problems) == 1 else 'are'} left out — fix the file by hand:"]
+    lines += [f"  {safe_text(problem.message, single_line=True)}" for problem in problems]
+    return "\n".join(lines)
+
+
+def detail_text(record: TaskRecord | PlanRecord) -> str:
+    """The lines under the table for the record under the cursor: stamps, now, note, body."""
+    lines = [f"{record.id}  {shorten(record.title, 200)}"]
+    for name, stamp in record.stamps().items():
+        verdict = f" ({stamp.verdict})" if stamp.verdict else ""
+        lines.append(f"  {name:<9} {stamp_text(stamp)}{verdict}")
+    if isinstance(record, TaskRecord):
+        if record.status == "doing" and record.active:
+            lines.append(f"  now       {shorten(record.active, 200)}")
+        if record.note:
+            lines.append(f"  note      {shorten(record.note, 200)}")
+        body = record.body.strip()
+    else:
+        body = record.goal.strip()
+    if body:
+        lines.append("  " + shorten(body, 300))
+    return "\n".join(safe_text(line) for line in lines)
