@@ -76,10 +76,12 @@ def screen_rows(screen: Any, known: Iterable[HelpRow]) -> list[HelpRow]:
     group = getattr(screen, "HELP_GROUP", "")
     if not group:
         return []
-    seen = {(row.keys, row.description) for row in known}
+    # A key listed the same way (keys, words and detail) is not repeated; the same key
+    # doing something else here (the store view's `e` edits a record) is listed.
+    seen = {(row.keys, row.description, row.detail) for row in known}
     rows = []
     for row in help_rows(b for b in getattr(screen, "BINDINGS", ()) if isinstance(b, Binding)):
-        if (row.keys, row.description) not in seen:
+        if (row.keys, row.description, row.detail) not in seen:
             rows.append(HelpRow(row.keys, row.description, row.detail, group))
     return rows
 

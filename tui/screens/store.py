@@ -36,9 +36,19 @@ from core.store.records import Store, StoreSnapshot
 from core.store.schema import TASK_STATUSES, PlanRecord, TaskRecord
 from core.store.tools import ToolRefused, run_tool
 from core.text import safe_text
-from tui.screens.help import ScreenKeysProvider
-from tui.screens.store_rows import Filters, count_noun, detail_text, plan_cells, problems_text, task_cells
+from tui.screens.help import HelpScreen, ScreenKeysProvider
+from tui.screens.store_rows import (
+    TITLE_WIDTH,
+    Filters,
+    count_noun,
+    detail_text,
+    plan_cells,
+    problems_text,
+    task_cells,
+    toast_text,
+)
 from tui.store_service import StoreService
+from tui.widgets.plan_form import ConfirmScreen, PlanDraft, PlanForm
 from tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
 
 NO_PLAN = "group:none"
@@ -54,14 +64,18 @@ class StoreScreen(Screen[None]):
     COMMANDS = {ScreenKeysProvider}
     HELP_GROUP = "store view"
     BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, tooltip="Move to the next row"),
+        Binding("k", "cursor_up", "Up", show=False, tooltip="Move to the previous row"),
         Binding("a", "add_task", "Add", tooltip="Add a task (task_add)"),
-        Binding("e", "edit_task", "Edit", tooltip="Edit the task under the cursor (task_set)"),
+        Binding("n", "new_plan", "New plan", tooltip="Create a plan (plan_create)"),
+        Binding("e", "edit_task", "Edit", tooltip="Edit the task or plan under the cursor (task_set, plan_set)"),
         Binding("v", "approve", "Approve", tooltip="Approve the plan or task under the cursor"),
         Binding("r", "review", "Review", tooltip="Review the task or plan: approved or changes"),
         Binding("f,slash", "filters", "Filter", key_display="f", tooltip="Filter the tasks (status, ready, by, since)"),
         Binding("x", "clear_filters", "Clear", tooltip="Clear the filters"),
         Binding("ctrl+r", "reload", "Reload", show=False, tooltip="Read the store again"),
         Binding("escape,t", "back", "Back", tooltip="Back to the sessions"),
+        Binding("question_mark", "help", "Help", key_display="?", tooltip="Every key of this view"),
     ]
 
     class Loaded(Message):
@@ -80,9 +94,10 @@ class StoreScreen(Screen[None]):
     class ToolAnswered(Message):
         """A tool call made from the view finished: its answer, or its refusal."""
 
-        def __init__(self, tool: str, answer: str, refused: bool) -> None:
+        def __init__(self, tool: str, answer: str, refused: bool, args: dict[str, Any] | None = None) -> None:
             super().__init__()
             self.tool = tool
+            self.args = args or {}
             self.answer = answer
             self.refused = refused
 
@@ -91,6 +106,7 @@ class StoreScreen(Screen[None]):
         self._generation = 0
         self.snapshot = StoreSnapshot()
         self._narrow = False
+        self._column_widths: dict[str, int] = {}
         self.unreadable: str | None = None
         self.filters = Filters()
         self.shown: set[str] | None = None
@@ -145,7 +161,7 @@ class StoreScreen(Screen[None]):
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < NARROW
         self.set_class(narrow, "-narrow")
-        if narrow != self._narrow:
+        if narrow != self._narrow or self._widths(event.size.width) != self._column_widths:
             self._narrow = narrow
             self._set_columns()
             self._fill()
@@ -155,12 +171,30 @@ class StoreScreen(Screen[None]):
     _COLUMNS = (("Id", "id"), ("Status", "status"), ("Pri", "priority"), ("Title", "title"), ("Approved", "approved"), ("Notes", "notes"))
     _NARROW_COLUMNS = ("id", "status", "title")
 
+    # The columns that do not share the rest of the width (marks, counts, names).
+    _FIXED_WIDTHS = {"id": 6, "status": 10, "priority": 6, "approved": 12}
+
+    def _widths(self, total: int) -> dict[str, int]:
+        """Each column's width at `total` columns: the table always fits, so the notes
+        are never pushed behind a horizontal scrollbar; title and notes share the rest."""
+        keys = [key for _, key in self._COLUMNS if not (total < NARROW) or key in self._NARROW_COLUMNS]
+        widths = {key: self._FIXED_WIDTHS[key] for key in keys if key in self._FIXED_WIDTHS}
+        # Each cell has one column of padding on either side; 2 for the vertical scrollbar.
+        rest = max(12, total - sum(widths.values()) - 2 * len(keys) - 2)
+        if "notes" in keys:
+            widths["title"] = min(TITLE_WIDTH, max(16, rest * 3 // 5))
+            widths["notes"] = max(8, rest - widths["title"])
+        else:
+            widths["title"] = rest
+        return widths
+
     def _set_columns(self) -> None:
         table: DataTable[Text] = self.query_one(DataTable)
         table.clear(columns=True)
+        self._column_widths = self._widths(self.app.size.width)
         for label, key in self._COLUMNS:
-            if not self._narrow or key in self._NARROW_COLUMNS:
-                table.add_column(label, key=key)
+            if key in self._column_widths:
+                table.add_column(label, key=key, width=self._column_widths[key])
 
     def _add_row(self, table: DataTable[Text], cells: dict[str, Text], key: str) -> None:
         table.add_row(*(cells[str(column.value)] for column in table.columns), key=key)
@@ -242,10 +276,16 @@ class StoreScreen(Screen[None]):
         self._show_detail()
 
     def _add_plan_row(self, table: DataTable[Text], plan: PlanRecord, tasks: list[TaskRecord]) -> None:
-        self._add_row(table, plan_cells(plan, tasks), plan.id)
+        self._add_row(table, plan_cells(plan, tasks, self._session_title), plan.id)
 
     def _add_task_row(self, table: DataTable[Text], task: TaskRecord) -> None:
-        self._add_row(table, task_cells(task), task.id)
+        self._add_row(table, task_cells(task, self._session_title), task.id)
+
+    def _session_title(self, session_id: str) -> str | None:
+        # The app's public `entry(id)` when it has one (a host without sessions has none).
+        entry = getattr(self.app, "entry", None)
+        found = entry(session_id) if callable(entry) else None
+        return found.session.title if found is not None else None
 
     def _fill_texts(self, task_count: int) -> None:
         snap = self.snapshot
@@ -356,14 +396,42 @@ class StoreScreen(Screen[None]):
             return
         self.dismiss(None)
 
+    def action_cursor_down(self) -> None:
+        self.query_one(DataTable).action_cursor_down()
+
+    def action_cursor_up(self) -> None:
+        self.query_one(DataTable).action_cursor_up()
+
+    def action_help(self) -> None:
+        # The help screen lists the app's keys and, above them, this view's own.
+        self.app.push_screen(HelpScreen())
+
+    def action_new_plan(self) -> None:
+        self.app.push_screen(PlanForm(None), self._plan_form_done)
+
+    def _plan_form_done(self, draft: PlanDraft | None) -> None:
+        if draft is None:
+            return
+        changes = draft.changes()
+        if draft.plan_id is None:
+            self.run_store_tool("plan_create", changes)
+        elif changes:
+            self.run_store_tool("plan_set", {"plan": draft.plan_id, **changes})
+        else:
+            self.notify(f"{draft.plan_id}: nothing changed.")
+
     def action_add_task(self) -> None:
         plans = [(plan.id, plan.title) for plan in self.snapshot.plans_sorted()]
         self.app.push_screen(TaskForm(None, plans, default_plan=self._group_plan()), self._task_form_done)
 
     def action_edit_task(self) -> None:
+        plan = self.current_plan()
+        if plan is not None:
+            self.app.push_screen(PlanForm(plan), self._plan_form_done)
+            return
         task = self.current_task()
         if task is None:
-            self.notify("Move to a task to edit it.", severity="warning")
+            self.notify("Move to a task or a plan to edit it.", severity="warning")
             return
         plans = [(plan.id, plan.title) for plan in self.snapshot.plans_sorted()]
         self.app.push_screen(TaskForm(task, plans), self._task_form_done)
@@ -380,13 +448,24 @@ class StoreScreen(Screen[None]):
             self.notify(f"{draft.task_id}: nothing changed.")
 
     def action_approve(self) -> None:
-        task, plan = self.current_task(), self.current_plan()
-        if task is not None:
-            self.run_store_tool("task_approve", {"task": task.id})
-        elif plan is not None:
-            self.run_store_tool("plan_approve", {"plan": plan.id})
-        else:
+        record: TaskRecord | PlanRecord | None = self.current_task() or self.current_plan()
+        if record is None:
             self.notify("Move to a plan or a task to approve it.", severity="warning")
+            return
+        # The tools name the record by the seed's input: `task` or `plan`.
+        tool, key = ("task_approve", "task") if isinstance(record, TaskRecord) else ("plan_approve", "plan")
+        record_id = record.id
+        if record.approved is None:
+            self.run_store_tool(tool, {key: record_id})
+            return
+
+        # Approving again replaces the stamp (another person, another time): ask first.
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_store_tool(tool, {key: record_id})
+
+        question = f"{record_id} is approved by {record.approved.by}; approve again as {self.caller.by}?"
+        self.app.push_screen(ConfirmScreen(question), answered)
 
     def action_review(self) -> None:
         record: TaskRecord | PlanRecord | None = self.current_task() or self.current_plan()
@@ -411,13 +490,13 @@ class StoreScreen(Screen[None]):
         # The app's one writer makes the call, in order with every other write; this
         # worker waits for its answer.
         answer, refused = self.service.submit(tool, args).result()
-        self.post_message(self.ToolAnswered(tool, answer, refused))
+        self.post_message(self.ToolAnswered(tool, answer, refused, args))
 
     @on(ToolAnswered)
     def _on_tool_answered(self, event: ToolAnswered) -> None:
         if event.refused:
             self.notify(event.answer, title="Refused", severity="error", markup=False)
             return
-        self.notify(event.answer, markup=False)
+        self.notify(toast_text(event.tool, event.answer, event.args), markup=False)
         # The service's `changed` follows, but reading now makes the change show at once.
         self.reload()

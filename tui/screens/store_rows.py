@@ -5,13 +5,16 @@ stays literal)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
 
+from core.mirror import SOURCE_TOOLS
+from core.model import SOURCE_LABELS
 from core.store.records import RecordProblem
-from core.store.schema import PlanRecord, Stamp, TaskRecord
+from core.store.schema import PlanRecord, Scope, Source, Stamp, TaskRecord
 from core.text import safe_text, shorten
 
 # The mark before each task status; colour comes from the style beside it.
@@ -89,11 +92,41 @@ def line_text(text: str | None, limit: int = 200) -> Text:
     return Text(shorten(text or "", limit))
 
 
-def plan_cells(plan: PlanRecord, tasks: list[TaskRecord]) -> dict[str, Text]:
+SessionTitle = Callable[[str], "str | None"]
+"""A session's title by its id, when the app knows the session."""
+
+# The agent list a translated task came from, by the tool that wrote it (core.mirror).
+_TOOL_LABELS = {tool: SOURCE_LABELS.get(source, source) for source, tool in SOURCE_TOOLS.items()}
+
+
+def source_words(source: Source) -> str:
+    """Where a translated task came from, in words: "from Codex plan", never a tool id."""
+    label = _TOOL_LABELS.get(source.tool)
+    if label is None and source.tool.startswith("mcp__ccd_"):
+        label = SOURCE_LABELS["claude_desktop"]
+    return f"from {label}" if label else "from an agent's list"
+
+
+def session_words(session_id: str, titles: SessionTitle | None = None) -> str:
+    """A session named by its title when known, else by the start of its id."""
+    title = titles(session_id) if titles is not None else None
+    if title:
+        return f"session “{shorten(title, 40)}”"
+    return f"a session ({session_id[:8]})"
+
+
+def scope_words(scope: Scope, titles: SessionTitle | None = None) -> str:
+    """What a plan is about, in words: "folder ~/dev/api", "bot ci", "session “Fix…”"."""
+    if scope.kind == "session":
+        return "for " + session_words(scope.value, titles)
+    return f"{scope.kind} {scope.value}"
+
+
+def plan_cells(plan: PlanRecord, tasks: list[TaskRecord], titles: SessionTitle | None = None) -> dict[str, Text]:
     """The cells of a plan's row: its tasks' done count and its scope."""
     done = sum(task.status == "done" for task in tasks)
     counted = sum(task.status != "dropped" for task in tasks)
-    scope = plan.scope.label() if plan.scope is not None else ""
+    scope = scope_words(plan.scope, titles) if plan.scope is not None else ""
     cells = {
         "id": Text(plan.id, style="bold"),
         "status": status_cell(plan.status),
@@ -105,7 +138,7 @@ def plan_cells(plan: PlanRecord, tasks: list[TaskRecord]) -> dict[str, Text]:
     return cells
 
 
-def task_cells(task: TaskRecord) -> dict[str, Text]:
+def task_cells(task: TaskRecord, titles: SessionTitle | None = None) -> dict[str, Text]:
     """The cells of a task's row."""
     notes: list[str] = []
     if task.blocked_by:
@@ -116,9 +149,9 @@ def task_cells(task: TaskRecord) -> dict[str, Text]:
         notes.append(" ".join(f"#{label}" for label in task.labels))
     if task.source is not None:
         # Written by the opt-in translation of an agent's list (SPEC §5).
-        notes.append(f"from {task.source.tool}")
+        notes.append(source_words(task.source))
     if task.session and task.plan is None:
-        notes.append(f"session {shorten(task.session, 12)}")
+        notes.append(session_words(task.session, titles))
     cells = {
         "id": Text(f"  {task.id}"),
         "status": status_cell(task.status),
@@ -157,3 +190,34 @@ def detail_text(record: TaskRecord | PlanRecord) -> str:
     if body:
         lines.append("  " + shorten(body, 300))
     return "\n".join(safe_text(line) for line in lines)
+
+
+_DONE_WORDS = {
+    "task_add": "Added {id}",
+    "task_set": "Saved {id}",
+    "task_approve": "Approved {id}",
+    "task_review": "Reviewed {id}",
+    "plan_create": "Created plan {id}",
+    "plan_set": "Saved plan {id}",
+    "plan_approve": "Approved plan {id}",
+}
+
+
+def toast_text(tool: str, answer: str, args: dict[str, Any]) -> str:
+    """A tool's answer as a sentence for a toast: "Added t9: Load test the flow (todo,
+    medium)." rather than the tool's line `t9 todo medium Load test the flow`."""
+    parts = answer.split(" ", 3)
+    record_id = parts[0] if parts else ""
+    words = _DONE_WORDS.get(tool)
+    if words is None or not record_id:
+        return answer
+    sentence = words.format(id=record_id)
+    if tool == "task_review" and args.get("verdict"):
+        sentence += f" ({'approved' if args['verdict'] == 'approved' else 'changes asked for'})"
+    if record_id.startswith("p") and len(parts) >= 3:  # `p1 active Ship it`
+        status, title = parts[1], " ".join(parts[2:])
+        return f"{sentence}: {title} ({status})."
+    if len(parts) == 4:  # `t9 todo medium Title`
+        status, priority, title = parts[1], parts[2], parts[3]
+        return f"{sentence}: {title} ({status}, {priority})."
+    return sentence + "."
