@@ -36,6 +36,7 @@ from core.store.records import Store, StoreSnapshot
 from core.store.schema import TASK_STATUSES, PlanRecord, TaskRecord
 from core.store.tools import ToolRefused, run_tool
 from core.text import safe_text
+from tui.screens import store_actions
 from tui.screens.help import HelpScreen, ScreenKeysProvider
 from tui.screens.store_rows import (
     TITLE_WIDTH,
@@ -48,8 +49,6 @@ from tui.screens.store_rows import (
     toast_text,
 )
 from tui.store_service import StoreService
-from tui.widgets.plan_form import ConfirmScreen, PlanDraft, PlanForm
-from tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
 
 NO_PLAN = "group:none"
 NARROW = 70
@@ -339,7 +338,7 @@ class StoreScreen(Screen[None]):
         key = self.current_key()
         return self.snapshot.plans.get(key) if key else None
 
-    def _group_plan(self) -> str | None:
+    def group_plan(self) -> str | None:
         """The plan whose group the cursor is in (for a new task's default plan)."""
         plan = self.current_plan()
         if plan is not None:
@@ -407,79 +406,19 @@ class StoreScreen(Screen[None]):
         self.app.push_screen(HelpScreen())
 
     def action_new_plan(self) -> None:
-        self.app.push_screen(PlanForm(None), self._plan_form_done)
-
-    def _plan_form_done(self, draft: PlanDraft | None) -> None:
-        if draft is None:
-            return
-        changes = draft.changes()
-        if draft.plan_id is None:
-            self.run_store_tool("plan_create", changes)
-        elif changes:
-            self.run_store_tool("plan_set", {"plan": draft.plan_id, **changes})
-        else:
-            self.notify(f"{draft.plan_id}: nothing changed.")
+        store_actions.new_plan(self)
 
     def action_add_task(self) -> None:
-        plans = [(plan.id, plan.title) for plan in self.snapshot.plans_sorted()]
-        self.app.push_screen(TaskForm(None, plans, default_plan=self._group_plan()), self._task_form_done)
+        store_actions.add_task(self)
 
     def action_edit_task(self) -> None:
-        plan = self.current_plan()
-        if plan is not None:
-            self.app.push_screen(PlanForm(plan), self._plan_form_done)
-            return
-        task = self.current_task()
-        if task is None:
-            self.notify("Move to a task or a plan to edit it.", severity="warning")
-            return
-        plans = [(plan.id, plan.title) for plan in self.snapshot.plans_sorted()]
-        self.app.push_screen(TaskForm(task, plans), self._task_form_done)
-
-    def _task_form_done(self, draft: TaskDraft | None) -> None:
-        if draft is None:
-            return
-        changes = draft.changes()
-        if draft.task_id is None:
-            self.run_store_tool("task_add", changes)
-        elif changes:
-            self.run_store_tool("task_set", {"task": draft.task_id, **changes})
-        else:
-            self.notify(f"{draft.task_id}: nothing changed.")
+        store_actions.edit_record(self)
 
     def action_approve(self) -> None:
-        record: TaskRecord | PlanRecord | None = self.current_task() or self.current_plan()
-        if record is None:
-            self.notify("Move to a plan or a task to approve it.", severity="warning")
-            return
-        # The tools name the record by the seed's input: `task` or `plan`.
-        tool, key = ("task_approve", "task") if isinstance(record, TaskRecord) else ("plan_approve", "plan")
-        record_id = record.id
-        if record.approved is None:
-            self.run_store_tool(tool, {key: record_id})
-            return
-
-        # Approving again replaces the stamp (another person, another time): ask first.
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.run_store_tool(tool, {key: record_id})
-
-        question = f"{record_id} is approved by {record.approved.by}; approve again as {self.caller.by}?"
-        self.app.push_screen(ConfirmScreen(question), answered)
+        store_actions.approve(self)
 
     def action_review(self) -> None:
-        record: TaskRecord | PlanRecord | None = self.current_task() or self.current_plan()
-        if record is None:
-            self.notify("Move to a task or a plan to review it.", severity="warning")
-            return
-        record_id = record.id
-
-        def reviewed(verdict: str | None) -> None:
-            if verdict is not None:
-                key = "plan" if isinstance(record, PlanRecord) else "task"
-                self.run_store_tool("task_review", {key: record_id, "verdict": verdict})
-
-        self.app.push_screen(ReviewForm(record.id, record.title), reviewed)
+        store_actions.review(self)
 
     def run_store_tool(self, tool: str, args: dict[str, Any]) -> None:
         """Call one of the ten tools off the UI thread; the answer arrives as ToolAnswered."""

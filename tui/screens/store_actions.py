@@ -1,0 +1,98 @@
+"""The store view's actions on records: create and edit plans, add and edit tasks,
+approve (asking first when the record is already approved) and review. Each gathers
+input in a modal and hands it to one of the store's tools through the view's
+`run_store_tool`; the tools hold every rule. The view's keys call these with itself."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from core.store.schema import PlanRecord, TaskRecord
+from tui.widgets.plan_form import ConfirmScreen, PlanDraft, PlanForm
+from tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
+
+if TYPE_CHECKING:
+    from tui.screens.store import StoreScreen
+
+
+def new_plan(view: StoreScreen) -> None:
+    view.app.push_screen(PlanForm(None), partial(plan_form_done, view))
+
+
+def plan_form_done(view: StoreScreen, draft: PlanDraft | None) -> None:
+    if draft is None:
+        return
+    changes = draft.changes()
+    if draft.plan_id is None:
+        view.run_store_tool("plan_create", changes)
+    elif changes:
+        view.run_store_tool("plan_set", {"plan": draft.plan_id, **changes})
+    else:
+        view.notify(f"{draft.plan_id}: nothing changed.")
+
+
+def add_task(view: StoreScreen) -> None:
+    plans = [(plan.id, plan.title) for plan in view.snapshot.plans_sorted()]
+    view.app.push_screen(TaskForm(None, plans, default_plan=view.group_plan()), partial(task_form_done, view))
+
+
+def edit_record(view: StoreScreen) -> None:
+    plan = view.current_plan()
+    if plan is not None:
+        view.app.push_screen(PlanForm(plan), partial(plan_form_done, view))
+        return
+    task = view.current_task()
+    if task is None:
+        view.notify("Move to a task or a plan to edit it.", severity="warning")
+        return
+    plans = [(plan.id, plan.title) for plan in view.snapshot.plans_sorted()]
+    view.app.push_screen(TaskForm(task, plans), partial(task_form_done, view))
+
+
+def task_form_done(view: StoreScreen, draft: TaskDraft | None) -> None:
+    if draft is None:
+        return
+    changes = draft.changes()
+    if draft.task_id is None:
+        view.run_store_tool("task_add", changes)
+    elif changes:
+        view.run_store_tool("task_set", {"task": draft.task_id, **changes})
+    else:
+        view.notify(f"{draft.task_id}: nothing changed.")
+
+
+def approve(view: StoreScreen) -> None:
+    record: TaskRecord | PlanRecord | None = view.current_task() or view.current_plan()
+    if record is None:
+        view.notify("Move to a plan or a task to approve it.", severity="warning")
+        return
+    # The tools name the record by the seed's input: `task` or `plan`.
+    tool, key = ("task_approve", "task") if isinstance(record, TaskRecord) else ("plan_approve", "plan")
+    record_id = record.id
+    if record.approved is None:
+        view.run_store_tool(tool, {key: record_id})
+        return
+
+    # Approving again replaces the stamp (another person, another time): ask first.
+    def answered(yes: bool | None) -> None:
+        if yes:
+            view.run_store_tool(tool, {key: record_id})
+
+    question = f"{record_id} is approved by {record.approved.by}; approve again as {view.caller.by}?"
+    view.app.push_screen(ConfirmScreen(question), answered)
+
+
+def review(view: StoreScreen) -> None:
+    record: TaskRecord | PlanRecord | None = view.current_task() or view.current_plan()
+    if record is None:
+        view.notify("Move to a task or a plan to review it.", severity="warning")
+        return
+    record_id = record.id
+
+    def reviewed(verdict: str | None) -> None:
+        if verdict is not None:
+            key = "plan" if isinstance(record, PlanRecord) else "task"
+            view.run_store_tool("task_review", {key: record_id, "verdict": verdict})
+
+    view.app.push_screen(ReviewForm(record.id, record.title), reviewed)
