@@ -30,6 +30,16 @@ def app_on(isolated_env):  # type: ignore[no-untyped-def]
     )
 
 
+async def open_store_view(app, pilot) -> StoreScreen:  # type: ignore[no-untyped-def]
+    """Press t and wait until the store view shows t1."""
+    await app.workers.wait_for_complete()
+    await pilot.press("t")
+    await until(pilot, lambda: isinstance(app.screen, StoreScreen) and "t1" in app.screen.snapshot.tasks,
+                what="the store view")
+    assert isinstance(app.screen, StoreScreen)
+    return app.screen
+
+
 async def test_require_approval_switched_on_from_the_store_view_holds_in_the_store_view(isolated_env) -> None:
     # The bypass issue 13 reproduced: Settings opened from the store view turns on
     # *Require approval*; the store view must then refuse to start an unapproved task,
@@ -43,12 +53,7 @@ async def test_require_approval_switched_on_from_the_store_view_holds_in_the_sto
             answers.append(message)
 
     async with app.run_test(size=(120, 36), message_hook=hook) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.press("t")
-        await until(pilot, lambda: isinstance(app.screen, StoreScreen) and "t1" in app.screen.snapshot.tasks,
-                    what="the store view")
-        store_view = app.screen
-        assert isinstance(store_view, StoreScreen)
+        store_view = await open_store_view(app, pilot)
         await pilot.press("comma")
         await until(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the settings")
         app.screen.query_one("#require-approval", Switch).value = True
@@ -71,12 +76,7 @@ async def test_with_approval_off_the_same_move_is_made(isolated_env) -> None:
     run_tool("task_add", Store(isolated_env.store), Settings(), Caller(by="dana"), {"title": "Unapproved"})
     app = app_on(isolated_env)
     async with app.run_test(size=(120, 36)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.press("t")
-        await until(pilot, lambda: isinstance(app.screen, StoreScreen) and "t1" in app.screen.snapshot.tasks,
-                    what="the store view")
-        store_view = app.screen
-        assert isinstance(store_view, StoreScreen)
+        store_view = await open_store_view(app, pilot)
         store_view.run_store_tool("task_set", {"id": "t1", "status": "doing"})
         await until(pilot, lambda: store_view.snapshot.tasks["t1"].status == "doing", what="the move in the view")
     task = Store(isolated_env.store).read_task("t1")

@@ -6,7 +6,7 @@ input in a modal and hands it to one of the store's tools through the view's
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from core.store.schema import PlanRecord, TaskRecord
 from tui.widgets.plan_form import ConfirmScreen, PlanDraft, PlanForm
@@ -21,15 +21,21 @@ def new_plan(view: StoreScreen) -> None:
 
 
 def plan_form_done(view: StoreScreen, draft: PlanDraft | None) -> None:
-    if draft is None:
-        return
-    changes = draft.changes()
-    if draft.plan_id is None:
-        view.run_store_tool("plan_create", changes)
+    if draft is not None:
+        _save(view, "plan", draft.plan_id, draft.changes(), "plan_create", "plan_set")
+
+
+def _save(
+    view: StoreScreen, kind: str, record_id: str | None, changes: dict[str, Any], create: str, update: str
+) -> None:
+    """A form's draft to the tools: `create` a new record, or `update` only what changed
+    (the record named by the seed's input, `task` or `plan`)."""
+    if record_id is None:
+        view.run_store_tool(create, changes)
     elif changes:
-        view.run_store_tool("plan_set", {"plan": draft.plan_id, **changes})
+        view.run_store_tool(update, {kind: record_id, **changes})
     else:
-        view.notify(f"{draft.plan_id}: nothing changed.")
+        view.notify(f"{record_id}: nothing changed.")
 
 
 def add_task(view: StoreScreen) -> None:
@@ -51,15 +57,8 @@ def edit_record(view: StoreScreen) -> None:
 
 
 def task_form_done(view: StoreScreen, draft: TaskDraft | None) -> None:
-    if draft is None:
-        return
-    changes = draft.changes()
-    if draft.task_id is None:
-        view.run_store_tool("task_add", changes)
-    elif changes:
-        view.run_store_tool("task_set", {"task": draft.task_id, **changes})
-    else:
-        view.notify(f"{draft.task_id}: nothing changed.")
+    if draft is not None:
+        _save(view, "task", draft.task_id, draft.changes(), "task_add", "task_set")
 
 
 def approve(view: StoreScreen) -> None:
