@@ -61,7 +61,7 @@ async def test_require_approval_switched_on_from_the_store_view_holds_in_the_sto
         await until(pilot, lambda: app.screen is store_view, what="back in the store view")
         assert app.settings.require_approval and store_view.settings.require_approval
         assert load_settings(isolated_env.config).require_approval
-        store_view.run_store_tool("task_set", {"id": "t1", "status": "doing"})
+        store_view.run_store_tool("task_set", {"task": "t1", "status": "doing"})
         await until(pilot, lambda: bool(answers), what="the tool's answer")
         assert answers[0].refused, answers[0].answer
         assert "approv" in answers[0].answer
@@ -77,7 +77,7 @@ async def test_with_approval_off_the_same_move_is_made(isolated_env) -> None:
     app = app_on(isolated_env)
     async with app.run_test(size=(120, 36)) as pilot:
         store_view = await open_store_view(app, pilot)
-        store_view.run_store_tool("task_set", {"id": "t1", "status": "doing"})
+        store_view.run_store_tool("task_set", {"task": "t1", "status": "doing"})
         await until(pilot, lambda: store_view.snapshot.tasks["t1"].status == "doing", what="the move in the view")
     task = Store(isolated_env.store).read_task("t1")
     assert task is not None and task.status == "doing"

@@ -27,11 +27,15 @@ class PlanDraft:
     plan_id: str | None
     title: str
     goal: str | None = None
-    status: str = "draft"
+    status: str | None = None
     original: dict[str, Any] = field(default_factory=dict)
 
     def values(self) -> dict[str, Any]:
-        return {"title": self.title, "goal": self.goal, "status": self.status}
+        # A new plan starts as a draft (plan_create takes no status); editing may move it.
+        out: dict[str, Any] = {"title": self.title, "goal": self.goal}
+        if self.plan_id is not None and self.status is not None:
+            out["status"] = self.status
+        return out
 
     def changes(self) -> dict[str, Any]:
         """For plan_create: every field given; for plan_set: only the fields that changed."""
@@ -84,11 +88,10 @@ class PlanForm(ModalScreen[PlanDraft | None]):
             with Horizontal(classes="row"):
                 yield Label("Goal")
                 yield Input((plan.goal or "").strip() if plan else "", placeholder="done means…", id="goal")
-            with Horizontal(classes="row"):
-                yield Label("Status")
-                yield Select(
-                    [(s, s) for s in PLAN_STATUSES], value=plan.status if plan else "draft", allow_blank=False, id="status"
-                )
+            if plan is not None:
+                with Horizontal(classes="row"):
+                    yield Label("Status")
+                    yield Select([(s, s) for s in PLAN_STATUSES], value=plan.status, allow_blank=False, id="status")
             yield Static("", id="plan-form-error", markup=False)
             with Horizontal(id="plan-form-buttons"):
                 yield Button("Save", variant="primary", id="save")
@@ -106,7 +109,7 @@ class PlanForm(ModalScreen[PlanDraft | None]):
             title=self.query_one("#title", Input).value.strip(),
             # Blank means no goal: plan_set removes a field given as null.
             goal=goal or None,
-            status=str(self.query_one("#status", Select).value),
+            status=str(self.query_one("#status", Select).value) if self._record is not None else None,
             original=self._original(),
         )
 
