@@ -128,11 +128,11 @@ def test_change_to_another_plan_reaches_that_plans_subscriber(native: Channel, s
     # while p1's hears nothing, so that silence is the filter's, not a deaf watcher's.
     _, mine = native.subscribe(plan_uri("p1"))
     _, theirs = native.subscribe(plan_uri("p2"))
-    tool(store, "task_set", id="t3", status="done")
+    tool(store, "task_set", task="t3", status="done")
     action = next_action(theirs)
     assert action["type"] == "x-ahpd-plans/taskSet"
     assert (action["task"]["id"], action["task"]["status"]) == ("t3", "done")
-    tool(store, "plan_set", id="p2", title="Documentation")
+    tool(store, "plan_set", plan="p2", title="Documentation")
     action = next_action(theirs)
     assert action["type"] == "x-ahpd-plans/set" and action["plan"]["title"] == "Documentation"
     no_more_actions(mine, quiet=0.6)
