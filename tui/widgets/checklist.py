@@ -185,6 +185,13 @@ class ChecklistView(CursorPlainOptionList):
             return None
         return self.checklist.own[ref.index]
 
+    def select_own(self, task_id: str) -> None:
+        """Move the cursor to the own item of `task_id` (a new item the person added)."""
+        for position, ref in self._refs.items():
+            if ref.kind == "own" and self.checklist.own[ref.index].task_id == task_id:
+                self.highlighted = position
+                return
+
     async def _on_click(self, event: events.Click) -> None:
         clicked = event.style.meta.get("option")
         if clicked is not None and clicked in self._refs:
