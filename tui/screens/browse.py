@@ -7,12 +7,11 @@ The screen owns the selected session and sets it on its children; the app owns t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
@@ -20,13 +19,14 @@ from textual.events import Click, Resize
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 
-from core.checklist import Checklist, toggle_agent, toggle_own
+from core.checklist import Checklist
 from core.text import safe_text, shorten
 from tui import palette
 from tui.commands import bindings
+from tui.screens import browse_items
+from tui.screens.browse_items import Undo
 from tui.widgets.checklist import ChecklistView, RowRef
 from tui.widgets.details import DetailsPanel, details_text, hover_card
-from tui.widgets.item_editor import ItemEditor
 from tui.widgets.key_footer import KeysFooter
 from tui.widgets.pill import Pill
 from tui.widgets.session_list import (
@@ -45,17 +45,6 @@ if TYPE_CHECKING:
 READING_OFF = "Reading agents' plans is off. Turn it on in Settings (press ,) → Privacy."
 
 
-@dataclass(frozen=True)
-class Undo:
-    """One step the person can take back with `u` (memory only, like the plan text)."""
-
-    session_id: str
-    kind: str  # "override" | "status" | "title"
-    target: str  # item key or task id
-    before: Any
-    done: str = ""  # what was done, for the toast: "ticked “Write tests”"
-
-
 @lru_cache(maxsize=4096)
 def _resolved(folder: str) -> Path | None:
     # Resolving reads the disk; pane mode asks on the UI thread for every session on
@@ -64,11 +53,6 @@ def _resolved(folder: str) -> Path | None:
         return Path(folder).resolve()
     except (OSError, RuntimeError):
         return None
-
-
-def quoted(text: str, limit: int = 40) -> str:
-    """An item's text for a toast or a heading: one line, short, in quotes."""
-    return f"“{shorten(safe_text(text, single_line=True), limit)}”"
 
 
 def folder_matches(session_cwd: str | None, folder: Path) -> bool:
@@ -205,7 +189,7 @@ class BrowseScreen(Screen[None]):
         if session_id != self.selected_id:
             self._awaited_item = None
             return
-        checklist = self._checklist()
+        checklist = self.checklist_view()
         new = [own.task_id for own in checklist.checklist.own if own.task_id not in before]
         if new:
             self._awaited_item = None
@@ -473,99 +457,38 @@ class BrowseScreen(Screen[None]):
         at = order.index(self.focused) if self.focused in order else -1
         order[(at + 1) % len(order)].focus()
 
-    # -- ticking and own items
+    # -- ticking and own items (tui/screens/browse_items.py)
 
-    def _checklist(self) -> ChecklistView:
+    def checklist_view(self) -> ChecklistView:
         return self.query_one("#checklist", ChecklistView)
 
+    def repaint_session(self, session_id: str) -> None:
+        """After an override changed: the session's pill, checklist and row again."""
+        self._counts.pop(session_id, None)
+        self._show_selected()
+        self._refresh_list()
+
+    def await_item(self, session_id: str, before: set[str]) -> None:
+        """When the store read brings a new own item (not in `before`), put the cursor on it."""
+        self._awaited_item = (session_id, before)
+
     def action_tick(self) -> None:
-        ref = self._checklist().current_ref()
-        if ref is None:
-            self.notify("Nothing to tick here: move to an item first.", markup=False)
-            return
-        self._tick(ref)
+        browse_items.tick_current(self)
 
     def _tick(self, ref: RowRef) -> None:
-        session_id = self.selected_id
-        if session_id is None:
-            return
-        checklist = self._checklist().checklist
-        if ref.kind == "agent":
-            row = checklist.agent_rows[ref.index]
-            new = toggle_agent(row)
-            what = "ticked" if (new or row.agent_status) == "completed" else "unticked"
-            self.undo_stack.append(Undo(session_id, "override", row.key, row.override, f"{what} {quoted(row.text)}"))
-            self.app.set_override(session_id, row.key, new)
-            self._counts.pop(session_id, None)
-            self._show_selected()
-            self._refresh_list()
-        else:
-            own = checklist.own[ref.index]
-            new_status = toggle_own(own.status)
-            what = "ticked" if new_status == "done" else "unticked"
-            self.undo_stack.append(Undo(session_id, "status", own.task_id, own.status, f"{what} {quoted(own.title)}"))
-            self.app.run_tool("task_set", {"task": own.task_id, "status": new_status})
+        browse_items.tick(self, ref)
 
     def action_undo(self) -> None:
-        """Take back the last step made in the session on screen, and say what it was."""
-        steps = [i for i, step in enumerate(self.undo_stack) if step.session_id == self.selected_id]
-        if not steps:
-            elsewhere = " in this session" if self.undo_stack else ""
-            self.notify(f"Nothing to undo{elsewhere}.", markup=False)
-            return
-        step = self.undo_stack.pop(steps[-1])
-        self.notify(f"Undid: {step.done}" if step.done else "Undid the last change.", markup=False)
-        if step.kind == "override":
-            self.app.set_override(step.session_id, step.target, step.before)
-            self._counts.pop(step.session_id, None)
-            self._show_selected()
-            self._refresh_list()
-        elif step.kind == "status":
-            self.app.run_tool("task_set", {"task": step.target, "status": step.before})
-        elif step.kind == "title":
-            self.app.run_tool("task_set", {"task": step.target, "title": step.before})
+        browse_items.undo(self)
 
     def action_add_item(self) -> None:
-        if self.selected_id is None:
-            self.notify("Select a session first.", markup=False)
-            return
-        self._add_item(self.selected_id)
-
-    @work(exclusive=True, group="editor")
-    async def _add_item(self, session_id: str) -> None:
-        title = await self.app.push_screen_wait(ItemEditor(heading="New item for this session"))
-        if title:
-            # When the store read brings the new item, the cursor moves onto it.
-            self._awaited_item = (session_id, {own.task_id for own in self.app.checklist_for(session_id).own})
-            payload: dict[str, Any] = {"title": title, "session": session_id}
-            entry = self.app.entry(session_id)
-            if entry is not None and entry.session.cwd:
-                payload["folder"] = entry.session.cwd
-            self.app.run_tool("task_add", payload)
+        browse_items.add_item(self)
 
     def action_edit_item(self) -> None:
-        own = self._checklist().current_own_row()
-        if own is None or self.selected_id is None:
-            self.notify("Only your own items can be edited: move to one under My items.", markup=False)
-            return
-        self._edit_item(self.selected_id, own.task_id, own.title)
-
-    @work(exclusive=True, group="editor")
-    async def _edit_item(self, session_id: str, task_id: str, title: str) -> None:
-        new = await self.app.push_screen_wait(ItemEditor(title, heading=f"Edit {quoted(title, 50)}"))
-        if new and new != title:
-            self.undo_stack.append(Undo(session_id, "title", task_id, title, f"renamed {quoted(title)}"))
-            self.app.run_tool("task_set", {"task": task_id, "title": new})
+        browse_items.edit_item(self)
 
     def action_drop_item(self) -> None:
-        own = self._checklist().current_own_row()
-        if own is None or self.selected_id is None:
-            self.notify("Only your own items can be dropped: move to one under My items.", markup=False)
-            return
-        if own.status == "dropped":
-            return
-        self.undo_stack.append(Undo(self.selected_id, "status", own.task_id, own.status, f"dropped {quoted(own.title)}"))
-        self.app.run_tool("task_set", {"task": own.task_id, "status": "dropped"})
+        browse_items.drop_item(self)
 
     # -- details
 
