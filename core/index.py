@@ -426,6 +426,9 @@ class SessionIndex:
                     before = {sid for sid in ids_of(state)}
                 changed = reader.refresh()
                 self._note_problem(path, reader.problem)
+                if changed and state.trace is not None and state.trace.state is not None:
+                    state.trace.state = reader.warm_state()  # read under the IO lock
+                    self._cache_stale = True
                 results = reader.results()
                 with self._lock:
                     state.results = results

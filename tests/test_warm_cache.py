@@ -317,3 +317,86 @@ def test_a_removed_file_leaves_the_cache_at_the_next_start(isolated_env) -> None
     cache = WarmCache.load()
     assert len(cache) == 2 and cache.get(gone, "claude") is None
     assert len(index.entries()) == 2
+
+
+# -- OpenCode: a database, not lines: the reader's own text-free state ---------------------
+
+MARK = "QZX-OPENCODE-SECRET"
+
+
+def opencode_db(tmp_path: Path):  # type: ignore[no-untyped-def]
+    from opencode_db import T0, OpenCodeDb
+
+    db = OpenCodeDb(tmp_path / "opencode.db")
+    db.session("ses_named", f"{MARK} named", updated=T0)
+    db.prompt("ses_named", f"{MARK} prompt one", T0 + 10)
+    db.todowrite("ses_named", [(f"{MARK} step", "in_progress", "high")], T0 + 20)
+    # No todo rows: the list comes from its last completed todowrite part; unnamed: the
+    # title is its first prompt.
+    db.session("ses_parts", "New session - 2026-11-30T06:00:00.000Z", updated=T0)
+    db.prompt("ses_parts", f"{MARK} prompt two", T0 + 30)
+    db.todowrite("ses_parts", [(f"{MARK} early", "pending", "low")], T0 + 40, rows=False)
+    db.todowrite("ses_parts", [(f"{MARK} late", "completed", "low")], T0 + 50, rows=False)
+    return db
+
+
+def opencode_answer(read: FileRead) -> list[object]:
+    return sorted((r.model_dump() for r in read.results), key=lambda r: str(r["facts"]["id"]))
+
+
+def test_an_opencode_database_reads_the_same_from_its_remembered_parts(tmp_path: Path) -> None:
+    db = opencode_db(tmp_path)
+    item = TranscriptFile(db.path, "opencode", 0.0, db.path.stat().st_size)
+    first = read_file(item, True)
+    assert first.trace is not None and first.trace.state is not None
+    sessions = first.trace.state["sessions"]
+    assert sessions["ses_parts"][3] and sessions["ses_parts"][4]  # the list's and the prompt's parts
+    warmcache.save([(item.path, "opencode", first.trace)], [item.path])
+    remembered = WarmCache.load().get(item.path, "opencode")
+    assert remembered is not None
+    second = read_file(item, True, remembered)
+    assert second.warm == "same"
+    assert opencode_answer(second) == opencode_answer(first)
+    titles = {r.facts.id: r.facts.title() for r in second.results}
+    assert titles["ses_parts"] == f"{MARK} prompt two"
+    # A session that moved is searched again; a remembered part that is not its list
+    # any more is never trusted over the database.
+    from opencode_db import T0
+
+    db.todowrite("ses_parts", [(f"{MARK} newest", "pending", "low")], T0 + 90, rows=False)
+    third = read_file(item, True, remembered)
+    assert third.warm is None
+    [parts] = [r for r in third.results if r.facts.id == "ses_parts"]
+    assert parts.plan.main is not None and [i.text for i in parts.plan.main.items] == [f"{MARK} newest"]
+    db.close()
+
+
+def test_the_opencode_state_in_the_cache_holds_no_text(tmp_path: Path) -> None:
+    db = opencode_db(tmp_path)
+    item = TranscriptFile(db.path, "opencode", 0.0, db.path.stat().st_size)
+    first = read_file(item, True)
+    assert first.trace is not None
+    warmcache.save([(item.path, "opencode", first.trace)], [item.path])
+    data = warmcache.cache_file().read_bytes()
+    assert b"ses_parts" in data  # ids are kept …
+    assert MARK.encode() not in data and b"prompt" not in data  # … never titles, items or prompts
+    db.close()
+
+
+def test_a_foreign_opencode_state_is_ignored(tmp_path: Path) -> None:
+    db = opencode_db(tmp_path)
+    item = TranscriptFile(db.path, "opencode", 0.0, db.path.stat().st_size)
+    first = read_file(item, True)
+    assert first.trace is not None and first.trace.state is not None
+    for state in ({"sessions": {"ses_parts": ["x", 1, 2, 3, 4]}}, {"sessions": 7}, {"other": 1}):
+        bogus = warmcache.Entry("opencode", first.trace.ident or (0, 0, 0, 0), 0, [], state)
+        assert opencode_answer(read_file(item, True, bogus)) == opencode_answer(first)
+    # Remembered part ids that name no part, or parts of the wrong kind (the list's and
+    # the prompt's swapped): searched as on a first read.
+    own = first.trace.state["sessions"]["ses_parts"]
+    for list_part, prompt_part in (("prt_not_there", "prt_nor_this"), (own[4], own[3])):
+        sessions = {sid: list(raw) for sid, raw in first.trace.state["sessions"].items()}
+        sessions["ses_parts"][3:5] = [list_part, prompt_part]
+        wrong = warmcache.Entry("opencode", first.trace.ident or (0, 0, 0, 0), 0, [], {"sessions": sessions})
+        assert opencode_answer(read_file(item, True, wrong)) == opencode_answer(first)
+    db.close()

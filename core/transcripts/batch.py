@@ -82,7 +82,7 @@ def read_file(item: TranscriptFile, read_plans: bool, remembered: Entry | None =
     """Read one transcript: from what the warm-start cache remembers of it when that
     still fits the file (warmcache.py), else from scratch; never raises."""
     if item.harness == "opencode":
-        return read_database(item, read_plans)
+        return read_database(item, read_plans, remembered)
     try:
         reader = reader_for(item.harness)(item.path)
     except Exception:
@@ -111,15 +111,29 @@ def read_file(item: TranscriptFile, read_plans: bool, remembered: Entry | None =
     return FileRead(item, reader, results, offset, trace=trace)
 
 
-def read_database(item: TranscriptFile, read_plans: bool) -> FileRead:
+def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | None = None) -> FileRead:
     """Read OpenCode's database (every session in it); never raises. A database that
     cannot be read gives no sessions and keeps its reader, whose `problem` says why,
-    so that it is read again when it changes."""
+    so that it is read again when it changes. With plans read, what the warm-start
+    cache remembers of it lets unchanged sessions skip the search of their parts, and
+    the reader's new text-free state is kept for the next start (warmcache.py)."""
     from core.transcripts.opencode import OpenCodeReader, OpenCodeStorageReader
 
-    reader = OpenCodeStorageReader(item.path) if item.path.is_dir() else OpenCodeReader(item.path)
-    results = reader.read(plans=read_plans)
-    return FileRead(item, reader, results, 0)
+    if item.path.is_dir():
+        reader: OpenCodeReader = OpenCodeStorageReader(item.path)
+        return FileRead(item, reader, reader.read(plans=read_plans), 0)
+    reader = OpenCodeReader(item.path)
+    if not read_plans:
+        return FileRead(item, reader, reader.read(plans=False), 0)
+    results = reader.read(plans=True, remembered=remembered.state if remembered is not None else None)
+    trace = None
+    if reader.problem is None:
+        try:
+            trace = Trace(ident=identity(item.path.stat()), state=reader.warm_state())
+        except OSError:
+            trace = None
+    same = remembered is not None and trace is not None and remembered.state == trace.state
+    return FileRead(item, reader, results, 0, trace=trace, warm="same" if same else None)
 
 
 def _read_warm(item: TranscriptFile, reader: TranscriptReader, remembered: Entry) -> FileRead | None:

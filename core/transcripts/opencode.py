@@ -114,6 +114,12 @@ class OpenCodeReader(TranscriptReader):
         # What `results()` hands out, by top-level session: rebuilt only where it moved.
         self._results: dict[str, SessionResult] = {}
         self._top_of: dict[str, str] = {}  # session id → the session it is shown under
+        # Text-free, for the warm-start cache (`warm_state`): the part that held each
+        # session's list when it has no todo rows, and its first prompt when unnamed.
+        self._list_parts: dict[str, str] = {}
+        self._prompt_parts: dict[str, str] = {}
+        # What the cache remembered (`read(remembered=…)`), during that read only.
+        self._remembered: dict[str, _Remembered] = {}
 
     # -- the line contract does not apply ------------------------------------------------
 
@@ -125,8 +131,14 @@ class OpenCodeReader(TranscriptReader):
 
     # -- reading -----------------------------------------------------------------------
 
-    def read(self, *, plans: bool = True) -> list[SessionResult]:
-        """Read every session from scratch; never raises (a problem is kept in `problem`)."""
+    def read(self, *, plans: bool = True, remembered: Any = None) -> list[SessionResult]:
+        """Read every session from scratch; never raises (a problem is kept in `problem`).
+
+        `remembered`: what `warm_state()` gave at an earlier start (the warm-start
+        cache). A session whose signature (`time_updated`, its todo rows' stamp and
+        count) is still the one remembered has its list and its first prompt read from
+        the parts the cache names, by id, instead of searching its parts; anything else
+        in it (a wrong shape, an unknown id) is ignored: that session is searched."""
         self._plans_on = plans
         self._signatures.clear()
         self._rows.clear()
@@ -134,8 +146,25 @@ class OpenCodeReader(TranscriptReader):
         self._prompts.clear()
         self._results.clear()
         self._top_of.clear()
-        self.refresh()
+        self._list_parts.clear()
+        self._prompt_parts.clear()
+        self._remembered = _remembered_sessions(remembered) if plans else {}
+        try:
+            self.refresh()
+        finally:
+            self._remembered = {}
         return self.results()
+
+    def warm_state(self) -> dict[str, Any]:
+        """What lets the next start skip searching parts, holding no text: per session
+        its signature (times and a count) and the ids of the parts that held its list
+        and its first prompt (warmcache.py)."""
+        return {
+            "sessions": {
+                sid: [*signature, self._list_parts.get(sid), self._prompt_parts.get(sid)]
+                for sid, signature in self._signatures.items()
+            }
+        }
 
     def refresh(self) -> set[str]:
         """Read again the sessions whose row or todo rows moved since the last read;
@@ -200,6 +229,8 @@ class OpenCodeReader(TranscriptReader):
             self._plans.pop(sid, None)
             self._prompts.pop(sid, None)
             self._signatures.pop(sid, None)
+            self._list_parts.pop(sid, None)
+            self._prompt_parts.pop(sid, None)
 
     def _with_connection(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run `work` in one short read transaction on a fresh read-only connection,
@@ -252,19 +283,36 @@ class OpenCodeReader(TranscriptReader):
         gone = set(self._signatures) - set(signatures)
         self._forget(gone)
         if moved:
-            self._read_sessions(db, rows, moved, {sid for sid in moved if stamps.get(sid, (0, 0))[1] == 0})
+            without = {sid for sid in moved if stamps.get(sid, (0, 0))[1] == 0}
+            self._read_sessions(db, rows, moved, without, signatures)
             for sid in moved:
                 self._rows[sid] = rows[sid]
                 self._signatures[sid] = signatures[sid]
         return moved | gone
 
-    def _read_sessions(self, db: sqlite3.Connection, rows: dict[str, _Row], ids: set[str], without_todos: set[str]) -> None:
+    def _read_sessions(
+        self,
+        db: sqlite3.Connection,
+        rows: dict[str, _Row],
+        ids: set[str],
+        without_todos: set[str],
+        signatures: dict[str, Signature] | None = None,
+    ) -> None:
         """Read the plans (and stand-in titles) of sessions `ids`."""
+        # Sessions unchanged since the warm-start cache was written: their parts by id.
+        same = {
+            sid for sid in ids
+            if signatures is not None and sid in self._remembered and self._remembered[sid][0] == signatures.get(sid)
+        }
         unnamed = {sid for sid in ids if rows[sid].title.startswith(UNNAMED_TITLE) or not rows[sid].title.strip()}
         for sid in unnamed - set(self._prompts):
-            prompt = _first_prompt(db, sid)
-            if prompt:
+            remembered = self._remembered[sid][2] if sid in same else None
+            prompt, part = (_prompt_of_part(db, sid, remembered), remembered) if remembered else (None, None)
+            if prompt is None and (sid not in same or remembered):
+                prompt, part = _first_prompt(db, sid)  # not remembered, or not there any more
+            if prompt and part is not None:
                 self._prompts[sid] = prompt
+                self._prompt_parts[sid] = part
         if not self._plans_on:
             for sid in ids:
                 self._plans.pop(sid, None)
@@ -282,8 +330,17 @@ class OpenCodeReader(TranscriptReader):
         for sid, listed in items.items():
             self._plans[sid] = _plan(tuple(listed))
         # No todo rows: the last completed todowrite part says whether there is a list.
-        for sid, last in _last_lists(db, without_todos).items():
+        for sid in without_todos:
+            self._list_parts.pop(sid, None)
+        known = {sid: self._remembered[sid][1] for sid in without_todos & same}
+        found = _lists_of_parts(db, {sid: part for sid, part in known.items() if part is not None})
+        # Not remembered, or a remembered part that is not there (or not a list) any more:
+        # searched as on a first read.
+        lost = {sid for sid, part in known.items() if part is not None and sid not in found}
+        found.update(_last_lists(db, (without_todos - set(known)) | lost))
+        for sid, (last, part) in found.items():
             self._plans[sid] = _plan(last)
+            self._list_parts[sid] = part
 
     # -- facts -------------------------------------------------------------------------
 
@@ -353,30 +410,46 @@ def _todowrite_list(data: Any) -> tuple[PlanItem, ...] | None:
     return _todo_items(call.get("todos") if isinstance(call, dict) else None)
 
 
-def _last_lists(db: sqlite3.Connection, ids: set[str]) -> dict[str, tuple[PlanItem, ...]]:
-    """For sessions without todo rows: the list of each one's last completed todowrite."""
-    found: dict[str, tuple[PlanItem, ...]] = {}
+def _last_lists(db: sqlite3.Connection, ids: set[str]) -> dict[str, tuple[tuple[PlanItem, ...], str]]:
+    """For sessions without todo rows: the list of each one's last completed todowrite,
+    and the id of the part holding it."""
+    found: dict[str, tuple[tuple[PlanItem, ...], str]] = {}
     for chunk in _chunks(sorted(ids)):
         marks = ",".join("?" * len(chunk))
         query = (
-            f"SELECT session_id, data FROM part WHERE session_id IN ({marks}) AND data LIKE ? "
+            f"SELECT session_id, data, id FROM part WHERE session_id IN ({marks}) AND data LIKE ? "
             "ORDER BY session_id, time_created, id"
         )
-        for sid, data in db.execute(query, (*chunk, _TODOWRITE_LIKE)):
+        for sid, data, part in db.execute(query, (*chunk, _TODOWRITE_LIKE)):
             listed = _todowrite_list(data)
             if listed is not None:
-                found[sid] = listed
+                found[sid] = (listed, str(part))
     return found
 
 
-def _first_prompt(db: sqlite3.Connection, sid: str) -> str | None:
+def _lists_of_parts(db: sqlite3.Connection, parts: dict[str, str]) -> dict[str, tuple[tuple[PlanItem, ...], str]]:
+    """The lists the named parts hold (session id → part id, as the warm-start cache
+    remembered them): one lookup by id instead of a search of every part."""
+    found: dict[str, tuple[tuple[PlanItem, ...], str]] = {}
+    wanted = {part: sid for sid, part in parts.items()}
+    for chunk in _chunks(sorted(wanted)):
+        marks = ",".join("?" * len(chunk))
+        for part, owner, data in db.execute(f"SELECT id, session_id, data FROM part WHERE id IN ({marks})", chunk):
+            sid = wanted.get(str(part))
+            listed = _todowrite_list(data) if sid is not None and owner == sid else None
+            if sid is not None and listed is not None:
+                found[sid] = (listed, str(part))
+    return found
+
+
+def _first_prompt(db: sqlite3.Connection, sid: str) -> tuple[str | None, str | None]:
     """The text of the first user message's text part (the title until OpenCode names
-    the session)."""
+    the session), and the id of that part."""
     query = (
-        "SELECT p.data, m.data FROM message m JOIN part p ON p.message_id = m.id "
+        "SELECT p.data, m.data, p.id FROM message m JOIN part p ON p.message_id = m.id "
         "WHERE m.session_id = ? ORDER BY m.time_created, m.id, p.time_created, p.id LIMIT 50"
     )
-    for part_data, message_data in db.execute(query, (sid,)):
+    for part_data, message_data, part_id in db.execute(query, (sid,)):
         try:
             message = json.loads(message_data)
             part = json.loads(part_data)
@@ -384,11 +457,51 @@ def _first_prompt(db: sqlite3.Connection, sid: str) -> str | None:
             continue
         if not isinstance(message, dict) or message.get("role") != "user":
             continue
-        if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
-            text = part["text"].strip()
-            if text:
-                return prompt_title(text, MAX_TITLE_CHARS)
+        text = _part_text(part)
+        if text:
+            return text, str(part_id)
+    return None, None
+
+
+def _part_text(part: Any) -> str | None:
+    if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+        text = part["text"].strip()
+        if text:
+            return prompt_title(text, MAX_TITLE_CHARS)
     return None
+
+
+def _prompt_of_part(db: sqlite3.Connection, sid: str, part_id: str) -> str | None:
+    """The prompt a part of session `sid` remembered by the warm-start cache holds."""
+    for (data,) in db.execute("SELECT data FROM part WHERE id = ? AND session_id = ?", (part_id, sid)):
+        try:
+            return _part_text(json.loads(data))
+        except (ValueError, TypeError, RecursionError):
+            return None
+    return None
+
+
+# A session as the warm-start cache remembers it: its signature, the part holding its
+# list, the part holding its first prompt.
+_Remembered = tuple[Signature, str | None, str | None]
+
+
+def _remembered_sessions(state: Any) -> dict[str, _Remembered]:
+    """`warm_state()`'s shape checked; anything else is nothing remembered."""
+    sessions = state.get("sessions") if isinstance(state, dict) else None
+    if not isinstance(sessions, dict):
+        return {}
+    found: dict[str, _Remembered] = {}
+    for sid, raw in sessions.items():
+        if not (isinstance(raw, list) and len(raw) == 5):
+            continue
+        *numbers, list_part, prompt_part = raw
+        if not all(type(n) is int for n in numbers):
+            continue
+        if not all(p is None or isinstance(p, str) for p in (list_part, prompt_part)):
+            continue
+        found[str(sid)] = ((numbers[0], numbers[1], numbers[2]), list_part, prompt_part)
+    return found
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:

@@ -27,7 +27,10 @@ is read from the transcript itself and checked against its hash.
 
 Every harness whose transcripts are read as lines is covered by the one mechanism
 (Claude, Codex, ACP logs, Gemini CLI's JSON Lines): the trace is taken by IO, not by
-the readers. Not cached, read whole at every start: `.jsonl.zst` rollouts (offsets in a
+the readers. OpenCode's database is not read as lines: its reader hands over a
+text-free `state` of its own (per session its `time_updated`, its todo rows' stamp and
+count, and the ids of the parts holding its list and first prompt) and takes it back at
+the next start, to read unchanged sessions' parts by id instead of searching them. Not cached, read whole at every start: `.jsonl.zst` rollouts (offsets in a
 compressed stream cannot be re-read cheaply) and Gemini CLI's legacy whole-document
 `.json` sessions (the document is all text).
 
@@ -52,7 +55,7 @@ from core.transcripts.reader import TranscriptReader
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2
 CACHE_NAME = "warm-start.json"
 # Kinds of a trace's operations (four ints each: kind, offset, length, hash).
 LINE, MIDDLE, GAP = 0, 1, 2
@@ -81,6 +84,9 @@ class Trace:
     ops: list[int] = field(default_factory=list)
     ident: Identity | None = None  # the file as the last read saw it
     offset: int = 0  # where reading resumes
+    # A reader that is not fed lines (OpenCode's database): its own text-free state
+    # (`warm_state()`: ids, times, counts), handed back to it at the next start.
+    state: dict[str, Any] | None = None
 
     def line(self, offset: int, data: bytes) -> None:
         self.ops += (LINE, offset, len(data), line_hash(data))
@@ -95,7 +101,7 @@ class Trace:
         self.ident = identity(st)
 
     def copy(self) -> Trace:
-        return Trace(list(self.ops), self.ident, self.offset)
+        return Trace(list(self.ops), self.ident, self.offset, self.state)
 
 
 @dataclass(frozen=True)
@@ -106,9 +112,10 @@ class Entry:
     ident: Identity
     offset: int
     ops: list[int]
+    state: dict[str, Any] | None = None
 
     def trace(self) -> Trace:
-        return Trace(list(self.ops), self.ident, self.offset)
+        return Trace(list(self.ops), self.ident, self.offset, self.state)
 
 
 def replay(entry: Entry, reader: TranscriptReader, fd: int) -> bool:
@@ -182,9 +189,11 @@ def code_stamp() -> str:
 
 
 def _valid_entry(raw: Any) -> Entry | None:
-    if not (isinstance(raw, list) and len(raw) == 7 and isinstance(raw[0], str) and isinstance(raw[6], list)):
+    if not (isinstance(raw, list) and len(raw) == 8 and isinstance(raw[0], str) and isinstance(raw[6], list)):
         return None
-    harness, dev, ino, size, mtime, offset, ops = raw
+    harness, dev, ino, size, mtime, offset, ops, state = raw
+    if state is not None and not isinstance(state, dict):
+        return None
     numbers = (dev, ino, size, mtime, offset)
     if not all(type(n) is int and n >= 0 for n in numbers) or offset > size:
         return None
@@ -193,7 +202,7 @@ def _valid_entry(raw: Any) -> Entry | None:
     for i in range(0, len(ops), 4):
         if ops[i] not in (LINE, MIDDLE, GAP) or ops[i + 1] < 0 or not 0 <= ops[i + 2] <= size:
             return None
-    return Entry(harness, (dev, ino, size, mtime), offset, ops)
+    return Entry(harness, (dev, ino, size, mtime), offset, ops, state)
 
 
 class WarmCache:
@@ -254,7 +263,7 @@ class WarmCache:
 def _row(harness: str, trace: Trace) -> list[Any] | None:
     if trace.ident is None or len(trace.ops) > 4 * MAX_OPS or trace.offset > trace.ident[2]:
         return None
-    return [harness, *trace.ident, trace.offset, trace.ops]
+    return [harness, *trace.ident, trace.offset, trace.ops, trace.state]
 
 
 def save(
