@@ -212,18 +212,13 @@ def measure_cli(root: Path, rounds: int) -> dict[str, object]:
     _timed(argv, {**env, "PLANWATCH_CACHE": str(root / "cache-untimed")})  # page cache
     for _ in range(rounds):
         shutil.rmtree(cache, ignore_errors=True)
-        seconds, out, rss = _timed(argv, env)
-        if not cold or seconds < min(cold):
-            CPU["cold"] = _timed.cpu  # type: ignore[attr-defined]
-        cold.append(seconds)
-        outputs.add(out)
-        peak = max(peak, rss)
-        seconds, out, rss = _timed(argv, env)
-        if not warm or seconds < min(warm):
-            CPU["warm"] = _timed.cpu  # type: ignore[attr-defined]
-        warm.append(seconds)
-        outputs.add(out)
-        peak = max(peak, rss)
+        for name, times in (("cold", cold), ("warm", warm)):  # the cold run writes the cache
+            seconds, out, rss = _timed(argv, env)
+            if not times or seconds < min(times):
+                CPU[name] = _timed.cpu  # type: ignore[attr-defined]
+            times.append(seconds)
+            outputs.add(out)
+            peak = max(peak, rss)
     sessions = len(json.loads(next(iter(outputs))))
     return {"cold": min(cold), "warm": min(warm), "identical": len(outputs) == 1, "rss": peak, "sessions": sessions}
 
