@@ -21,11 +21,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core import paths
-from core.model import EMPTY_PLAN
+from core.model import EMPTY_PLAN, AgentPlan
 from core.sessions import FileState, SessionEntry, build_entry, ids_of, orphan_ids, relations
 from core.settings import Settings, load_settings
 from core.transcripts import warmcache
@@ -370,6 +371,21 @@ class SessionIndex:
         self._notify(self._rebuild(ids, orphans=True))
 
     # -- databases (OpenCode) ----------------------------------------------------------
+
+    def history(self, session_id: str) -> list[tuple[datetime, AgentPlan]]:
+        """A session's plan after each plan call, with its time, when its source keeps
+        that history apart from the current list (OpenCode's completed todowrite parts);
+        [] otherwise. Reads the source: call it from a worker thread."""
+        with self._lock:
+            entry = self._entries.get(session_id)
+            state = self._files.get(entry.session.path) if entry is not None else None
+        reader = state.reader if state is not None else None
+        read = getattr(reader, "history", None)
+        if not self._read_plans or read is None:
+            return []
+        with self._io_lock:
+            found: list[tuple[datetime, AgentPlan]] = read(session_id)
+            return found
 
     def problems(self) -> list[str]:
         """What is wrong with databases that cannot be read (which file, what), plus

@@ -57,6 +57,21 @@ class Timelines:
         return True
 
 
+    def seed(self, session_id: str, history: list[tuple[datetime, AgentPlan]]) -> None:
+        """The changes from before the app started, rebuilt from the source's own
+        records (`history`: the plan after each call, with its time, oldest first); the
+        changes seen live after the last of them are kept after them."""
+        seeded: list[TimelineEntry] = []
+        before: AgentPlan | None = None
+        for at, plan in history:
+            what = describe_change(before, plan)
+            if what:
+                seeded.append(TimelineEntry(at, what))
+            before = plan
+        live = [e for e in self._lines.get(session_id, ()) if not seeded or e.at > seeded[-1].at]
+        self._lines[session_id] = deque([*seeded, *live], maxlen=self._length)
+
+
 def describe_change(before: AgentPlan | None, after: AgentPlan) -> str:
     """One timeline line for a plan change: counts and statuses, in memory only."""
     if before is None:

@@ -141,3 +141,26 @@ async def test_gemini_and_opencode_plan_text_stays_in_memory(isolated_env) -> No
     folders = (isolated_env.data, isolated_env.state, isolated_env.config.parent, isolated_env.store, paths.cache_dir())
     assert files_holding(MARKER, *folders) == []
     assert {p.name for p in database.parent.iterdir()} <= {"opencode.db", "opencode.db-wal", "opencode.db-shm"}
+
+
+async def test_an_opencode_sessions_timeline_comes_from_its_completed_todowrite_parts(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    database = paths.opencode_db()
+    database.parent.mkdir(parents=True)
+    writer = OpenCodeDb(database)
+    at = now_ms() - 600_000
+    sid = "ses_hist0000000000000000000001"
+    writer.session(sid, "History", "/home/dev/hist", updated=at)
+    writer.todowrite(sid, [("Read", "in_progress", "high"), ("Write", "pending", "high")], at + 1000)
+    writer.todowrite(sid, [("Read", "done", "high")], at + 2000, status="error")  # changed nothing
+    writer.todowrite(sid, [("Read", "completed", "high"), ("Write", "in_progress", "high")], at + 3000)
+    writer.todowrite(sid, [("Read", "completed", "high"), ("Write", "invalid", "high")], at + 4000, tool="invalid")
+    writer.close()
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.press("enter")  # the details panel shows the timeline
+        await until(pilot, lambda: len(app.timeline(sid)) == 2, timeout=3.0, what="the history")
+        first, second = app.timeline(sid)
+        assert first.what == "0 → 2 steps; started: Read"
+        assert second.what == "0 → 1 done; started: Write"
+        assert int(second.at.timestamp() * 1000) == at + 3001

@@ -112,6 +112,9 @@ class PlanwatchApp(StoreOwner, App[None]):
         # What the screens subscribe to (the store service has its own two).
         self.sessions_changed: Signal[set[str]] = Signal(self, "sessions-changed")
         self.scan_finished: Signal[ScanFinished] = Signal(self, "scan-finished")
+        # Sessions whose source keeps their plan's history (OpenCode): read once, when
+        # their timeline is first shown.
+        self._histories: set[str] = set()
         self._pending_ids: set[str] = set()
         self._flush_timer: Any = None
         self._flushed_once = False
@@ -185,7 +188,27 @@ class PlanwatchApp(StoreOwner, App[None]):
         return build_checklist(plan, self.overrides.for_session(session_id), self.own_tasks(session_id))
 
     def timeline(self, session_id: str) -> list[TimelineEntry]:
+        entry = self.entry(session_id)
+        if entry is not None and entry.session.harness == "opencode" and session_id not in self._histories:
+            self._histories.add(session_id)
+            self._read_history(session_id)
         return self.timelines.of(session_id)
+
+    @work(thread=True, group="history", exit_on_error=False)
+    def _read_history(self, session_id: str) -> None:
+        """OpenCode keeps every completed todowrite call: they are the session's timeline
+        from before the app started (memory only, like the changes seen live)."""
+        history = getattr(self.index, "history", None)
+        if history is None or not self.reading:
+            return
+        found = history(session_id)
+        if found:
+            self.call_from_thread(self._seed_timeline, session_id, found)
+
+    def _seed_timeline(self, session_id: str, history: list[tuple[datetime, AgentPlan]]) -> None:
+        self.timelines.seed(session_id, history)
+        self._pending_ids.add(session_id)
+        self._flush_changes()
 
     # -- live updates
 

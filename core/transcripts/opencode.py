@@ -16,10 +16,11 @@ nothing held open between reads), with a busy timeout and a few retries on
 - Plan (source "opencode_todos"): the `todo` rows of the session `ORDER BY position`,
   the current list OpenCode rewrites on every `todowrite`. Statuses pending,
   in_progress, completed, cancelled and blocked (any other string reads as pending).
-- The `todowrite` tool parts are the list's history: only a part whose `state.status`
-  is `completed` changed it (`error` parts and `tool: "invalid"` parts did not). A
-  session with no `todo` rows takes its list from the last such part: `[]` there is a
-  list the agent cleared (an empty plan), no part at all is no plan.
+- The `todowrite` tool parts are the list's history (`history()`, the session's
+  timeline, read on demand): only a part whose `state.status` is `completed` changed
+  it (`error` parts and `tool: "invalid"` parts did not). A session with no `todo` rows
+  takes its list from the last such part: `[]` there is a list the agent cleared (an
+  empty plan), no part at all is no plan.
 - Live: `refresh()` looks at each session's `time_updated` and its todo rows' stamp
   and count, and reads again only the sessions where one moved.
 - A database that cannot be read (missing, locked for long, corrupt, or a schema
@@ -217,6 +218,32 @@ class OpenCodeReader(TranscriptReader):
     def session_ids(self) -> set[str]:
         return set(self._rows)
 
+    # -- history (the timeline) ----------------------------------------------------------
+
+    def history(self, session_id: str) -> list[tuple[datetime, AgentPlan]]:
+        """The session's list after each completed `todowrite` call, oldest first, with
+        the call's time: its timeline (read on demand: it reads the session's parts).
+        Subagent sessions' calls change their own group. Never raises ([] when the
+        database cannot be read)."""
+        members = [sid for sid, top in self._top_of.items() if top == session_id]
+        if not members:
+            return []
+        try:
+            calls = self._with_connection(lambda db: _todowrite_calls(db, members))
+        except DatabaseProblem:
+            return []
+        plans: dict[str, AgentPlan] = {}
+        out: list[tuple[datetime, AgentPlan]] = []
+        for sid, moment, items in calls:
+            plans[sid] = _plan(items)
+            plan = plans.get(session_id, EMPTY_PLAN)
+            kids = sorted(k for k in plans if k != session_id)
+            if kids:
+                plan = merge_plans(plan, *(_as_agent(plans[k], k) for k in kids))
+            if moment is not None:
+                out.append((moment, plan))
+        return out
+
     # -- queries -----------------------------------------------------------------------
 
     def _read_changes(self) -> set[str]:
@@ -408,6 +435,21 @@ def _todowrite_list(data: Any) -> tuple[PlanItem, ...] | None:
         return None
     call = state.get("input")
     return _todo_items(call.get("todos") if isinstance(call, dict) else None)
+
+
+def _todowrite_calls(db: sqlite3.Connection, ids: list[str]) -> list[tuple[str, datetime | None, tuple[PlanItem, ...]]]:
+    """Each completed todowrite call of sessions `ids`: (session, time, list), in order."""
+    found: list[tuple[int, str, datetime | None, tuple[PlanItem, ...]]] = []
+    for chunk in _chunks(sorted(ids)):
+        marks = ",".join("?" * len(chunk))
+        query = f"SELECT session_id, time_created, data FROM part WHERE session_id IN ({marks}) AND data LIKE ?"
+        for sid, created, data in db.execute(query, (*chunk, _TODOWRITE_LIKE)):
+            listed = _todowrite_list(data)
+            if listed is not None:
+                ms = int(created) if isinstance(created, int | float) else 0
+                found.append((ms, sid, _moment(ms), listed))
+    found.sort(key=lambda call: call[0])
+    return [(sid, moment, listed) for _ms, sid, moment, listed in found]
 
 
 def _last_lists(db: sqlite3.Connection, ids: set[str]) -> dict[str, tuple[tuple[PlanItem, ...], str]]:
