@@ -162,9 +162,11 @@ def ensure_corpus(root: Path) -> list[Path]:
 
 def env_for(root: Path, cache: Path) -> dict[str, str]:
     env = os.environ.copy()
-    for name in ("CODEX_HOME", "PLANWATCH_ACP_LOGS"):
+    for name in ("CODEX_HOME", "PLANWATCH_ACP_LOGS", "OPENCODE_DB"):
         env.pop(name, None)
     env.update(
+        GEMINI_CLI_HOME=str(root / "none" / "gemini"),
+        XDG_DATA_HOME=str(root / "none" / "xdg-data"),  # no OpenCode database of the host's
         CLAUDE_CONFIG_DIR=str(root / "claude"),
         CODEX_HOME=str(root / "none" / "codex"),
         PLANWATCH_ACP_LOGS=str(root / "none" / "acp"),
