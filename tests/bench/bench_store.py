@@ -55,6 +55,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tasks", type=int, default=10_000)
     parser.add_argument("--adds", type=int, default=200)
+    parser.add_argument("--loaders", action="store_true", help="also time the C YAML loaders against the fast path")
     args = parser.parse_args()
     settings, caller = Settings(), Caller(by="bench")
     with tempfile.TemporaryDirectory(prefix="planwatch-bench-") as tmp:
@@ -78,10 +79,43 @@ def main() -> int:
                 for i in range(args.adds)]
         print(f"task_add into {args.tasks} tasks ({args.adds} adds): median {statistics.median(adds):.2f} ms, "
               f"p95 {pct(adds, 0.95):.2f} ms, max {max(adds):.2f} ms")
-        sets = [timed(lambda i=i: run_tool("task_set", store, settings, caller, {"id": f"t{i + 1}", "note": f"n{i}"}))
+        sets = [timed(lambda i=i: run_tool("task_set", store, settings, caller, {"task": f"t{i + 1}", "note": f"n{i}"}))
                 for i in range(args.adds)]
         print(f"task_set ({args.adds} sets): median {statistics.median(sets):.2f} ms, p95 {pct(sets, 0.95):.2f} ms")
+        if args.loaders:
+            compare_loaders(root)
     return 0
+
+
+def compare_loaders(root: Path) -> None:
+    """The frontmatter fast path against the C loaders issue 9 asked about, per record.
+
+    Needs `pip install pyyaml ruamel.yaml.clib` (neither is a dependency); a loader that
+    is not installed is skipped. Figures are CPU time over every task file's frontmatter.
+    """
+    from core.store.frontmatter import fast_front, split_frontmatter
+
+    fronts = [split_frontmatter(p.read_text(encoding="utf-8"))[0] for p in sorted((root / "tasks").iterdir())]
+    loaders: list[tuple[str, object]] = [("fast path", fast_front)]
+    try:
+        import yaml  # type: ignore[import-untyped]
+
+        loaders.append(("PyYAML CSafeLoader", lambda text: yaml.load(text, Loader=yaml.CSafeLoader)))
+    except (ImportError, AttributeError):
+        print("PyYAML with libyaml is not installed: skipped")
+    from ruamel.yaml import YAML
+
+    c_yaml = YAML(typ="safe", pure=False)
+    if "CParser" in getattr(c_yaml.Parser, "__name__", ""):
+        loaders.append(("ruamel.yaml C parser", c_yaml.load))
+    else:
+        print("ruamel.yaml.clib is not installed: skipped")
+    for name, load in loaders:
+        start = time.process_time()
+        for text in fronts:
+            load(text)  # type: ignore[operator]
+        spent = time.process_time() - start
+        print(f"{name}: {spent / len(fronts) * 1e6:.0f} µs per record, {spent / len(fronts) * 10_000:.2f} s per 10,000")
 
 
 if __name__ == "__main__":
