@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from core.model import AgentPlan, PlanDocument, Source, Status
+from core.model import AgentPlan, PlanDocument, Priority, Source, Status, partial_label
 
 # What the person chose for an agent item: ticked (done) or unticked (not done).
 OverrideStatus = Literal["completed", "pending"]
@@ -74,6 +74,8 @@ class AgentRow:
     agent_status: Status
     active_form: str | None = None
     override: OverrideStatus | None = None
+    # The agent's priority for the step, where its format carries one.
+    priority: Priority | None = None
 
     @property
     def status(self) -> Status:
@@ -101,6 +103,11 @@ class AgentSection:
     source: Source
     rows: tuple[AgentRow, ...]
     partial: bool = False
+
+    @property
+    def partial_label(self) -> str | None:
+        """What this section is missing, for its source; None when it is whole."""
+        return partial_label(self.source) if self.partial else None
 
 
 @dataclass(frozen=True)
@@ -147,7 +154,21 @@ class Checklist:
         return done, total
 
     def in_progress(self) -> tuple[AgentRow, ...]:
-        return tuple(row for row in self.agent_rows if row.status == "in_progress")
+        """The steps the agent has in progress, whatever the person ticked (a ticked one
+        keeps its `override_label`, so it is listed "ticked by you")."""
+        return tuple(row for row in self.agent_rows if row.agent_status == "in_progress")
+
+    def high_priority(self) -> tuple[AgentRow, ...]:
+        return tuple(row for row in self.agent_rows if row.priority == "high")
+
+    def partial_labels(self) -> tuple[str, ...]:
+        """Each distinct partial label of the agent sections (empty: nothing partial)."""
+        labels: list[str] = []
+        for section in self.sections:
+            label = section.partial_label
+            if label is not None and label not in labels:
+                labels.append(label)
+        return tuple(labels)
 
     def overridden(self) -> tuple[AgentRow, ...]:
         return tuple(row for row in self.agent_rows if row.override is not None)
@@ -181,6 +202,7 @@ def build_checklist(
                     agent_status=item.status,
                     active_form=item.active_form,
                     override=override,
+                    priority=item.priority,
                 )
             )
         sections.append(

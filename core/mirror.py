@@ -91,7 +91,7 @@ class Mirror:
                 if group.source == "claude_tasks":
                     result = self._changes(session, caller, last, group)
                 else:
-                    entries = [(item.text, item.status) for item in group.items]
+                    entries = [(item.text, item.status, item.priority) for item in group.items]
                     result = translate_list(
                         self._get_store(),
                         session.id,

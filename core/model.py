@@ -45,6 +45,28 @@ LIST_STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed")
 TODO_STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed", "cancelled", "blocked")
 
 
+# An agent item's priority where its format carries one (ACP entries, legacy TodoWrite
+# items): the store's own vocabulary (SPEC §4). A word outside it is no priority.
+Priority = Literal["high", "medium", "low"]
+PRIORITIES: tuple[Priority, ...] = ("high", "medium", "low")
+
+
+def read_priority(raw: object) -> Priority | None:
+    """A harness's priority word, or None where the item names none (or another word)."""
+    if raw in PRIORITIES:
+        return raw  # type: ignore[return-value]
+    return None
+
+
+def partial_label(source: str) -> str:
+    """What a partial group (SPEC §2, Long transcripts) is missing, said for its source:
+    a task source keeps only the tasks found; a list source shows the last full list
+    read, and the list stated in the part not read is missing."""
+    if source == "claude_tasks":
+        return "partial (only the tasks found)"
+    return "partial (an earlier list: the latest was not found)"
+
+
 def read_status(raw: object, vocabulary: tuple[Status, ...] = STATUSES) -> Status:
     """Map a harness's status word onto ours; unknown or missing reads as pending.
 
@@ -68,6 +90,8 @@ class PlanItem(Frozen):
     active_form: str | None = None
     # Claude task id, kept so a task's later updates find it; None for list sources.
     task_id: str | None = None
+    # The agent's priority for the step, where its format carries one; None otherwise.
+    priority: Priority | None = None
 
 
 class PlanGroup(Frozen):
@@ -88,11 +112,14 @@ class PlanGroup(Frozen):
 
 class PlanDocument(Frozen):
     """A plan that is a document, not a checklist: Claude's plan mode (ExitPlanMode)
-    or an ACP plan whose type is markdown/file/_custom. Shown beside the plan."""
+    or an ACP plan whose type is not `items` (markdown, file, a custom `_…` type or a
+    future one). Shown beside the plan."""
 
     key: str = ""
     source: str
     text: str
+    # The ACP plan's `type` (`markdown`, `_custom`, …); None for Claude's plan mode.
+    plan_type: str | None = None
 
 
 class AgentPlan(Frozen):

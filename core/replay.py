@@ -92,7 +92,7 @@ class PlanReplay:
                 if event.replaces_group:
                     self._groups.pop(event.key, None)
                 self._documents[event.key] = PlanDocument(
-                    key=event.key, source=event.source, text=event.text
+                    key=event.key, source=event.source, text=event.text, plan_type=event.plan_type
                 )
             case Gap():
                 self._after_gap = True

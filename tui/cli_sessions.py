@@ -216,7 +216,8 @@ def _group_header(group: PlanGroup) -> str:
 
 def _plain(entry: SessionEntry) -> list[str]:
     """`# <source>` for the main plan (`# none` without one), `<status>\\t<text>` per
-    item, then each further group under its own header."""
+    item, then each further group under its own header, then each plan document under
+    its header, `document\\t<line>` per line of its text."""
     from core.text import safe_text
 
     plan = entry.plan
@@ -229,13 +230,14 @@ def _plain(entry: SessionEntry) -> list[str]:
     for document in plan.documents:
         # The whole document after its own header, each line made safe to print.
         key = f" {safe_text(document.key, single_line=True)}" if document.key else ""
-        lines.append(f"# document {safe_text(document.source, single_line=True)}{key}")
+        kind = f" {document.plan_type}" if document.plan_type else ""
+        lines.append(safe_text(f"# document {document.source}{key}{kind}", single_line=True))
         lines += [safe_text(line, single_line=True) for line in document.text.splitlines()]
     return lines
 
 
 def _person(entry: SessionEntry) -> list[str]:
-    from core.model import SOURCE_LABELS
+    from core.model import SOURCE_LABELS, partial_label
     from core.text import safe_text, shorten
 
     session, plan = entry.session, entry.plan
@@ -260,7 +262,7 @@ def _person(entry: SessionEntry) -> list[str]:
         done = sum(i.status == "completed" for i in group.items)
         total = sum(i.status != "cancelled" for i in group.items)
         name = "" if group.key == "" else f"{shorten(group.key, 60)} — "
-        partial = " (partial: part of a long transcript was not read)" if group.partial else ""
+        partial = f" — {partial_label(group.source)}" if group.partial else ""
         lines.append("")
         lines.append(f"  {name}{label} {done}/{total}{partial}")
         if not group.items:
@@ -269,11 +271,13 @@ def _person(entry: SessionEntry) -> list[str]:
             text = safe_text(item.text, single_line=True)
             if item.status == "in_progress" and item.active_form:
                 text += f"  ({shorten(item.active_form, 60)})"
-            lines.append(f"    {MARKS.get(item.status, '[ ]')} {text}")
+            high = "! " if item.priority == "high" else ""
+            lines.append(f"    {MARKS.get(item.status, '[ ]')} {high}{text}")
     for document in plan.documents:
         key = f"{shorten(document.key, 60)} — " if document.key else ""
+        kind = f", type {shorten(document.plan_type, 40)}" if document.plan_type else ""
         lines.append("")
-        lines.append(f"  {key}plan document ({shorten(document.source, 40)}):")
+        lines.append(f"  {key}plan document ({shorten(document.source, 40)}{kind}):")
         # The whole document, indented under its heading, each line made safe to print.
         lines += [f"    {safe_text(line, single_line=True)}".rstrip() for line in document.text.splitlines()]
     return lines

@@ -34,6 +34,7 @@ DOING = "$text-warning bold"
 OVERRIDE = "$text-primary bold"
 OVERRIDE_LABEL = "$text-primary italic"
 BLOCKED = "$text-error bold"
+PRIORITY = "$text-error bold"  # the high-priority mark beside an agent step
 REVIEW = "$text-secondary"
 MUTED = "$text-muted"
 FINISHED = "$text-muted"  # the text of a done item: quieter, still readable

@@ -4,11 +4,13 @@ This is the one path by which agent plan text reaches disk, and only when the pe
 turned "Keep agents' plans in the shared task list" on (the mirror checks that).
 
 - `translate_list(store, session_id, title, entries, tool=...)`: a whole agent list
-  (`(text, status)` pairs) becomes the session's plan — scope `{kind: session,
+  (`(text, status)` or `(text, status, priority)` entries) becomes the session's plan — scope `{kind: session,
   session: <id>}`, titled by the session's title or `Session <id>`, empty goal, created
   when missing. Each entry takes the first task of the plan with its text that no
   earlier entry took; an unmatched entry is a new task with `source: {tool}`; a step
-  the list no longer holds is `dropped`, never removed.
+  the list no longer holds is `dropped`, never removed. An entry's priority is kept
+  (`high`/`medium`/`low`; a new task is medium where its entry names none, and a task
+  keeps its priority when a later entry names none).
 - `translate_change(store, session_id, title, tool=..., source_id=..., text=..., status=...)`:
   one Claude task change, found by `source.id`; an unknown task needs text to be added
   (`TranslateRefused` otherwise); a change without status keeps the status.
@@ -44,6 +46,7 @@ from core.store.schema import (
     Scope,
     Source,
     Stamp,
+    TaskPriority,
     TaskRecord,
     id_number,
     task_status_change,
@@ -79,6 +82,14 @@ class TranslateResult:
     @property
     def wrote(self) -> bool:
         return self.plan_written or bool(self.added) or bool(self.changed)
+
+
+PRIORITIES: tuple[TaskPriority, ...] = ("high", "medium", "low")
+
+
+def store_priority(agent_priority: object) -> TaskPriority | None:
+    """An entry's priority word, or None where it names none (or another word)."""
+    return agent_priority if agent_priority in PRIORITIES else None  # type: ignore[return-value]
 
 
 def store_status(agent_status: object) -> str:
@@ -157,13 +168,16 @@ class _Writer:
         tasks = [t for t in self.store.load().tasks.values() if t.plan == plan_id]
         return sorted(tasks, key=lambda t: id_number(t.id))
 
-    def add(self, plan_id: str, title: str, status: str, source: Source) -> TaskRecord:
+    def add(
+        self, plan_id: str, title: str, status: str, source: Source, priority: TaskPriority | None = None
+    ) -> TaskRecord:
         def make(task_id: str) -> TaskRecord:
             stamp = self.stamp()
             base = TaskRecord(
                 id=task_id,
                 title=title,
                 status=status,  # type: ignore[arg-type]
+                priority=priority or "medium",
                 plan=plan_id,
                 session=self.session_id,
                 source=source,
@@ -175,10 +189,19 @@ class _Writer:
         self.result.added.append(rec.id)
         return rec
 
-    def change(self, task: TaskRecord, *, title: str | None = None, status: str | None = None) -> TaskRecord:
+    def change(
+        self,
+        task: TaskRecord,
+        *,
+        title: str | None = None,
+        status: str | None = None,
+        priority: TaskPriority | None = None,
+    ) -> TaskRecord:
         update: dict[str, Any] = {}
         if title is not None and title != task.title:
             update["title"] = title
+        if priority is not None and priority != task.priority:
+            update["priority"] = priority
         if status is not None and status != task.status:
             update.update(task_status_change(task, status, self.stamp))
         if not update:
@@ -188,15 +211,16 @@ class _Writer:
         return new
 
 
-def _entries(entries: Iterable[Sequence[Any]]) -> list[tuple[str, str]]:
+def _entries(entries: Iterable[Sequence[Any]]) -> list[tuple[str, str, TaskPriority | None]]:
     out = []
     for entry in entries:
         text, status = entry[0], entry[1] if len(entry) > 1 else "pending"
+        priority = store_priority(entry[2]) if len(entry) > 2 else None
         title = task_title(text) if isinstance(text, str) else ""
         if not title:
             log.info("translate: skipped a step without text")
             continue
-        out.append((title, store_status(status)))
+        out.append((title, store_status(status), priority))
     return out
 
 
@@ -224,12 +248,12 @@ def translate_list(
             return writer.result
         tasks = writer.plan_tasks(plan.id)
         taken: set[str] = set()
-        for title, status in wanted:
+        for title, status, priority in wanted:
             match = next((t for t in tasks if t.id not in taken and t.title == title), None)
             if match is None:
-                match = writer.add(plan.id, title, status, Source(tool=tool))
+                match = writer.add(plan.id, title, status, Source(tool=tool), priority)
             else:
-                writer.change(match, status=status)
+                writer.change(match, status=status, priority=priority)
             taken.add(match.id)
         left = [t for t in tasks if t.id not in taken and t.source is not None]
         if not wanted and all(t.status in ("done", "dropped") for t in left):

@@ -8,8 +8,12 @@ Plan (source "acp"), from `session/update` notifications; each update is a full 
 - `plan` with `entries`: the session's default plan (group ""), or group
   "acp:<planId>" when the update carries a `planId`;
 - `plan_update` with `plan {type, planId, entries}`: type `items` is a checklist; any
-  other type (`markdown`, `file`, `_custom`) is a document, not a checklist;
+  other type (`markdown`, `file`, a custom `_…` one, a future one) is a document, not a
+  checklist, never dropped: a type planwatch does not know is kept generically (its
+  fields as text);
 - `plan_removed` with `planId`: that plan goes.
+`plan_update` and `plan_removed` require their `planId`: one without it is malformed and
+changes nothing (it never touches the default plan). Entries keep their `priority`.
 Notifications have no result, so they apply as they come.
 
 Facts: the session id from `session/update` params and the `session/new` result (its
@@ -20,11 +24,12 @@ both. Title: the first `session/prompt` text, else "".
 from __future__ import annotations
 
 import json
+import re
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from core.model import PlanItem, read_status
+from core.model import PlanItem, read_priority, read_status
 from core.replay import PlanReplay
 from core.transcripts.events import DocumentSet, FullList, Gap, PlanEvent, PlanRemoved
 from core.transcripts.reader import (
@@ -34,16 +39,23 @@ from core.transcripts.reader import (
     hold,
     json_needles,
     json_record,
+    line_time,
     parse_timestamp,
     prompt_title,
+    time_pattern,
 )
 
 MAX_PENDING = 100
+# The wrapper's time and the session a message names, in raw bytes (`touch_line`).
+_TIME = time_pattern("ts")
+_SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"')
 MAX_TITLE_CHARS = 1000
 _SESSION_METHODS = ("session/new", "session/load", "session/resume", "session/prompt")
 _PLAN_UPDATES = ("plan", "plan_update", "plan_removed")
 _NEW_SESSION_RESULT = (b'"result":{"sessionId"', b'"result": {"sessionId"')
-# Where a document plan may keep its text, in the order they are looked at.
+# The document plan types ACP names, and where such a plan may keep its text, in the
+# order they are looked at. Any other type (custom `_…`, future) is shown generically.
+_DOCUMENT_TYPES = ("markdown", "file")
 _DOCUMENT_KEYS = ("content", "markdown", "text", "path", "uri")
 
 
@@ -117,6 +129,19 @@ class AcpReader(TranscriptReader):
         update = params.get("update") if isinstance(params, dict) else None
         return isinstance(update, dict) and isinstance(_plan_event(update), FullList)
 
+    def touch_line(self, line: bytes) -> bool:
+        """A wrapped record's `ts`, kept as the activity of the session it names (only a
+        session already known: a line read for its time never makes one)."""
+        moment = line_time(line, _TIME)
+        named = _SESSION_ID.search(line)
+        if moment is None or named is None:
+            return False
+        entry = self._sessions.get(named.group(1).decode("utf-8", "replace"))
+        if entry is None:
+            return False
+        entry[0].touch(moment)
+        return True
+
     def results(self) -> list[SessionResult]:
         return [
             SessionResult(facts=facts.model_copy(), plan=replay.snapshot())
@@ -186,8 +211,16 @@ def _group_key(plan_id: Any) -> str | None:
     return None
 
 
+def _required_key(plan_id: Any) -> str | None:
+    """"acp:<planId>" for the planId `plan_update` and `plan_removed` require; None
+    (a malformed update, which changes nothing) when it is missing or not a string."""
+    if isinstance(plan_id, str) and plan_id:
+        return f"acp:{plan_id}"
+    return None
+
+
 def _plan_event(update: dict[str, Any]) -> PlanEvent | None:
-    """The event a plan update states, or None for an unknown shape."""
+    """The event a plan update states, or None for an unknown or malformed shape."""
     kind = update.get("sessionUpdate")
     if kind == "plan":
         key = _group_key(update.get("planId"))
@@ -197,20 +230,36 @@ def _plan_event(update: dict[str, Any]) -> PlanEvent | None:
         plan = update.get("plan")
         if not isinstance(plan, dict):
             return None
-        key = _group_key(plan.get("planId"))
-        if key is None:
+        key = _required_key(plan.get("planId"))
+        plan_type = plan.get("type")
+        if key is None or not isinstance(plan_type, str) or not plan_type:
             return None
-        if plan.get("type") == "items":
+        if plan_type == "items":
             items = _entries(plan.get("entries"))
             return None if items is None else FullList(key, "acp", items)
-        text = next((plan[k] for k in _DOCUMENT_KEYS if isinstance(plan.get(k), str)), None)
-        if not isinstance(plan.get("type"), str) or text is None:
-            return None
-        return DocumentSet(key=key, source="acp", text=text, replaces_group=True)
+        return DocumentSet(key=key, source="acp", text=_document_text(plan), replaces_group=True, plan_type=plan_type)
     if kind == "plan_removed":
-        key = _group_key(update.get("planId"))
+        key = _required_key(update.get("planId"))
         return None if key is None else PlanRemoved(group=key)
     return None
+
+
+def _document_text(plan: dict[str, Any]) -> str:
+    """A plan that is not a checklist, as text: a markdown/file plan's own text field;
+    any other (a custom `_…` type, a future variant) generically, each field but `type`
+    and `planId` as `name: value` (values that are not strings as JSON). Never dropped:
+    a plan with nothing but its type says so. Made safe where it is shown."""
+    if plan.get("type") in _DOCUMENT_TYPES:
+        text = next((plan[k] for k in _DOCUMENT_KEYS if isinstance(plan.get(k), str)), None)
+        if text is not None:
+            return text
+    lines = []
+    for name, value in plan.items():
+        if name in ("type", "planId"):
+            continue
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
+        lines.append(f"{name}: {shown}")
+    return "\n".join(lines) if lines else "(no content)"
 
 
 def _entries(raw: Any) -> tuple[PlanItem, ...] | None:
@@ -220,5 +269,11 @@ def _entries(raw: Any) -> tuple[PlanItem, ...] | None:
     for entry in raw:
         if not isinstance(entry, dict) or not isinstance(entry.get("content"), str):
             return None  # one unknown entry makes the update unrecognised
-        items.append(PlanItem(text=entry["content"], status=read_status(entry.get("status"))))
+        items.append(
+            PlanItem(
+                text=entry["content"],
+                status=read_status(entry.get("status")),
+                priority=read_priority(entry.get("priority")),
+            )
+        )
     return tuple(items)

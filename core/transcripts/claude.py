@@ -30,7 +30,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from core.model import LIST_STATUSES, PlanItem, read_status
+from core.model import LIST_STATUSES, PlanItem, read_priority, read_status
 from core.replay import PlanReplay
 from core.transcripts import ccd
 from core.transcripts.claude_tasks import TOOL_NAMES as TASK_TOOLS
@@ -44,11 +44,16 @@ from core.transcripts.reader import (
     json_needles,
     json_record,
     json_value_needles,
+    line_time,
     parse_timestamp,
     prompt_title,
+    time_pattern,
 )
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+# A record's own time in raw bytes (`touch_line`).
+_TIME = time_pattern("timestamp")
 
 TODO_WRITE = "TodoWrite"
 EXIT_PLAN_MODE = "ExitPlanMode"
@@ -244,6 +249,11 @@ class ClaudeReader(TranscriptReader):
         # still not the session's own, so they never touch the main plan.
         return SIDECHAIN_GROUP
 
+    def touch_line(self, line: bytes) -> bool:
+        moment = line_time(line, _TIME)
+        self.facts.touch(moment)
+        return moment is not None
+
     def _touch(self, record: dict[str, Any]) -> None:
         facts = self.facts
         facts.touch(parse_timestamp(record.get("timestamp")))
@@ -394,6 +404,7 @@ def _todo_items(tool_input: Any) -> tuple[PlanItem, ...] | None:
                 text=todo["content"],
                 status=read_status(todo.get("status"), LIST_STATUSES),
                 active_form=active if isinstance(active, str) and active else None,
+                priority=read_priority(todo.get("priority")),
             )
         )
     return tuple(items)

@@ -42,9 +42,14 @@ from core.transcripts.reader import (
     json_needles,
     json_record,
     json_value_needles,
+    line_time,
     parse_timestamp,
     prompt_title,
+    time_pattern,
 )
+
+# A record's own time in raw bytes (`touch_line`).
+_TIME = time_pattern("timestamp")
 
 UPDATE_PLAN = "update_plan"
 SUCCESS_OUTPUT = "Plan updated"
@@ -157,6 +162,11 @@ class CodexReader(TranscriptReader):
         return [SessionResult(facts=self.facts.model_copy(), plan=self._replay.snapshot())]
 
     # -- records -----------------------------------------------------------------------
+
+    def touch_line(self, line: bytes) -> bool:
+        moment = line_time(line, _TIME)
+        self.facts.touch(moment)
+        return moment is not None
 
     def _touch(self, raw: Any) -> None:
         self.facts.touch(parse_timestamp(raw))

@@ -103,6 +103,8 @@ class DocumentSet:
     source: str
     text: str
     replaces_group: bool = False
+    # The ACP plan's type (`markdown`, `_custom`, a future one); None for Claude's.
+    plan_type: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

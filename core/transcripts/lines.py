@@ -119,6 +119,7 @@ def read_transcript(
     fd = os.open(path, os.O_RDONLY)
     try:
         _read_plain(fd, reader, prefilter, feed, outcome, start, head, tail, bound, chunk, max_line)
+        _touch_last_records(fd, reader, start, outcome.offset, trace)
     finally:
         os.close(fd)
     if trace is not None:
@@ -141,6 +142,35 @@ def _read_document(reader: TranscriptReader, path: Path, outcome: ReadOutcome, m
         outcome.errors += 1
         log.debug("reader failed on %s", path, exc_info=True)
     return outcome
+
+
+# How far back from the end of what was read IO looks for the last record's time.
+LAST_RECORD_WINDOW = 1 << 16
+
+
+def _touch_last_records(fd: int, reader: TranscriptReader, start: int, end: int, trace: Trace | None = None) -> None:
+    """Activity is the last record's time, whatever the record holds (chat, a tool call,
+    a plan call the privacy switch keeps from the reader): the last lines of [start,
+    end) are handed to `reader.touch_line`, newest first, until one gives a time. Only
+    the time is taken, from the raw bytes; nothing is parsed. Bounded by
+    `LAST_RECORD_WINDOW` (the file's mtime still counts beyond it). `trace` keeps the
+    line that gave the time, so a warm start touches it again."""
+    if end <= start:
+        return
+    low = max(start, end - LAST_RECORD_WINDOW)
+    try:
+        data = os.pread(fd, end - low, low)
+        stop = len(data)
+        while stop > 0:
+            begin = data.rfind(b"\n", 0, stop - 1) + 1
+            line = data[begin : stop - 1] if data[stop - 1 : stop] == b"\n" else data[begin:stop]
+            if line.strip() and reader.touch_line(line):
+                if trace is not None:
+                    trace.touch(low + begin, line)
+                return
+            stop = begin
+    except Exception:
+        log.debug("reading the last record's time of %s failed", reader.path, exc_info=True)
 
 
 def _read_plain(

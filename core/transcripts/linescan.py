@@ -81,13 +81,17 @@ class Prefilter:
     # Lines this matches are dropped after the cut (the privacy switch: with plan
     # reading off, lines naming a planning tool are never parsed).
     exclude: re.Pattern[bytes] | None = None
+    # An excluded line is still a record: its time is handed on here (the reader's
+    # `touch_line`, which reads the time from the raw bytes and parses nothing).
+    touch: Callable[[bytes], object] | None = None
 
     @classmethod
     def of(cls, reader: TranscriptReader, *, plans: bool = True) -> Prefilter:
         exclude = None if plans else reader.scan_pattern
+        touch = None if plans else reader.touch_line
         if type(reader).wants is TranscriptReader.wants:
-            return cls(reader.wants, reader.pattern, reader.dynamic_needles, True, exclude)
-        return cls(reader.wants, exclude=exclude)
+            return cls(reader.wants, reader.pattern, reader.dynamic_needles, True, exclude, touch)
+        return cls(reader.wants, exclude=exclude, touch=touch)
 
     @classmethod
     def backward(cls, reader: TranscriptReader, forward: Prefilter) -> Prefilter:
@@ -126,9 +130,12 @@ def wanted_lines(
     if exclude is None:
         yield from lines
         return
+    touch = prefilter.touch
     for offset, line in lines:
         if exclude.search(line) is None:
             yield offset, line
+        elif touch is not None:
+            touch(line)
 
 
 def _located(block: bytes, base: int, prefilter: Prefilter, pos: int, end: int) -> Iterator[tuple[int, bytes]]:

@@ -136,6 +136,13 @@ class TranscriptReader(ABC):
         `feed_middle_line`, and asks again; () ends the look (the default: nothing)."""
         return ()
 
+    def touch_line(self, line: bytes) -> bool:
+        """Take a record's time from its raw bytes, without parsing it: IO hands on the
+        last records of what it read, newest first, until one answers True (activity is
+        the last record's time, whatever the record holds and whatever the privacy
+        switch keeps from `feed_line`). The default knows no time: False."""
+        return False
+
     def feed_middle_line(self, line: bytes) -> None:  # noqa: B027 (an optional hook: doing nothing is its default)
         """A line from the skipped middle found by `middle_needles`, latest first. Only
         session facts are taken from it: it is older than what the replay has seen."""
@@ -237,6 +244,23 @@ def parse_timestamp(raw: object) -> datetime | None:
         return None
     # A naive time is taken as UTC so every timestamp compares with every other.
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def time_pattern(key: str) -> re.Pattern[bytes]:
+    """`"key":"<time>"` in raw bytes; like `json_needles`, only JSON structure matches
+    (inside a JSON string the quotes would be escaped)."""
+    return re.compile(b'"' + re.escape(key.encode()) + rb'"\s*:\s*"([0-9][0-9T:.+\-Z ]{9,40})"')
+
+
+def line_time(line: bytes, pattern: re.Pattern[bytes]) -> datetime | None:
+    """The latest time `pattern` finds in `line` (a record's own time key and any
+    nested one: a nested time never postdates its record); None when there is none."""
+    latest = None
+    for match in pattern.finditer(line):
+        moment = parse_timestamp(match.group(1).decode("ascii"))
+        if moment is not None and (latest is None or moment > latest):
+            latest = moment
+    return latest
 
 
 def json_needles(key: str, value: str) -> tuple[bytes, ...]:

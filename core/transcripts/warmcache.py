@@ -4,7 +4,8 @@ text (SPEC §3 Privacy: caches hold offsets, ids and counts, never text).
 Readers are deterministic: the same lines fed in the same order give the same state.
 So while IO reads a file it keeps a `Trace` of what it handed the reader — the offset,
 length and a short hash of each line fed (`feed_line`), of each line fed from the
-skipped middle (`feed_middle_line`), and each gap (`note_gap`) — and the file's identity
+skipped middle (`feed_middle_line`), of the line read for the last record's time
+(`touch_line`), and each gap (`note_gap`) — and the file's identity
 (device, inode, size, mtime_ns) with the offset where reading resumes. Nothing else: no
 titles, no plan text, no prompts, no path but the file's own (the cache's key).
 
@@ -57,8 +58,9 @@ log = logging.getLogger(__name__)
 
 FORMAT = 2
 CACHE_NAME = "warm-start.json"
-# Kinds of a trace's operations (four ints each: kind, offset, length, hash).
-LINE, MIDDLE, GAP = 0, 1, 2
+# Kinds of a trace's operations (four ints each: kind, offset, length, hash). TOUCH is
+# a line read only for its time (`touch_line`: the last record's time).
+LINE, MIDDLE, GAP, TOUCH = 0, 1, 2, 3
 # A file whose trace grew past this many operations is left out of the cache (its
 # replay would cost about what reading it does).
 MAX_OPS = 200_000
@@ -96,6 +98,9 @@ class Trace:
 
     def gap(self) -> None:
         self.ops += (GAP, 0, 0, 0)
+
+    def touch(self, offset: int, data: bytes) -> None:
+        self.ops += (TOUCH, offset, len(data), line_hash(data))
 
     def seen(self, st: os.stat_result) -> None:
         self.ident = identity(st)
@@ -136,6 +141,8 @@ def replay(entry: Entry, reader: TranscriptReader, fd: int) -> bool:
         try:
             if kind == LINE:
                 reader.feed_line(data)
+            elif kind == TOUCH:
+                reader.touch_line(data)
             else:
                 reader.feed_middle_line(data)
         except Exception:  # as IO does: a reader's bug on odd input is not fatal
@@ -200,7 +207,7 @@ def _valid_entry(raw: Any) -> Entry | None:
     if len(ops) % 4 or len(ops) > 4 * MAX_OPS or not all(type(n) is int for n in ops):
         return None
     for i in range(0, len(ops), 4):
-        if ops[i] not in (LINE, MIDDLE, GAP) or ops[i + 1] < 0 or not 0 <= ops[i + 2] <= size:
+        if ops[i] not in (LINE, MIDDLE, GAP, TOUCH) or ops[i + 1] < 0 or not 0 <= ops[i + 2] <= size:
             return None
     return Entry(harness, (dev, ino, size, mtime), offset, ops, state)
 

@@ -80,8 +80,9 @@ class BrowseScreen(Screen[None]):
         self.undo_stack: list[Undo] = []
         # (session, its own item ids) while an added item is on its way to the store.
         self._awaited_item: tuple[str, set[str]] | None = None
-        # Pill counts per session, dropped when the session, the store or overrides change.
-        self._counts: dict[str, tuple[int, int]] = {}
+        # Pill counts (done, total, partial) per session, dropped when the session, the
+        # store or overrides change.
+        self._counts: dict[str, tuple[int, int, bool]] = {}
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -108,6 +109,7 @@ class BrowseScreen(Screen[None]):
         store.changed.subscribe(self, lambda _view: self.store_changed(), immediate=True)
         store.settings_changed.subscribe(self, lambda _settings: self.refresh_all(), immediate=True)
         self.query_one("#filter", Input).display = False
+        self.query_one("#sessions", SessionList).hover_card_for = self._hover_card
         self.set_class(self.app.options.pane, "-pane")
         if self.pane:
             # The list is hidden: keys go to the checklist from the first press.
@@ -213,9 +215,13 @@ class BrowseScreen(Screen[None]):
         if self.pane:
             self._show_selected()  # the head's age and running mark
 
+    def _hover_card(self, session_id: str) -> Content:
+        """The hover card of a session's pill, wherever the pill is shown (SPEC §3)."""
+        return hover_card(self.app.checklist_for(session_id), self.app.reading)
+
     def _row(self, entry: Any) -> SessionRow:
         session = entry.session
-        done, total = self._session_counts(session.id)
+        done, total, partial = self._session_counts(session.id)
         return SessionRow(
             id=session.id,
             harness=session.harness,
@@ -225,12 +231,14 @@ class BrowseScreen(Screen[None]):
             done=done,
             total=total,
             open_count=self.app.store_view.open_counts.get(session.id),
+            partial=partial,
         )
 
-    def _session_counts(self, session_id: str) -> tuple[int, int]:
+    def _session_counts(self, session_id: str) -> tuple[int, int, bool]:
         cached = self._counts.get(session_id)
         if cached is None:
-            cached = self._counts[session_id] = self.app.checklist_for(session_id).counts()
+            checklist = self.app.checklist_for(session_id)
+            cached = self._counts[session_id] = (*checklist.counts(), bool(checklist.partial_labels()))
         return cached
 
     def _refresh_list(self) -> None:

@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.widgets.option_list import Option
 
 from core.checklist import AgentRow, AgentSection, Checklist, OwnRow
-from core.model import SOURCE_LABELS
+from core.model import SOURCE_LABELS, PlanDocument
 from core.text import safe_text, shorten
 from tui import palette
 from tui.palette import CursorPlainOptionList
@@ -43,6 +43,11 @@ OWN_MARKS: dict[str, tuple[str, str]] = {
     "dropped": ("[-]", palette.MUTED),
 }
 MARK_CELLS = 4
+# A high-priority agent step: a glyph after its status mark, so it reads without colour
+# (every theme, pane mode, a monochrome terminal); palette.PRIORITY colours it.
+PRIORITY_MARK = "!"
+# Lines of a plan document shown in the checklist; the details panel holds the rest.
+DOCUMENT_LINES = 6
 
 
 def agent_mark(row: AgentRow) -> tuple[str, str]:
@@ -60,16 +65,29 @@ def section_title(section: AgentSection) -> str:
     else:
         head = "Agent plan"
     title = f"{head} · {label}"
-    if section.partial:
-        title += " · partial (only the tasks found)"
+    if section.partial_label:
+        title += f" · {section.partial_label}"
     return safe_text(title, single_line=True)
+
+
+def document_section_title(document: PlanDocument) -> str:
+    """A plan document's section heading: an ACP plan by its planId and type, or
+    Claude's plan mode (made safe: the planId and type come from the transcript)."""
+    if document.key.startswith("acp:"):
+        head = f"ACP plan {document.key.removeprefix('acp:')} · {document.plan_type or 'document'} document"
+    else:
+        head = f"Plan document ({document.source})"
+    return safe_text(head, single_line=True)
 
 
 def agent_row_text(row: AgentRow) -> Content:
     mark, style = agent_mark(row)
     body_style = palette.STRUCK if row.status == "cancelled" else (palette.FINISHED if row.done else "")
     shown = row.active_form if row.status == "in_progress" and row.active_form else row.text
-    parts: list[tuple[str, str]] = [(mark, style), (" ", ""), (safe_text(shown, single_line=True), body_style)]
+    parts: list[tuple[str, str]] = [(mark, style), (" ", "")]
+    if row.priority == "high":
+        parts += [(PRIORITY_MARK, palette.PRIORITY), (" ", "")]
+    parts.append((safe_text(shown, single_line=True), body_style))
     if row.override_label:
         parts.append((f"  {row.override_label}", palette.OVERRIDE_LABEL))
     return Content.assemble(*parts)
@@ -90,6 +108,24 @@ def header(label: str) -> Option:
 
 def note(label: str) -> Option:
     return Option(Content.styled(label, palette.NOTE), disabled=True)
+
+
+def document_options(document: PlanDocument) -> list[Option]:
+    """A plan document as a section: Claude's plan mode as one line; an ACP plan that is
+    not a checklist (markdown, file, a custom or future type) under its own heading with
+    its first lines, made safe. The details panel (enter) holds the whole text."""
+    lines = [line for line in document.text.splitlines() if line.strip()]
+    if not document.key.startswith("acp:"):
+        first = lines[0] if lines else ""
+        return [note(f"{document_section_title(document)}: {shorten(first, 60)} — enter for the whole text")]
+    options = [header(document_section_title(document))]
+    for line in lines[:DOCUMENT_LINES]:
+        options.append(Option(Content(safe_text(line, single_line=True)[:200]), disabled=True))
+    if not lines:
+        options.append(note("(empty)"))
+    elif len(lines) > DOCUMENT_LINES:
+        options.append(note(f"… {len(lines) - DOCUMENT_LINES} more lines — enter for the whole text"))
+    return options
 
 
 @dataclass(frozen=True)
@@ -138,9 +174,7 @@ class ChecklistView(CursorPlainOptionList):
                     options.append(Option(agent_row_text(row)))
                     agent_index += 1
             for document in checklist.documents:
-                first = next((line for line in document.text.splitlines() if line.strip()), "")
-                options.append(note(f"Plan document ({safe_text(document.source, single_line=True)}): "
-                                    f"{shorten(first, 60)} — enter for the whole text"))
+                options += document_options(document)
         options.append(header("My items"))
         if own_note is not None:
             options.append(note(own_note))

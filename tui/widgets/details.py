@@ -38,6 +38,8 @@ def agent_parts(checklist: Checklist, reading: bool = True) -> list[Part]:
     _line(parts, "Source", ", ".join(sources) if sources else "no plan calls yet")
     done, total = checklist.counts()
     _line(parts, "Done", f"{done} of {total}")
+    for label in checklist.partial_labels():
+        _line(parts, "Partial", label.removeprefix("partial (").removesuffix(")"), palette.WARNING)
     steps = checklist.in_progress()
     parts.append(("In progress:", "bold"))
     if not steps:
@@ -45,7 +47,10 @@ def agent_parts(checklist: Checklist, reading: bool = True) -> list[Part]:
     else:
         parts.append("\n")
         for row in steps:
-            parts += [("  ▸ ", palette.DOING), shorten(row.active_form or row.text, 70), "\n"]
+            parts += [("  ▸ ", palette.DOING), shorten(row.active_form or row.text, 70)]
+            if row.override_label:
+                parts.append((f" ({row.override_label})", palette.OVERRIDE_LABEL))
+            parts.append("\n")
     overridden = checklist.overridden()
     parts.append(("Your overrides:", "bold"))
     if not overridden:
@@ -76,6 +81,8 @@ def details_text(
     """Everything but the plan documents (those are Markdown: see DetailsPanel)."""
     parts: list[Part] = [(shorten(session.title or f"Session {session.id}", 100), "bold"), "\n\n"]
     parts += agent_parts(checklist, reading)
+    if reading:
+        parts += _priorities(checklist)
     parts.append("\n")
     _line(parts, "Harness", session.harness)
     _line(parts, "Session", session.id)
@@ -96,6 +103,29 @@ def details_text(
     return Content.assemble(*parts)
 
 
+def _priorities(checklist: Checklist) -> list[Part]:
+    """The agent's high-priority steps (ACP entries, legacy TodoWrite items)."""
+    rows = checklist.high_priority()
+    if not rows:
+        return []
+    parts: list[Part] = [("High priority:", "bold"), "\n"]
+    for row in rows:
+        parts += [("  ! ", palette.PRIORITY), shorten(row.text, 70), "\n"]
+    return parts
+
+
+def document_title(document: PlanDocument) -> str:
+    """A plan document's heading, made safe: Claude's plan mode, or an ACP plan by its
+    planId and its type (`markdown`, `_custom`, a future one)."""
+    if document.key.startswith("acp:"):
+        head = f"Plan document · ACP plan {document.key.removeprefix('acp:')}"
+    else:
+        head = f"Plan document · {document.source}"
+    if document.plan_type is not None:
+        head += f" · type {document.plan_type}"
+    return safe_text(head, single_line=True)
+
+
 class DetailsPanel(VerticalScroll, can_focus=True):
     """A focusable, scrollable panel: the details text, then each plan document rendered
     as Markdown. Hidden until asked for; tab reaches it, arrows and PageUp/PageDown
@@ -110,7 +140,7 @@ class DetailsPanel(VerticalScroll, can_focus=True):
 
     def show_documents(self, documents: Sequence[PlanDocument]) -> None:
         """Replace the plan documents (only when they changed: a Markdown parse is not free)."""
-        wanted = tuple((d.source, d.text) for d in documents)
+        wanted = tuple((d.key, d.source, d.plan_type, d.text) for d in documents)
         if getattr(self, "_documents", None) == wanted:
             return
         self._documents = wanted
@@ -124,10 +154,7 @@ class DetailsPanel(VerticalScroll, can_focus=True):
 
         widgets: list[Static | Markdown] = []
         for document in documents:
-            widgets.append(Static(
-                Content.styled(f"Plan document · {safe_text(document.source, single_line=True)}", "bold"),
-                classes="document-title",
-            ))
+            widgets.append(Static(Content.styled(document_title(document), "bold"), classes="document-title"))
             # The agent's text, made safe, read as Markdown; links are shown, not followed.
             widgets.append(Markdown(safe_text(document.text), open_links=False, classes="document"))
         if widgets:

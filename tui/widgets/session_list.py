@@ -8,10 +8,11 @@ coloured letter. Rows are `Content` (literal text, theme colours), never markup.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from textual import events
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets.option_list import Option
@@ -37,6 +38,8 @@ class SessionRow:
     done: int
     total: int
     open_count: int | None = None
+    # The plan was rebuilt from an incomplete recovery (SPEC §2): a mark beside the pill.
+    partial: bool = False
 
     def matches(self, needle: str) -> bool:
         needle = needle.casefold()
@@ -132,7 +135,7 @@ class RowLayout:
     def for_rows(cls, rows: Sequence[SessionRow], width: int) -> RowLayout:
         wide = width >= WIDE_LIST
         harness = HARNESS_CELLS if wide else (1 if width >= 24 else 0)
-        pill = max([PILL_MIN, *(len(pill_text(r.done, r.total).plain) for r in rows)])
+        pill = max([PILL_MIN, *(len(pill_text(r.done, r.total).plain) + r.partial for r in rows)])
         counts = [r.open_count for r in rows if r.open_count]
         if width >= OPEN_WORDS:
             open_cells = OPEN_CELLS
@@ -155,6 +158,8 @@ class RowLayout:
 
 PILL_MIN = 5  # "○ 0/4"
 PILL_CELLS = 9  # "◑ 100/200"
+# Beside the pill of a session whose plan is partial (the hover card says what is missing).
+PARTIAL_MARK = "~"
 OPEN_CELLS = 7  # "12 open"
 
 
@@ -174,6 +179,13 @@ def header_text(layout: RowLayout) -> Content:
     return Content.styled(line, f"bold {palette.MUTED}")
 
 
+def pill_span(layout: RowLayout) -> tuple[int, int]:
+    """The cells [start, end) the pill (and its partial mark) take in a row."""
+    start = 2 + (layout.harness + 1 if layout.harness else 0) + layout.title + 1
+    start += (layout.folder + 1 if layout.folder else 0) + AGE_CELLS + 1
+    return start, start + layout.pill
+
+
 def row_text(row: SessionRow, now: datetime, layout: RowLayout) -> Content:
     """One line: `● claude Title……  api  12m ◑ 3/7  2 open` (wide) or
     `● C Title……  api  12m ◑ 3/7 ⚑2` (narrower)."""
@@ -189,6 +201,8 @@ def row_text(row: SessionRow, now: datetime, layout: RowLayout) -> Content:
         parts += [(fit_left(safe_text(label, single_line=True), layout.folder), palette.MUTED), " "]
     parts += [(age(row.updated, now).rjust(AGE_CELLS), palette.RUNNING if running else palette.MUTED), " "]
     pill = pill_text(row.done, row.total)
+    if row.partial:
+        pill = Content.assemble(pill, (PARTIAL_MARK, palette.WARNING))
     parts.append(pill.pad_right(layout.pill - len(pill.plain)) if len(pill.plain) <= layout.pill else pill.truncate(layout.pill, ellipsis=True))
     if layout.open:
         if row.open_count:
@@ -213,6 +227,28 @@ class SessionList(CursorPlainOptionList):
         self._shown: list[SessionRow] = []
         self._layout_key: tuple[RowLayout, datetime | None] | None = None
         self.row_layout = RowLayout.for_rows([], 100)
+        # The pill's hover card of a session (set by the screen, which holds the data):
+        # shown as this list's tooltip while the mouse is over a row's pill (SPEC §3).
+        self.hover_card_for: Callable[[str], Content] | None = None
+        self._hovered_pill: str | None = None
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        # OptionList's own handler (hover highlight) runs as well: Textual calls each
+        # class's handler along the MRO.
+        index = event.style.meta.get("option")
+        start, end = pill_span(self.row_layout)
+        x = event.x - self.gutter.left + self.scroll_offset.x
+        over = None
+        if index is not None and 0 <= index < len(self._shown) and start <= x < end:
+            over = self._shown[index].id
+        if over == self._hovered_pill:
+            return
+        self._hovered_pill = over
+        self.tooltip = None if over is None or self.hover_card_for is None else self.hover_card_for(over)
+
+    def on_leave(self, event: events.Leave) -> None:
+        self._hovered_pill = None
+        self.tooltip = None
 
     def show_rows(self, rows: list[SessionRow], now: datetime) -> None:
         """Replace the rows, keeping the selected session highlighted."""
