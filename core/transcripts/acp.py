@@ -257,7 +257,7 @@ def _document_text(plan: dict[str, Any]) -> str:
     for name, value in plan.items():
         if name in ("type", "planId"):
             continue
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, indent=2)
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         lines.append(f"{name}: {shown}")
     return "\n".join(lines) if lines else "(no content)"
 

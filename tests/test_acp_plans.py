@@ -1,0 +1,276 @@
+"""Issue 14: ACP plans to the letter of ACP's Agent Plan page (FORMATS §4), and the
+checklist's last gaps — priorities, "In progress" with overrides, partial labels and
+activity — checked through the reader, the checklist, the index and `show --plain`.
+
+The ACP log is `fixtures/transcripts/rules/acp/planid-and-types.jsonl` (wrapped
+`{ts, from, msg}` records in the shape of `../shared/samples/acp-codex-agent-stream.jsonl`):
+a default plan [Read the parser ✓, Fix the parser ▸ (high), Tidy the docs (low)], then a
+`plan_update` and a `plan_removed` without a planId, one with an empty planId, a custom
+`_codex_notes` plan holding `data` (with a bidi override and an escape in it) and a
+future `checklist_v2` plan holding `entries`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from app_transcripts import ClaudeTranscript
+
+from core.checklist import build_checklist, item_keys
+from core.index import SessionIndex
+from core.model import AgentPlan, PlanGroup, PlanItem, partial_label
+from core.store.records import Store
+from core.store.translate import translate_list
+from core.transcripts.acp import AcpReader
+from core.transcripts.claude import ClaudeReader
+from core.transcripts.lines import read_transcript
+from tui.widgets.details import details_text, hover_card
+
+ROOT = Path(__file__).resolve().parent.parent
+LOG = ROOT / "fixtures/transcripts/rules/acp/planid-and-types.jsonl"
+SAMPLE = ROOT / "fixtures/samples/acp-codex-agent-stream.jsonl"
+LEGACY = ROOT / "fixtures/transcripts/rules/claude/projects/-home-dev-lab/c0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a41.jsonl"
+LONG_AGO = datetime(2025, 1, 1, tzinfo=UTC).timestamp()
+
+
+def read_acp(path: Path = LOG) -> AgentPlan:
+    reader = AcpReader(path)
+    read_transcript(reader, path)
+    [result] = reader.results()
+    return result.plan
+
+
+def plain(path: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "tui.cli", "show", "--plain", str(path)],
+        cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def acp_log(tmp_path: Path, *updates: str) -> Path:
+    """A copy of the real sample with `updates` (session/update payloads) appended."""
+    path = tmp_path / "tap.jsonl"
+    sid = "01a22b53-29e2-7072-87b2-c2a6439f82d5"
+    lines = [line for line in SAMPLE.read_text().splitlines() if line]
+    for n, update in enumerate(updates):
+        lines.append(
+            f'{{"ts":"2026-11-30T08:00:{n:02d}.000Z","from":"agent","msg":{{"jsonrpc":"2.0","method":"session/update",'
+            f'"params":{{"sessionId":"{sid}","update":{update}}}}}}}'
+        )
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# -- 1. planId is required ---------------------------------------------------------------
+
+
+def test_a_plan_update_without_a_plan_id_is_malformed_and_changes_nothing() -> None:
+    plan = read_acp()
+    assert [(i.text, i.status) for i in plan.main.items] == [  # type: ignore[union-attr]
+        ("Read the parser", "completed"), ("Fix the parser", "in_progress"), ("Tidy the docs", "pending"),
+    ]
+    assert "Stray entry" not in plain(LOG)
+
+
+def test_a_plan_removed_without_a_plan_id_is_malformed_and_changes_nothing(tmp_path) -> None:
+    # After the real sample's three plans: a removal with no planId leaves the default plan.
+    log = acp_log(tmp_path, '{"sessionUpdate":"plan_removed"}', '{"sessionUpdate":"plan_removed","planId":null}')
+    assert plain(log) == (
+        "# acp\ncompleted\tInspect the config loader\ncompleted\tAdd YAML parsing\ncompleted\tWrite YAML tests\n"
+    )
+
+
+def test_show_plain_of_a_plan_then_a_stray_update_prints_the_plan(tmp_path) -> None:
+    # The issue's reproduction: `plan` [Read the parser ✓, Fix the parser ▸] then a
+    # `plan_update {"type": "items", "entries": [...]}` with no planId.
+    log = acp_log(
+        tmp_path,
+        '{"sessionUpdate":"plan","entries":[{"content":"Read the parser","priority":"medium","status":"completed"},'
+        '{"content":"Fix the parser","priority":"medium","status":"in_progress"}]}',
+        '{"sessionUpdate":"plan_update","plan":{"type":"items","entries":[{"content":"Stray","priority":"medium","status":"pending"}]}}',
+    )
+    assert plain(log) == "# acp\ncompleted\tRead the parser\nin_progress\tFix the parser\n"
+
+
+# -- 2. custom and future plan types -----------------------------------------------------
+
+
+def test_custom_and_future_plan_types_are_kept_as_documents_with_type_plan_id_and_content() -> None:
+    plan = read_acp()
+    assert [(d.key, d.plan_type) for d in plan.documents] == [("acp:notes", "_codex_notes"), ("acp:next", "checklist_v2")]
+    notes, future = plan.documents
+    assert notes.text.startswith('data: {"owner": "codex", "steps": ["lex", "parse"]')
+    assert future.text == 'entries: [{"content": "Ship the fix", "status": "pending"}]'
+    # A future variant holding entries is a document, not a checklist: no group, no count.
+    assert [g.key for g in plan.groups] == [""]
+    assert plan.counts() == (1, 3)
+
+
+def test_show_plain_prints_custom_and_future_plans_generically_made_safe() -> None:
+    out = plain(LOG)
+    assert out.endswith(
+        "# acp notes document _codex_notes\n"
+        'document\tdata: {"owner": "codex", "steps": ["lex", "parse"], "note": "\\u202eevil\\u202c \\u001b[31mred\\u001b[0m"}\n'
+        "# acp next document checklist_v2\n"
+        'document\tentries: [{"content": "Ship the fix", "status": "pending"}]\n'
+    )
+    assert "\x1b" not in out and "\u202e" not in out
+
+
+def test_a_plan_with_nothing_but_its_type_is_still_shown(tmp_path) -> None:
+    log = acp_log(tmp_path, '{"sessionUpdate":"plan_update","plan":{"type":"_bare","planId":"b1"}}')
+    assert plain(log).endswith("# acp b1 document _bare\ndocument\t(no content)\n")
+
+
+def test_a_later_items_plan_replaces_a_document_of_the_same_plan_id(tmp_path) -> None:
+    log = acp_log(
+        tmp_path,
+        '{"sessionUpdate":"plan_update","plan":{"type":"_x","planId":"p","data":1}}',
+        '{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p","entries":[{"content":"Now a list","status":"pending"}]}}',
+    )
+    assert plain(log).endswith("# acp p\npending\tNow a list\n")
+
+
+def test_details_show_each_document_with_its_plan_id_and_type() -> None:
+    plan = read_acp()
+    from core.model import Session
+
+    session = Session(id="sess_c3", harness="acp", path=LOG, updated=datetime.now(UTC))
+    body = details_text(session, build_checklist(plan), []).plain
+    assert "Plan document · ACP plan notes · type _codex_notes" in body
+    assert 'data: {"owner": "codex"' in body and "\\u202eevil" in body and "\x1b" not in body
+    assert "Plan document · ACP plan next · type checklist_v2" in body
+
+
+# -- 3. priorities -----------------------------------------------------------------------
+
+
+def test_acp_priorities_are_kept_on_the_item() -> None:
+    plan = read_acp()
+    assert [(i.text, i.priority) for i in plan.main.items] == [  # type: ignore[union-attr]
+        ("Read the parser", "medium"), ("Fix the parser", "high"), ("Tidy the docs", "low"),
+    ]
+
+
+def test_legacy_todowrite_items_keep_their_priority() -> None:
+    reader = ClaudeReader(LEGACY)
+    read_transcript(reader, LEGACY)
+    [result] = reader.results()
+    assert [i.priority for i in result.plan.main.items] == ["high", "medium", "low"]  # type: ignore[union-attr]
+
+
+def test_a_source_without_priorities_leaves_it_unset() -> None:
+    path = ROOT / "fixtures/samples/codex-rollout.jsonl"
+    from core.transcripts.codex import CodexReader
+
+    reader = CodexReader(path)
+    read_transcript(reader, path)
+    assert {i.priority for i in reader.results()[0].plan.main.items} == {None}  # type: ignore[union-attr]
+
+
+def test_details_list_the_high_priority_steps() -> None:
+    from core.model import Session
+
+    session = Session(id="sess_c3", harness="acp", path=LOG, updated=datetime.now(UTC))
+    body = details_text(session, build_checklist(read_acp()), []).plain
+    assert "High priority:\n  ! Fix the parser\n" in body
+
+
+# -- 5. In progress keeps an overridden step --------------------------------------------------
+
+
+def test_in_progress_lists_the_agents_steps_and_a_ticked_one_is_ticked_by_you() -> None:
+    plan = read_acp()
+    keys = item_keys(i.text for i in plan.main.items)  # type: ignore[union-attr]
+    checklist = build_checklist(plan, {keys[1]: "completed"})  # "Fix the parser" ticked
+    assert [r.text for r in checklist.in_progress()] == ["Fix the parser"]
+    card = hover_card(checklist).plain
+    assert "In progress:\n  ▸ Fix the parser (ticked by you)" in card
+    assert "In progress: none" not in card
+
+
+# -- 6. partial, said for its source -----------------------------------------------------
+
+
+def test_partial_says_what_is_missing_for_each_source() -> None:
+    assert partial_label("claude_tasks") == "partial (only the tasks found)"
+    for source in ("claude_todos", "codex", "acp", "claude_desktop"):
+        assert partial_label(source) == "partial (an earlier list: the latest was not found)"
+    todos = AgentPlan(groups=(PlanGroup(source="claude_todos", items=(PlanItem(text="a"),), partial=True),))
+    card = hover_card(build_checklist(todos)).plain
+    assert "Partial: an earlier list: the latest was not found" in card
+    assert "only the tasks found" not in card
+
+
+# -- 7. activity is the last record's time -------------------------------------------------
+
+
+@pytest.mark.parametrize("reading", [True, False], ids=["reading-on", "reading-off"])
+def test_activity_is_the_last_records_time_whatever_the_setting_acp(tmp_path, reading) -> None:
+    log = tmp_path / "acp" / LOG.name
+    log.parent.mkdir()
+    shutil.copy(LOG, log)
+    os.utime(log, (LONG_AGO, LONG_AGO))  # the file's time says nothing newer
+    index = SessionIndex([log.parent], read_plans=reading)
+    index.scan()
+    [entry] = index.entries()
+    # The last record is the checklist_v2 plan_update at 20:00:08.400Z.
+    assert entry.session.updated == datetime(2026, 11, 29, 20, 0, 8, 400000, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("reading", [True, False], ids=["reading-on", "reading-off"])
+def test_activity_is_the_last_records_time_whatever_the_setting_claude(isolated_env, reading) -> None:
+    at = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+    transcript = ClaudeTranscript(isolated_env.claude, "/home/dev/web", at=at)
+    transcript.prompt("Add dark mode").todo_write([("Add the switch", "in_progress")])
+    transcript.todo_write([("Add the switch", "completed")])  # the last records: plan calls
+    os.utime(transcript.path, (LONG_AGO, LONG_AGO))
+    index = SessionIndex([isolated_env.claude / "projects"], read_plans=reading)
+    index.scan()
+    [entry] = index.entries()
+    assert entry.session.updated == transcript.at
+
+
+def test_an_appended_plan_call_moves_activity_with_reading_off(isolated_env) -> None:
+    # The follower's path: an append read from its offset, plan lines kept from the reader.
+    at = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+    transcript = ClaudeTranscript(isolated_env.claude, "/home/dev/web", at=at)
+    transcript.prompt("Add dark mode")
+    reader = ClaudeReader(transcript.path)
+    first = read_transcript(reader, transcript.path, plans=False)
+    assert reader.results()[0].facts.last_timestamp == transcript.at
+    transcript.at += timedelta(hours=2)
+    transcript.todo_write([("Add the switch", "in_progress")])
+    read_transcript(reader, transcript.path, first.offset, head=0, plans=False)
+    [result] = reader.results()
+    assert result.facts.last_timestamp == transcript.at
+    assert result.plan.groups == ()  # reading off: the plan call never reached the reader
+
+
+# -- issue 9: the translation keeps priority ---------------------------------------------
+
+
+def test_translation_keeps_an_entrys_priority_medium_where_it_names_none(isolated_env) -> None:
+    store = Store(isolated_env.store)
+    translate_list(
+        store, "sess_c3", "Fix the parser",
+        [("Urgent step", "pending", "high"), ("Later", "pending", "low"), ("Plain", "pending", None), ("Old shape", "pending")],
+        tool="session/update",
+    )
+    tasks = sorted(store.load().tasks.values(), key=lambda t: t.id)
+    assert [(t.title, t.priority) for t in tasks] == [
+        ("Urgent step", "high"), ("Later", "low"), ("Plain", "medium"), ("Old shape", "medium"),
+    ]
+    # A later list naming another priority changes it; one naming none keeps it.
+    translate_list(store, "sess_c3", "Fix the parser", [("Urgent step", "in_progress", "medium"), ("Later", "pending", None)],
+                   tool="session/update")
+    tasks = sorted(store.load().tasks.values(), key=lambda t: t.id)
+    assert [(t.title, t.priority) for t in tasks[:2]] == [("Urgent step", "medium"), ("Later", "low")]
