@@ -217,7 +217,8 @@ def _group_header(group: PlanGroup) -> str:
 def _plain(entry: SessionEntry) -> list[str]:
     """`# <source>` for the main plan (`# none` without one), `<status>\\t<text>` per
     item, then each further group under its own header, then each plan document under
-    its header, `document\\t<line>` per line of its text."""
+    its header, `# > <line>` per line of its text (comment lines: a script reading
+    `<status>\\t<text>` items never takes a document's line for an item)."""
     from core.text import safe_text
 
     plan = entry.plan
