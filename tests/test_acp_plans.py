@@ -12,6 +12,7 @@ future `checklist_v2` plan holding `entries`.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -274,3 +275,29 @@ def test_translation_keeps_an_entrys_priority_medium_where_it_names_none(isolate
                    tool="session/update")
     tasks = sorted(store.load().tasks.values(), key=lambda t: t.id)
     assert [(t.title, t.priority) for t in tasks[:2]] == [("Urgent step", "medium"), ("Later", "low")]
+
+
+def test_a_warm_start_keeps_the_last_records_time(isolated_env) -> None:
+    # The last record is chat (no plan, no fact): its time is the activity, cold and warm.
+    from core.transcripts import warmcache
+    from core.transcripts.batch import read_file
+    from core.transcripts.discover import classify
+    from core.transcripts.warmcache import WarmCache
+
+    at = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+    transcript = ClaudeTranscript(isolated_env.claude, "/home/dev/web", at=at)
+    transcript.prompt("Add dark mode").todo_write([("Add the switch", "in_progress")])
+    transcript.at += timedelta(hours=1)
+    chat = {"type": "assistant", "timestamp": transcript.at.isoformat().replace("+00:00", "Z"),
+            "sessionId": transcript.session_id, "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}}
+    with transcript.path.open("a") as fh:
+        fh.write(json.dumps(chat) + "\n")
+    os.utime(transcript.path, (LONG_AGO, LONG_AGO))
+    item = classify(transcript.path)
+    assert item is not None
+    first = read_file(item, True)
+    assert first.results[0].facts.last_timestamp == transcript.at
+    assert first.trace is not None and warmcache.save([(item.path, item.harness, first.trace)], [item.path])
+    second = read_file(item, True, WarmCache.load().get(item.path, item.harness))
+    assert second.warm == "same"
+    assert second.results[0].facts.last_timestamp == transcript.at

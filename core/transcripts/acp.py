@@ -139,7 +139,7 @@ class AcpReader(TranscriptReader):
         entry = self._sessions.get(named.group(1).decode("utf-8", "replace"))
         if entry is None:
             return False
-        entry[0].touch(moment)
+        entry[0].last_record(moment)
         return True
 
     def results(self) -> list[SessionResult]:

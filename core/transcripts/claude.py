@@ -251,7 +251,7 @@ class ClaudeReader(TranscriptReader):
 
     def touch_line(self, line: bytes) -> bool:
         moment = line_time(line, _TIME)
-        self.facts.touch(moment)
+        self.facts.last_record(moment)
         return moment is not None
 
     def _touch(self, record: dict[str, Any]) -> None:

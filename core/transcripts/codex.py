@@ -165,7 +165,7 @@ class CodexReader(TranscriptReader):
 
     def touch_line(self, line: bytes) -> bool:
         moment = line_time(line, _TIME)
-        self.facts.touch(moment)
+        self.facts.last_record(moment)
         return moment is not None
 
     def _touch(self, raw: Any) -> None:

@@ -66,6 +66,12 @@ class SessionFacts(BaseModel):
         if moment is not None and (self.last_timestamp is None or moment > self.last_timestamp):
             self.last_timestamp = moment
 
+    def last_record(self, moment: datetime | None) -> None:
+        """`moment` is the time of the latest record read: activity is the last record's
+        time (`touch_line`), even where an earlier record carried a later one."""
+        if moment is not None:
+            self.last_timestamp = moment
+
     def title(self) -> str:
         for candidate in (self.custom_title, self.ai_title, self.summary, self.first_prompt):
             if candidate and candidate.strip():
