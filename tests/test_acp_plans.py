@@ -140,15 +140,12 @@ def test_a_later_items_plan_replaces_a_document_of_the_same_plan_id(tmp_path) ->
     assert plain(log).endswith("# acp p\npending\tNow a list\n")
 
 
-def test_details_show_each_document_with_its_plan_id_and_type() -> None:
-    plan = read_acp()
-    from core.model import Session
+def test_details_title_each_document_with_its_plan_id_and_type() -> None:
+    from tui.widgets.details import document_title
 
-    session = Session(id="sess_c3", harness="acp", path=LOG, updated=datetime.now(UTC))
-    body = details_text(session, build_checklist(plan), []).plain
-    assert "Plan document · ACP plan notes · type _codex_notes" in body
-    assert 'data: {"owner": "codex"' in body and "\\u202eevil" in body and "\x1b" not in body
-    assert "Plan document · ACP plan next · type checklist_v2" in body
+    notes, future = read_acp().documents
+    assert document_title(notes) == "Plan document · ACP plan notes · type _codex_notes"
+    assert document_title(future) == "Plan document · ACP plan next · type checklist_v2"
 
 
 # -- 3. priorities -----------------------------------------------------------------------
