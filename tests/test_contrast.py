@@ -2,8 +2,8 @@
 bundled theme, under the cursor too, focused or not (issue 12 point 2, issue 13 point 4).
 
 The real app draws a checklist holding every state (agent pending, in progress, done,
-cancelled, ticked and unticked by you; own todo, doing, blocked, review, done, dropped),
-session rows (running or not, every harness, with open counts) and the pill; the test
+cancelled, ticked and unticked by you, high priority; own todo, doing, blocked, review, done, dropped),
+session rows (running or not, every harness, with open counts, a partial mark) and the pill; the test
 switches through every theme and measures each drawn cell's colour against its
 background. ANSI themes are left out: their colours are the terminal's own palette.
 """
@@ -37,6 +37,7 @@ EVERY_STATE = Checklist(
             AgentRow("k3", "", "A step done", "completed"),
             AgentRow("k4", "", "A step cancelled", "cancelled"),
             AgentRow("k7", "", "A step blocked", "blocked"),
+            AgentRow("k8", "", "A high-priority step", "pending", priority="high"),
             AgentRow("k5", "", "A step you ticked", "pending", override="completed"),
             AgentRow("k6", "", "A step you unticked", "completed", override="pending"),
         )),
@@ -91,6 +92,7 @@ async def test_every_state_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env
                 [("claude", 1, 4, 2), ("codex", 30, 1, None), ("acp", 600, 0, 1), ("gemini", 1, 2, 0), ("opencode", 90, 3, 5)]
             )
         ]
+        rows.append(SessionRow("s9", "claude", "A partial plan", "/home/dev/big", frozen_now, 1, 3, None, partial=True))
         sessions.show_rows(rows, frozen_now)
         checklist.show(EVERY_STATE)
         pill.set_counts(2, 4)
