@@ -298,3 +298,48 @@ def test_a_warm_start_keeps_the_last_records_time(isolated_env) -> None:
     second = read_file(item, True, WarmCache.load().get(item.path, item.harness))
     assert second.warm == "same"
     assert second.results[0].facts.last_timestamp == transcript.at
+
+
+def test_opencode_todos_keep_their_priority_from_the_rows_and_from_a_todowrite_part(tmp_path) -> None:
+    sys.path.insert(0, str(Path(__file__).parent))
+    from opencode_db import T0, OpenCodeDb
+
+    from core.transcripts.opencode import OpenCodeReader
+
+    db = OpenCodeDb(tmp_path / "opencode.db")
+    try:
+        db.session("ses_rows", "Rows")
+        db.todowrite("ses_rows", [("Plan", "completed", "high"), ("Build", "in_progress", "medium"), ("Tidy", "pending", "low")], T0 + 100)
+        db.session("ses_part", "Part only")
+        db.todowrite("ses_part", [("Urgent", "pending", "high"), ("Odd", "pending", "urgent")], T0 + 200, rows=False)
+    finally:
+        db.close()
+    reader = OpenCodeReader(tmp_path / "opencode.db")
+    reader.read()
+    plans = {r.facts.id: r.plan for r in reader.results()}
+    assert [(i.text, i.priority) for i in plans["ses_rows"].main.items] == [  # type: ignore[union-attr]
+        ("Plan", "high"), ("Build", "medium"), ("Tidy", "low"),
+    ]
+    assert [(i.text, i.priority) for i in plans["ses_part"].main.items] == [("Urgent", "high"), ("Odd", None)]  # type: ignore[union-attr]
+
+
+def _fixture_transcripts() -> list[Path]:
+    from core.transcripts.discover import classify
+
+    return [p for p in sorted((ROOT / "fixtures").rglob("*.jsonl")) if classify(p) is not None]
+
+
+@pytest.mark.parametrize("path", _fixture_transcripts(), ids=lambda p: str(p.relative_to(ROOT / "fixtures")))
+def test_every_fixture_transcripts_activity_is_the_same_whatever_the_setting(tmp_path, path) -> None:
+    # The file's time pinned far back: only the records' own times count.
+    from core.transcripts.batch import read_file
+    from core.transcripts.discover import classify
+
+    copy = tmp_path / path.relative_to(ROOT / "fixtures")
+    copy.parent.mkdir(parents=True)
+    shutil.copy(path, copy)
+    os.utime(copy, (LONG_AGO, LONG_AGO))
+    item = classify(copy)
+    assert item is not None
+    on, off = (read_file(item, reading) for reading in (True, False))
+    assert [r.facts.last_timestamp for r in off.results] == [r.facts.last_timestamp for r in on.results]

@@ -45,8 +45,10 @@ from core.transcripts.reader import (
     TranscriptReader,
     json_record,
     json_value_needles,
+    line_time,
     parse_timestamp,
     prompt_title,
+    time_pattern,
 )
 
 WRITE_TODOS = "write_todos"
@@ -57,6 +59,8 @@ MAX_TITLE_CHARS = 1000
 # id first). Lines that carry nothing else the reader needs are read this far only.
 _MESSAGE_HEAD = re.compile(rb'^\s*\{\s*"id"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"timestamp"\s*:\s*"([^"\\]*)"')
 _USER = (b'"type":"user"', b'"type": "user"')
+# A record's time in raw bytes (`touch_line`).
+_TIME = time_pattern("timestamp")
 
 
 class GeminiReader(TranscriptReader):
@@ -108,6 +112,13 @@ class GeminiReader(TranscriptReader):
         record = self._load(line)
         if record is not None:
             self._record(record)
+
+    def touch_line(self, line: bytes) -> bool:
+        """A message's time from its raw bytes. Kept as the latest seen, not the last:
+        Gemini CLI writes a message again (with its first time) after later ones."""
+        moment = line_time(line, _TIME)
+        self.facts.touch(moment)
+        return moment is not None
 
     def feed_document(self, data: bytes, *, plans: bool = True) -> None:
         """A legacy `session-*.json`: one object, the metadata and its `messages`."""

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from core.model import EMPTY_PLAN, TODO_STATUSES, AgentPlan, PlanGroup, PlanItem, Status, read_status
+from core.model import EMPTY_PLAN, TODO_STATUSES, AgentPlan, PlanGroup, PlanItem, Status, read_priority, read_status
 from core.replay import merge_plans
 from core.transcripts.discover import read_small
 from core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
@@ -348,10 +348,14 @@ class OpenCodeReader(TranscriptReader):
         with_todos = ids - without_todos
         for chunk in _chunks(sorted(with_todos)):
             marks = ",".join("?" * len(chunk))
-            query = f"SELECT session_id, content, status FROM todo WHERE session_id IN ({marks}) ORDER BY session_id, position"
-            for sid, content, status in db.execute(query, chunk):
+            # The todo's priority where the table has the column (FORMATS §6 lists it).
+            priority = "priority" if _has_column(db, "todo", "priority") else "NULL"
+            query = (f"SELECT session_id, content, status, {priority} FROM todo WHERE session_id IN ({marks}) "
+                     "ORDER BY session_id, position")
+            for sid, content, status, level in db.execute(query, chunk):
                 if isinstance(content, str):
-                    items.setdefault(sid, []).append(PlanItem(text=content, status=_STATUS.get(status, "pending")))
+                    item = PlanItem(text=content, status=_STATUS.get(status, "pending"), priority=read_priority(level))
+                    items.setdefault(sid, []).append(item)
         for sid in ids:
             self._plans.pop(sid, None)
         for sid, listed in items.items():
@@ -409,6 +413,10 @@ def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[list[str]]:
     """Ids in chunks under SQLite's bound-parameter limit."""
     for at in range(0, len(ids), size):
         yield list(ids[at : at + size])
+
+
+def _has_column(db: sqlite3.Connection, table: str, column: str) -> bool:
+    return any(str(r[1]) == column for r in db.execute(f"PRAGMA table_info({table})"))
 
 
 def _check_schema(db: sqlite3.Connection) -> None:
@@ -677,5 +685,9 @@ def _todo_items(raw: Any) -> tuple[PlanItem, ...] | None:
     for todo in raw:
         if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
             return None  # an unrecognised shape gives no list rather than a wrong one
-        items.append(PlanItem(text=todo["content"], status=_STATUS.get(todo.get("status"), "pending")))
+        items.append(PlanItem(
+            text=todo["content"],
+            status=_STATUS.get(todo.get("status"), "pending"),
+            priority=read_priority(todo.get("priority")),
+        ))
     return tuple(items)

@@ -260,7 +260,11 @@ def time_pattern(key: str) -> re.Pattern[bytes]:
 
 def line_time(line: bytes, pattern: re.Pattern[bytes]) -> datetime | None:
     """The latest time `pattern` finds in `line` (a record's own time key and any
-    nested one: a nested time never postdates its record); None when there is none."""
+    nested one: a nested time never postdates its record); None when there is none, or
+    when the line is not a whole JSON object (a torn line is no record)."""
+    stripped = line.strip()
+    if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
+        return None
     latest = None
     for match in pattern.finditer(line):
         moment = parse_timestamp(match.group(1).decode("ascii"))
