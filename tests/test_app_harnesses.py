@@ -65,16 +65,16 @@ async def test_an_opencode_todowrite_inserted_shows_in_the_pane_within_a_second(
             await until(pilot, lambda: app.scan_done is not None, what="the scan")
             await until(pilot, lambda: app.following, what="the follower")
             assert app.screen.selected_id == "ses_live0000000000000000000001"
-            assert "[▸] Tag the release" in rows(app)
+            assert "[▸] ! Tag the release" in rows(app)  # a high-priority todo (issue 14)
             started = time.monotonic()
             writer.todowrite(
                 "ses_live0000000000000000000001",
                 [("Tag the release", "completed", "high"), ("Wait for the signing key", "blocked", "high")],
                 now_ms(),
             )
-            await until(pilot, lambda: "[!] Wait for the signing key" in rows(app), timeout=3.0, what="the new rows")
+            await until(pilot, lambda: "[!] ! Wait for the signing key" in rows(app), timeout=3.0, what="the new rows")
             assert time.monotonic() - started < 1.0
-            assert "[x] Tag the release" in rows(app)
+            assert "[x] ! Tag the release" in rows(app)
     finally:
         writer.close()
 
