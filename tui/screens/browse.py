@@ -23,7 +23,7 @@ from core.checklist import Checklist
 from core.text import safe_text, shorten
 from tui import palette
 from tui.commands import bindings
-from tui.screens import browse_items
+from tui.screens import browse_items, browse_texts
 from tui.screens.browse_items import Undo
 from tui.widgets.checklist import ChecklistView, RowRef
 from tui.widgets.details import DetailsPanel, details_text, hover_card
@@ -257,44 +257,12 @@ class BrowseScreen(Screen[None]):
             self.select(session_list.selected_id)
 
     def _empty_text(self) -> Content:
-        scan = self.app.scan_done
-        if scan is None:
-            return Content.styled("Looking for transcripts…", palette.NOTE)
-        parts: list[str | tuple[str, str]] = []
-        if scan.error:
-            parts += [("Reading the transcript folders failed:\n", f"bold {palette.ERROR}"), safe_text(scan.error) + "\n\n"]
-        parts += [("No agent transcripts found.\n\n", "bold"), "Looked in:\n"]
-        for root in scan.roots_searched:
-            parts.append((f"  {safe_text(str(root), single_line=True)}\n", palette.MUTED))
-        if not scan.roots_searched:
-            parts.append(("  (no folders)\n", palette.MUTED))
-        parts += [
-            "\nPoint planwatch elsewhere with ",
-            ("planwatch --root DIR", "bold"),
-            ", or add folders in Settings (press ,) → transcript folders. "
-            "CLAUDE_CONFIG_DIR and CODEX_HOME are honoured.",
-        ]
-        return Content.assemble(*parts)
+        return browse_texts.empty_text(self.app.scan_done)
 
     def _show_status(self) -> None:
         line = self.query_one("#status-line", Static)
-        view = self.app.store_view
-        parts: list[str | tuple[str, str]] = []
-        if view.error:
-            parts.append((f"⚠ {safe_text(view.error, single_line=True)}", palette.ERROR))
-        elif view.problems:
-            count = len(view.problems)
-            parts += [
-                (f"⚠ {count} broken store record{'s' if count > 1 else ''} left out: ", palette.WARNING),
-                shorten("; ".join(view.problems), 200),
-                (" — fix or remove the file (press t for the store view).", palette.MUTED),
-            ]
-        elif self.app.scan_done is None:
-            parts.append(("Indexing transcripts…", palette.NOTE))
-            done, found = getattr(self.app.index, "progress", (0, 0))
-            if found:
-                parts.append((f" {done:,} of {found:,} files read", palette.MUTED))
-        text = Content.assemble(*parts)
+        progress = getattr(self.app.index, "progress", (0, 0))
+        text = browse_texts.status_text(self.app.store_view, self.app.scan_done is not None, progress)
         line.update(text)
         line.display = bool(text.plain)
 
