@@ -34,6 +34,7 @@ from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.representer import RoundTripRepresenter
+from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
 from core.store.schema import (
     LIST_FIELDS,
@@ -49,6 +50,7 @@ from core.store.schema import (
 )
 
 _ANCHOR_OR_TAG = re.compile(r"[&*!]")
+_YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
 _PLAIN_TAGS = {
     f"tag:yaml.org,2002:{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")
 } | {f"!!{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")}
@@ -101,22 +103,32 @@ def safe_loader() -> YAML:
     return yaml
 
 
+_OPENING = re.compile(r"---\r?\n")
+_CLOSING = re.compile(r"\r?\n---(?:\r?\n|\Z)")
+
+
 def split_frontmatter(text: str) -> tuple[str, str]:
-    """`---\\n<yaml>---\\n<body>` → (yaml, body); raise RecordInvalid without frontmatter."""
+    """`---\\n<yaml>---\\n<body>` → (yaml, body); raise RecordInvalid without frontmatter.
+
+    The body is returned exactly as it is in the file (CRLF, tabs, NEL kept), less one
+    line break right after the closing `---` (the blank line people put there); the
+    store writes that separator whenever a body itself starts with a line break, so a
+    body's leading blank lines survive. Only the YAML part has CRLF read as LF.
+    """
     if text.startswith("\ufeff"):
         text = text[1:]
-    text = text.replace("\r\n", "\n")
-    if not text.startswith("---\n"):
+    opening = _OPENING.match(text)
+    if opening is None:
         raise RecordInvalid("no frontmatter: the file must start with a line '---'.")
-    end = text.find("\n---\n", 3)
-    if end == -1:
-        if text.endswith("\n---"):
-            end = len(text) - 4
-        else:
-            raise RecordInvalid("frontmatter is not closed by a line '---'.")
-    front = text[4 : end + 1]
-    body = text[end + 5 :]
-    if body.startswith("\n"):
+    closing = _CLOSING.search(text, opening.end() - 1)
+    if closing is None:
+        raise RecordInvalid("frontmatter is not closed by a line '---'.")
+    front = text[opening.end() : closing.start()].replace("\r\n", "\n")
+    front = front + "\n" if closing.start() >= opening.end() else ""
+    body = text[closing.end() :]
+    if body.startswith("\r\n"):
+        body = body[2:]
+    elif body.startswith("\n"):
         body = body[1:]
     return front, body
 
@@ -307,6 +319,10 @@ def _to_yaml_node(value: Any) -> Any:
         if all(isinstance(v, str) and "\n" not in v for v in value) and len(value) <= 12:
             seq.fa.set_flow_style()  # labels: [a, b] reads better than a block list
         return seq
+    if isinstance(value, str) and _YAML_BREAKS.search(value):
+        # NEL, LS and PS are line breaks to YAML: written raw, a reader folds them into
+        # spaces. Double quotes write them as the escapes \\N, \\L, \\P.
+        return DoubleQuotedScalarString(value)
     return value
 
 
@@ -380,6 +396,8 @@ def render_record(rec: TaskRecord | PlanRecord, existing_text: str | None = None
     buf = StringIO()
     yaml.dump(doc, buf)
     text = "---\n" + buf.getvalue() + "---\n"
+    if body.startswith(("\n", "\r\n")):
+        text += "\n"  # the separator split_frontmatter takes off, so the body's own blank line stays
     if body:
         text += body if body.endswith("\n") else body + "\n"
     return text
