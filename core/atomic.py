@@ -20,6 +20,7 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 TEMP_SUFFIX = ".tmp"
@@ -39,11 +40,6 @@ PRIVATE_FILE_MODE = 0o600
 
 def temp_prefix(name: str) -> str:
     return f".{name}."
-
-
-def is_temp_name(name: str) -> bool:
-    """True for a name `write_temp` makes (a dot file ending in `.tmp`)."""
-    return name.startswith(".") and name.endswith(TEMP_SUFFIX)
 
 
 def fsync_dir(folder: Path) -> None:
@@ -80,18 +76,32 @@ def write_temp(folder: Path, name: str, data: str | bytes, *, mode: int = SHARED
     return Path(tmp)
 
 
-def atomic_write(path: Path, data: str | bytes, *, mode: int = SHARED_FILE_MODE, make_parents: bool = False) -> None:
-    """Replace `path` with `data` (str is written as UTF-8) atomically; raise OSError on failure."""
+def atomic_write(
+    path: Path,
+    data: str | bytes,
+    *,
+    mode: int = SHARED_FILE_MODE,
+    make_parents: bool = False,
+    precondition: Callable[[], bool] | None = None,
+) -> bool:
+    """Replace `path` with `data` (str is written as UTF-8) atomically; raise OSError on failure.
+
+    `precondition` is asked after the temp file is written, right before the rename;
+    when it says False nothing is replaced and False is returned (the store checks
+    there that a person did not save the file meanwhile).
+    """
     path = Path(path)
     if make_parents:
         path.parent.mkdir(parents=True, exist_ok=True)
     tmp = write_temp(path.parent, path.name, data, mode=mode)
     try:
+        if precondition is not None and not precondition():
+            return False
         os.replace(tmp, path)
-    except BaseException:
+    finally:
         tmp.unlink(missing_ok=True)
-        raise
     fsync_dir(path.parent)
+    return True
 
 
 def create_exclusive(path: Path, data: str | bytes, *, mode: int = SHARED_FILE_MODE) -> bool:

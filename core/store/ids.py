@@ -13,15 +13,23 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 from core.atomic import atomic_write
+from core.regular import open_regular, read_regular
 
 
 class StoreLock:
-    """An exclusive lock on one file, shared by every process; re-entrant per thread."""
+    """An exclusive lock on one file, shared by every process; re-entrant per thread.
+
+    The lock file is opened without following a symlink (`O_NOFOLLOW`) and without
+    waiting on a FIFO (`O_NONBLOCK`), and must be a regular file: a `.lock` symlink
+    never creates a file at its target. `acquire` raises the `OSError` (with a reason
+    such as `is a symlink, not a regular file`); the Store words it as a sentence.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -31,27 +39,43 @@ class StoreLock:
         """True when this thread holds the lock."""
         return getattr(self._local, "depth", 0) > 0
 
-    @contextlib.contextmanager
-    def hold(self) -> Iterator[None]:
+    def acquire(self) -> None:
+        """Take the lock (blocking until no other process holds it), or re-enter it."""
         depth = getattr(self._local, "depth", 0)
         if depth:
             self._local.depth = depth + 1
-            try:
-                yield
-            finally:
-                self._local.depth -= 1
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_regular(self.path, os.O_RDWR | os.O_CREAT, 0o644, follow=False)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            self._local.depth = 1
-            try:
-                yield
-            finally:
-                self._local.depth = 0
-                fcntl.flock(fd, fcntl.LOCK_UN)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._local.fd = fd
+        self._local.depth = 1
+
+    def release(self) -> None:
+        self._local.depth -= 1
+        if self._local.depth:
+            return
+        fd = self._local.fd
+        self._local.fd = None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        self.acquire()
+        try:
+            yield
+        finally:
+            self.release()
+
+
+ID_LIMIT = 999_999_999
+"""The highest number an id can carry (`t999999999`): the id pattern's nine digits."""
 
 
 class IdCounter:
@@ -61,14 +85,22 @@ class IdCounter:
         self.path = path
 
     def read(self) -> dict[str, int]:
-        """The counter; a missing or broken file counts as nothing minted yet."""
+        """The counter; a missing or garbled file counts as nothing minted yet.
+
+        Raises OSError when it cannot be read (`NotRegularFile` for a FIFO or a folder):
+        minting without it could hand out a deleted record's id again.
+        """
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            raw = read_regular(self.path, 65_536)
+        except FileNotFoundError:
+            return {}
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except ValueError:
             return {}
         if not isinstance(data, dict):
             return {}
-        return {k: v for k, v in data.items() if k in ("t", "p") and isinstance(v, int) and v >= 0}
+        return {k: v for k, v in data.items() if k in ("t", "p") and isinstance(v, int) and 0 <= v <= ID_LIMIT}
 
     def write(self, ids: dict[str, int]) -> None:
         """Replace the counter atomically; raises OSError."""
@@ -76,13 +108,16 @@ class IdCounter:
 
 
 def highest_on_disk(folder: Path, prefix: str) -> int:
-    """The highest `<prefix><n>.md` number in `folder` (0 when none)."""
+    """The highest id number among the valid `<prefix><n>.md` names in `folder` (0 when none)."""
     highest = 0
     try:
         names = os.listdir(folder)
     except FileNotFoundError:
         return 0
     for name in names:
-        if name.startswith(prefix) and name.endswith(".md") and name[1:-3].isdigit():
+        if name.startswith(prefix) and name.endswith(".md") and _ID_NAME.fullmatch(name[1:-3]):
             highest = max(highest, int(name[1:-3]))
     return highest
+
+
+_ID_NAME = re.compile(r"[1-9][0-9]{0,8}")

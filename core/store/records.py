@@ -47,17 +47,20 @@ Decisions, so hand edits and concurrency behave predictably:
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from core.atomic import atomic_write, create_exclusive, describe_os_error, fsync_dir, is_temp_name
+from core.atomic import atomic_write, create_exclusive, describe_os_error, fsync_dir
+from core.regular import NotRegularFile, read_regular
 from core.store.frontmatter import load_frontmatter, render_record, split_frontmatter
-from core.store.ids import IdCounter, StoreLock, highest_on_disk
+from core.store.ids import ID_LIMIT, IdCounter, StoreLock, highest_on_disk
 from core.store.schema import (
     PlanRecord,
     RecordInvalid,
@@ -96,6 +99,15 @@ class StoreError(RuntimeError):
     """A write to the store failed; the record on disk is as it was before."""
 
 
+class RecordTooLarge(StoreError):
+    """A write whose file would be larger than reads accept (`MAX_RECORD_BYTES`)."""
+
+
+class RecordChanged(StoreError):
+    """A person changed (or removed) the file between a write's read and its rename, in a
+    way the write cannot be re-applied to; their edit is kept and nothing was written."""
+
+
 class RecordMissing(KeyError):
     """No valid record with that id."""
 
@@ -131,8 +143,8 @@ class StoreSnapshot:
 
 
 def _read_text(path: Path) -> str:
-    with path.open("rb") as fh:
-        raw = fh.read(MAX_RECORD_BYTES + 1)
+    """The file's text; only a regular file is opened (a FIFO is never waited on)."""
+    raw = read_regular(path, MAX_RECORD_BYTES)
     if len(raw) > MAX_RECORD_BYTES:
         raise RecordInvalid(f"file is larger than {MAX_RECORD_BYTES} bytes.")
     try:
@@ -145,24 +157,63 @@ def _rel(path: Path) -> str:
     return f"{path.parent.name}/{path.name}"
 
 
-def _parse(path: Path, kind: str) -> Record | RecordProblem | None:
+def _parse_text(path: Path, text: str, kind: str) -> Record:
+    front, body = split_frontmatter(text)
+    data = load_frontmatter(front)
+    if kind == "task":
+        rec: Record = task_from_frontmatter(data, body)
+    else:
+        rec = plan_from_frontmatter(data, body)
+    if path.name != f"{rec.id}.md":
+        raise RecordInvalid(f"id {rec.id} does not match the file name {path.name}.")
+    return rec
+
+
+def _read_record(path: Path, kind: str) -> tuple[Record | RecordProblem | None, str | None]:
+    """(the record, a problem, or None when the file is gone; the text read, if any)."""
     try:
         text = _read_text(path)
-        front, body = split_frontmatter(text)
-        data = load_frontmatter(front)
-        if kind == "task":
-            rec: Record = task_from_frontmatter(data, body)
-        else:
-            rec = plan_from_frontmatter(data, body)
-        if path.name != f"{rec.id}.md":
-            raise RecordInvalid(f"id {rec.id} does not match the file name {path.name}.")
-        return rec
     except FileNotFoundError:
-        return None
+        return None, None
     except RecordInvalid as exc:
-        return RecordProblem(path, f"{_rel(path)}: {exc.reason}")
-    except (IsADirectoryError, PermissionError, OSError) as exc:
-        return RecordProblem(path, f"{_rel(path)}: cannot be read ({exc.strerror or exc}).")
+        return RecordProblem(path, f"{_rel(path)}: {exc.reason}"), None
+    except NotRegularFile as exc:
+        return RecordProblem(path, f"{_rel(path)}: {exc.strerror}; left out."), None
+    except OSError as exc:
+        return RecordProblem(path, f"{_rel(path)}: cannot be read ({exc.strerror or exc})."), None
+    try:
+        return _parse_text(path, text, kind), text
+    except RecordInvalid as exc:
+        return RecordProblem(path, f"{_rel(path)}: {exc.reason}"), text
+
+
+HALF_WRITTEN_SECONDS = 2.0
+"""A file modified this recently that does not parse may be an editor's save in progress."""
+HALF_WRITTEN_RETRIES = 5
+HALF_WRITTEN_PAUSE = 0.05
+
+
+def _parse(path: Path, kind: str) -> Record | RecordProblem | None:
+    return _read_record_settled(path, kind)[0]
+
+
+def _read_record_settled(path: Path, kind: str) -> tuple[Record | RecordProblem | None, str | None]:
+    """`_read_record`, but a freshly modified file that does not parse is read again a
+    few times (~0.25 s) before its problem counts: it may be half-written."""
+    result, text = _read_record(path, kind)
+    for _ in range(HALF_WRITTEN_RETRIES):
+        if not (isinstance(result, RecordProblem) and text is not None and _recently_modified(path)):
+            break
+        time.sleep(HALF_WRITTEN_PAUSE)
+        result, text = _read_record(path, kind)
+    return result, text
+
+
+def _recently_modified(path: Path) -> bool:
+    try:
+        return time.time() - os.stat(path).st_mtime < HALF_WRITTEN_SECONDS
+    except OSError:
+        return False
 
 
 def parse_task_file(path: Path) -> TaskRecord | RecordProblem | None:
@@ -184,14 +235,6 @@ def parse_record_file(path: Path) -> Record | RecordProblem | None:
 def _failed(path: Path, exc: OSError, what: str) -> StoreError:
     reason = describe_os_error(exc)
     return StoreError(f"Could not {what} {_rel(path)}: {reason}; the record on disk is unchanged.")
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace `path` with `text` so a reader sees the old file or the new, never half."""
-    try:
-        atomic_write(path, text)
-    except OSError as exc:
-        raise _failed(path, exc, "write") from exc
 
 
 def _create_exclusive(path: Path, text: str) -> bool:
@@ -218,6 +261,9 @@ class Store:
         self._ids = IdCounter(self._ids_path)
         self._cache: dict[Path, tuple[tuple[int, int, int], Record | RecordProblem]] = {}
         self._cache_lock = threading.Lock()
+        # Per thread, while it holds the lock: path → (text, record) of each fresh read,
+        # so a write can tell whether the file changed since the record was read.
+        self._local = threading.local()
 
     # -- locking
 
@@ -230,19 +276,38 @@ class Store:
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
-        """Hold the store's exclusive lock (fcntl.flock on `<root>/.lock`); re-entrant per thread."""
+        """Hold the store's exclusive lock (fcntl.flock on `<root>/.lock`); re-entrant per thread.
+
+        Raises `StoreError` with a sentence when the lock cannot be taken (a read-only
+        store, a `.lock` that is a symlink, a FIFO or unwritable).
+        """
         if self._lock.held():
             with self._lock.hold():
                 yield
             return
         self._ensure_dirs()
-        with self._lock.hold():
+        try:
+            self._lock.acquire()
+        except OSError as exc:
+            raise StoreError(
+                f"Could not lock the store {self.root}: .lock {_reason(exc)}; nothing was changed."
+            ) from exc
+        try:
             yield
+        finally:
+            self._local.seen = {}
+            self._lock.release()
 
     # -- reading
 
     def _holding_lock(self) -> bool:
         return self._lock.held()
+
+    def _seen(self) -> dict[Path, tuple[str, Record]]:
+        seen = getattr(self._local, "seen", None)
+        if seen is None:
+            seen = self._local.seen = {}
+        return seen  # type: ignore[no-any-return]
 
     def task_path(self, task_id: str) -> Path:
         return self.tasks_dir / f"{task_id}.md"
@@ -270,7 +335,9 @@ class Store:
             hit = self._cache.get(path)
         if hit is not None and hit[0] == key and not fresh:
             return hit[1]
-        result = _parse(path, kind)
+        result, text = _read_record_settled(path, kind)
+        if fresh and text is not None and not isinstance(result, RecordProblem) and result is not None:
+            self._seen()[path] = (text, result)
         if result is not None:
             with self._cache_lock:
                 self._cache[path] = (key, result)
@@ -331,7 +398,13 @@ class Store:
     # -- minting
 
     def _read_ids(self) -> dict[str, int]:
-        return self._ids.read()
+        try:
+            return self._ids.read()
+        except OSError as exc:
+            raise StoreError(
+                f"Could not read {_rel(self._ids_path)}: it {_reason(exc)}; no id was minted "
+                "(without it a removed record's id could be handed out again)."
+            ) from exc
 
     def _write_ids(self, ids: dict[str, int]) -> None:
         try:
@@ -344,8 +417,15 @@ class Store:
             ids = self._read_ids()
             number = max(ids.get(prefix, 0), highest_on_disk(folder, prefix)) + 1
             while True:
+                if number > ID_LIMIT:
+                    kind = "task" if prefix == "t" else "plan"
+                    raise StoreError(
+                        f"No {kind} id is left: ids go up to {prefix}{ID_LIMIT}, and {folder.name}/ or "
+                        f"{_rel(self._ids_path)} has reached it; nothing was added."
+                    )
                 record_id = f"{prefix}{number}"
                 rec, text = render(record_id)
+                _check_size(text)
                 # Remember the id before the file exists: a crash in between leaves a
                 # gap in the numbers, never an id handed out twice.
                 ids[prefix] = number
@@ -379,13 +459,66 @@ class Store:
     # -- writing
 
     def _write(self, path: Path, rec: Record) -> None:
+        """Replace `path` with `rec`, keeping the file's hand edits; never over a person's save.
+
+        When this thread read the record under the lock (`read_task` / `read_plan`),
+        the file is checked again just before the rename: if a person saved it in
+        between, the fields this write changes are re-applied to what they saved, or
+        `RecordChanged` is raised when they changed the same field. A file still being
+        written in place is waited for (briefly) first.
+        """
         with self.lock():
-            try:
-                existing: str | None = _read_text(path)
-            except (FileNotFoundError, RecordInvalid, OSError):
-                existing = None
-            atomic_write_text(path, render_record(rec, existing))
+            base = self._seen().get(path)
+            for _attempt in range(WRITE_ATTEMPTS):
+                existing, identity = _current_text(path)
+                if base is not None and existing != base[0]:
+                    rec, base = self._reapply(path, base[1], rec)
+                    continue  # check the file again before writing over it
+                text = render_record(rec, existing)
+                _check_size(text)
+                try:
+                    written = atomic_write(path, text, precondition=functools.partial(_settled, path, identity))
+                except OSError as exc:
+                    raise _failed(path, exc, "write") from exc
+                if not written:
+                    continue  # changed while we rendered: read it again
+                self._seen()[path] = (text, rec)
+                break
+            else:
+                raise RecordChanged(
+                    f"{_rel(path)} kept changing while it was being written; nothing was written — try again."
+                )
             self._bump_ids(rec.id)
+
+    def _reapply(self, path: Path, base: Record, rec: Record) -> tuple[Record, tuple[str, Record]]:
+        """`rec`'s changes to `base`, applied to the file a person saved meanwhile; with
+        the (text, record) of that file, the new base."""
+        current, text = _read_record_settled(path, "task" if isinstance(rec, TaskRecord) else "plan")
+        if current is None:
+            raise RecordChanged(f"{_rel(path)} was removed while this change was made; nothing was written.")
+        if isinstance(current, RecordProblem) or text is None:
+            raise RecordChanged(
+                f"{_rel(path)} was edited by hand meanwhile and is not a valid record now "
+                f"({str(current).split(': ', 1)[-1].rstrip('.')}); the edit is kept and this change was not made."
+            )
+        fields = [name for name in type(rec).model_fields if name != "extra"]
+        ours = {n for n in fields if getattr(rec, n) != getattr(base, n)}
+        theirs = {n for n in fields if getattr(current, n) != getattr(base, n)}
+        clash = sorted(n for n in ours & theirs if getattr(rec, n) != getattr(current, n))
+        if clash:
+            names = ", ".join((type(rec).model_fields[n].alias or n) for n in clash)
+            raise RecordChanged(
+                f"{_rel(path)} was edited by hand meanwhile ({names}); the edit is kept and this change "
+                "was not made — read it again and retry."
+            )
+        merged = current.model_copy(update={n: getattr(rec, n) for n in ours})
+        try:
+            return type(rec).model_validate(merged.model_dump(by_alias=False)), (text, current)
+        except ValueError as exc:
+            raise RecordChanged(
+                f"{_rel(path)} was edited by hand meanwhile and this change no longer fits it ({exc}); "
+                "the edit is kept and this change was not made."
+            ) from None
 
     def _bump_ids(self, record_id: str) -> None:
         # A record written under an id never minted (an import, a restore) still counts.
@@ -454,7 +587,7 @@ class Store:
                 except OSError:
                     continue
                 for name in names:
-                    if is_temp_name(name):
+                    if _OWN_TEMP.fullmatch(name):
                         try:
                             (folder / name).unlink()
                             removed.append(folder / name)
@@ -474,3 +607,55 @@ class Store:
 def _sort_key(name: str) -> tuple[int, str]:
     digits = name[1:-3]
     return (int(digits), name) if digits.isdigit() else (1 << 62, name)
+
+
+WRITE_ATTEMPTS = 5
+SETTLE_SECONDS = 0.05
+"""A file modified less than this long ago may still be being written in place."""
+
+# The temp files the store's own writers make (core.atomic.write_temp): `.t12.md.<random>.tmp`,
+# `.ids.<random>.tmp`. Only these are tidied away; an editor's files never are.
+_OWN_TEMP = re.compile(r"\.(?:[tp][1-9][0-9]{0,8}\.md|\.ids)\.[A-Za-z0-9_]{6,12}\.tmp")
+
+
+def _reason(exc: OSError) -> str:
+    if isinstance(exc, NotRegularFile):
+        return exc.strerror or "is not a regular file"
+    return f"cannot be used ({describe_os_error(exc)})"
+
+
+def _check_size(text: str) -> None:
+    if len(text.encode("utf-8")) > MAX_RECORD_BYTES:
+        raise RecordTooLarge(f"the record would be larger than {MAX_RECORD_BYTES:,} bytes.")
+
+
+def _identity(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _current_text(path: Path) -> tuple[str | None, tuple[int, int, int, int] | None]:
+    """The file's text now (None: missing or unreadable) and its identity at that read."""
+    for _ in range(10):
+        identity = _identity(path)
+        try:
+            text: str | None = _read_text(path)
+        except (OSError, RecordInvalid):
+            text = None
+        if _identity(path) == identity:
+            break
+        time.sleep(0.01)  # changed while read: read it again
+    return text, identity
+
+
+def _settled(path: Path, identity: tuple[int, int, int, int] | None) -> bool:
+    """True when the file is still the one read, and not being written in place right now."""
+    if _identity(path) != identity:
+        return False
+    if identity is not None and time.time_ns() - identity[2] < SETTLE_SECONDS * 1e9:
+        time.sleep(SETTLE_SECONDS)  # an editor may be mid-save: give it a moment
+        return _identity(path) == identity
+    return True

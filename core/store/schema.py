@@ -435,6 +435,8 @@ def describe_validation_error(
         return f"{given} is not a known field."
     if kind == "string_too_short":
         return f"{field} must not be empty."
+    if kind == "too_long":
+        return f"{field} must hold at most {ctx.get('max_length')} items."
     if kind == "string_too_long":
         return f"{field} must be at most {ctx.get('max_length')} characters."
     if kind == "string_pattern_mismatch":

@@ -56,7 +56,7 @@ from pydantic import (
 from core.settings import Settings
 from core.store import grants
 from core.store.identity import Caller
-from core.store.records import RecordProblem, Store, StoreSnapshot, parse_record_file
+from core.store.records import RecordProblem, RecordTooLarge, Store, StoreSnapshot, parse_record_file
 from core.store.schema import (
     FINISHED_PLAN,
     PLAN_ID_PATTERN,
@@ -123,6 +123,10 @@ OneLine = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, 
 
 ONE_LINE_FIELDS = ("title", "active", "note")
 """The seed's one-line fields: a newline in them is refused, as in a title."""
+MAX_LIST = 50
+"""Lists (labels, refs, blockedBy) are bounded like strings: a record must stay readable."""
+ShortTexts = Annotated[list[ShortText], Field(max_length=MAX_LIST)]
+TaskIds = Annotated[list[TaskId], Field(max_length=MAX_LIST)]
 
 
 class _Input(BaseModel):
@@ -177,7 +181,7 @@ class PlanCreateInput(_Input):
     title: Title = Field(description="The plan's title, one line.")
     scope: ScopeInput | None = Field(None, description=f"What the plan is about: {_SCOPE_HELP}.")
     goal: Text | None = Field(None, description="The plan's goal, Markdown (the record's body).")
-    refs: list[ShortText] | None = Field(None, description=_REFS)
+    refs: ShortTexts | None = Field(None, description=_REFS)
 
 
 class PlanSetInput(_Input):
@@ -186,7 +190,7 @@ class PlanSetInput(_Input):
     scope: ScopeInput | None = Field(None, description=f"What the plan is about: {_SCOPE_HELP}; null removes it.")
     goal: Text | None = Field(None, description="The plan's goal, Markdown; null empties it.")
     status: PlanStatus | None = Field(None, description="draft, active, done or dropped.")
-    refs: list[ShortText] | None = Field(None, description=_REFS + " Null removes them.")
+    refs: ShortTexts | None = Field(None, description=_REFS + " Null removes them.")
 
 
 class PlanIdInput(_Input):
@@ -205,20 +209,20 @@ _SET_NULL = " Null removes it."
 
 class _TaskFields(_Input):
     priority: TaskPriority | None = Field(None, description="high, medium or low (medium when not given).")
-    labels: list[ShortText] | None = Field(None, description="Labels: a list of text.")
+    labels: ShortTexts | None = Field(None, description="Labels: a list of text.")
     topic: ShortText | None = Field(None, description="A topic: text.")
     plan: PlanId | None = Field(None, description=f"The plan the task belongs to: {_PLAN_ID_HELP}.")
     bot: ShortText | None = Field(None, description="The bot the task is for: text.")
     folder: ShortText | None = Field(None, description="The folder the task is about: a path.")
     session: ShortText | None = Field(None, description="The id of the session the task belongs to.")
-    blocked_by: list[TaskId] | None = Field(
+    blocked_by: TaskIds | None = Field(
         None, alias="blockedBy", description='The tasks that must be done first: a list of task ids, e.g. ["t1"].'
     )
     active: OneLine | None = Field(
         None, description='What is being done while the task is doing, one line ("Running the tests"); cleared when it leaves doing.'
     )
     note: OneLine | None = Field(None, description="A short note, one line.")
-    refs: list[ShortText] | None = Field(None, description=_REFS)
+    refs: ShortTexts | None = Field(None, description=_REFS)
     body: Text | None = Field(None, description="The task's long text, Markdown (the record's body).")
 
 
@@ -696,4 +700,7 @@ def run_tool(
     except ValidationError as exc:
         statuses = PLAN_STATUSES if spec.kind == "plan" else TASK_STATUSES
         raise ctx.refuse(describe_validation_error(exc, statuses=statuses, hints=spec.hints())) from None
-    return spec.run(ctx, inp)
+    try:
+        return spec.run(ctx, inp)
+    except RecordTooLarge as exc:  # reads refuse such a file: the write never happens
+        raise ctx.refuse(str(exc)) from None
