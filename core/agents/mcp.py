@@ -512,6 +512,11 @@ def _exit_when_stdin_closes(done: threading.Event, fd: int = 0) -> None:
 
     if not hasattr(select, "poll"):
         return
+    try:
+        # A duplicate: the SDK may close fd 0 at EOF, and the number be reused by a file.
+        fd = os.dup(fd)
+    except OSError:
+        return
 
     def watch() -> None:
         poller = select.poll()
