@@ -1,0 +1,108 @@
+"""Issue 8: writes obey the read limits. A tool write whose file would be larger than
+reads accept is refused in the tools' wording; list lengths are bounded like string
+lengths; and no tool input, however large or strange, produces a record that reads
+refuse (proved over the largest input of every field, in the costliest characters)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.settings import Settings
+from core.store.identity import Caller
+from core.store.records import MAX_RECORD_BYTES, Store
+from core.store.tools import MAX_LIST, ToolRefused, run_tool
+
+CALLER = Caller(by="dana", session="s-1")
+SETTINGS = Settings()
+
+
+def tool(store: Store, name: str, args: dict[str, Any]) -> list[str]:
+    return run_tool(name, store, SETTINGS, CALLER, args).lines
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    s = Store(tmp_path / "store")
+    tool(s, "plan_create", {"title": "Plan"})
+    tool(s, "task_add", {"title": "Task"})
+    return s
+
+
+def test_a_write_larger_than_reads_accept_is_refused_in_the_tools_wording(store: Store) -> None:
+    before = (store.tasks_dir / "t1.md").read_bytes()
+    # Each field within its own limit; together 1.2 MB of UTF-8.
+    big = {"id": "t1", "note": "😀" * 100_000, "body": "😀" * 100_000,
+           "labels": [f"{i:03d}" + "😀" * 997 for i in range(MAX_LIST)], "refs": ["😀" * 1000] * MAX_LIST}
+    with pytest.raises(ToolRefused) as refused:
+        tool(store, "task_set", big)
+    assert refused.value.message == "Invalid task_set input: the record would be larger than 1,000,000 bytes."
+    assert (store.tasks_dir / "t1.md").read_bytes() == before
+    assert tool(store, "task_list", {}) == ["t1 todo medium Task"]
+
+
+def test_a_task_add_too_large_mints_nothing(store: Store) -> None:
+    args = {"title": "Big", "note": "😀" * 100_000, "body": "😀" * 100_000, "refs": ["😀" * 1000] * MAX_LIST,
+            "labels": ["😀" * 1000] * MAX_LIST}
+    with pytest.raises(ToolRefused, match=r"^Invalid task_add input: the record would be larger than 1,000,000 bytes\.$"):
+        tool(store, "task_add", args)
+    assert sorted(p.name for p in store.tasks_dir.iterdir()) == ["t1.md"]
+
+
+@pytest.mark.parametrize("field", ["labels", "refs", "blockedBy"])
+def test_list_lengths_are_bounded(store: Store, field: str) -> None:
+    items = ["t1"] * (MAX_LIST + 1) if field == "blockedBy" else [f"x{i}" for i in range(MAX_LIST + 1)]
+    with pytest.raises(ToolRefused) as refused:
+        tool(store, "task_set", {"id": "t1", field: items})
+    assert refused.value.message == f"Invalid task_set input: {field} must hold at most {MAX_LIST} items."
+
+
+# The costliest characters to store: 4-byte UTF-8, characters YAML must escape
+# (each written as \\U0001F600-style or \\x escapes), quotes, and line breaks.
+COSTLY = ["😀", "\x01", "\u2028", '"', "'", "\\", "\t", "\x85", "\ufeff"]
+
+
+def _fill(alphabet: str, length: int) -> str:
+    return (alphabet * (length // len(alphabet) + 1))[:length]
+
+
+@pytest.mark.parametrize("char", COSTLY)
+def test_no_tool_input_yields_an_unreadable_record(tmp_path: Path, char: str) -> None:
+    store = Store(tmp_path / "store")
+    one_line = char if char not in ("\u2028", "\x85") else "😀"
+    long_text = _fill(char, 100_000)
+    short = _fill(one_line + "b", 1000)
+    tool(store, "plan_create", {"title": "P"})
+    tool(store, "task_add", {"title": "T"})
+    attempts: list[tuple[str, dict[str, Any]]] = [
+        ("task_add", {"title": _fill(one_line + "x", 500), "note": long_text, "body": long_text, "labels": [short] * MAX_LIST,
+                      "refs": [short] * MAX_LIST, "topic": short, "bot": short, "folder": short, "session": short,
+                      "active": short, "source": {"tool": short, "id": short}, "blockedBy": ["t1"] * MAX_LIST,
+                      "plan": "p1", "priority": "high"}),
+        ("task_add", {"title": "Half", "note": long_text}),
+        ("task_set", {"id": "t1", "note": long_text, "body": long_text, "labels": [short] * MAX_LIST}),
+        ("task_set", {"id": "t1", "refs": [short] * MAX_LIST, "topic": short}),
+        ("task_set", {"id": "t1", "body": long_text}),
+        ("plan_create", {"title": _fill(one_line + "x", 500), "goal": long_text, "refs": [short] * MAX_LIST,
+                         "scope": {"kind": "folder", "folder": short}}),
+        ("plan_set", {"id": "p1", "goal": long_text, "refs": [short] * MAX_LIST}),
+        ("plan_approve", {"id": "p1"}),
+        ("task_approve", {"id": "t1"}),
+        ("task_review", {"id": "t1", "verdict": "changes"}),
+    ]
+    refused = []
+    for name, args in attempts:
+        try:
+            tool(store, name, args)
+        except ToolRefused as exc:
+            refused.append(name)
+            assert exc.message == f"Invalid {name} input: the record would be larger than 1,000,000 bytes.", exc.message
+        snap = store.load()
+        assert snap.problems == [], (name, snap.problems)
+        for path in [*store.tasks_dir.iterdir(), *store.plans_dir.iterdir()]:
+            assert path.stat().st_size <= MAX_RECORD_BYTES
+    assert {"t1", "t2"} <= set(store.load().tasks)
+    if char == "😀":
+        assert "task_add" in refused  # the limit itself was reached, and held
