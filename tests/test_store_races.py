@@ -109,9 +109,13 @@ for n in range(1, count + 1):
             fh.write(new)
         os.replace(tmp, path)
     time.sleep(0.03)
-    with open(path, encoding="utf-8") as fh:
-        now = fh.read()
-    if f"hand edit {n}\n" not in now:
+    for grace in (0.0, 0.5, 1.0):  # a save that landed in a replaced file is put back: give it a moment
+        time.sleep(grace)
+        with open(path, encoding="utf-8") as fh:
+            present = f"hand edit {n}\n" in fh.read()
+        if present:
+            break
+    if not present:
         lost.append(n)
 print(json.dumps(lost))
 """

@@ -70,9 +70,14 @@ while time.monotonic() < end:
             fh.write(new)
         os.replace(path + ".swp", path)
     time.sleep(0.05)
-    with open(path, encoding="utf-8") as fh:
-        if f"{mode} edit {n}\n" not in fh.read():
-            lost.append(n)
+    for grace in (0.0, 0.5, 1.0):  # a save that landed in a replaced file is put back: give it a moment
+        time.sleep(grace)
+        with open(path, encoding="utf-8") as fh:
+            present = f"{mode} edit {n}\n" in fh.read()
+        if present:
+            break
+    if not present:
+        lost.append(n)
 print(json.dumps({"edits": n, "lost": lost}))
 """
 

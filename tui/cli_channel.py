@@ -82,10 +82,12 @@ def _emit(obj: Any) -> None:
 def run_channel(args: argparse.Namespace) -> int:
     import signal
 
+    from core.settings import LiveSettings
     from core.store.channel import Channel, ChannelError
 
     settings, root = settings_and_root(args)
-    channel = Channel(root, settings=settings, polling=args.polling)
+    # Re-read when the file changes: a revoked user stops receiving changes at once.
+    channel = Channel(root, settings=LiveSettings(initial=settings), polling=args.polling)
 
     def _terminate(signum: int, frame: object) -> None:
         raise _Terminated

@@ -47,7 +47,6 @@ Decisions, so hand edits and concurrency behave predictably:
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import re
 import threading
@@ -58,7 +57,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from core.atomic import atomic_write, create_exclusive, describe_os_error, fsync_dir
-from core.regular import NotRegularFile, read_regular
+from core.regular import NotRegularFile, open_regular, read_regular
 from core.store.frontmatter import load_frontmatter, render_record, split_frontmatter
 from core.store.ids import ID_LIMIT, IdCounter, StoreLock, highest_on_disk
 from core.store.schema import (
@@ -469,26 +468,62 @@ class Store:
         """
         with self.lock():
             base = self._seen().get(path)
+            render_from: str | None = None  # keep hand edits from this text instead of the file's
             for _attempt in range(WRITE_ATTEMPTS):
                 existing, identity = _current_text(path)
                 if base is not None and existing != base[0]:
                     rec, base = self._reapply(path, base[1], rec)
+                    render_from = None
                     continue  # check the file again before writing over it
-                text = render_record(rec, existing)
+                text = render_record(rec, existing if render_from is None else render_from)
                 _check_size(text)
+                replaced = _Replaced(path, identity)
                 try:
-                    written = atomic_write(path, text, precondition=functools.partial(_settled, path, identity))
+                    written = atomic_write(path, text, precondition=replaced.check)
                 except OSError as exc:
+                    replaced.close()
                     raise _failed(path, exc, "write") from exc
                 if not written:
+                    replaced.close()
                     continue  # changed while we rendered: read it again
+                late = replaced.late_text()
+                replaced.close()
                 self._seen()[path] = (text, rec)
-                break
+                if late is None:
+                    break
+                # A person's in-place save landed in the file just replaced (it was open in
+                # their editor): put it back, with this write's change on top.
+                ours_base = base[1] if base is not None else _parsed(path, existing)
+                merged = self._merge_late(path, late, ours_base, rec)
+                base, rec, render_from = (text, rec), merged, late
             else:
                 raise RecordChanged(
                     f"{_rel(path)} kept changing while it was being written; nothing was written — try again."
                 )
             self._bump_ids(rec.id)
+
+    def _merge_late(self, path: Path, late: str, base: Record | None, rec: Record) -> Record:
+        """The person's late save `late` with `rec`'s changes (relative to `base`) on top;
+        when that cannot be done, their text is put back as it was and RecordChanged raised."""
+        person = _parsed(path, late)
+        if base is not None and person is not None:
+            fields = [name for name in type(rec).model_fields if name != "extra"]
+            ours = {n for n in fields if getattr(rec, n) != getattr(base, n)}
+            theirs = {n for n in fields if getattr(person, n) != getattr(base, n)}
+            if not any(getattr(rec, n) != getattr(person, n) for n in ours & theirs):
+                merged = person.model_copy(update={n: getattr(rec, n) for n in ours})
+                try:
+                    return type(rec).model_validate(merged.model_dump(by_alias=False))
+                except ValueError:
+                    pass
+        try:
+            atomic_write(path, late)
+        except OSError as exc:
+            raise _failed(path, exc, "restore") from exc
+        raise RecordChanged(
+            f"{_rel(path)} was saved by hand while this change was written; the edit is kept and this change "
+            "was not made — read it again and retry."
+        )
 
     def _reapply(self, path: Path, base: Record, rec: Record) -> tuple[Record, tuple[str, Record]]:
         """`rec`'s changes to `base`, applied to the file a person saved meanwhile; with
@@ -659,3 +694,64 @@ def _settled(path: Path, identity: tuple[int, int, int, int] | None) -> bool:
         time.sleep(SETTLE_SECONDS)  # an editor may be mid-save: give it a moment
         return _identity(path) == identity
     return True
+
+
+def _parsed(path: Path, text: str | None) -> Record | None:
+    if text is None:
+        return None
+    try:
+        return _parse_text(path, text, "plan" if path.parent.name == "plans" else "task")
+    except RecordInvalid:
+        return None
+
+
+class _Replaced:
+    """The file a write replaces, held open across the rename.
+
+    `check` (the write's precondition) makes sure the file is still the one read and
+    keeps a descriptor on it; `late_text` tells, after the rename, whether someone
+    wrote into that file after the check (an editor saving in place through a file it
+    had open) and returns what they wrote, once it has settled.
+    """
+
+    def __init__(self, path: Path, identity: tuple[int, int, int, int] | None) -> None:
+        self.path = path
+        self.identity = identity
+        self.fd: int | None = None
+
+    def check(self) -> bool:
+        if not _settled(self.path, self.identity):
+            return False
+        if self.identity is None:
+            return True
+        try:
+            self.fd = open_regular(self.path)
+        except OSError:
+            return False
+        st = os.fstat(self.fd)
+        return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) == self.identity
+
+    def _shape(self) -> tuple[int, int]:
+        assert self.fd is not None
+        st = os.fstat(self.fd)
+        return (st.st_size, st.st_mtime_ns)
+
+    def late_text(self) -> str | None:
+        if self.fd is None or self.identity is None:
+            return None
+        shape = self._shape()
+        if shape == (self.identity[1], self.identity[2]):
+            return None
+        for _ in range(20):  # wait (≤ 1 s) for the editor to finish writing
+            time.sleep(SETTLE_SECONDS)
+            now = self._shape()
+            if now == shape:
+                break
+            shape = now
+        raw = os.pread(self.fd, min(shape[0], MAX_RECORD_BYTES + 1), 0)
+        return raw.decode("utf-8", errors="replace")
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
