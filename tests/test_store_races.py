@@ -79,7 +79,7 @@ n = refused = 0
 while time.monotonic() < end:
     n += 1
     try:
-        run_tool("task_set", store, Settings(), caller, {"id": "t1", "note": f"tool {n}"})
+        run_tool("task_set", store, Settings(), caller, {"task": "t1", "note": f"tool {n}"})
     except StoreError:
         refused += 1
 print(n, refused)

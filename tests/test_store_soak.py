@@ -38,7 +38,7 @@ while time.monotonic() < end:
             added.append(run_tool("task_add", store, settings, caller, {"title": f"{name} {writes}"}).lines[0].split()[0])
         else:
             target = rng.choice(["t1", "t2"] + added[-3:])
-            run_tool("task_set", store, settings, caller, {"id": target, "note": f"{name} {writes}", "labels": [name]})
+            run_tool("task_set", store, settings, caller, {"task": target, "note": f"{name} {writes}", "labels": [name]})
     except RecordChanged:
         refused += 1  # a person's edit clashed: reported, their edit kept
 print(json.dumps({"added": added, "refused": refused, "writes": writes}))

@@ -45,7 +45,9 @@ from core.store.schema import (
     StampTime,
     TaskRecord,
     format_stamp,
+    plan_from_frontmatter,
     plan_to_frontmatter,
+    task_from_frontmatter,
     task_to_frontmatter,
 )
 
@@ -270,8 +272,8 @@ def load_frontmatter(front: str) -> Any:
     fast = fast_front(front)
     if fast is not None:
         return fast
-    check_no_aliases(front)
     try:
+        check_no_aliases(front)  # parses events: a broken file fails here first
         return safe_loader().load(front)
     except YAMLError as exc:
         problem = getattr(exc, "problem", None) or type(exc).__name__
@@ -308,17 +310,23 @@ def plain_value(value: Any) -> Any:
     return value
 
 
-def _to_yaml_node(value: Any) -> Any:
+def _to_yaml_node(value: Any, *, safe: bool = False) -> Any:
+    """A value as a ruamel node. `safe`: every string double-quoted, every list a block
+    list — longer, but nothing for the emitter to get wrong (see render_record)."""
     if isinstance(value, dict):
         node = CommentedMap()
         for k, v in value.items():
-            node[k] = _to_yaml_node(v)
+            node[k] = _to_yaml_node(v, safe=safe)
         return node
     if isinstance(value, list | tuple):
-        seq = CommentedSeq(_to_yaml_node(v) for v in value)
-        if all(isinstance(v, str) and "\n" not in v for v in value) and len(value) <= 12:
+        seq = CommentedSeq(_to_yaml_node(v, safe=safe) for v in value)
+        if not safe and all(isinstance(v, str) and "\n" not in v for v in value) and len(value) <= 12:
             seq.fa.set_flow_style()  # labels: [a, b] reads better than a block list
+        else:
+            seq.fa.set_block_style()
         return seq
+    if isinstance(value, str) and safe:
+        return DoubleQuotedScalarString(value)
     if isinstance(value, str) and _YAML_BREAKS.search(value):
         # NEL, LS and PS are line breaks to YAML: written raw, a reader folds them into
         # spaces. Double quotes write them as the escapes \\N, \\L, \\P.
@@ -326,12 +334,15 @@ def _to_yaml_node(value: Any) -> Any:
     return value
 
 
-def _merge(doc: CommentedMap, new: dict[str, Any], order: tuple[str, ...]) -> None:
+def _merge(doc: CommentedMap, new: dict[str, Any], order: tuple[str, ...], *, safe: bool = False) -> None:
     """Bring `doc` to `new` for the known keys, in place, keeping comments and extras."""
     for key in list(doc.keys()):
         if key in order and key not in new:
             del doc[key]
     for key, value in new.items():
+        if key in doc and safe:
+            doc[key] = _to_yaml_node(value, safe=True)
+            continue
         if key in doc:
             current = doc[key]
             if plain_value(current) == plain_value(value):
@@ -349,7 +360,7 @@ def _merge(doc: CommentedMap, new: dict[str, Any], order: tuple[str, ...]) -> No
         for earlier in order[: order.index(key)] if key in order else order:
             if earlier in doc:
                 position = list(doc.keys()).index(earlier) + 1
-        doc.insert(position, key, _to_yaml_node(value))
+        doc.insert(position, key, _to_yaml_node(value, safe=safe))
 
 
 def _merge_map(node: CommentedMap, value: dict[str, Any]) -> None:
@@ -363,7 +374,36 @@ def _merge_map(node: CommentedMap, value: dict[str, Any]) -> None:
 
 def render_record(rec: TaskRecord | PlanRecord, existing_text: str | None = None) -> str:
     """The file text for `rec`; when `existing_text` is a readable record, keep its
-    comments, key order and unknown keys."""
+    comments, key order and unknown keys.
+
+    The text is read back before it is returned: ruamel's emitter writes a few plain
+    scalars it cannot read again (`[?']` in a flow list). When any text field does not
+    come back equal, the record is written again in the safe style (every string
+    double-quoted, every list a block list).
+    """
+    text = _render(rec, existing_text, safe=False)
+    if _reads_back(rec, text):
+        return text
+    return _render(rec, existing_text, safe=True)
+
+
+def _reads_back(rec: TaskRecord | PlanRecord, text: str) -> bool:
+    try:
+        front, body = split_frontmatter(text)
+        data = load_frontmatter(front)
+        back: TaskRecord | PlanRecord = (
+            task_from_frontmatter(data, body) if isinstance(rec, TaskRecord) else plan_from_frontmatter(data, body)
+        )
+    except (RecordInvalid, ValueError, TypeError):
+        return False
+    for name in type(rec).model_fields:
+        value = getattr(rec, name)
+        if isinstance(value, str | tuple) and getattr(back, name) != value:
+            return False
+    return True
+
+
+def _render(rec: TaskRecord | PlanRecord, existing_text: str | None, *, safe: bool) -> str:
     if isinstance(rec, TaskRecord):
         new, order, body = task_to_frontmatter(rec), TASK_FIELDS, rec.body
     else:
@@ -387,12 +427,12 @@ def render_record(rec: TaskRecord | PlanRecord, existing_text: str | None = None
     if doc is None:
         doc = CommentedMap()
         for key, value in rec.extra.items():
-            doc[key] = _to_yaml_node(value)
+            doc[key] = _to_yaml_node(value, safe=safe)
     else:
         for key, value in rec.extra.items():
             if key not in doc:
-                doc[key] = _to_yaml_node(value)
-    _merge(doc, new, order)
+                doc[key] = _to_yaml_node(value, safe=safe)
+    _merge(doc, new, order, safe=safe)
     buf = StringIO()
     yaml.dump(doc, buf)
     text = "---\n" + buf.getvalue() + "---\n"
