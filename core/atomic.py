@@ -17,11 +17,13 @@ What differs between callers is a parameter: `mode` (records are shared like any
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 TEMP_SUFFIX = ".tmp"
 
@@ -83,12 +85,19 @@ def atomic_write(
     mode: int = SHARED_FILE_MODE,
     make_parents: bool = False,
     precondition: Callable[[], bool] | None = None,
+    replaced_ok: Callable[[os.stat_result], bool] | None = None,
 ) -> bool:
     """Replace `path` with `data` (str is written as UTF-8) atomically; raise OSError on failure.
 
     `precondition` is asked after the temp file is written, right before the rename;
     when it says False nothing is replaced and False is returned (the store checks
     there that a person did not save the file meanwhile).
+
+    `replaced_ok` closes the last gap: where the system can swap two names atomically
+    (Linux `renameat2(RENAME_EXCHANGE)`), the new file and the old one change places,
+    and `replaced_ok` is shown the `stat` of the file that was really replaced; when it
+    says False (a person's save landed after the precondition), the names are swapped
+    back — their file is in place again — and False is returned.
     """
     path = Path(path)
     if make_parents:
@@ -97,11 +106,49 @@ def atomic_write(
     try:
         if precondition is not None and not precondition():
             return False
-        os.replace(tmp, path)
+        if replaced_ok is not None and exchange(tmp, path):
+            try:
+                old = os.lstat(tmp)
+            except OSError:
+                old = None
+            if old is not None and not replaced_ok(old):
+                exchange(tmp, path)
+                return False
+        else:
+            os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
     fsync_dir(path.parent)
     return True
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_renameat2: Any = None
+_renameat2_looked_up = False
+
+
+def exchange(a: Path, b: Path) -> bool:
+    """Swap the files named `a` and `b` atomically; False where that is not supported
+    (not Linux, an old kernel or C library, a filesystem without it, `b` missing)."""
+    global _renameat2, _renameat2_looked_up
+    if not _renameat2_looked_up:
+        _renameat2_looked_up = True
+        try:
+            func = ctypes.CDLL(None, use_errno=True).renameat2
+            func.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            func.restype = ctypes.c_int
+            _renameat2 = func
+        except (OSError, AttributeError):
+            _renameat2 = None
+    if _renameat2 is None:
+        return False
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOENT, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
 
 
 def create_exclusive(path: Path, data: str | bytes, *, mode: int = SHARED_FILE_MODE) -> bool:

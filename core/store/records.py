@@ -479,7 +479,7 @@ class Store:
                 _check_size(text)
                 replaced = _Replaced(path, identity)
                 try:
-                    written = atomic_write(path, text, precondition=replaced.check)
+                    written = atomic_write(path, text, precondition=replaced.check, replaced_ok=replaced.is_the_one)
                 except OSError as exc:
                     replaced.close()
                     raise _failed(path, exc, "write") from exc
@@ -645,6 +645,8 @@ def _sort_key(name: str) -> tuple[int, str]:
 
 
 WRITE_ATTEMPTS = 5
+LATE_WATCH_SECONDS = 0.1
+"""How long a write watches the file it replaced, when that file was edited moments ago."""
 SETTLE_SECONDS = 0.05
 """A file modified less than this long ago may still be being written in place."""
 
@@ -731,6 +733,12 @@ class _Replaced:
         st = os.fstat(self.fd)
         return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) == self.identity
 
+    def is_the_one(self, st: os.stat_result) -> bool:
+        """Was the file the rename replaced the one read, unchanged? (see atomic_write)"""
+        if self.identity is None:
+            return False  # there was no file when read: a person created one meanwhile
+        return (st.st_ino, st.st_size, st.st_mtime_ns) == self.identity[:3]
+
     def _shape(self) -> tuple[int, int]:
         assert self.fd is not None
         st = os.fstat(self.fd)
@@ -741,7 +749,16 @@ class _Replaced:
             return None
         shape = self._shape()
         if shape == (self.identity[1], self.identity[2]):
-            return None
+            if time.time_ns() - self.identity[2] > HALF_WRITTEN_SECONDS * 1e9:
+                return None  # nobody has been editing it: nothing to wait for
+            # Someone edited it moments ago and may have it open in their editor right
+            # now: watch the replaced file a little longer for a save landing in it.
+            deadline = time.monotonic() + LATE_WATCH_SECONDS
+            while shape == (self.identity[1], self.identity[2]):
+                if time.monotonic() > deadline:
+                    return None
+                time.sleep(0.01)
+                shape = self._shape()
         for _ in range(20):  # wait (≤ 1 s) for the editor to finish writing
             time.sleep(SETTLE_SECONDS)
             now = self._shape()
