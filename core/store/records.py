@@ -263,6 +263,8 @@ class Store:
         # Per thread, while it holds the lock: path → (text, record) of each fresh read,
         # so a write can tell whether the file changed since the record was read.
         self._local = threading.local()
+        # The identity (inode, size, mtime, ctime) of each file as this store last wrote it.
+        self._written: dict[Path, tuple[int, int, int, int]] = {}
 
     # -- locking
 
@@ -429,7 +431,12 @@ class Store:
                 # gap in the numbers, never an id handed out twice.
                 ids[prefix] = number
                 self._write_ids(ids)
-                if _create_exclusive(folder / f"{record_id}.md", text):
+                path = folder / f"{record_id}.md"
+                if _create_exclusive(path, text):
+                    now = _identity(path)
+                    with self._cache_lock:
+                        if now is not None:
+                            self._written[path] = now
                     return rec
                 number += 1  # a name taken by hand between the scan and now
 
@@ -477,7 +484,11 @@ class Store:
                     continue  # check the file again before writing over it
                 text = render_record(rec, existing if render_from is None else render_from)
                 _check_size(text)
-                replaced = _Replaced(path, identity)
+                # A file exactly as this store last wrote it was touched by nobody since:
+                # no editor to wait for.
+                with self._cache_lock:
+                    quiet = identity is not None and self._written.get(path) == identity
+                replaced = _Replaced(path, identity, quiet=quiet)
                 try:
                     written = atomic_write(path, text, precondition=replaced.check, replaced_ok=replaced.is_the_one)
                 except OSError as exc:
@@ -489,6 +500,10 @@ class Store:
                 late = replaced.late_text()
                 replaced.close()
                 self._seen()[path] = (text, rec)
+                now = _identity(path)
+                with self._cache_lock:
+                    if now is not None:
+                        self._written[path] = now
                 if late is None:
                     break
                 # A person's in-place save landed in the file just replaced (it was open in
@@ -688,11 +703,11 @@ def _current_text(path: Path) -> tuple[str | None, tuple[int, int, int, int] | N
     return text, identity
 
 
-def _settled(path: Path, identity: tuple[int, int, int, int] | None) -> bool:
+def _settled(path: Path, identity: tuple[int, int, int, int] | None, *, quiet: bool = False) -> bool:
     """True when the file is still the one read, and not being written in place right now."""
     if _identity(path) != identity:
         return False
-    if identity is not None and time.time_ns() - identity[2] < SETTLE_SECONDS * 1e9:
+    if identity is not None and not quiet and time.time_ns() - identity[2] < SETTLE_SECONDS * 1e9:
         time.sleep(SETTLE_SECONDS)  # an editor may be mid-save: give it a moment
         return _identity(path) == identity
     return True
@@ -716,13 +731,14 @@ class _Replaced:
     had open) and returns what they wrote, once it has settled.
     """
 
-    def __init__(self, path: Path, identity: tuple[int, int, int, int] | None) -> None:
+    def __init__(self, path: Path, identity: tuple[int, int, int, int] | None, *, quiet: bool = False) -> None:
         self.path = path
         self.identity = identity
+        self.quiet = quiet
         self.fd: int | None = None
 
     def check(self) -> bool:
-        if not _settled(self.path, self.identity):
+        if not _settled(self.path, self.identity, quiet=self.quiet):
             return False
         if self.identity is None:
             return True
@@ -749,7 +765,7 @@ class _Replaced:
             return None
         shape = self._shape()
         if shape == (self.identity[1], self.identity[2]):
-            if time.time_ns() - self.identity[2] > HALF_WRITTEN_SECONDS * 1e9:
+            if self.quiet or time.time_ns() - self.identity[2] > HALF_WRITTEN_SECONDS * 1e9:
                 return None  # nobody has been editing it: nothing to wait for
             # Someone edited it moments ago and may have it open in their editor right
             # now: watch the replaced file a little longer for a save landing in it.
