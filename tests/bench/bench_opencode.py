@@ -54,13 +54,16 @@ def build(path: Path, sessions: int, todos: int) -> OpenCodeDb:
     return db
 
 
-def timed(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
-    samples = []
+def timed(fn, runs: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """Median wall time and median CPU time of this process (the CPU time is what the
+    work costs when other programs share the cores; the CLI's runs in a child: n/a)."""
+    wall, cpu = [], []
     for _ in range(runs):
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.process_time()
         fn()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+        wall.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
+    return statistics.median(wall), statistics.median(cpu)
 
 
 def main() -> None:
@@ -114,10 +117,13 @@ def main() -> None:
         ]
         writer.close()
     width = max(len(name) for name, _ in rows)
-    for name, seconds in rows:
-        print(f"{name.ljust(width)}  {seconds * 1000:7.1f} ms")
-    listing = rows[1][1]
-    print(f"target: the index lists it in under 200 ms — {'met' if listing < 0.2 else 'NOT met'} ({listing * 1000:.0f} ms)")
+    print(f"{'':{width}}  {'wall':>9}  {'cpu':>9}")
+    for name, (wall, cpu) in rows:
+        shown = "n/a" if name.startswith("cli") else f"{cpu * 1000:.1f} ms"
+        print(f"{name.ljust(width)}  {wall * 1000:6.1f} ms  {shown:>9}")
+    wall, cpu = rows[1][1]
+    verdict = "met" if wall < 0.2 else "NOT met"
+    print(f"target: the index lists it in under 200 ms — {verdict} ({wall * 1000:.0f} ms wall, {cpu * 1000:.0f} ms CPU)")
 
 
 if __name__ == "__main__":
