@@ -121,6 +121,8 @@ class Settings(BaseModel):
     """The person stamps name when no user token is presented."""
     users: UserDirectory | None = None
     """The user directory; when present, approving needs the task:approve grant."""
+    theme: str | None = None
+    """The app's colour theme, by name (chosen in the command palette; saved as chosen)."""
 
     _problems: tuple[SettingsProblem, ...] = PrivateAttr(default=())
     _directory_error: str | None = PrivateAttr(default=None)

@@ -177,3 +177,19 @@ async def test_the_footer_keeps_help_and_the_keys_that_matter_at_every_size(two_
         assert all(key.region.right <= size[0] and key.region.width > len(key.description) for key in keys)
         drawn = app.export_screenshot().replace("&#160;", " ")
         assert "Help" in drawn
+
+
+async def test_the_chosen_theme_is_saved_in_the_settings_and_used_next_time(two_sessions, isolated_env) -> None:
+    """Smaller point: the chosen theme is saved (and the high-contrast theme is offered)."""
+    app = make(isolated_env)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, app)
+        assert "planwatch-high-contrast" in app.available_themes
+        app.theme = "planwatch-high-contrast"
+        await until(pilot, lambda: isolated_env.config.exists() and "planwatch-high-contrast" in isolated_env.config.read_text(),
+                    what="the saved theme")
+    assert "theme: planwatch-high-contrast" in isolated_env.config.read_text()
+    again = make(isolated_env)
+    async with again.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, again)
+        assert again.theme == "planwatch-high-contrast"

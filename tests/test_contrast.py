@@ -20,14 +20,14 @@ from textual.theme import BUILTIN_THEMES
 
 from core.checklist import AgentRow, AgentSection, Checklist, OwnRow
 from tui.app import AppOptions, make_app
-from tui.palette import MINIMUM_CONTRAST, contrast
+from tui.palette import HIGH_CONTRAST, MINIMUM_CONTRAST, contrast
 from tui.widgets.checklist import ChecklistView
 from tui.widgets.pill import Pill
 from tui.widgets.session_list import SessionList, SessionRow
 
 pytestmark = pytest.mark.asyncio
 
-THEMES = [name for name in BUILTIN_THEMES if not name.startswith("ansi")]
+THEMES = [name for name in BUILTIN_THEMES if not name.startswith("ansi")] + [HIGH_CONTRAST.name]
 
 EVERY_STATE = Checklist(
     sections=(
@@ -93,6 +93,9 @@ async def test_every_state_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env
             )
         ]
         rows.append(SessionRow("s9", "claude", "A partial plan", "/home/dev/big", frozen_now, 1, 3, None, partial=True))
+        # Walking the themes is not choosing one: nothing is saved (the settings file would
+        # change under the test and the app would repaint the real, empty, lists).
+        app.theme_changed_signal.unsubscribe(app)
         sessions.show_rows(rows, frozen_now)
         checklist.show(EVERY_STATE)
         pill.set_counts(2, 4)

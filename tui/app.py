@@ -44,7 +44,7 @@ from tui.messages import (
     StoreView,
 )
 from tui.options import AppOptions, options_from_args
-from tui.palette import readable_variables
+from tui.palette import HIGH_CONTRAST, readable_variables
 from tui.store_service import StoreOwner, StoreService
 
 log = logging.getLogger(__name__)
@@ -130,6 +130,7 @@ class PlanwatchApp(StoreOwner, App[None]):
         from tui.screens.browse import BrowseScreen
 
         self.push_screen(BrowseScreen())
+        self._apply_saved_theme()
         self._show_settings_problems(self.settings)
         # A changed settings file (a revoked user, a fixed typo) applies within a second.
         self.set_interval(1.0, self._check_settings, name="settings-watch")
@@ -138,6 +139,30 @@ class PlanwatchApp(StoreOwner, App[None]):
         self.store_service.reload()
         if not self.options.scan:
             self._remember_plans([entry.session.id for entry in self.index.entries()], record=False)
+
+    # -- the theme: saved in the settings when chosen
+
+    def _apply_saved_theme(self) -> None:
+        self.register_theme(HIGH_CONTRAST)
+        saved = self.settings.theme
+        if saved and saved in self.available_themes:
+            self.theme = saved
+        # Subscribed after the saved theme is applied: only a person's choice is saved.
+        self.theme_changed_signal.subscribe(self, self._theme_chosen)
+
+    def _theme_chosen(self, theme: Any) -> None:
+        if theme.name != self.settings.theme:
+            self.settings = self.settings.model_copy(update={"theme": theme.name})
+            self._save_theme(self.settings)
+
+    @work(thread=True, group="theme", exclusive=True, exit_on_error=False)
+    def _save_theme(self, settings: Settings) -> None:
+        from core.settings import SettingsNotSaved, save_settings
+
+        try:
+            save_settings(settings, self.config_path)
+        except (OSError, SettingsNotSaved) as exc:
+            self.call_from_thread(self.notify, f"The theme was not saved: {exc}", severity="warning", markup=False)
 
     def on_unmount(self) -> None:
         self.feed.stop()

@@ -20,6 +20,7 @@ from typing import Any, Self
 from textual.color import BLACK, WHITE, Color, ColorParseError
 from textual.content import Content, Span
 from textual.strip import Strip
+from textual.theme import Theme
 from textual.style import Style
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
@@ -65,6 +66,34 @@ TEXT_VARIABLES = (
     "text-muted",
     "foreground",
 )
+
+
+HIGH_CONTRAST = Theme(
+    name="planwatch-high-contrast",
+    primary="#4DA3FF",
+    secondary="#7FDBFF",
+    accent="#FFD54A",
+    warning="#FFD54A",
+    error="#FF6B6B",
+    success="#5CFF8A",
+    foreground="#FFFFFF",
+    background="#000000",
+    surface="#000000",
+    panel="#1A1A1A",
+    boost="#FFFFFF14",
+    dark=True,
+    variables={
+        "text-muted": "#D0D0D0",
+        "block-cursor-foreground": "#000000",
+        "block-cursor-background": "#FFD54A",
+        "block-cursor-blurred-foreground": "#000000",
+        "block-cursor-blurred-background": "#BFBFBF",
+        "footer-key-foreground": "#FFD54A",
+        "border": "#FFFFFF",
+        "border-blurred": "#BFBFBF",
+    },
+)
+"""White on black, bright marks, a yellow cursor: every role well above 7:1."""
 
 
 def contrast(a: Color, b: Color) -> float:
