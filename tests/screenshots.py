@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import shutil
 import sys
 import time
@@ -38,17 +39,25 @@ def fixture_app(
     store: str | None = "store/demo",
     config: str | None = None,
     now: datetime = FIXTURE_NOW,
+    hostile: bool = False,
 ) -> PlanwatchApp:
     """The app on fresh copies of the fixtures under `base` (emptied first).
 
     `store` is a folder under fixtures/ (None: an empty store); `config` the text of
-    the settings file (None: defaults); `transcripts=False` gives an empty folder.
+    the settings file (None: defaults); `transcripts=False` gives an empty folder;
+    `hostile=True` adds the hostile-text session (tests only, never the demo).
     """
     shutil.rmtree(base, ignore_errors=True)
     base.mkdir(parents=True)
     roots = base / ("transcripts" if transcripts else "no-transcripts")
     if transcripts:
         copy_fixture_transcripts(roots, PINNED_MTIME)
+    if hostile:
+        # The hostile-text session (kept out of the demo) beside the demo's sessions.
+        shutil.copytree(FIXTURES / "transcripts" / "hostile", roots / "hostile")
+        for path in (roots / "hostile").rglob("*"):
+            if path.is_file():
+                os.utime(path, (PINNED_MTIME, PINNED_MTIME))
     else:
         roots.mkdir()
     store_root = base / "store"

@@ -25,7 +25,7 @@ DEMO_TODOS = DEMO / "-home-dev-api/4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b.jsonl"
 DEMO_SUBAGENT = (
     DEMO / "-home-dev-api/4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b/subagents/agent-a3f9c1e27b4d8e605.jsonl"
 )
-HOSTILE = DEMO / "-home-dev-hostile/6b0d2e8f-9a1c-4e3b-8d7f-0c5a2e9b1d46.jsonl"
+HOSTILE = ROOT / "fixtures/transcripts/hostile/claude/projects/-home-dev-hostile/6b0d2e8f-9a1c-4e3b-8d7f-0c5a2e9b1d46.jsonl"
 LEGACY = LAB / "c0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a41.jsonl"
 REFUSED = LAB / "c0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a42.jsonl"
 SHAPES = LAB / "c0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a43.jsonl"

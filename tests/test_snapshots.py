@@ -195,7 +195,7 @@ def test_hostile_session_text_is_literal(snap_compare) -> None:  # type: ignore[
     """The hostile session selected: its title "[bold red]pwned[/] …" and its items
     ("Updating [b]deps[/b]", "\\x1b[31mred alert\\x1b[0m", a bidi override, a C1 CSI)
     appear as plain text — nothing bold, red, linked or moved."""
-    app = build_app("hostile")
+    app = build_app("hostile", hostile=True)
     # The hostile session is the oldest: `end` reaches it whatever else the fixtures hold.
     assert snap_compare(app, terminal_size=WIDE, run_before=then("end"))
 

@@ -57,13 +57,18 @@ class AppOptions:
     demo: bool = False
 
 
+# Fixture roots that are test cases, not a picture of a working day: the rule families
+# and the hostile-text session (issue 12: no hostile text in the demo).
+TEST_ONLY_TRANSCRIPTS = ("rules", "hostile")
+
+
 def copy_fixture_transcripts(dest: Path, mtime: float) -> None:
     """Copy fixtures/transcripts to `dest` with every file's mtime pinned to `mtime`.
 
-    The rule fixtures are one-rule test cases, not a picture of a working day: left out.
+    The test-only roots (TEST_ONLY_TRANSCRIPTS) are left out.
     A copy's mtime would be now, showing every session as running; pinned, each
     session's age comes from its records' own times."""
-    shutil.copytree(FIXTURES / "transcripts", dest, ignore=shutil.ignore_patterns("rules"))
+    shutil.copytree(FIXTURES / "transcripts", dest, ignore=shutil.ignore_patterns(*TEST_ONLY_TRANSCRIPTS))
     for path in dest.rglob("*"):
         if path.is_file():
             os.utime(path, (mtime, mtime))
