@@ -52,14 +52,14 @@ def fixture_app(
     roots = base / ("transcripts" if transcripts else "no-transcripts")
     if transcripts:
         copy_fixture_transcripts(roots, PINNED_MTIME)
+    else:
+        roots.mkdir()
     if hostile:
         # The hostile-text session (kept out of the demo) beside the demo's sessions.
         shutil.copytree(FIXTURES / "transcripts" / "hostile", roots / "hostile")
         for path in (roots / "hostile").rglob("*"):
             if path.is_file():
                 os.utime(path, (PINNED_MTIME, PINNED_MTIME))
-    else:
-        roots.mkdir()
     store_root = base / "store"
     if store is not None:
         shutil.copytree(FIXTURES / store, store_root)
