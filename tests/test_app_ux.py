@@ -193,3 +193,42 @@ async def test_the_chosen_theme_is_saved_in_the_settings_and_used_next_time(two_
     async with again.run_test(size=(120, 36)) as pilot:
         await ready(pilot, again)
         assert again.theme == "planwatch-high-contrast"
+
+
+async def test_the_palette_finds_a_session_by_folder_and_shows_it(two_sessions, isolated_env) -> None:
+    """Beyond: sessions in the command palette, fuzzy by title, folder or harness."""
+    from textual.command import CommandPalette
+
+    app = make(isolated_env)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, app)
+        assert app.screen.selected_id == two_sessions[1].session_id
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await pilot.press(*"dev/api")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, CommandPalette), what="the palette to close")
+        await until(pilot, lambda: app.screen.selected_id == two_sessions[0].session_id, what="the chosen session")
+        assert app.screen.query_one("#sessions", SessionList).selected_id == two_sessions[0].session_id
+
+
+async def test_s_in_pane_mode_picks_another_session_and_the_pane_stays_on_it(two_sessions, isolated_env) -> None:
+    """Beyond: in pane mode, a key picks another session of any folder."""
+    from textual.command import CommandPalette
+
+    app = make(isolated_env, pane=True)
+    async with app.run_test(size=(40, 30)) as pilot:
+        await ready(pilot, app)
+        assert app.screen.selected_id == two_sessions[1].session_id
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await pilot.press(*"Refactor")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen.selected_id == two_sessions[0].session_id, what="the chosen session")
+        assert "[x] Read the handlers" in checklist_rows(app)
+        # The newer session changing no longer moves the pane away.
+        app.screen.sessions_changed({two_sessions[1].session_id})
+        await pilot.pause()
+        assert app.screen.selected_id == two_sessions[0].session_id

@@ -45,6 +45,7 @@ from tui.messages import (
 )
 from tui.options import AppOptions, options_from_args
 from tui.palette import HIGH_CONTRAST, readable_variables
+from tui.session_palette import SessionsProvider
 from tui.store_service import StoreOwner, StoreService
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,7 @@ class PlanwatchApp(StoreOwner, App[None]):
     TITLE = "planwatch"
     CSS_PATH = "app.tcss"
     BINDINGS = [*bindings("app"), Binding("ctrl+c", "quit", "Quit", show=False, priority=True)]
-    COMMANDS = App.COMMANDS | {PlanwatchCommands}
+    COMMANDS = App.COMMANDS | {PlanwatchCommands, SessionsProvider}
 
     def __init__(self, options: AppOptions) -> None:
         super().__init__()

@@ -52,6 +52,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("u", "undo", "Undo", "Undo the last tick, edit or drop."),
     Command("enter", "details", "Details", "Show or hide the details of the session: source, steps, overrides, timeline."),
     Command("slash", "filter", "Filter", "Filter the sessions by typing.", key_display="/"),
+    Command("s", "pick_session", "Sessions", "Jump to any session, of any folder: fuzzy by title, folder or harness (pane mode then stays on it)."),
     Command("escape", "close", "Back", "Close the filter or the details.", show=False, palette=False),
     Command("t", "store_view", "Store", "Switch to the store view: plans, tasks, approve and review.", scope="app"),
     Command("comma", "settings", "Settings", "Open the settings.", scope="app", key_display=","),
@@ -64,7 +65,7 @@ COMMANDS: tuple[Command, ...] = (
 # Which footer keys stay when the footer is too narrow for all: the first ones. `help`
 # always stays (tui.widgets.key_footer); the rest are in the help and the palette.
 FOOTER_PRIORITY: tuple[str, ...] = (
-    "help", "tick", "add_item", "undo", "details", "quit", "filter", "store_view", "edit_item", "drop_item", "settings",
+    "help", "tick", "add_item", "undo", "pick_session", "details", "quit", "filter", "store_view", "edit_item", "drop_item", "settings",
 )
 
 

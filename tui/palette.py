@@ -20,8 +20,8 @@ from typing import Any, Self
 from textual.color import BLACK, WHITE, Color, ColorParseError
 from textual.content import Content, Span
 from textual.strip import Strip
-from textual.theme import Theme
 from textual.style import Style
+from textual.theme import Theme
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 

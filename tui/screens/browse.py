@@ -78,6 +78,8 @@ class BrowseScreen(Screen[None]):
         super().__init__(id="browse")
         self.selected_id: str | None = None
         self.undo_stack: list[Undo] = []
+        # Set when the person picks a session in pane mode: the pane stops following.
+        self._pinned = False
         # (session, its own item ids) while an added item is on its way to the store.
         self._awaited_item: tuple[str, set[str]] | None = None
         # Pill counts (done, total, partial) per session, dropped when the session, the
@@ -149,7 +151,7 @@ class BrowseScreen(Screen[None]):
         """Whether the screen follows the newest session: a pane started as one (`--pane`)
         does, a window narrowed into pane mode keeps what was selected (it follows only
         while nothing is)."""
-        return self.pane and (self.app.options.pane or self.selected_id is None)
+        return self.pane and not self._pinned and (self.app.options.pane or self.selected_id is None)
 
     def _follow(self) -> None:
         """Select the newest session (of the --cwd folder, in a pane started as one)."""
@@ -371,6 +373,30 @@ class BrowseScreen(Screen[None]):
         if action == "filter" and self.pane:
             return False  # pane mode has no list to filter
         return True
+
+    # -- jumping to a session
+
+    def action_pick_session(self) -> None:
+        from textual.command import CommandPalette
+
+        from tui.session_palette import SessionsProvider
+
+        self.app.push_screen(CommandPalette(providers=[SessionsProvider], placeholder="Jump to a session…"))
+
+    def show_session(self, session_id: str) -> None:
+        """Show a session chosen in the palette; in pane mode the pane then stays on it."""
+        if self.app.entry(session_id) is None:
+            return
+        if self.pane:
+            self._pinned = True
+        box = self.query_one("#filter", Input)
+        session_list = self.query_one("#sessions", SessionList)
+        if box.display and session_id not in session_list.shown_ids:
+            box.value = ""
+            box.display = False
+            session_list.set_needle("", self.app.now())
+        session_list.highlight_id(session_id)
+        self.select(session_id)
 
     # -- filter
 

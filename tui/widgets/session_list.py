@@ -287,6 +287,11 @@ class SessionList(CursorPlainOptionList):
         index = next((i for i, row in enumerate(shown) if row.id == selected), 0)
         self.highlighted = index
 
+    @property
+    def shown_ids(self) -> list[str]:
+        """The sessions listed now (after the filter), in order."""
+        return [row.id for row in self._shown]
+
     def highlight_id(self, session_id: str) -> None:
         """Put the cursor on a session (when it is shown)."""
         for index, row in enumerate(self._shown):

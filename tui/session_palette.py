@@ -1,0 +1,67 @@
+"""Jump anywhere: every session in the command palette, fuzzy by title, folder and harness.
+
+The app offers it in its palette (ctrl+p); the browse screen's `s` opens a palette with
+sessions only, which is how pane mode picks another session of any folder. Choosing a
+hit asks the screen it was opened over to show that session (`show_session`); a screen
+without one (the store view) gets no session hits. Titles are shown as Content, literal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+
+from core.text import safe_text, shorten
+from tui.widgets.session_list import age, short_folder
+
+# The palette lists this many sessions before anything is typed (newest first).
+DISCOVER_LIMIT = 30
+
+
+class SessionsProvider(Provider):
+    """Sessions as palette hits; choosing one shows it on the browse screen."""
+
+    def _sessions(self) -> Iterator[tuple[str, str, str]]:
+        """(session id, title shown, what else a search matches: folder and harness)."""
+        entries = getattr(self.app, "entries", None)
+        if entries is None or getattr(self.screen, "show_session", None) is None:
+            return
+        for entry in entries():
+            session = entry.session
+            title = safe_text(session.title or f"Session {session.id}", single_line=True)
+            folder = short_folder(session.cwd or "", str(Path.home()))
+            yield session.id, shorten(title, 80), f"{session.harness} {safe_text(folder, single_line=True)}"
+
+    def _help(self, session_id: str, facts: str) -> str:
+        entry = self.app.entry(session_id) if hasattr(self.app, "entry") else None  # type: ignore[attr-defined]
+        when = ""
+        if entry is not None and hasattr(self.app, "now"):
+            when = f" · {age(entry.session.updated, self.app.now())} ago"  # type: ignore[attr-defined]
+        harness, _, folder = facts.partition(" ")
+        return f"{harness} · {folder or 'no folder'}{when}"
+
+    def _show(self, session_id: str) -> Any:
+        async def show() -> None:
+            target = getattr(self.screen, "show_session", None)
+            if target is not None:
+                target(session_id)
+
+        return show
+
+    async def discover(self) -> Hits:
+        for n, (session_id, title, facts) in enumerate(self._sessions()):
+            if n >= DISCOVER_LIMIT:
+                break
+            yield DiscoveryHit(Content(title), self._show(session_id), help=self._help(session_id, facts))
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for session_id, title, facts in self._sessions():
+            score = matcher.match(f"{title} {facts}")
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), self._show(session_id), text=title,
+                          help=self._help(session_id, facts))
