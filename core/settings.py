@@ -123,6 +123,14 @@ class Settings(BaseModel):
     """The user directory; when present, approving needs the task:approve grant."""
     theme: str | None = None
     """The app's colour theme, by name (chosen in the command palette; saved as chosen)."""
+    notify_plan_complete: bool = Field(True, alias="notifyPlanComplete")
+    """Bell and a toast when an agent's plan becomes complete."""
+    notify_item_blocked: bool = Field(True, alias="notifyItemBlocked")
+    """Bell and a toast when an agent's step becomes blocked."""
+    notify_session_idle: bool = Field(False, alias="notifySessionIdle")
+    """Bell and a toast when a running session goes idle."""
+    desktop_notifications: bool = Field(False, alias="desktopNotifications")
+    """Also send each notification to the desktop (OSC 9 and OSC 777, where the terminal supports them)."""
 
     _problems: tuple[SettingsProblem, ...] = PrivateAttr(default=())
     _directory_error: str | None = PrivateAttr(default=None)

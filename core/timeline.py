@@ -41,6 +41,10 @@ class Timelines:
         first read of a session is not a change)."""
         self._plans.setdefault(session_id, plan)
 
+    def last_plan(self, session_id: str) -> AgentPlan | None:
+        """The session's plan as last taken (None: not seen yet)."""
+        return self._plans.get(session_id)
+
     def note(self, session_id: str, plan: AgentPlan, at: datetime, *, record: bool) -> bool:
         """Take the session's plan as it is now; returns whether it changed (a session
         seen for the first time counts as changed only when `record`). A change is

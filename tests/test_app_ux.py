@@ -232,3 +232,43 @@ async def test_s_in_pane_mode_picks_another_session_and_the_pane_stays_on_it(two
         app.screen.sessions_changed({two_sessions[1].session_id})
         await pilot.pause()
         assert app.screen.selected_id == two_sessions[0].session_id
+
+
+async def test_y_copies_the_checklist_as_markdown(two_sessions, isolated_env) -> None:
+    """Beyond: `y` puts the checklist on the clipboard (OSC 52) as a Markdown task list."""
+    app = make(isolated_env)
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+        await ready(pilot, app)
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.clipboard.splitlines()[:6] == [
+            "# Web: add dark mode", "", "## Agent plan",
+            "- [x] Add the theme switch", "- [ ] Wire the CSS (in progress)", "- [ ] Write tests",
+        ]
+        assert "## My items" in app.clipboard
+        assert toasts(app)[-1].startswith("Copied the checklist")
+
+
+async def test_o_pages_the_transcript_and_E_edits_the_record(two_sessions, isolated_env, tmp_path, monkeypatch) -> None:
+    """Beyond: `o` runs $PAGER on the transcript, `E` runs $EDITOR on an own item's record."""
+    seen = tmp_path / "seen"
+    tool = tmp_path / "tool"
+    tool.write_text(f"#!/bin/sh\necho \"$@\" >> {seen}\n")
+    tool.chmod(0o755)
+    monkeypatch.setenv("PAGER", str(tool))
+    monkeypatch.setenv("EDITOR", str(tool))
+    monkeypatch.delenv("VISUAL", raising=False)
+    app = make(isolated_env)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("o")
+        await until(pilot, lambda: seen.exists(), what="the pager")
+        assert seen.read_text().strip() == str(two_sessions[1].path)
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, ItemEditor), what="the editor")
+        await pilot.press(*"Ship", "enter")
+        checklist = app.screen.query_one("#checklist", ChecklistView)
+        await until(pilot, lambda: checklist.current_own_row() is not None, what="the new item")
+        await pilot.press("E")
+        await until(pilot, lambda: len(seen.read_text().splitlines()) == 2, what="the editor")
+        assert seen.read_text().splitlines()[1] == str(isolated_env.store / "tasks" / "t1.md")

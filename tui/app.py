@@ -43,13 +43,17 @@ from tui.messages import (
     SettingsSaved,
     StoreView,
 )
+from tui.notices import Notice, desktop_escapes, idle_notice, plan_notices
 from tui.options import AppOptions, options_from_args
 from tui.palette import HIGH_CONTRAST, readable_variables
 from tui.session_palette import SessionsProvider
 from tui.store_service import StoreOwner, StoreService
+from tui.widgets.session_list import RUNNING_WINDOW
 
 log = logging.getLogger(__name__)
 
+# How often running sessions are checked for going idle (seconds).
+IDLE_CHECK_EVERY = 20.0
 # How often the list repaints while the first scan is still filling it (seconds).
 SCAN_REPAINT_EVERY = 0.4
 
@@ -116,6 +120,8 @@ class PlanwatchApp(StoreOwner, App[None]):
         # Sessions whose source keeps their plan's history (OpenCode): read once, when
         # their timeline is first shown.
         self._histories: set[str] = set()
+        # The sessions running at the last idle check (tui.notices).
+        self._running_sessions: set[str] = set()
         self._pending_ids: set[str] = set()
         self._flush_timer: Any = None
         self._flushed_once = False
@@ -135,6 +141,7 @@ class PlanwatchApp(StoreOwner, App[None]):
         self._show_settings_problems(self.settings)
         # A changed settings file (a revoked user, a fixed typo) applies within a second.
         self.set_interval(1.0, self._check_settings, name="settings-watch")
+        self.set_interval(IDLE_CHECK_EVERY, self._check_idle, name="idle-watch")
         self.feed.start()
         self.store_service.start(watch=self.options.follow)
         self.store_service.reload()
@@ -269,10 +276,44 @@ class PlanwatchApp(StoreOwner, App[None]):
             if entry is None:
                 continue
             plan = entry.plan or EMPTY_PLAN
+            before = self.timelines.last_plan(session_id)
             if self.timelines.note(session_id, plan, self.now(), record=record):
                 mirrored.append((entry.session, plan))
+                if record and self.reading:
+                    for notice in plan_notices(entry.session.title or f"Session {session_id}", before, plan):
+                        self.announce(notice)
         if mirrored and self.settings.keep_plans_in_store and self.reading:
             self.mirror(mirrored)
+
+    # -- notifications
+
+    def announce(self, notice: Notice) -> None:
+        """Ring the bell and show a toast (and a desktop notification when asked), if the
+        person wants this kind of notice (Settings → Notifications)."""
+        wanted = {
+            "complete": self.settings.notify_plan_complete,
+            "blocked": self.settings.notify_item_blocked,
+            "idle": self.settings.notify_session_idle,
+        }[notice.kind]
+        if not wanted:
+            return
+        self.bell()
+        self.notify(notice.message, title="planwatch", markup=False)
+        if self.settings.desktop_notifications and not self.is_headless and self._driver is not None:
+            # As App.bell and App.copy_to_clipboard do: escapes go straight to the terminal.
+            self._driver.write(desktop_escapes(notice))
+
+    def _check_idle(self) -> None:
+        """Sessions that were running at the last look and are not now went idle."""
+        if self.scan_done is None:
+            return
+        now = self.now()
+        running = {e.session.id for e in self.entries() if now - e.session.updated <= RUNNING_WINDOW}
+        for session_id in self._running_sessions - running:
+            entry = self.entry(session_id)
+            if entry is not None:
+                self.announce(idle_notice(entry.session.title or f"Session {session_id}"))
+        self._running_sessions = running
 
     @on(ScanFinished)
     def _on_scan_finished(self, event: ScanFinished) -> None:

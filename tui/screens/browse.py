@@ -492,6 +492,57 @@ class BrowseScreen(Screen[None]):
     def action_drop_item(self) -> None:
         browse_items.drop_item(self)
 
+    # -- open and copy (tui.outside)
+
+    def action_copy_checklist(self) -> None:
+        entry = self.app.entry(self.selected_id) if self.selected_id else None
+        if entry is None:
+            self.notify("Select a session first.", markup=False)
+            return
+        from tui.outside import checklist_markdown
+
+        title = entry.session.title or f"Session {entry.session.id}"
+        text = checklist_markdown(title, self.app.checklist_for(entry.session.id), self.app.reading)
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied the checklist ({len(text.splitlines())} lines) as Markdown.", markup=False)
+
+    def action_open_outside(self) -> None:
+        from tui.outside import DEFAULT_PAGER, command_from, regular_file, run_outside
+
+        entry = self.app.entry(self.selected_id) if self.selected_id else None
+        if entry is None:
+            self.notify("Select a session first.", markup=False)
+            return
+        pager = command_from("PAGER", DEFAULT_PAGER)
+        details = self.query_one("#details", DetailsPanel)
+        documents = self.app.checklist_for(entry.session.id).documents if self.app.reading else ()
+        if documents and self.focused is details:
+            # The documents on the pager's standard input: plan text never goes to a file.
+            text = "\n\n".join(d.text for d in documents)
+            problem = run_outside(self.app, pager, stdin_text=text)
+        elif regular_file(entry.session.path):
+            problem = run_outside(self.app, [*pager, str(entry.session.path)])
+        else:
+            problem = f"{safe_text(str(entry.session.path), single_line=True)} is not a regular file."
+        if problem:
+            self.notify(problem, severity="error", markup=False)
+
+    def action_edit_record(self) -> None:
+        from tui.outside import DEFAULT_EDITOR, command_from, regular_file, run_outside
+
+        own = self._checklist().current_own_row()
+        if own is None:
+            self.notify("Move to one of your own items: its store record opens in $EDITOR.", markup=False)
+            return
+        path = Path(self.app.store_root) / "tasks" / f"{own.task_id}.md"
+        if not regular_file(path):
+            self.notify(f"No record file for {own.task_id} at {safe_text(str(path), single_line=True)}.", markup=False)
+            return
+        editor = command_from("VISUAL", "") or command_from("EDITOR", DEFAULT_EDITOR)
+        problem = run_outside(self.app, [*editor, str(path)])
+        if problem:
+            self.notify(problem, severity="error", markup=False)
+
     # -- details
 
     def action_details(self) -> None:

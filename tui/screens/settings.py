@@ -156,7 +156,26 @@ class SettingsScreen(Screen[Settings | None]):
                         placeholder="keep forever",
                         id="sweep-after-days",
                         type="number",
+                        valid_empty=True,  # blank keeps forever: not an error
                     )
+            with Vertical(classes="section", id="settings-notifications"):
+                yield Label("Notifications", classes="section-title")
+                yield from self._switch_row(
+                    "notify-plan-complete", s.notify_plan_complete,
+                    "When an agent's plan is complete", "Rings the bell and shows a note.",
+                )
+                yield from self._switch_row(
+                    "notify-item-blocked", s.notify_item_blocked,
+                    "When an agent's step is blocked", "Rings the bell and shows a note.",
+                )
+                yield from self._switch_row(
+                    "notify-session-idle", s.notify_session_idle,
+                    "When a running session goes idle", "No change in its transcript for a few minutes.",
+                )
+                yield from self._switch_row(
+                    "desktop-notifications", s.desktop_notifications,
+                    "Desktop notifications too", "OSC 9 / OSC 777: terminals that support them pass them to the desktop.",
+                )
             with Vertical(classes="section", id="settings-sessions"):
                 yield Label("Sessions", classes="section-title")
                 yield Label("Extra transcript folders, one per line", classes="field-label")
@@ -204,6 +223,10 @@ class SettingsScreen(Screen[Settings | None]):
             "sweep_after_days": sweep,
             "transcript_roots": parse_folders(self.query_one("#transcript-roots", TextArea).text),
             "owner": owner,
+            "notify_plan_complete": self.query_one("#notify-plan-complete", Switch).value,
+            "notify_item_blocked": self.query_one("#notify-item-blocked", Switch).value,
+            "notify_session_idle": self.query_one("#notify-session-idle", Switch).value,
+            "desktop_notifications": self.query_one("#desktop-notifications", Switch).value,
         }
         try:
             # Validate through the model so a future constraint on a field is honoured here too.
