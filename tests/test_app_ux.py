@@ -4,6 +4,7 @@ with a toast, the edit dialog, the focusable details, the cursor on an added ite
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -272,3 +273,32 @@ async def test_o_pages_the_transcript_and_E_edits_the_record(two_sessions, isola
         await pilot.press("E")
         await until(pilot, lambda: len(seen.read_text().splitlines()) == 2, what="the editor")
         assert seen.read_text().splitlines()[1] == str(isolated_env.store / "tasks" / "t1.md")
+
+
+async def test_g_groups_by_folder_and_r_shows_running_sessions_only(isolated_env) -> None:
+    """Beyond: sort and group (newest first, by folder, by harness) and "running only"."""
+    now = datetime.now(UTC)
+    for folder, title, minutes in (("/home/dev/web", "Web one", 1), ("/home/dev/api", "API one", 30), ("/home/dev/web", "Web two", 60)):
+        transcript = ClaudeTranscript(isolated_env.claude, folder, at=now - timedelta(minutes=minutes))
+        transcript.custom_title(title).todo_write([("A step", "pending")])
+        # Activity is the newer of the file's mtime and its last record: set the mtime back.
+        stamp = (now - timedelta(hours=2)).timestamp()
+        os.utime(transcript.path, (stamp, stamp))
+    app = make(isolated_env, clock=lambda: now)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, app)
+        session_list = app.screen.query_one("#sessions", SessionList)
+
+        def titles() -> list[str]:
+            return [next(t for t in ("Web one", "API one", "Web two") if t in row) for row in option_texts(session_list)]
+
+        assert titles() == ["Web one", "API one", "Web two"]  # newest first
+        await pilot.press("g")
+        await pilot.pause()
+        assert titles()[0] == "API one" and set(titles()[1:]) == {"Web one", "Web two"}
+        await pilot.press("r")
+        await pilot.pause()
+        assert titles() == ["Web one"]  # the one session that ran in the last minutes
+        await pilot.press("r", "g", "g")
+        await pilot.pause()
+        assert session_list.order == "recent" and not session_list.running_only and len(titles()) == 3

@@ -55,6 +55,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("E", "edit_record", "Edit file", "Open your item's store record in $EDITOR.", show=False),
     Command("enter", "details", "Details", "Show or hide the details of the session: source, steps, overrides, timeline."),
     Command("slash", "filter", "Filter", "Filter the sessions by typing.", key_display="/"),
+    Command("g", "cycle_order", "Order", "Order the sessions: newest first, grouped by folder, grouped by harness.", show=False),
+    Command("r", "running_only", "Running", "Show only running sessions, or all again.", show=False),
     Command("s", "pick_session", "Sessions", "Jump to any session, of any folder: fuzzy by title, folder or harness (pane mode then stays on it)."),
     Command("escape", "close", "Back", "Close the filter or the details.", show=False, palette=False),
     Command("t", "store_view", "Store", "Switch to the store view: plans, tasks, approve and review.", scope="app"),

@@ -368,10 +368,28 @@ class BrowseScreen(Screen[None]):
     def _mark_clicked(self, event: ChecklistView.TickRequested) -> None:
         self._tick(event.ref)
 
+    # -- order and running only
+
+    def action_cycle_order(self) -> None:
+        from tui.widgets.session_list import ORDERS
+
+        session_list = self.query_one("#sessions", SessionList)
+        order = ORDERS[(ORDERS.index(session_list.order) + 1) % len(ORDERS)]
+        session_list.set_view(self.app.now(), order=order)
+        names = {"recent": "newest first", "folder": "grouped by folder", "harness": "grouped by harness"}
+        self.notify(f"Sessions {names[order]}.", markup=False)
+
+    def action_running_only(self) -> None:
+        session_list = self.query_one("#sessions", SessionList)
+        session_list.set_view(self.app.now(), running_only=not session_list.running_only)
+        self.notify("Only running sessions." if session_list.running_only else "All sessions.", markup=False)
+        if not self.pane and session_list.selected_id is not None:
+            self.select(session_list.selected_id)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that mean nothing in the current mode leave the footer (and do nothing)."""
-        if action == "filter" and self.pane:
-            return False  # pane mode has no list to filter
+        if action in ("filter", "cycle_order", "running_only") and self.pane:
+            return False  # pane mode has no list to filter or order
         return True
 
     # -- jumping to a session

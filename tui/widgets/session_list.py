@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Literal
 
 from textual import events
 from textual.binding import Binding
@@ -21,6 +22,9 @@ from core.text import safe_text
 from tui import palette
 from tui.palette import CursorPlainOptionList
 from tui.widgets.pill import pill_text
+
+Order = Literal["recent", "folder", "harness"]
+ORDERS: tuple[Order, ...] = ("recent", "folder", "harness")
 
 # A session whose transcript changed this recently has a running agent.
 RUNNING_WINDOW = timedelta(minutes=3)
@@ -147,9 +151,9 @@ class RowLayout:
         fixed += open_cells + 1 if open_cells else 0
         labels = folder_labels(r.folder for r in rows)
         longest = max((len(label) for label in labels.values()), default=0)
-        # The title keeps at least three quarters of what is left.
+        # The title keeps at least two thirds of what is left.
         room = width - fixed
-        folder = min(longest, FOLDER_MAX, max(0, room // 4 - 1))
+        folder = min(longest, FOLDER_MAX, max(0, room // 3 - 1))
         if folder < min(longest, FOLDER_MIN):
             folder = 0  # a folder cut to a few letters tells nothing apart
         title = max(6, room - (folder + 1 if folder else 0))
@@ -224,6 +228,8 @@ class SessionList(CursorPlainOptionList):
         super().__init__(id=id, classes=classes, markup=False)
         self.rows: list[SessionRow] = []
         self.needle = ""
+        self.order: Order = "recent"
+        self.running_only = False
         self._shown: list[SessionRow] = []
         self._layout_key: tuple[RowLayout, datetime | None] | None = None
         self.row_layout = RowLayout.for_rows([], 100)
@@ -256,6 +262,17 @@ class SessionList(CursorPlainOptionList):
         self.rows = rows
         self._render_rows(now, selected)
 
+    def set_view(self, now: datetime, *, order: Order | None = None, running_only: bool | None = None) -> None:
+        """Order the rows (newest first, or grouped by folder or harness) and/or show only
+        running sessions."""
+        selected = self.selected_id
+        if order is not None:
+            self.order = order
+        if running_only is not None:
+            self.running_only = running_only
+        self._shown = []  # a new order: lay every row out again
+        self._render_rows(now, selected)
+
     def set_needle(self, needle: str, now: datetime) -> None:
         selected = self.selected_id
         self.needle = needle
@@ -269,6 +286,12 @@ class SessionList(CursorPlainOptionList):
         # Laid out over every row, not only the filtered ones: columns stay put while typing.
         layout = RowLayout.for_rows(self.rows, self.row_width)
         shown = [row for row in self.rows if not self.needle or row.matches(self.needle)]
+        if self.running_only:
+            shown = [row for row in shown if now - row.updated <= RUNNING_WINDOW]
+        if self.order != "recent":
+            # Stable: newest first within each folder or harness.
+            attribute = "folder" if self.order == "folder" else "harness"
+            shown.sort(key=lambda row: getattr(row, attribute).casefold())
         key = (layout, now.replace(second=0, microsecond=0) if now else None)
         if [r.id for r in shown] == [r.id for r in self._shown] and key == self._layout_key:
             # Same rows in the same order (the usual live append): repaint only the rows
