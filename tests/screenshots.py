@@ -117,6 +117,7 @@ class Shot:
 
 SHOTS: tuple[Shot, ...] = (
     Shot("browse-wide", (120, 36)),
+    Shot("browse-medium", (80, 24)),
     Shot("pane", (40, 30)),
     Shot("checklist-details", (120, 40), ("down", "down", "down", "down", "tab", "down", "space", "enter")),
     Shot("store", (120, 36), ("t", "down", "down")),
