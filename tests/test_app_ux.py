@@ -302,3 +302,16 @@ async def test_g_groups_by_folder_and_r_shows_running_sessions_only(isolated_env
         await pilot.press("r", "g", "g")
         await pilot.pause()
         assert session_list.order == "recent" and not session_list.running_only and len(titles()) == 3
+
+
+async def test_help_in_pane_mode_lists_only_keys_that_work_there(two_sessions, isolated_env) -> None:
+    """Every key the help shows works where it is shown: pane mode has no list to filter."""
+    from tui.screens.help import HelpScreen
+
+    app = make(isolated_env, pane=True)
+    async with app.run_test(size=(40, 30)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
+        keys = [row.keys for row in app.screen.rows]
+        assert "/" not in keys and "space" in keys and "s" in keys and "?" in keys

@@ -149,6 +149,13 @@ class HelpScreen(ModalScreen[None]):
         stack = self.app.screen_stack
         below = stack[-2] if len(stack) > 1 and stack[-1] is self else None
         if below is not None:
+            # Keys the screen below turns off in its current mode (pane mode's filter)
+            # are not listed: every key shown works where it is shown.
+            check = getattr(below, "check_action", None)
+            if check is not None:
+                kept = [c for c in self.commands()
+                        if getattr(c, "scope", "") != "browse" or check(getattr(c, "action", ""), ()) is not False]
+                self._rows = help_rows(kept)
             self._rows = screen_rows(below, self._rows) + self._rows
         self.query_one("#help-table", Static).update(self.table())
         self.query_one("#help-scroll").focus()

@@ -79,7 +79,8 @@ def details_text(
     reading: bool = True,
 ) -> Content:
     """Everything but the plan documents (those are Markdown: see DetailsPanel)."""
-    parts: list[Part] = [(shorten(session.title or f"Session {session.id}", 100), "bold"), "\n\n"]
+    # The whole title (a row cuts it to its width): enter shows what the row could not.
+    parts: list[Part] = [(safe_text(session.title or f"Session {session.id}"), "bold"), "\n\n"]
     parts += agent_parts(checklist, reading)
     if reading:
         parts += _priorities(checklist)
