@@ -70,7 +70,7 @@ COMMANDS: tuple[Command, ...] = (
 # Which footer keys stay when the footer is too narrow for all: the first ones. `help`
 # always stays (tui.widgets.key_footer); the rest are in the help and the palette.
 FOOTER_PRIORITY: tuple[str, ...] = (
-    "help", "tick", "add_item", "undo", "pick_session", "details", "quit", "filter", "store_view", "edit_item", "drop_item", "settings",
+    "help", "tick", "pick_session", "add_item", "undo", "details", "quit", "filter", "store_view", "edit_item", "drop_item", "settings",
 )
 
 
