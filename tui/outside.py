@@ -12,6 +12,7 @@ import os
 import shlex
 import subprocess
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, SuspendNotSupported
 
@@ -25,7 +26,7 @@ def command_from(variable: str, default: str) -> list[str]:
     return shlex.split(os.environ.get(variable) or default)
 
 
-def run_outside(app: App[object], argv: list[str], *, stdin_text: str | None = None) -> str | None:
+def run_outside(app: App[Any], argv: list[str], *, stdin_text: str | None = None) -> str | None:
     """Run a terminal program with the app suspended; None, or why it could not run."""
     try:
         with app.suspend():
