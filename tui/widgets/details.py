@@ -96,9 +96,9 @@ def details_text(
         _line(parts, "Subagents", str(len(session.subagents)))
     _line(parts, "Last activity", session.updated.strftime("%Y-%m-%d %H:%M:%S"))
     parts.append(("\nTimeline", "bold"))
-    parts.append((" (the plan's changes, oldest first)\n", palette.MUTED))
+    parts.append((" (changes seen while planwatch ran)\n", palette.MUTED))
     if not timeline:
-        parts.append(("  no plan changes\n", palette.MUTED))
+        parts.append(("  no changes yet\n", palette.MUTED))
     for entry in list(timeline)[-20:]:
         parts += [(f"  {entry.at.strftime('%H:%M:%S')} ", palette.MUTED), safe_text(entry.what, single_line=True), "\n"]
     return Content.assemble(*parts)
