@@ -160,8 +160,9 @@ class PlanwatchApp(StoreOwner, App[None]):
 
     def _theme_chosen(self, theme: Any) -> None:
         if theme.name != self.settings.theme:
-            self.settings = self.settings.model_copy(update={"theme": theme.name})
-            self._save_theme(self.settings)
+            chosen = self.settings.model_copy(update={"theme": theme.name})
+            self.store_service.apply_settings(chosen)
+            self._save_theme(chosen)
 
     @work(thread=True, group="theme", exclusive=True, exit_on_error=False)
     def _save_theme(self, settings: Settings) -> None:

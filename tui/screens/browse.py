@@ -548,7 +548,7 @@ class BrowseScreen(Screen[None]):
     def action_edit_record(self) -> None:
         from tui.outside import DEFAULT_EDITOR, command_from, regular_file, run_outside
 
-        own = self._checklist().current_own_row()
+        own = self.checklist_view().current_own_row()
         if own is None:
             self.notify("Move to one of your own items: its store record opens in $EDITOR.", markup=False)
             return

@@ -153,7 +153,7 @@ class RowLayout:
         longest = max((len(label) for label in labels.values()), default=0)
         # The title keeps at least two thirds of what is left.
         room = width - fixed
-        folder = min(longest, FOLDER_MAX, max(0, room // 3 - 1))
+        folder = min(longest, FOLDER_MAX if wide else FOLDER_MAX // 2, max(0, room // 3 - 1))
         if folder < min(longest, FOLDER_MIN):
             folder = 0  # a folder cut to a few letters tells nothing apart
         title = max(6, room - (folder + 1 if folder else 0))
