@@ -201,3 +201,26 @@ def test_the_mcp_server_exits_when_stdin_closes_with_a_call_in_flight(isolated_e
             assert server.stderr is not None
             raise AssertionError(server.stderr.read()) from None
         assert time.monotonic() - started < 10
+
+
+TRANSCRIPT_READ = r"""
+import sys
+from pathlib import Path
+from core.regular import NotRegularFile
+from core.transcripts.claude import ClaudeReader
+from core.transcripts.lines import read_transcript
+try:
+    read_transcript(ClaudeReader(Path(sys.argv[1])), Path(sys.argv[1]))
+except NotRegularFile as exc:
+    print(exc.strerror)
+"""
+
+
+def test_a_transcript_that_is_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
+    fifo = tmp_path / "c0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a45.jsonl"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, "-c", TRANSCRIPT_READ, str(fifo)], cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "is a FIFO, not a regular file"

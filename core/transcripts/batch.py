@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from core.regular import open_regular
 from core.transcripts.discover import TranscriptFile, is_whole_document
 from core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW, read_transcript
 from core.transcripts.linescan import CHUNK
@@ -139,7 +140,7 @@ def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | No
 def _read_warm(item: TranscriptFile, reader: TranscriptReader, remembered: Entry) -> FileRead | None:
     """`reader` fed what `remembered` points at, and then any bytes appended since; None
     when the file changed otherwise (warmcache.fits, a line's hash)."""
-    fd = os.open(item.path, os.O_RDONLY)
+    fd = open_regular(item.path)
     try:
         st = os.fstat(fd)
         fit = fits(remembered, identity(st))

@@ -35,6 +35,7 @@ from typing import BinaryIO
 
 from core import paths
 from core.model import Harness
+from core.regular import open_regular
 
 log = logging.getLogger(__name__)
 
@@ -271,9 +272,9 @@ def _open_bytes(path: Path) -> BinaryIO:
     if path.name.endswith(".zst"):
         import zstandard
 
-        fh = path.open("rb")
+        fh = os.fdopen(open_regular(path), "rb")
         return zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True, closefd=True)  # type: ignore[no-any-return]
-    return path.open("rb")
+    return os.fdopen(open_regular(path), "rb")
 
 
 def _first_lines(path: Path) -> list[bytes]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.regular import open_regular
 from core.transcripts.backward import confirmed, is_full, look_back_for_facts, next_line_start, scan_backward
 from core.transcripts.discover import is_whole_document
 from core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, fd_scan
@@ -116,7 +117,7 @@ def read_transcript(
             stream.close()  # type: ignore[attr-defined]
         return outcome
 
-    fd = os.open(path, os.O_RDONLY)
+    fd = open_regular(path)  # a FIFO named like a transcript is refused, never waited on
     try:
         _read_plain(fd, reader, prefilter, feed, outcome, start, head, tail, bound, chunk, max_line)
         _touch_last_records(fd, reader, start, outcome.offset, trace)
@@ -131,7 +132,7 @@ def _read_document(reader: TranscriptReader, path: Path, outcome: ReadOutcome, m
     """A transcript rewritten whole: read at once (up to `max_line` bytes, like one long
     line) and handed to the reader in one piece. It has no append offset: 0."""
     outcome.offset = 0
-    with path.open("rb") as fh:
+    with os.fdopen(open_regular(path), "rb") as fh:
         data = fh.read(max_line + 1)
     if len(data) > max_line:
         outcome.long_lines_skipped += 1

@@ -4,9 +4,11 @@ wins (discover.py). The stdlib has no zstd before 3.14, hence `zstandard`."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
+from core.regular import open_regular
 from core.transcripts.linescan import CHUNK, Stream
 
 
@@ -17,7 +19,7 @@ def is_zst(path: Path) -> bool:
 def zst_stream(path: Path) -> Stream:
     import zstandard
 
-    fh = path.open("rb")
+    fh = os.fdopen(open_regular(path), "rb")
     return zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True, closefd=True)
 
 
