@@ -11,6 +11,7 @@ swapped in between). Symlinks to regular files are followed unless `follow=False
   of `open` itself (`FileNotFoundError`, `PermissionError`, …).
 - `read_regular(path, limit=None) -> bytes` — the whole file, or `limit + 1` bytes at
   most so a caller can tell "larger than limit".
+- `file_identity(path)` — (inode, size, mtime_ns, ctime_ns), or None: has it changed?
 """
 
 from __future__ import annotations
@@ -79,6 +80,16 @@ def open_regular(path: Path | str, flags: int = os.O_RDONLY, mode: int = 0o644, 
         os.close(fd)
         raise
     return fd
+
+
+def file_identity(path: Path | str) -> tuple[int, int, int, int] | None:
+    """(inode, size, mtime_ns, ctime_ns) of the file at `path`, None when it cannot be
+    stat'ed: equal identities mean nobody wrote or replaced it in between."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def read_regular(path: Path | str, limit: int | None = None) -> bytes:

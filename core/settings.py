@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import getpass
 import logging
-import os
 import re
 import threading
 import time
@@ -46,7 +45,7 @@ from ruamel.yaml.error import YAMLError
 
 from core import paths
 from core.atomic import PRIVATE_FILE_MODE, atomic_write, describe_os_error
-from core.regular import read_regular
+from core.regular import file_identity, read_regular
 
 log = logging.getLogger(__name__)
 
@@ -482,13 +481,6 @@ def _render_key(key: str, value: Any, doc: CommentedMap, lines: list[str], where
 # ---------------------------------------------------------------- live
 
 
-def _identity(path: Path) -> tuple[int, int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
 
 class LiveSettings:
     """The settings file as it is now, for processes that run for long (MCP, app, channel).
@@ -503,7 +495,7 @@ class LiveSettings:
         self.path = Path(path or paths.config_file())
         self._report = report
         self._lock = threading.Lock()
-        self._key = _identity(self.path)
+        self._key = file_identity(self.path)
         self._settings = initial if initial is not None else self._read()
         self._listeners: list[Callable[[Settings], None]] = []
 
@@ -522,13 +514,13 @@ class LiveSettings:
         self._listeners.append(callback)
 
     def current(self) -> Settings:
-        key = _identity(self.path)
+        key = file_identity(self.path)
         with self._lock:
             if key == self._key:
                 return self._settings
             self._key = key
             self._settings = settings = self._read()
-            self._key = _identity(self.path) if _identity(self.path) == key else None
+            self._key = file_identity(self.path) if file_identity(self.path) == key else None
         for callback in list(self._listeners):
             callback(settings)
         return settings

@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from core.atomic import atomic_write, create_exclusive, describe_os_error, fsync_dir
-from core.regular import NotRegularFile, open_regular, read_regular
+from core.regular import NotRegularFile, file_identity, open_regular, read_regular
 from core.store.frontmatter import load_frontmatter, render_record, split_frontmatter
 from core.store.ids import ID_LIMIT, IdCounter, StoreLock, highest_on_disk
 from core.store.schema import (
@@ -433,7 +433,7 @@ class Store:
                 self._write_ids(ids)
                 path = folder / f"{record_id}.md"
                 if _create_exclusive(path, text):
-                    now = _identity(path)
+                    now = file_identity(path)
                     with self._cache_lock:
                         if now is not None:
                             self._written[path] = now
@@ -500,7 +500,7 @@ class Store:
                 late = replaced.late_text()
                 replaced.close()
                 self._seen()[path] = (text, rec)
-                now = _identity(path)
+                now = file_identity(path)
                 with self._cache_lock:
                     if now is not None:
                         self._written[path] = now
@@ -681,23 +681,16 @@ def _check_size(text: str) -> None:
         raise RecordTooLarge(f"the record would be larger than {MAX_RECORD_BYTES:,} bytes.")
 
 
-def _identity(path: Path) -> tuple[int, int, int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-
 
 def _current_text(path: Path) -> tuple[str | None, tuple[int, int, int, int] | None]:
     """The file's text now (None: missing or unreadable) and its identity at that read."""
     for _ in range(10):
-        identity = _identity(path)
+        identity = file_identity(path)
         try:
             text: str | None = _read_text(path)
         except (OSError, RecordInvalid):
             text = None
-        if _identity(path) == identity:
+        if file_identity(path) == identity:
             break
         time.sleep(0.01)  # changed while read: read it again
     return text, identity
@@ -705,11 +698,11 @@ def _current_text(path: Path) -> tuple[str | None, tuple[int, int, int, int] | N
 
 def _settled(path: Path, identity: tuple[int, int, int, int] | None, *, quiet: bool = False) -> bool:
     """True when the file is still the one read, and not being written in place right now."""
-    if _identity(path) != identity:
+    if file_identity(path) != identity:
         return False
     if identity is not None and not quiet and time.time_ns() - identity[2] < SETTLE_SECONDS * 1e9:
         time.sleep(SETTLE_SECONDS)  # an editor may be mid-save: give it a moment
-        return _identity(path) == identity
+        return file_identity(path) == identity
     return True
 
 
