@@ -343,3 +343,18 @@ def test_every_fixture_transcripts_activity_is_the_same_whatever_the_setting(tmp
     assert item is not None
     on, off = (read_file(item, reading) for reading in (True, False))
     assert [r.facts.last_timestamp for r in off.results] == [r.facts.last_timestamp for r in on.results]
+
+
+def test_the_mirror_keeps_an_acp_plans_priorities_in_the_store(isolated_env) -> None:
+    from core.mirror import Mirror
+    from core.model import Session
+    from core.settings import Settings
+
+    store = Store(isolated_env.store)
+    mirror = Mirror(store, Settings(keep_plans_in_store=True))
+    session = Session(id="sess_c3", harness="acp", path=LOG, title="Fix the parser", updated=datetime.now(UTC))
+    assert mirror.update(session, read_acp()) is not None
+    tasks = sorted(store.load().tasks.values(), key=lambda t: t.id)
+    assert [(t.title, t.status, t.priority) for t in tasks] == [
+        ("Read the parser", "done", "medium"), ("Fix the parser", "doing", "high"), ("Tidy the docs", "todo", "low"),
+    ]
