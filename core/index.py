@@ -9,7 +9,10 @@ instead of scanning the files again. The first scan, when there is much to
 read, is spread over worker processes (batch.py), which send the readers back. It
 hands out frozen `SessionEntry` values; callbacks run on the calling or the follower thread and carry only ids.
 
-Which files make which sessions, and the entries shown, is core/sessions.py.
+Which files make which sessions, and the entries shown, is core/sessions.py; loading
+and saving the warm-start cache is core/warmstart.py; the database-backed sources
+(OpenCode's database and its -wal, an unreadable database reported) are
+core/databases.py.
 
 Privacy: with `read_plans` off no line naming a planning tool reaches a reader, and
 every plan is empty. Plan text lives only in these objects, never on disk or in logs.
@@ -21,27 +24,24 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core import paths
-from core.model import EMPTY_PLAN, AgentPlan
+from core.databases import DatabaseSources, database_of, opencode_root
+from core.model import EMPTY_PLAN
 from core.sessions import FileState, SessionEntry, build_entry, ids_of, orphan_ids, relations
 from core.settings import Settings, load_settings
-from core.transcripts import warmcache
 from core.transcripts.batch import FileRead, read_all, read_file
 from core.transcripts.discover import (
     TranscriptFile,
     classify,
-    classify_database,
-    classify_storage,
     discover,
     is_transcript_name,
 )
 from core.transcripts.lines import read_transcript
 from core.transcripts.reader import SessionResult
-from core.transcripts.warmcache import Entry, WarmCache
+from core.warmstart import WarmStart
 
 if TYPE_CHECKING:
     from core.transcripts.follow import Follower
@@ -71,7 +71,7 @@ def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[
     return unique
 
 
-class SessionIndex:
+class SessionIndex(WarmStart, DatabaseSources):
     """Sessions of every harness, in memory, kept up to date while following."""
 
     def __init__(self, roots: list[Path] | None = None, *, read_plans: bool = True) -> None:
@@ -270,12 +270,12 @@ class SessionIndex:
             storages = {db for db in databases if db.name == "storage"}
             follower = Follower(
                 [
-                    *(r for r in self.roots_searched if not r.is_file() and not _opencode_root(r, databases)),
+                    *(r for r in self.roots_searched if not r.is_file() and not opencode_root(r, databases)),
                     *(storage / "session" for storage in storages),
                 ],
                 self._consume,
-                accept=lambda path: is_transcript_name(path) or _database_of(path) in databases,
-                rewritten=lambda path: _database_of(path) is not None,
+                accept=lambda path: is_transcript_name(path) or database_of(path) in databases,
+                rewritten=lambda path: database_of(path) is not None,
                 flat_roots=sorted({db.parent for db in databases - storages} | {s / "todo" for s in storages}),
                 on_removed=self._removed,
                 after_batch=self._after_batch,
@@ -300,42 +300,6 @@ class SessionIndex:
             follower.stop()
         if stale:
             threading.Thread(target=self.save_cache, name="planwatch-cache-save").start()
-
-    # -- the warm-start cache (warmcache.py) -------------------------------------------
-
-    def _remembered(self, files: list[TranscriptFile]) -> dict[Path, Entry]:
-        """What the warm-start cache remembers of `files` (nothing with plans off)."""
-        if not self._read_plans:
-            return {}
-        try:
-            cache = WarmCache.load()
-        except Exception:  # a cache is never worth failing a scan for
-            log.warning("the warm-start cache could not be read", exc_info=True)
-            return {}
-        found: dict[Path, Entry] = {}
-        for item in files:
-            entry = cache.get(item.path, item.harness)
-            if entry is not None:
-                found[item.path] = entry
-        if cache.count_under(self.roots_searched) > len(found):
-            self._cache_stale = True  # it remembers files that are gone: drop them
-        return found
-
-    def save_cache(self) -> None:
-        """Write the warm-start cache when it is behind (never with plans off)."""
-        with self._io_lock, self._lock:
-            if not self._read_plans or not self._cache_stale:
-                return
-            self._cache_stale = False
-            traces = [
-                (path, state.file.harness, state.trace.copy())
-                for path, state in self._files.items()
-                if state.trace is not None
-            ]
-        try:
-            warmcache.save(traces, self.roots_searched)
-        except Exception:
-            log.warning("the warm-start cache could not be written", exc_info=True)
 
     def set_read_plans(self, on: bool) -> None:
         """The privacy switch. Off: plans are emptied now and no plan line is read again.
@@ -370,93 +334,10 @@ class SessionIndex:
                 follower.track(item.path, state.offset)
         self._notify(self._rebuild(ids, orphans=True))
 
-    # -- databases (OpenCode) ----------------------------------------------------------
-
-    def history(self, session_id: str) -> list[tuple[datetime, AgentPlan]]:
-        """A session's plan after each plan call, with its time, when its source keeps
-        that history apart from the current list (OpenCode's completed todowrite parts);
-        [] otherwise. Reads the source: call it from a worker thread."""
-        with self._lock:
-            entry = self._entries.get(session_id)
-            state = self._files.get(entry.session.path) if entry is not None else None
-        reader = state.reader if state is not None else None
-        read = getattr(reader, "history", None)
-        if not self._read_plans or read is None:
-            return []
-        with self._io_lock:
-            found: list[tuple[datetime, AgentPlan]] = read(session_id)
-            return found
-
-    def problems(self) -> list[str]:
-        """What is wrong with databases that cannot be read (which file, what), plus
-        databases named explicitly that are not there; the other harnesses are read."""
-        with self._lock:
-            found = dict(self._problems)
-            read = set(self._files)
-        for root in self.roots_searched:
-            if not _is_database_root(root) or root in found or root in read:
-                continue
-            if root.exists():
-                found[root] = f"{root}: corrupt or not an SQLite database"
-            elif _named(root):
-                found[root] = f"{root}: no database there"
-        return list(found.values())
-
-    def _note_problem(self, path: Path, problem: str | None) -> None:
-        with self._lock:
-            if problem is None:
-                self._problems.pop(path, None)
-                return
-            if self._problems.get(path) == problem:
-                return  # reported once
-            self._problems[path] = problem
-        log.info("OpenCode's database is skipped: %s", problem)  # the CLI and the app say it
-
-    def _databases(self) -> set[Path]:
-        """OpenCode sources read or named as roots (they may appear later): database
-        files and storage folders."""
-        with self._lock:
-            found = {path for path, state in self._files.items() if state.file.harness == "opencode"}
-        named = {root for root in self.roots_searched if _is_database_root(root)}
-        storage = paths.opencode_storage_dir()
-        if storage in self.roots_searched and not (storage.parent / "opencode.db").exists():
-            named.add(storage)
-        return found | named
-
-    def _refresh_database(self, path: Path) -> int | None:
-        """The database or its -wal changed: read again the sessions that moved."""
-        from core.transcripts.opencode import OpenCodeReader  # sqlite3: only when there is one
-
-        with self._io_lock:
-            with self._lock:
-                state = self._files.get(path)
-            reader = state.reader if state is not None else None
-            if state is None or not isinstance(reader, OpenCodeReader):
-                item = classify_storage(path) if path.name == "storage" else classify_database(path)
-                if item is None:
-                    ids = self._forget(path)
-                else:
-                    ids = self._load(item)
-            else:
-                with self._lock:
-                    before = {sid for sid in ids_of(state)}
-                changed = reader.refresh()
-                self._note_problem(path, reader.problem)
-                if changed and state.trace is not None and state.trace.state is not None:
-                    state.trace.state = reader.warm_state()  # read under the IO lock
-                    self._cache_stale = True
-                results = reader.results()
-                with self._lock:
-                    state.results = results
-                    ids = changed | (before - ids_of(state))
-        with self._lock:
-            self._changed |= ids
-        return 0
-
     # -- follower callbacks (follower thread) ------------------------------------------
 
     def _consume(self, path: Path, start: int, reset: bool) -> int | None:
-        database = _database_of(path)
+        database = database_of(path)
         if database is not None:
             return self._refresh_database(database)
         # A plain rollout beside its compressed copy wins (FORMATS §3), also while live.
@@ -499,37 +380,3 @@ class SessionIndex:
                 callback(sorted(ids))
             except Exception:
                 log.exception("on_change callback failed")
-
-
-
-def _is_database_root(root: Path) -> bool:
-    """A root naming a database file (OpenCode's `opencode.db`, or any `.db` given)."""
-    return root.suffix == ".db" and not root.is_dir()
-
-
-def _database_of(path: Path) -> Path | None:
-    """The OpenCode source a changed file belongs to: a database (itself, `….db`, or its
-    `….db-wal`), or a storage folder (`storage/session/<project>/<id>.json`,
-    `storage/todo/<id>.json`)."""
-    if path.name.endswith(".db-wal"):
-        return path.with_name(path.name[: -len("-wal")])
-    if path.suffix == ".db":
-        return path
-    if path.suffix == ".json":
-        if path.parent.name == "todo" and path.parent.parent.name == "storage":
-            return path.parent.parent
-        if path.parent.parent.name == "session" and path.parent.parent.parent.name == "storage":
-            return path.parent.parent.parent
-    return None
-
-
-def _named(database: Path) -> bool:
-    """A database someone named (OPENCODE_DB, --root, the settings), not the default
-    place OpenCode may simply not be installed at: only then is its absence reported."""
-    return database != paths.opencode_db() or paths.opencode_db_named()
-
-
-def _opencode_root(root: Path, sources: set[Path]) -> bool:
-    """A root that is an OpenCode source or its data folder: watched through the
-    source's own folders only, never recursively (its snapshot folders are large)."""
-    return root in sources or root / "opencode.db" in sources or root / "storage" in sources

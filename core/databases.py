@@ -1,0 +1,152 @@
+"""The session index's database-backed sources (OpenCode's SQLite database and its older
+storage/ folder): which changed file belongs to which source, refreshing the sessions
+that moved when the database or its -wal changes, a session's plan history, and
+reporting a database that cannot be read. The reader itself is
+core/transcripts/opencode.py; the index that holds the state is core/index.py.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from core import paths
+from core.model import AgentPlan
+from core.sessions import FileState, SessionEntry, ids_of
+from core.transcripts.discover import TranscriptFile, classify_database, classify_storage
+
+log = logging.getLogger(__name__)
+
+
+class DatabaseSources:
+    """`SessionIndex`'s database half: it reads and writes the index's own state (the
+    files read, the entries, the problems noted) under the index's locks."""
+
+    roots_searched: list[Path]
+    _read_plans: bool
+    _cache_stale: bool
+    _lock: threading.RLock
+    _io_lock: threading.RLock
+    _files: dict[Path, FileState]
+    _entries: dict[str, SessionEntry]
+    _changed: set[str]
+    _problems: dict[Path, str]
+    _load: Callable[[TranscriptFile], set[str]]
+    _forget: Callable[[Path], set[str]]
+
+    def history(self, session_id: str) -> list[tuple[datetime, AgentPlan]]:
+        """A session's plan after each plan call, with its time, when its source keeps
+        that history apart from the current list (OpenCode's completed todowrite parts);
+        [] otherwise. Reads the source: call it from a worker thread."""
+        with self._lock:
+            entry = self._entries.get(session_id)
+            state = self._files.get(entry.session.path) if entry is not None else None
+        reader = state.reader if state is not None else None
+        read = getattr(reader, "history", None)
+        if not self._read_plans or read is None:
+            return []
+        with self._io_lock:
+            found: list[tuple[datetime, AgentPlan]] = read(session_id)
+            return found
+
+    def problems(self) -> list[str]:
+        """What is wrong with databases that cannot be read (which file, what), plus
+        databases named explicitly that are not there; the other harnesses are read."""
+        with self._lock:
+            found = dict(self._problems)
+            read = set(self._files)
+        for root in self.roots_searched:
+            if not is_database_root(root) or root in found or root in read:
+                continue
+            if root.exists():
+                found[root] = f"{root}: corrupt or not an SQLite database"
+            elif _named(root):
+                found[root] = f"{root}: no database there"
+        return list(found.values())
+
+    def _note_problem(self, path: Path, problem: str | None) -> None:
+        with self._lock:
+            if problem is None:
+                self._problems.pop(path, None)
+                return
+            if self._problems.get(path) == problem:
+                return  # reported once
+            self._problems[path] = problem
+        log.info("OpenCode's database is skipped: %s", problem)  # the CLI and the app say it
+
+    def _databases(self) -> set[Path]:
+        """OpenCode sources read or named as roots (they may appear later): database
+        files and storage folders."""
+        with self._lock:
+            found = {path for path, state in self._files.items() if state.file.harness == "opencode"}
+        named = {root for root in self.roots_searched if is_database_root(root)}
+        storage = paths.opencode_storage_dir()
+        if storage in self.roots_searched and not (storage.parent / "opencode.db").exists():
+            named.add(storage)
+        return found | named
+
+    def _refresh_database(self, path: Path) -> int | None:
+        """The database or its -wal changed: read again the sessions that moved."""
+        from core.transcripts.opencode import OpenCodeReader  # sqlite3: only when there is one
+
+        with self._io_lock:
+            with self._lock:
+                state = self._files.get(path)
+            reader = state.reader if state is not None else None
+            if state is None or not isinstance(reader, OpenCodeReader):
+                item = classify_storage(path) if path.name == "storage" else classify_database(path)
+                if item is None:
+                    ids = self._forget(path)
+                else:
+                    ids = self._load(item)
+            else:
+                with self._lock:
+                    before = {sid for sid in ids_of(state)}
+                changed = reader.refresh()
+                self._note_problem(path, reader.problem)
+                if changed and state.trace is not None and state.trace.state is not None:
+                    state.trace.state = reader.warm_state()  # read under the IO lock
+                    self._cache_stale = True
+                results = reader.results()
+                with self._lock:
+                    state.results = results
+                    ids = changed | (before - ids_of(state))
+        with self._lock:
+            self._changed |= ids
+        return 0
+
+
+def is_database_root(root: Path) -> bool:
+    """A root naming a database file (OpenCode's `opencode.db`, or any `.db` given)."""
+    return root.suffix == ".db" and not root.is_dir()
+
+
+def database_of(path: Path) -> Path | None:
+    """The OpenCode source a changed file belongs to: a database (itself, `….db`, or its
+    `….db-wal`), or a storage folder (`storage/session/<project>/<id>.json`,
+    `storage/todo/<id>.json`)."""
+    if path.name.endswith(".db-wal"):
+        return path.with_name(path.name[: -len("-wal")])
+    if path.suffix == ".db":
+        return path
+    if path.suffix == ".json":
+        if path.parent.name == "todo" and path.parent.parent.name == "storage":
+            return path.parent.parent
+        if path.parent.parent.name == "session" and path.parent.parent.parent.name == "storage":
+            return path.parent.parent.parent
+    return None
+
+
+def _named(database: Path) -> bool:
+    """A database someone named (OPENCODE_DB, --root, the settings), not the default
+    place OpenCode may simply not be installed at: only then is its absence reported."""
+    return database != paths.opencode_db() or paths.opencode_db_named()
+
+
+def opencode_root(root: Path, sources: set[Path]) -> bool:
+    """A root that is an OpenCode source or its data folder: watched through the
+    source's own folders only, never recursively (its snapshot folders are large)."""
+    return root in sources or root / "opencode.db" in sources or root / "storage" in sources

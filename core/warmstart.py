@@ -1,0 +1,67 @@
+"""The session index's warm-start cache orchestration: what the cache remembers of the
+files a first scan found (replayed instead of read), and writing the cache when the
+index is ahead of it. The cache itself (format, fit checks, the locked write) is
+core/transcripts/warmcache.py; the index that holds the state is core/index.py.
+
+Privacy: with plans off nothing is remembered or written; the cache holds offsets,
+lengths and hashes, never text.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+from core.sessions import FileState
+from core.transcripts import warmcache
+from core.transcripts.discover import TranscriptFile
+from core.transcripts.warmcache import Entry, WarmCache
+
+log = logging.getLogger(__name__)
+
+
+class WarmStart:
+    """`SessionIndex`'s warm-start half: it reads and writes the index's own state (the
+    files read, whether the cache is behind) under the index's locks."""
+
+    roots_searched: list[Path]
+    _read_plans: bool
+    _cache_stale: bool
+    _lock: threading.RLock
+    _io_lock: threading.RLock
+    _files: dict[Path, FileState]
+
+    def _remembered(self, files: list[TranscriptFile]) -> dict[Path, Entry]:
+        """What the warm-start cache remembers of `files` (nothing with plans off)."""
+        if not self._read_plans:
+            return {}
+        try:
+            cache = WarmCache.load()
+        except Exception:  # a cache is never worth failing a scan for
+            log.warning("the warm-start cache could not be read", exc_info=True)
+            return {}
+        found: dict[Path, Entry] = {}
+        for item in files:
+            entry = cache.get(item.path, item.harness)
+            if entry is not None:
+                found[item.path] = entry
+        if cache.count_under(self.roots_searched) > len(found):
+            self._cache_stale = True  # it remembers files that are gone: drop them
+        return found
+
+    def save_cache(self) -> None:
+        """Write the warm-start cache when it is behind (never with plans off)."""
+        with self._io_lock, self._lock:
+            if not self._read_plans or not self._cache_stale:
+                return
+            self._cache_stale = False
+            traces = [
+                (path, state.file.harness, state.trace.copy())
+                for path, state in self._files.items()
+                if state.trace is not None
+            ]
+        try:
+            warmcache.save(traces, self.roots_searched)
+        except Exception:
+            log.warning("the warm-start cache could not be written", exc_info=True)
