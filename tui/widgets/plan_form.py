@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from core.store.schema import PLAN_STATUSES
+from tui.widgets.record_form import RecordForm
 
 
 @dataclass(frozen=True)
@@ -45,9 +46,11 @@ class PlanDraft:
         return {k: v for k, v in values.items() if self.original.get(k) != v}
 
 
-class PlanForm(ModalScreen[PlanDraft | None]):
+class PlanForm(RecordForm[PlanDraft]):
     """Create a plan (`plan`=None) or edit one; dismisses with a `PlanDraft`, or None."""
 
+    FORM_ID = "plan-form"
+    NOUN = "plan"
     DEFAULT_CSS = """
     PlanForm { align: center middle; }
     PlanForm #plan-form { width: 72; max-width: 100%; height: auto; border: round $primary;
@@ -112,20 +115,6 @@ class PlanForm(ModalScreen[PlanDraft | None]):
             status=str(self.query_one("#status", Select).value) if self._record is not None else None,
             original=self._original(),
         )
-
-    @on(Input.Submitted)
-    @on(Button.Pressed, "#save")
-    def action_submit(self) -> None:
-        draft = self.draft()
-        if not draft.title:
-            self.query_one("#plan-form-error", Static).update("A plan needs a title.")
-            self.query_one("#title", Input).focus()
-            return
-        self.dismiss(draft)
-
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class ConfirmScreen(ModalScreen[bool]):

@@ -21,6 +21,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from core.store.schema import TASK_PRIORITIES, TASK_STATUSES
 from core.text import shorten
+from tui.widgets.record_form import RecordForm
 
 
 def split_list(raw: str) -> tuple[str, ...]:
@@ -65,7 +66,7 @@ class TaskDraft:
         return {k: v for k, v in values.items() if self.original.get(k) != v}
 
 
-class TaskForm(ModalScreen[TaskDraft | None]):
+class TaskForm(RecordForm[TaskDraft]):
     """Add a task (`task`=None) or edit one; dismisses with a `TaskDraft`, or None on cancel.
 
     `task` is any object with the task record's attributes (`id, title, status,
@@ -73,6 +74,8 @@ class TaskForm(ModalScreen[TaskDraft | None]):
     for the plan field.
     """
 
+    FORM_ID = "task-form"
+    NOUN = "task"
     DEFAULT_CSS = """
     TaskForm { align: center middle; }
     TaskForm #task-form { width: 72; max-width: 100%; height: auto; border: round $primary;
@@ -176,20 +179,6 @@ class TaskForm(ModalScreen[TaskDraft | None]):
             note=note or None,
             original=self._original(),
         )
-
-    @on(Input.Submitted)
-    @on(Button.Pressed, "#save")
-    def action_submit(self) -> None:
-        draft = self.draft()
-        if not draft.title:
-            self.query_one("#task-form-error", Static).update("A task needs a title.")
-            self.query_one("#title", Input).focus()
-            return
-        self.dismiss(draft)
-
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class ReviewForm(ModalScreen[str | None]):
