@@ -111,7 +111,8 @@ async def test_help_screen_adds_the_keys_of_the_screen_it_opened_over() -> None:
         await pilot.pause()
         app.pop_screen()
         await app.push_screen(StoreLike())
-        await app.push_screen(SampleHelp())
+        # The screen that opens the help screen hands it its keys.
+        await app.push_screen(SampleHelp(StoreLike.HELP_GROUP, StoreLike.BINDINGS))
         await pilot.pause()
         rows = app.screen.rows
         assert rows[0].group == "store view" and (rows[0].keys, rows[0].description) == ("v", "Approve")

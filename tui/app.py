@@ -457,4 +457,6 @@ class PlanwatchApp(StoreOwner, App[None]):
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen())
+        # The keys the screen it opens over binds itself (settings' save) are listed too.
+        screen = self.screen
+        self.push_screen(HelpScreen(getattr(screen, "HELP_GROUP", ""), screen.BINDINGS, screen.check_action))

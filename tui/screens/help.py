@@ -8,7 +8,7 @@ optionally `key_display`, `tooltip` or `help`, and `group`/`scope`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -70,17 +70,16 @@ def help_rows(commands: Iterable[Any]) -> list[HelpRow]:
     return rows
 
 
-def screen_rows(screen: Any, known: Iterable[HelpRow]) -> list[HelpRow]:
+def screen_rows(group: str, bindings: Iterable[Any], known: Iterable[HelpRow]) -> list[HelpRow]:
     """The keys a screen binds itself (the store view's `v`, settings' `ctrl+s`) that the
     app's command list does not already hold, under the screen's `HELP_GROUP` name."""
-    group = getattr(screen, "HELP_GROUP", "")
     if not group:
         return []
     # A key listed the same way (keys, words and detail) is not repeated; the same key
     # doing something else here (the store view's `e` edits a record) is listed.
     seen = {(row.keys, row.description, row.detail) for row in known}
     rows = []
-    for row in help_rows(b for b in getattr(screen, "BINDINGS", ()) if isinstance(b, Binding)):
+    for row in help_rows(b for b in bindings if isinstance(b, Binding)):
         if (row.keys, row.description, row.detail) not in seen:
             rows.append(HelpRow(row.keys, row.description, row.detail, group))
     return rows
@@ -122,9 +121,23 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark", "dismiss_help", "Close", tooltip="Close the help screen"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        group: str = "",
+        bindings: Iterable[Any] = (),
+        check_action: Callable[[str, tuple[object, ...]], bool | None] | None = None,
+    ) -> None:
+        """The screen that opens it hands it what it lists: its own keys (`HELP_GROUP`,
+        `BINDINGS`), listed above the app's under that name, and its `check_action`."""
         super().__init__()
-        self._rows = help_rows(self.commands())
+        commands = self.commands()
+        if check_action is not None:
+            # Keys the screen below turns off in its current mode (pane mode's filter)
+            # are not listed: every key shown works where it is shown.
+            commands = [c for c in commands
+                        if getattr(c, "scope", "") != "browse" or check_action(getattr(c, "action", ""), ()) is not False]
+        rows = help_rows(commands)
+        self._rows = screen_rows(group, bindings, rows) + rows
 
     def commands(self) -> Iterable[Any]:
         """What the screen lists: the app's one list of commands."""
@@ -146,17 +159,6 @@ class HelpScreen(ModalScreen[None]):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        stack = self.app.screen_stack
-        below = stack[-2] if len(stack) > 1 and stack[-1] is self else None
-        if below is not None:
-            # Keys the screen below turns off in its current mode (pane mode's filter)
-            # are not listed: every key shown works where it is shown.
-            check = getattr(below, "check_action", None)
-            if check is not None:
-                kept = [c for c in self.commands()
-                        if getattr(c, "scope", "") != "browse" or check(getattr(c, "action", ""), ()) is not False]
-                self._rows = help_rows(kept)
-            self._rows = screen_rows(below, self._rows) + self._rows
         self.query_one("#help-table", Static).update(self.table())
         self.query_one("#help-scroll").focus()
 

@@ -403,7 +403,7 @@ class StoreScreen(Screen[None]):
 
     def action_help(self) -> None:
         # The help screen lists the app's keys and, above them, this view's own.
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen(self.HELP_GROUP, self.BINDINGS, self.check_action))
 
     def action_new_plan(self) -> None:
         store_actions.new_plan(self)
