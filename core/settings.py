@@ -11,7 +11,8 @@ API summary:
   defaults and **fails closed**: its directory is unknown, so `directory_error` is set.
 - `save_settings(settings, path=None, *, base=None)` — writes only the fields where
   `settings` differs from `base` (default: what the file holds now), into the file's
-  own text: every other line (comments, key order, unknown keys, sections that failed
+  own text: every other line (comments, key order, unknown keys — each reported as a
+  problem, with the nearest known key —, sections that failed
   validation) stays byte-for-byte. Refuses (`SettingsNotSaved`) a file that is not YAML.
 - `LiveSettings(path)` — for long-running processes: `current()` re-reads the file when
   it changed (one `stat` per call), so an edit applies on the next call.
@@ -27,6 +28,7 @@ The earlier nested shape is read too: `users: {roles: {…}, users: {ana: {token
 
 from __future__ import annotations
 
+import difflib
 import getpass
 import logging
 import re
@@ -275,7 +277,11 @@ def _load(path: Path) -> Settings:
     for key, value in data.items():
         name = _FIELDS.get(key) if isinstance(key, str) else None
         if name is None:
-            continue  # keys planwatch does not know are the person's (kept on save)
+            # Kept on save (they may be another tool's), but said: a misspelled key
+            # (`requireAproval`, `role`) must not pass for a setting in force.
+            if key not in ("roles", "users"):
+                problems.append(SettingsProblem(path, str(key), _unknown_key(key)))
+            continue
         try:
             values[name] = getattr(Settings.model_validate({key: value}), name)
         except ValidationError as exc:
@@ -289,6 +295,14 @@ def _load(path: Path) -> Settings:
         directory_error = f"the user directory in {path} is not valid: {first.key}: {first.problem}{more}"
     settings = Settings.model_validate(values).model_copy(update={"users": directory})
     return settings.with_problems(problems, directory_error)
+
+
+def _unknown_key(key: object) -> str:
+    """What is said of a top-level key planwatch does not know, with the nearest known one."""
+    known = [*_FIELDS, "roles", "users"]
+    near = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6) if isinstance(key, str) else []
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    return f"is not a setting planwatch knows{hint}; it is kept in the file and has no effect"
 
 
 def _load_directory(path: Path, data: Mapping[str, Any]) -> tuple[UserDirectory | None, list[SettingsProblem]]:

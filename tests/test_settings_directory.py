@@ -136,3 +136,26 @@ async def test_the_app_applies_a_changed_directory_within_a_second(isolated_env:
         assert app.settings.directory_error is not None
         assert time.monotonic() - changed_at < 1.5  # the 1 s check, plus a busy machine's slack
         assert any(str(path) in (n.title or "") for n in app._notifications)
+
+
+def test_an_unknown_settings_key_is_reported_with_the_nearest_setting_and_kept(isolated_env: IsolatedEnv) -> None:
+    """Issue 8: keep every valid setting, report each invalid one (file, key, what is wrong).
+    A misspelled key is in force nowhere, so it is said; the file keeps it as written."""
+    path = use_config(isolated_env, "misspelled-keys.yaml")
+    before = path.read_bytes()
+    added = planwatch(isolated_env, "task", "add", "Ship")
+    assert added.returncode == 0, added.stderr
+    assert f"{path}: requireAproval: is not a setting planwatch knows (did you mean requireApproval?)" in added.stderr
+    assert f"{path}: ownr: is not a setting planwatch knows (did you mean owner?)" in added.stderr
+    assert f"{path}: pager: is not a setting planwatch knows;" in added.stderr
+    started = planwatch(isolated_env, "task", "set", "t1", "--status", "doing")
+    assert started.returncode == 0  # requireApproval is not in force: the typo did not set it
+    assert path.read_bytes() == before
+    settings = load_settings(path, report=False)
+    assert settings.directory_error is None and settings.require_approval is False
+
+
+def test_a_misspelled_roles_section_names_the_key_it_meant(isolated_env: IsolatedEnv) -> None:
+    path = use_config(isolated_env, "misspelled-roles.yaml")
+    added = planwatch(isolated_env, "task", "add", "Ship")
+    assert f"{path}: role: is not a setting planwatch knows (did you mean roles?)" in added.stderr
