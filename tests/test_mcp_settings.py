@@ -80,3 +80,35 @@ async def test_settings_problems_reach_the_client_as_logging_notifications(isola
     note: Any = messages[0]
     assert note.level == "warning" and note.logger == "planwatch.settings"
     assert f"{isolated_env.config}: users[1].email: is not a key of a user" in note.data
+
+
+def test_telling_a_settings_problem_prints_no_python_warning_on_the_servers_stderr(isolated_env: IsolatedEnv) -> None:
+    """Traceback or warning output anywhere is a defect: the SDK deprecates its logging call,
+    and telling a settings problem printed that warning with the SDK's source line."""
+    import json
+    import subprocess
+
+    shutil.copyfile(CONFIGS / "syntax-error.yaml", isolated_env.config)
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "task_list", "arguments": {}}},
+    ]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "mcp"], cwd=ROOT, env=server_env(), text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    server.stdin.write("".join(json.dumps(m) + "\n" for m in lines))
+    server.stdin.flush()
+    answers = [json.loads(server.stdout.readline()) for _ in range(3)]  # init, the warning, task_list
+    server.stdin.close()  # the server exits when its stdin closes
+    server.wait(timeout=DEADLINE)
+    assert server.stderr is not None
+    err = server.stderr.read()
+    assert [a.get("id") for a in answers if "id" in a] == [1, 2]
+    told = [a for a in answers if a.get("method") == "notifications/message"]
+    assert len(told) == 1 and "is not valid YAML" in told[0]["params"]["data"]
+    assert f"settings: {isolated_env.config}: is not valid YAML" in err
+    assert "Warning" not in err and "Traceback" not in err and "send_log_message" not in err

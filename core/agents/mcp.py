@@ -185,10 +185,7 @@ class PlanwatchMCP:
         self._session = session
         problems = await anyio.to_thread.run_sync(self._untold_problems)
         for problem in problems:
-            try:
-                await session.send_log_message("warning", f"planwatch settings: {problem}", logger="planwatch.settings")
-            except Exception as exc:  # the client went away: nothing to tell
-                log.debug("mcp: could not send a settings problem: %s", exc)
+            await self._send_warning(session, f"planwatch settings: {problem}", "planwatch.settings")
 
     async def _watch_settings(self) -> None:
         """Re-read a changed settings file about twice a second and tell the client its problems."""
@@ -212,13 +209,18 @@ class PlanwatchMCP:
         return result
 
     async def _warn(self, ctx: ServerRequestContext[Any], message: str) -> None:
-        """One logging notification (level warning), when the client has not asked for less."""
+        await self._send_warning(ctx.session, message, LOGGER)
+
+    async def _send_warning(self, session: ServerSession, message: str, logger: str) -> None:
+        """One logging notification (level warning), when the client has not asked for less.
+        The SDK's deprecation warning for logging is silenced: it would print the SDK's
+        source line on the server's stderr."""
         if _LEVELS.index(self._log_level) > _LEVELS.index("warning"):
             return
         try:
             with warnings.catch_warnings():  # logging is deprecated only at 2026-07-28
                 warnings.simplefilter("ignore")
-                await ctx.session.send_log_message("warning", message, logger=LOGGER)
+                await session.send_log_message("warning", message, logger=logger)
         except Exception as exc:  # the client went away: nothing to tell
             log.debug("mcp: dropped a warning for the client: %s", exc)
 
