@@ -47,6 +47,7 @@ async def test_a_revoked_token_stops_working_in_a_running_server(isolated_env: I
         with anyio.fail_after(DEADLINE):
             refused = await ana.call_tool("task_approve", {"task": "t2"})
         assert refused.is_error and "needs the task:approve grant" in text_of(refused)
+        assert "whose token matches no user of the directory (revoked or mistyped)" in text_of(refused)
         # Stamps no longer carry her name either: owner, else host.
         assert await call(ana, "task_review", {"task": "t2"}) == "t2 todo medium Two"
     text = (isolated_env.store / "tasks" / "t2.md").read_text()

@@ -159,3 +159,17 @@ def test_a_misspelled_roles_section_names_the_key_it_meant(isolated_env: Isolate
     path = use_config(isolated_env, "misspelled-roles.yaml")
     added = planwatch(isolated_env, "task", "add", "Ship")
     assert f"{path}: role: is not a setting planwatch knows (did you mean roles?)" in added.stderr
+
+
+def test_a_token_no_user_holds_is_refused_as_such_not_as_no_token(isolated_env: IsolatedEnv) -> None:
+    """A revoked or mistyped token is not 'no user token': the refusal says which it was."""
+    use_config(isolated_env, "seed-directory.yaml")
+    assert planwatch(isolated_env, "task", "add", "Ship").returncode == 0
+    refused = planwatch(isolated_env, "task", "approve", "t1", extra={"PLANWATCH_TOKEN": "ana-secreT"})
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == (
+        "Refused planwatch task approve: approving needs the task:approve grant, which a call whose token "
+        "matches no user of the directory (revoked or mistyped) does not hold."
+    )
+    bare = planwatch(isolated_env, "task", "approve", "t1")
+    assert "which a call with no user token does not hold." in bare.stderr

@@ -67,7 +67,12 @@ def refusal(subject: str, doing: str, grant: str, caller: Caller, settings: Sett
     """Why a call without `grant` is refused, in the one wording the tools and channel share."""
     if settings is not None and settings.directory_error is not None:
         return f"Refused {subject}: {doing} needs the {grant} grant, and {settings.directory_error}; fix it first."
-    who = caller.user or "a call with no user token"
+    if caller.user:
+        who = caller.user
+    elif caller.unknown_token:
+        who = "a call whose token matches no user of the directory (revoked or mistyped)"
+    else:
+        who = "a call with no user token"
     return f"Refused {subject}: {doing} needs the {grant} grant, which {who} does not hold."
 
 

@@ -40,6 +40,8 @@ class Caller:
     session: str | None = None
     user: str | None = None
     """The user directory's user whose token was presented; None holds no grant."""
+    unknown_token: bool = False
+    """A token was presented that no user of the directory holds (revoked, mistyped)."""
 
     def stamp(self, at: datetime, *, verdict: str | None = None) -> Stamp:
         return Stamp.model_validate({"at": at, "by": self.by or "host", "in": self.session, "verdict": verdict})
@@ -85,4 +87,7 @@ def caller_from_env(settings: Settings, environ: Mapping[str, str] | None = None
     user = user_for_token(settings, env.get("PLANWATCH_TOKEN"))
     if user is not None:
         return Caller(by=valid_text(user), session=session, user=user)
-    return owner_caller(settings, session)
+    caller = owner_caller(settings, session)
+    if env.get("PLANWATCH_TOKEN") and settings.users is not None:
+        caller = Caller(by=caller.by, session=session, user=None, unknown_token=True)
+    return caller
