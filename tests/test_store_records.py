@@ -328,3 +328,25 @@ def test_the_stores_own_files_take_the_fast_path() -> None:
 
     for path in sorted((ROOT / "fixtures" / "store" / "demo").rglob("*.md")):
         assert fast_front(split_frontmatter(path.read_text())[0]) is not None, path
+
+
+def test_a_hand_written_field_named_extra_is_kept_like_any_unknown_field(tmp_path: Path) -> None:
+    """Hand edits are welcome: a person's `extra:` key is an unknown field like any other,
+    not a broken record ('body belongs below the frontmatter' named the wrong field)."""
+    import shutil
+
+    root = tmp_path / "store"
+    shutil.copytree(ROOT / "fixtures" / "store" / "extra-key", root)
+
+    def cli(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "tui.cli", *argv, "--store", str(root)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+    listed = cli("task", "list")
+    assert listed.stdout == "t1 todo medium Ask Eli about the schema\n" and listed.stderr == ""
+    assert cli("plan", "list").stdout == "p1 active Schema work\n"
+    assert cli("task", "set", "t1", "--status", "doing").returncode == 0
+    assert cli("plan", "set", "p1", "--status", "done").returncode == 0
+    assert "extra: a person's own field, named like planwatch's internal one\n" in (root / "tasks" / "t1.md").read_text()
+    assert "status: doing\n" in (root / "tasks" / "t1.md").read_text()
+    assert "extra: kept too\n" in (root / "plans" / "p1.md").read_text()

@@ -493,7 +493,7 @@ def task_from_frontmatter(data: object, body: str) -> TaskRecord:
             raise RecordInvalid(f"field name {key!r} must be text.")
     values: dict[str, Any] = {k: v for k, v in data.items() if k in TASK_FIELDS and v is not None}
     extra = {k: v for k, v in data.items() if k not in TASK_FIELDS}
-    if "body" in extra or "extra" in extra:
+    if "body" in extra:
         raise RecordInvalid("body belongs below the frontmatter, not in it.")
     values.update(_stamps_from(data, TASK_STAMPS))
     if "source" in values and not isinstance(values["source"], dict):
@@ -512,7 +512,7 @@ def plan_from_frontmatter(data: object, body: str) -> PlanRecord:
             raise RecordInvalid(f"field name {key!r} must be text.")
     values: dict[str, Any] = {k: v for k, v in data.items() if k in PLAN_FIELDS and v is not None}
     extra = {k: v for k, v in data.items() if k not in PLAN_FIELDS}
-    if "goal" in extra or "extra" in extra:
+    if "goal" in extra:
         raise RecordInvalid("goal belongs below the frontmatter, not in it.")
     values.update(_stamps_from(data, PLAN_STAMPS))
     if "scope" in values:
