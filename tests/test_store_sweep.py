@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from conftest import IsolatedEnv
 
 from core.settings import Settings
 from core.store.identity import Caller
@@ -103,3 +104,34 @@ def test_the_sweeper_runs_at_start_and_retries_a_failed_pass(world: World, caplo
     assert "sweep of" in caplog.text and "failed" in caplog.text
     assert sweeper.last_report is not None and sweeper.last_report.plans == ["p1", "p2"]
     assert sorted(world.store.load().plans) == ["p3", "p4"]
+
+
+def test_a_failed_pass_on_an_unusable_store_is_a_sentence_not_a_traceback(isolated_env: IsolatedEnv) -> None:
+    """SPEC §4 Sweep: a failed pass is logged and retried next hour. The store's own errors
+    (a `.lock` that cannot be used, a read-only or full disk) are logged as the sentence the
+    store words them in; `planwatch mcp` sweeps at start and printed a traceback."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    store = Store(isolated_env.store)
+    run_tool("task_add", store, Settings(), Caller(by="dana"), {"title": "Ship"})
+    (isolated_env.store / ".lock").unlink(missing_ok=True)
+    (isolated_env.store / ".lock").mkdir()  # a folder where the lock file should be
+    isolated_env.config.write_text("sweepAfterDays: 1\n")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tui.cli", "mcp"], cwd=root, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        assert server.stderr is not None and server.stdin is not None
+        line = server.stderr.readline()  # the sweep runs as the server starts
+        server.stdin.close()
+        server.wait(timeout=60)
+        err = line + server.stderr.read()
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert f"sweep of {isolated_env.store} failed: Could not lock the store" in err
+    assert ".lock cannot be used (Is a directory)" in err and "Retrying in 3600 s." in err
+    assert "Traceback" not in err

@@ -21,8 +21,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from core.atomic import describe_os_error
 from core.settings import Settings
-from core.store.records import Store
+from core.store.records import Store, StoreError
 from core.store.schema import FINISHED_PLAN, PlanRecord, TaskRecord
 
 log = logging.getLogger(__name__)
@@ -105,6 +106,11 @@ class Sweeper:
     def run_once(self) -> SweepReport | None:
         try:
             report = run_sweep(self.store, self._settings(), self.clock())
+        except (StoreError, OSError) as exc:  # said in a sentence (a locked, full or read-only store)
+            self.failures += 1
+            reason = str(exc) if isinstance(exc, StoreError) else f"{describe_os_error(exc)}."
+            log.warning("sweep of %s failed: %s Retrying in %.0f s.", self.store.root, reason, self.interval)
+            report = None
         except Exception:  # a failed pass must not kill the thread: log, retry next time
             self.failures += 1
             log.exception("sweep of %s failed; retrying in %.0f s", self.store.root, self.interval)
