@@ -38,21 +38,11 @@ from core.store.tools import ToolRefused, run_tool
 from core.text import safe_text
 from tui.screens import store_actions
 from tui.screens.help import HelpScreen, ScreenKeysProvider
-from tui.screens.store_rows import (
-    TITLE_WIDTH,
-    Filters,
-    count_noun,
-    detail_text,
-    plan_cells,
-    problems_text,
-    task_cells,
-    toast_text,
-)
+from tui.screens.store_rows import Filters, detail_text, plan_cells, problems_text, task_cells, toast_text
+from tui.screens.store_texts import COLUMNS, NARROW, column_widths, empty_text, summary_text
 from tui.store_service import StoreService
 
 NO_PLAN = "group:none"
-NARROW = 70
-"""Below this many columns the filter bar stacks and the table drops its side columns."""
 
 
 class StoreScreen(Screen[None]):
@@ -160,38 +150,17 @@ class StoreScreen(Screen[None]):
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < NARROW
         self.set_class(narrow, "-narrow")
-        if narrow != self._narrow or self._widths(event.size.width) != self._column_widths:
+        if narrow != self._narrow or column_widths(event.size.width) != self._column_widths:
             self._narrow = narrow
             self._set_columns()
             self._fill()
             self._show_detail()
 
-    # Wide: every column. Narrow (a side pane): id, status and title only.
-    _COLUMNS = (("Id", "id"), ("Status", "status"), ("Pri", "priority"), ("Title", "title"), ("Approved", "approved"), ("Notes", "notes"))
-    _NARROW_COLUMNS = ("id", "status", "title")
-
-    # The columns that do not share the rest of the width (marks, counts, names).
-    _FIXED_WIDTHS = {"id": 6, "status": 10, "priority": 6, "approved": 12}
-
-    def _widths(self, total: int) -> dict[str, int]:
-        """Each column's width at `total` columns: the table always fits, so the notes
-        are never pushed behind a horizontal scrollbar; title and notes share the rest."""
-        keys = [key for _, key in self._COLUMNS if not (total < NARROW) or key in self._NARROW_COLUMNS]
-        widths = {key: self._FIXED_WIDTHS[key] for key in keys if key in self._FIXED_WIDTHS}
-        # Each cell has one column of padding on either side; 2 for the vertical scrollbar.
-        rest = max(12, total - sum(widths.values()) - 2 * len(keys) - 2)
-        if "notes" in keys:
-            widths["title"] = min(TITLE_WIDTH, max(16, rest * 3 // 5))
-            widths["notes"] = max(8, rest - widths["title"])
-        else:
-            widths["title"] = rest
-        return widths
-
     def _set_columns(self) -> None:
         table: DataTable[Text] = self.query_one(DataTable)
         table.clear(columns=True)
-        self._column_widths = self._widths(self.app.size.width)
-        for label, key in self._COLUMNS:
+        self._column_widths = column_widths(self.app.size.width)
+        for label, key in COLUMNS:
             if key in self._column_widths:
                 table.add_column(label, key=key, width=self._column_widths[key])
 
@@ -288,28 +257,9 @@ class StoreScreen(Screen[None]):
 
     def _fill_texts(self, task_count: int) -> None:
         snap = self.snapshot
-        plans, tasks = count_noun(len(snap.plans), "plan"), count_noun(len(snap.tasks), "task")
-        parts = [plans, f"{task_count} of {tasks}" if self.shown is not None else tasks]
-        if snap.problems:
-            parts.append(f"{len(snap.problems)} unreadable")
-        if self.filters.active:
-            parts.append(f"filtered: {self.filters.describe()} (x clears)")
-        if self.settings.require_approval:
-            parts.append("approval required to start")
-        self.query_one("#store-summary", Static).update(" · ".join(parts))
-
-        if self.unreadable:
-            message = self.unreadable
-        elif not snap.tasks and not snap.plans:
-            message = (
-                "The store is empty. Press a to add a task; agents add theirs with "
-                "`planwatch task add` or through `planwatch mcp`.\n"
-                f"Store folder: {safe_text(str(self.store.root))}"
-            )
-        elif self.shown is not None and task_count == 0:
-            message = "No task matches the filters. Press x to clear them."
-        else:
-            message = ""
+        summary = summary_text(snap, task_count, self.shown, self.filters, self.settings.require_approval)
+        self.query_one("#store-summary", Static).update(summary)
+        message = empty_text(snap, task_count, self.shown, self.unreadable, self.store.root)
         empty = self.query_one("#store-empty", Static)
         empty.update(message)
         empty.display = bool(message)
