@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from core.model import AgentPlan, PlanDocument, Priority, Source, Status, partial_label
+from planwatch.core.model import AgentPlan, PlanDocument, Priority, Source, Status, partial_label
 
 # What the person chose for an agent item: ticked (done) or unticked (not done).
 OverrideStatus = Literal["completed", "pending"]

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from core import paths
-from core.model import AgentPlan
-from core.sessions import FileState, SessionEntry, ids_of
-from core.transcripts.discover import TranscriptFile, classify_database, classify_storage
+from planwatch.core import paths
+from planwatch.core.model import AgentPlan
+from planwatch.core.sessions import FileState, SessionEntry, ids_of
+from planwatch.core.transcripts.discover import TranscriptFile, classify_database, classify_storage
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ class DatabaseSources:
 
     def _refresh_database(self, path: Path) -> int | None:
         """The database or its -wal changed: read again the sessions that moved."""
-        from core.transcripts.opencode import OpenCodeReader  # sqlite3: only when there is one
+        from planwatch.core.transcripts.opencode import OpenCodeReader  # sqlite3: only when there is one
 
         with self._io_lock:
             with self._lock:

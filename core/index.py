@@ -27,24 +27,24 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core import paths
-from core.databases import DatabaseSources, database_of, opencode_root
-from core.model import EMPTY_PLAN
-from core.sessions import FileState, SessionEntry, build_entry, ids_of, orphan_ids, relations
-from core.settings import Settings, load_settings
-from core.transcripts.batch import FileRead, read_all, read_file
-from core.transcripts.discover import (
+from planwatch.core import paths
+from planwatch.core.databases import DatabaseSources, database_of, opencode_root
+from planwatch.core.model import EMPTY_PLAN
+from planwatch.core.sessions import FileState, SessionEntry, build_entry, ids_of, orphan_ids, relations
+from planwatch.core.settings import Settings, load_settings
+from planwatch.core.transcripts.batch import FileRead, read_all, read_file
+from planwatch.core.transcripts.discover import (
     TranscriptFile,
     classify,
     discover,
     is_transcript_name,
 )
-from core.transcripts.lines import read_transcript
-from core.transcripts.reader import SessionResult
-from core.warmstart import WarmStart
+from planwatch.core.transcripts.lines import read_transcript
+from planwatch.core.transcripts.reader import SessionResult
+from planwatch.core.warmstart import WarmStart
 
 if TYPE_CHECKING:
-    from core.transcripts.follow import Follower
+    from planwatch.core.transcripts.follow import Follower
 
 log = logging.getLogger(__name__)
 
@@ -261,7 +261,7 @@ class SessionIndex(WarmStart, DatabaseSources):
                 self._on_change = on_change
                 return
             self._on_change = on_change
-            from core.transcripts.follow import Follower  # watchdog: only when following
+            from planwatch.core.transcripts.follow import Follower  # watchdog: only when following
 
             # OpenCode's database: its folder is watched without subfolders, for the
             # database and its -wal (which changes on every write). Its older storage/

@@ -20,11 +20,11 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from core.model import AgentPlan, PlanGroup, PlanItem, Session
-from core.settings import Settings
-from core.store.identity import Caller, owner_caller
-from core.store.records import Store, StoreError
-from core.store.translate import TranslateRefused, TranslateResult, translate_change, translate_list
+from planwatch.core.model import AgentPlan, PlanGroup, PlanItem, Session
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller, owner_caller
+from planwatch.core.store.records import Store, StoreError
+from planwatch.core.store.translate import TranslateRefused, TranslateResult, translate_change, translate_list
 
 log = logging.getLogger(__name__)
 

@@ -14,9 +14,9 @@ import re
 import threading
 from pathlib import Path
 
-from core import paths
-from core.atomic import PRIVATE_FILE_MODE, atomic_write
-from core.checklist import OVERRIDE_STATUSES, OverrideStatus
+from planwatch.core import paths
+from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write
+from planwatch.core.checklist import OVERRIDE_STATUSES, OverrideStatus
 
 log = logging.getLogger(__name__)
 

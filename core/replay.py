@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from core.model import AgentPlan, PlanDocument, PlanGroup, PlanItem, Source
-from core.transcripts.events import (
+from planwatch.core.model import AgentPlan, PlanDocument, PlanGroup, PlanItem, Source
+from planwatch.core.transcripts.events import (
     LIST_SOURCES,
     DocumentSet,
     FullList,

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from core.model import EMPTY_PLAN, AgentPlan, Frozen, Session
-from core.replay import merge_plans
-from core.transcripts.discover import TranscriptFile
-from core.transcripts.reader import SessionResult, TranscriptReader
-from core.transcripts.warmcache import Trace
+from planwatch.core.model import EMPTY_PLAN, AgentPlan, Frozen, Session
+from planwatch.core.replay import merge_plans
+from planwatch.core.transcripts.discover import TranscriptFile
+from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
+from planwatch.core.transcripts.warmcache import Trace
 
 # A session's title is shown on one line; the reader keeps more, the index trims it.
 TITLE_LIMIT = 200

@@ -45,9 +45,9 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
-from core import paths
-from core.atomic import PRIVATE_FILE_MODE, atomic_write, describe_os_error
-from core.regular import file_identity, read_regular
+from planwatch.core import paths
+from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write, describe_os_error
+from planwatch.core.regular import file_identity, read_regular
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from collections import deque
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.model import EMPTY_PLAN, AgentPlan
+from planwatch.core.model import EMPTY_PLAN, AgentPlan
 
 TIMELINE_LENGTH = 50
 

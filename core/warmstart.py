@@ -13,10 +13,10 @@ import logging
 import threading
 from pathlib import Path
 
-from core.sessions import FileState
-from core.transcripts import warmcache
-from core.transcripts.discover import TranscriptFile
-from core.transcripts.warmcache import Entry, WarmCache
+from planwatch.core.sessions import FileState
+from planwatch.core.transcripts import warmcache
+from planwatch.core.transcripts.discover import TranscriptFile
+from planwatch.core.transcripts.warmcache import Entry, WarmCache
 
 log = logging.getLogger(__name__)
 

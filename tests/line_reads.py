@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from core.transcripts.linescan import LineScan, Prefilter, fd_scan
-from core.transcripts.zst import is_zst, zst_reread, zst_stream
+from planwatch.core.transcripts.linescan import LineScan, Prefilter, fd_scan
+from planwatch.core.transcripts.zst import is_zst, zst_reread, zst_stream
 
 CHUNK = 1 << 20
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from tui.app import PlanwatchApp, make_app
-from tui.options import FIXTURES, ROOT, AppOptions, copy_fixture_transcripts
+from planwatch.tui.app import PlanwatchApp, make_app
+from planwatch.tui.options import FIXTURES, ROOT, AppOptions, copy_fixture_transcripts
 
 FIXTURE_NOW = datetime(2026, 11, 30, 9, 0, 0, tzinfo=UTC)
 """The frozen "now" of screenshots and snapshots (the fixtures' sessions ran that morning)."""

@@ -23,15 +23,15 @@ from pathlib import Path
 import pytest
 from app_transcripts import ClaudeTranscript
 
-from core.checklist import build_checklist, item_keys
-from core.index import SessionIndex
-from core.model import AgentPlan, PlanGroup, PlanItem, partial_label
-from core.store.records import Store
-from core.store.translate import translate_list
-from core.transcripts.acp import AcpReader
-from core.transcripts.claude import ClaudeReader
-from core.transcripts.lines import read_transcript
-from tui.widgets.details import details_text, hover_card
+from planwatch.core.checklist import build_checklist, item_keys
+from planwatch.core.index import SessionIndex
+from planwatch.core.model import AgentPlan, PlanGroup, PlanItem, partial_label
+from planwatch.core.store.records import Store
+from planwatch.core.store.translate import translate_list
+from planwatch.core.transcripts.acp import AcpReader
+from planwatch.core.transcripts.claude import ClaudeReader
+from planwatch.core.transcripts.lines import read_transcript
+from planwatch.tui.widgets.details import details_text, hover_card
 
 ROOT = Path(__file__).resolve().parent.parent
 LOG = ROOT / "fixtures/transcripts/rules/acp/planid-and-types.jsonl"
@@ -49,7 +49,7 @@ def read_acp(path: Path = LOG) -> AgentPlan:
 
 def plain(path: Path) -> str:
     done = subprocess.run(
-        [sys.executable, "-m", "tui.cli", "show", "--plain", str(path)],
+        [sys.executable, "-m", "planwatch.tui.cli", "show", "--plain", str(path)],
         cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=60,
     )
     assert done.returncode == 0, done.stderr
@@ -141,7 +141,7 @@ def test_a_later_items_plan_replaces_a_document_of_the_same_plan_id(tmp_path) ->
 
 
 def test_details_title_each_document_with_its_plan_id_and_type() -> None:
-    from tui.widgets.details import document_title
+    from planwatch.tui.widgets.details import document_title
 
     notes, future = read_acp().documents
     assert document_title(notes) == "Plan document · ACP plan notes · type _codex_notes"
@@ -167,7 +167,7 @@ def test_legacy_todowrite_items_keep_their_priority() -> None:
 
 def test_a_source_without_priorities_leaves_it_unset() -> None:
     path = ROOT / "fixtures/samples/codex-rollout.jsonl"
-    from core.transcripts.codex import CodexReader
+    from planwatch.core.transcripts.codex import CodexReader
 
     reader = CodexReader(path)
     read_transcript(reader, path)
@@ -175,7 +175,7 @@ def test_a_source_without_priorities_leaves_it_unset() -> None:
 
 
 def test_details_list_the_high_priority_steps() -> None:
-    from core.model import Session
+    from planwatch.core.model import Session
 
     session = Session(id="sess_c3", harness="acp", path=LOG, updated=datetime.now(UTC))
     body = details_text(session, build_checklist(read_acp()), []).plain
@@ -276,10 +276,10 @@ def test_translation_keeps_an_entrys_priority_medium_where_it_names_none(isolate
 
 def test_a_warm_start_keeps_the_last_records_time(isolated_env) -> None:
     # The last record is chat (no plan, no fact): its time is the activity, cold and warm.
-    from core.transcripts import warmcache
-    from core.transcripts.batch import read_file
-    from core.transcripts.discover import classify
-    from core.transcripts.warmcache import WarmCache
+    from planwatch.core.transcripts import warmcache
+    from planwatch.core.transcripts.batch import read_file
+    from planwatch.core.transcripts.discover import classify
+    from planwatch.core.transcripts.warmcache import WarmCache
 
     at = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
     transcript = ClaudeTranscript(isolated_env.claude, "/home/dev/web", at=at)
@@ -304,7 +304,7 @@ def test_opencode_todos_keep_their_priority_from_the_rows_and_from_a_todowrite_p
     sys.path.insert(0, str(Path(__file__).parent))
     from opencode_db import T0, OpenCodeDb
 
-    from core.transcripts.opencode import OpenCodeReader
+    from planwatch.core.transcripts.opencode import OpenCodeReader
 
     db = OpenCodeDb(tmp_path / "opencode.db")
     try:
@@ -324,7 +324,7 @@ def test_opencode_todos_keep_their_priority_from_the_rows_and_from_a_todowrite_p
 
 
 def _fixture_transcripts() -> list[Path]:
-    from core.transcripts.discover import classify
+    from planwatch.core.transcripts.discover import classify
 
     return [p for p in sorted((ROOT / "fixtures").rglob("*.jsonl")) if classify(p) is not None]
 
@@ -332,8 +332,8 @@ def _fixture_transcripts() -> list[Path]:
 @pytest.mark.parametrize("path", _fixture_transcripts(), ids=lambda p: str(p.relative_to(ROOT / "fixtures")))
 def test_every_fixture_transcripts_activity_is_the_same_whatever_the_setting(tmp_path, path) -> None:
     # The file's time pinned far back: only the records' own times count.
-    from core.transcripts.batch import read_file
-    from core.transcripts.discover import classify
+    from planwatch.core.transcripts.batch import read_file
+    from planwatch.core.transcripts.discover import classify
 
     copy = tmp_path / path.relative_to(ROOT / "fixtures")
     copy.parent.mkdir(parents=True)
@@ -346,9 +346,9 @@ def test_every_fixture_transcripts_activity_is_the_same_whatever_the_setting(tmp
 
 
 def test_the_mirror_keeps_an_acp_plans_priorities_in_the_store(isolated_env) -> None:
-    from core.mirror import Mirror
-    from core.model import Session
-    from core.settings import Settings
+    from planwatch.core.mirror import Mirror
+    from planwatch.core.model import Session
+    from planwatch.core.settings import Settings
 
     store = Store(isolated_env.store)
     mirror = Mirror(store, Settings(keep_plans_in_store=True))

@@ -2,7 +2,7 @@
 
 Everything runs for real: a scripted ACP client (tests/agents/fake_acp_client.py) drives
 a scripted ACP agent (tests/agents/fake_acp_agent.py) once directly and once through
-`python -m tui.cli acp-tap`, and the bytes each side saw must be identical.
+`python -m planwatch.tui.cli acp-tap`, and the bytes each side saw must be identical.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from conftest import IsolatedEnv
 
-from core.agents.acp_tap import LineSplitter, LogQueue, encode_log_lines, run_tap
+from planwatch.core.agents.acp_tap import LineSplitter, LogQueue, encode_log_lines, run_tap
 
 ROOT = Path(__file__).resolve().parent.parent
 AGENT = ROOT / "tests" / "agents" / "fake_acp_agent.py"
 CLIENT = ROOT / "tests" / "agents" / "fake_acp_client.py"
-TAP = [sys.executable, "-m", "tui.cli", "acp-tap"]
+TAP = [sys.executable, "-m", "planwatch.tui.cli", "acp-tap"]
 DEADLINE = 60
 BIG = 20 * 1024 * 1024  # past the 16 MB logging cap
 
@@ -94,7 +94,7 @@ def test_tap_log_file_is_private(tmp_path: Path, isolated_env: IsolatedEnv) -> N
 
 
 def test_tapped_log_reads_back_as_the_sessions_plans(tmp_path: Path, isolated_env: IsolatedEnv) -> None:
-    from core.transcripts.registry import reader_for
+    from planwatch.core.transcripts.registry import reader_for
 
     direct_and_tapped(tmp_path)
     [log] = log_files(isolated_env)

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from app_transcripts import ClaudeTranscript, option_texts, until
 
-from core.checklist import item_key
-from tui import palette
-from tui.app import AppOptions, make_app
-from tui.widgets.checklist import ChecklistView
-from tui.widgets.session_list import PARTIAL_MARK, SessionList, pill_span
+from planwatch.core.checklist import item_key
+from planwatch.tui import palette
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.widgets.checklist import ChecklistView
+from planwatch.tui.widgets.session_list import PARTIAL_MARK, SessionList, pill_span
 
 pytestmark = pytest.mark.asyncio
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from app_transcripts import ClaudeTranscript, current_agent_row, option_texts, until
 
-from tui.app import AppOptions, make_app
-from tui.widgets.checklist import ChecklistView
-from tui.widgets.session_list import SessionList
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.widgets.checklist import ChecklistView
+from planwatch.tui.widgets.session_list import SessionList
 
 pytestmark = pytest.mark.asyncio
 
@@ -194,8 +194,8 @@ async def test_broken_store_record_is_named_in_the_status_line(sessions, isolate
 
 
 async def test_t_comma_and_question_mark_open_their_screens_and_q_quits(sessions, isolated_env) -> None:
-    from tui.screens.help import HelpScreen
-    from tui.screens.settings import SettingsScreen
+    from planwatch.tui.screens.help import HelpScreen
+    from planwatch.tui.screens.settings import SettingsScreen
 
     app = make_app(options(isolated_env))
     async with app.run_test(size=(120, 36)) as pilot:
@@ -233,7 +233,7 @@ async def test_clicking_a_session_row_selects_it(sessions, isolated_env) -> None
 
 
 async def test_command_palette_lists_the_commands(sessions, isolated_env) -> None:
-    from tui.commands import COMMANDS, PlanwatchCommands
+    from planwatch.tui.commands import COMMANDS, PlanwatchCommands
 
     app = make_app(options(isolated_env))
     async with app.run_test(size=(120, 36)) as pilot:
@@ -245,8 +245,8 @@ async def test_command_palette_lists_the_commands(sessions, isolated_env) -> Non
 
 
 async def test_turning_reading_off_and_on_in_settings_applies_at_once(sessions, isolated_env) -> None:
-    from core.settings import Settings
-    from tui.messages import SettingsSaved
+    from planwatch.core.settings import Settings
+    from planwatch.tui.messages import SettingsSaved
 
     app = make_app(options(isolated_env))
     async with app.run_test(size=(120, 36)) as pilot:
@@ -262,7 +262,7 @@ async def test_turning_reading_off_and_on_in_settings_applies_at_once(sessions, 
 
 
 async def test_the_store_view_follows_the_store_through_the_apps_one_watcher(sessions, isolated_env) -> None:
-    from tui.screens.store import StoreScreen
+    from planwatch.tui.screens.store import StoreScreen
 
     app = make_app(options(isolated_env))
     async with app.run_test(size=(120, 36)) as pilot:
@@ -306,7 +306,7 @@ async def test_no_transcripts_in_pane_mode_says_what_to_do(isolated_env) -> None
 
 
 async def test_an_injected_scanned_index_is_shown_without_a_scan(sessions, isolated_env) -> None:
-    from core.index import SessionIndex
+    from planwatch.core.index import SessionIndex
 
     index = SessionIndex([isolated_env.claude / "projects"])
     index.scan()
@@ -319,8 +319,8 @@ async def test_an_injected_scanned_index_is_shown_without_a_scan(sessions, isola
 
 
 async def test_demo_opens_the_bundled_fixtures_and_never_writes_into_the_repo(isolated_env) -> None:
-    from tui.cli import build_parser
-    from tui.options import FIXTURES
+    from planwatch.tui.cli import build_parser
+    from planwatch.tui.options import FIXTURES
 
     def demo_files() -> dict[Path, bytes]:
         folders = (FIXTURES / "store" / "demo", FIXTURES / "transcripts")

@@ -12,9 +12,9 @@ import pytest
 from app_transcripts import option_texts, until
 from opencode_db import OpenCodeDb
 
-from core import paths
-from tui.app import AppOptions, make_app
-from tui.widgets.checklist import ChecklistView
+from planwatch.core import paths
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.widgets.checklist import ChecklistView
 
 pytestmark = pytest.mark.asyncio
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from app_transcripts import ClaudeTranscript, current_agent_row, option_texts, until
 
-from tui.app import AppOptions, make_app
-from tui.messages import SessionsChanged
-from tui.widgets.checklist import ChecklistView
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.messages import SessionsChanged
+from planwatch.tui.widgets.checklist import ChecklistView
 
 pytestmark = pytest.mark.asyncio
 
@@ -140,7 +140,7 @@ async def test_a_narrow_terminal_switches_to_pane_mode_and_back(two, isolated_en
 
 
 async def test_cli_arguments_reach_the_app(isolated_env, tmp_path) -> None:
-    from tui.cli import build_parser
+    from planwatch.tui.cli import build_parser
 
     args = build_parser().parse_args(["--pane", "--cwd", str(tmp_path), "--root", str(tmp_path / "extra")])
     app = make_app(args)
@@ -150,7 +150,7 @@ async def test_cli_arguments_reach_the_app(isolated_env, tmp_path) -> None:
 
 
 async def test_tmux_pane_folder_is_asked_only_inside_tmux(monkeypatch, tmp_path) -> None:
-    from tui.cli_app import tmux_pane_folder
+    from planwatch.tui.cli_app import tmux_pane_folder
 
     assert tmux_pane_folder() is None  # conftest unsets TMUX
     fake_bin = tmp_path / "bin"
@@ -202,10 +202,10 @@ async def test_the_highlight_stays_on_its_item_when_the_agent_inserts_a_step(two
 
 async def test_the_app_sweeps_finished_plans_when_it_starts(isolated_env) -> None:
     """SPEC §4 Sweep: looked at when the core starts (here: the app)."""
-    from core.settings import Settings
-    from core.store.identity import Caller
-    from core.store.records import Store
-    from core.store.tools import run_tool
+    from planwatch.core.settings import Settings
+    from planwatch.core.store.identity import Caller
+    from planwatch.core.store.records import Store
+    from planwatch.core.store.tools import run_tool
 
     store = Store(isolated_env.store)
     long_ago = datetime.now(UTC) - timedelta(days=30)

@@ -10,11 +10,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from app_transcripts import ClaudeTranscript, option_texts, select_own, until
 
-from core.checklist import item_key
-from core.store.records import Store
-from tui.app import AppOptions, make_app
-from tui.widgets.checklist import ChecklistView
-from tui.widgets.item_editor import ItemEditor
+from planwatch.core.checklist import item_key
+from planwatch.core.store.records import Store
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.widgets.checklist import ChecklistView
+from planwatch.tui.widgets.item_editor import ItemEditor
 
 pytestmark = pytest.mark.asyncio
 

@@ -10,11 +10,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from app_transcripts import ClaudeTranscript, option_texts, until
 
-from tui.app import AppOptions, make_app
-from tui.widgets.checklist import ChecklistView
-from tui.widgets.details import DetailsPanel
-from tui.widgets.item_editor import ItemEditor
-from tui.widgets.session_list import SessionList
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.widgets.checklist import ChecklistView
+from planwatch.tui.widgets.details import DetailsPanel
+from planwatch.tui.widgets.item_editor import ItemEditor
+from planwatch.tui.widgets.session_list import SessionList
 
 pytestmark = pytest.mark.asyncio
 
@@ -306,7 +306,7 @@ async def test_g_groups_by_folder_and_r_shows_running_sessions_only(isolated_env
 
 async def test_help_in_pane_mode_lists_only_keys_that_work_there(two_sessions, isolated_env) -> None:
     """Every key the help shows works where it is shown: pane mode has no list to filter."""
-    from tui.screens.help import HelpScreen
+    from planwatch.tui.screens.help import HelpScreen
 
     app = make(isolated_env, pane=True)
     async with app.run_test(size=(40, 30)) as pilot:

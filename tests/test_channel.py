@@ -17,13 +17,13 @@ from typing import Any
 
 import pytest
 
-from core.settings import Settings, UserDirectory, UserEntry
-from core.store.channel import Channel, ChannelError, Subscription, plan_uri
-from core.store.identity import HOST, Caller
-from core.store.records import Store
-from core.store.tools import run_tool
-from core.store.translate import translate_list
-from core.store.watch import StoreWatcher
+from planwatch.core.settings import Settings, UserDirectory, UserEntry
+from planwatch.core.store.channel import Channel, ChannelError, Subscription, plan_uri
+from planwatch.core.store.identity import HOST, Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.tools import run_tool
+from planwatch.core.store.translate import translate_list
+from planwatch.core.store.watch import StoreWatcher
 
 SESSION = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
 DEADLINE = 10.0
@@ -206,7 +206,7 @@ def test_invalid_hand_edit_is_left_out_reported_and_back_when_fixed(
     _, sub = native.subscribe(plan_uri("p1"))
     path = store.task_path("t1")
     good = path.read_text(encoding="utf-8")
-    with caplog.at_level(logging.WARNING, logger="core.store.channel"):
+    with caplog.at_level(logging.WARNING, logger="planwatch.core.store.channel"):
         path.write_text(good.replace("status: todo", "status: finished"), encoding="utf-8")
         # Left out, as every reader of the store leaves it out: the task is gone from the plan.
         assert next_action(sub) == {"type": "x-ahpd-plans/taskRemoved", "taskId": "t1"}

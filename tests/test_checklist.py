@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from core.checklist import build_checklist, item_key, item_keys, toggle_agent, toggle_own
-from core.model import AgentPlan, PlanGroup, PlanItem
+from planwatch.core.checklist import build_checklist, item_key, item_keys, toggle_agent, toggle_own
+from planwatch.core.model import AgentPlan, PlanGroup, PlanItem
 
 
 @dataclass(frozen=True)

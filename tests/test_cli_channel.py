@@ -19,11 +19,11 @@ from typing import IO, Any
 
 import pytest
 
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import Store
-from core.store.tools import run_tool
-from core.store.translate import translate_list
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.tools import run_tool
+from planwatch.core.store.translate import translate_list
 
 ROOT = Path(__file__).resolve().parent.parent
 SESSION = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
@@ -31,7 +31,7 @@ DEADLINE = 20.0
 
 
 def planwatch(*args: str) -> list[str]:
-    return [sys.executable, "-m", "tui.cli", *args]
+    return [sys.executable, "-m", "planwatch.tui.cli", *args]
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -25,7 +25,7 @@ SESSION = "9d1e7c54-3b2a-4f6e-8c1d-7a9b0e2f4c6d"  # fixtures/transcripts/claude/
 
 def planwatch(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *argv],
+        [sys.executable, "-m", "planwatch.tui.cli", *argv],
         cwd=ROOT,
         env={**os.environ, **(env or {})},
         capture_output=True,

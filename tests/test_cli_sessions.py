@@ -12,7 +12,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from core import paths
+from planwatch.core import paths
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "samples"
@@ -28,7 +28,7 @@ UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def planwatch(*args: str, script: bool = False) -> subprocess.CompletedProcess[str]:
-    command = [str(Path(sys.executable).parent / "planwatch")] if script else [sys.executable, "-m", "tui.cli"]
+    command = [str(Path(sys.executable).parent / "planwatch")] if script else [sys.executable, "-m", "planwatch.tui.cli"]
     return subprocess.run([*command, *args], cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=60)
 
 

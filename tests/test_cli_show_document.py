@@ -20,7 +20,7 @@ DOCUMENT_LINES = [
 
 
 def show(*args: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "tui.cli", "show", *args], cwd=ROOT,
+    out = subprocess.run([sys.executable, "-m", "planwatch.tui.cli", "show", *args], cwd=ROOT,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     return out.stdout

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from bench.corpus import ClaudeWriter
 
-from core.index import SessionIndex
-from tui import cli_sessions
+from planwatch.core.index import SessionIndex
+from planwatch.tui import cli_sessions
 
 ROOT = Path(__file__).resolve().parent.parent
 
 _MODULES = """
 import json, sys
-from tui.cli import main
+from planwatch.tui.cli import main
 main(["sessions", "--json"])
 print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
@@ -49,7 +49,7 @@ def test_sessions_json_imports_no_textual_no_mcp_no_store_and_no_watchdog(isolat
         heavy = [m for m in modules if m.split(".")[0] in ("textual", "rich", "mcp", "watchdog")]
         assert heavy == []
         # Only the models it uses: no store records, tools or settings screen models.
-        assert [m for m in modules if m.startswith(("core.store", "core.agents", "tui.screens", "tui.widgets"))] == []
+        assert [m for m in modules if m.startswith(("planwatch.core.store", "planwatch.core.agents", "planwatch.tui.screens", "planwatch.tui.widgets"))] == []
 
 
 def test_a_slow_scan_prints_progress_on_a_terminal_and_clears_it(isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -82,7 +82,7 @@ def test_a_slow_scan_prints_progress_on_a_terminal_and_clears_it(isolated_env, m
 def test_no_progress_on_a_pipe_and_none_on_stdout(isolated_env) -> None:  # type: ignore[no-untyped-def]
     write_sessions(isolated_env.claude, 3)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    out = subprocess.run([sys.executable, "-m", "tui.cli", "sessions", "--json"], cwd=ROOT, env=env,
+    out = subprocess.run([sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0
     assert out.stderr == ""
@@ -113,7 +113,7 @@ async def test_the_app_shows_files_read_of_files_found_while_the_first_scan_runs
     from app_transcripts import until
     from textual.widgets import Static
 
-    from tui.app import AppOptions, make_app
+    from planwatch.tui.app import AppOptions, make_app
 
     write_sessions(isolated_env.claude, 120)
     index = HeldIndex([isolated_env.claude / "projects"])

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from core.store.records import Store
-from tui.cli import main
+from planwatch.core.store.records import Store
+from planwatch.tui.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -91,7 +91,7 @@ def test_sweep_runs_one_pass(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_the_installed_command_runs_as_a_real_process(tmp_path: Path) -> None:
     env = {"PLANWATCH_STORE": str(tmp_path / "s"), "PLANWATCH_CONFIG": str(tmp_path / "c.yaml"), "PATH": "/usr/bin:/bin"}
-    run = [sys.executable, "-m", "tui.cli"]
+    run = [sys.executable, "-m", "planwatch.tui.cli"]
     added = subprocess.run([*run, "task", "add", "--title", "From a script", "--body", "-"], input="Body from stdin\n",
                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert (added.returncode, added.stdout) == (0, "t1 todo medium From a script\n"), added.stderr

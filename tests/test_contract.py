@@ -25,7 +25,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from test_mcp import DEADLINE, ROOT, server_env, text_of
 
-from core.store.tools import TOOL_NAMES, TOOLS
+from planwatch.core.store.tools import TOOL_NAMES, TOOLS
 
 pytestmark = pytest.mark.anyio
 
@@ -50,7 +50,7 @@ class Logged:
 @asynccontextmanager
 async def mcp(*args: str, env: dict[str, str] | None = None, logged: Logged | None = None) -> AsyncIterator[Client]:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "tui.cli", "mcp", *args], env=server_env(env), cwd=str(ROOT)
+        command=sys.executable, args=["-m", "planwatch.tui.cli", "mcp", *args], env=server_env(env), cwd=str(ROOT)
     )
     client = Client(params, mode="legacy", logging_callback=logged)
     with anyio.fail_after(4 * DEADLINE):
@@ -75,7 +75,7 @@ async def refused(client: Client, name: str, args: dict[str, Any]) -> str:
 def cli(*argv: str, env: dict[str, str] | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """`planwatch …` as a real process, in the test's isolated environment."""
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *argv],
+        [sys.executable, "-m", "planwatch.tui.cli", *argv],
         cwd=ROOT,
         env={**os.environ, **(env or {})},
         input=stdin,
@@ -184,8 +184,8 @@ async def test_a_plan_starts_as_a_draft(isolated_env: IsolatedEnv) -> None:
 
 
 async def test_source_is_on_a_translated_task_only(isolated_env: IsolatedEnv) -> None:
-    from core.store.records import Store
-    from core.store.translate import translate_list
+    from planwatch.core.store.records import Store
+    from planwatch.core.store.translate import translate_list
 
     sentence = "source is not an input: it is written only on a task translated from an agent's own list."
     async with mcp() as client:
@@ -243,7 +243,7 @@ async def test_the_channel_sends_each_action_with_the_seeds_payload(isolated_env
     assert cli("plan", "create", "Ship").returncode == 0
     assert cli("plan", "create", "Other").returncode == 0
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "channel", "x-ahpd-plans://p1"],
+        [sys.executable, "-m", "planwatch.tui.cli", "channel", "x-ahpd-plans://p1"],
         cwd=ROOT, env=dict(os.environ), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
@@ -319,7 +319,7 @@ def broken_store(copy_fixture: Callable[..., Path], isolated_env: IsolatedEnv) -
 
 
 def _problem_files(store: Path) -> list[str]:
-    from core.store.records import Store
+    from planwatch.core.store.records import Store
 
     return [p.message.split(":")[0] for p in Store(store).load().problems]
 
@@ -386,7 +386,7 @@ async def test_the_session_a_task_is_made_in_is_the_default_for_session(isolated
 
 
 def test_a_transcript_whose_first_record_is_larger_than_the_head_window_is_read(isolated_env: IsolatedEnv) -> None:
-    from core.transcripts.discover import SNIFF_BYTES
+    from planwatch.core.transcripts.discover import SNIFF_BYTES
 
     source = ROOT / "fixtures/transcripts/claude/projects/-home-dev-api/9d1e7c54-3b2a-4f6e-8c1d-7a9b0e2f4c6d.jsonl"
     records = [json.loads(line) for line in source.read_text().splitlines()]
@@ -474,10 +474,10 @@ def test_golden_the_task_record_written_by_task_add_task_approve_task_set_is_fie
     record: field order, empty lists, stamps' form, the body below the frontmatter."""
     from datetime import UTC, datetime, timedelta
 
-    from core.settings import Settings
-    from core.store.identity import Caller
-    from core.store.records import Store
-    from core.store.tools import run_tool
+    from planwatch.core.settings import Settings
+    from planwatch.core.store.identity import Caller
+    from planwatch.core.store.records import Store
+    from planwatch.core.store.tools import run_tool
 
     store, settings, ana = Store(isolated_env.store), Settings(), Caller(by="ana", session="ses-7")
     start = datetime(2026, 10, 18, 9, 0, tzinfo=UTC)

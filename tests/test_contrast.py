@@ -18,12 +18,12 @@ from textual.color import Color
 from textual.geometry import Region
 from textual.theme import BUILTIN_THEMES
 
-from core.checklist import AgentRow, AgentSection, Checklist, OwnRow
-from tui.app import AppOptions, make_app
-from tui.palette import HIGH_CONTRAST, MINIMUM_CONTRAST, contrast
-from tui.widgets.checklist import ChecklistView
-from tui.widgets.pill import Pill
-from tui.widgets.session_list import SessionList, SessionRow
+from planwatch.core.checklist import AgentRow, AgentSection, Checklist, OwnRow
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.palette import HIGH_CONTRAST, MINIMUM_CONTRAST, contrast
+from planwatch.tui.widgets.checklist import ChecklistView
+from planwatch.tui.widgets.pill import Pill
+from planwatch.tui.widgets.session_list import SessionList, SessionRow
 
 pytestmark = pytest.mark.asyncio
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import zstandard
 
-from core import paths
-from core.transcripts.discover import classify, discover, sniff_harness
+from planwatch.core import paths
+from planwatch.core.transcripts.discover import classify, discover, sniff_harness
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "tests" / "bench" / "corpus.py")

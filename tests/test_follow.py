@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from line_reads import every_line
 
-from core.transcripts.follow import Follower
+from planwatch.core.transcripts.follow import Follower
 
 # watchdog's inotify warns when `mkdir -p` races its own recursive watch; harmless.
 pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")

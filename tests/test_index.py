@@ -9,10 +9,10 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
-from core import paths
-from core.index import SessionIndex, default_roots
-from core.sessions import SessionEntry
-from core.settings import Settings
+from planwatch.core import paths
+from planwatch.core.index import SessionIndex, default_roots
+from planwatch.core.sessions import SessionEntry
+from planwatch.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "tests" / "bench" / "corpus.py")
@@ -346,10 +346,10 @@ def test_a_second_scan_drops_sessions_whose_files_are_gone() -> None:
 
 
 def test_a_subagent_file_replaces_its_inline_group_in_place() -> None:
-    from core.model import AgentPlan, PlanDocument, PlanGroup, PlanItem
-    from core.sessions import FileState, with_subagents
-    from core.transcripts.discover import TranscriptFile
-    from core.transcripts.reader import SessionFacts, SessionResult
+    from planwatch.core.model import AgentPlan, PlanDocument, PlanGroup, PlanItem
+    from planwatch.core.sessions import FileState, with_subagents
+    from planwatch.core.transcripts.discover import TranscriptFile
+    from planwatch.core.transcripts.reader import SessionFacts, SessionResult
 
     def group(key: str, text: str) -> PlanGroup:
         return PlanGroup(key=key, source="claude_todos", items=(PlanItem(text=text),))

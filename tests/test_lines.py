@@ -13,10 +13,10 @@ import pytest
 import zstandard
 from line_reads import every_line, everything
 
-from core.transcripts.lines import read_transcript
-from core.transcripts.linescan import LineScan, Prefilter
-from core.transcripts.reader import SessionResult, TranscriptReader
-from core.transcripts.registry import reader_for
+from planwatch.core.transcripts.lines import read_transcript
+from planwatch.core.transcripts.linescan import LineScan, Prefilter
+from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
+from planwatch.core.transcripts.registry import reader_for
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "tests" / "bench" / "corpus.py")
@@ -129,8 +129,8 @@ _MEMORY_PROBE = textwrap.dedent(
     """
     import json, sys, tracemalloc
     from pathlib import Path
-    from core.transcripts.reader import SessionResult, TranscriptReader
-    from core.transcripts.lines import read_transcript
+    from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
+    from planwatch.core.transcripts.lines import read_transcript
 
     class R(TranscriptReader):
         harness = "acp"
@@ -455,7 +455,7 @@ def _call_rows(n: int, seed: int) -> list[dict[str, object]]:
 
 
 def test_one_pass_locator_yields_exactly_the_lines_per_line_wants_would_in_order(tmp_path: Path) -> None:
-    from core.transcripts.linescan import wanted_lines
+    from planwatch.core.transcripts.linescan import wanted_lines
 
     for seed in range(5):
         path = tmp_path / f"calls-{seed}.jsonl"
@@ -487,7 +487,7 @@ def test_one_pass_locator_yields_exactly_the_lines_per_line_wants_would_in_order
 
 
 def test_one_pass_locator_honours_its_bounds_and_blank_lines(tmp_path: Path) -> None:
-    from core.transcripts.linescan import wanted_lines
+    from planwatch.core.transcripts.linescan import wanted_lines
 
     block = b'{"i": 0, "k": "PLAN"}\n\n  \n{"i": 1}\r\n{"i": 2, "k": "PLAN"}\r\n{"i": 3, "k": "PLAN"}\n'
     reader = NeedleReader(tmp_path / "x.jsonl")
@@ -521,7 +521,7 @@ def test_a_needle_pattern_matches_exactly_where_one_of_its_needles_occurs() -> N
     the same test as "any needle in the bytes", on random needles and texts."""
     import random
 
-    from core.transcripts.reader import json_needles, json_value_needles, needle_pattern
+    from planwatch.core.transcripts.reader import json_needles, json_value_needles, needle_pattern
 
     rnd = random.Random(7)
     alphabet = b'ab:" {'
@@ -586,7 +586,7 @@ def test_last_custom_title_in_the_skipped_middle_outranks_an_ai_title_in_the_tai
 def test_the_middle_title_look_back_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # A multi-GB transcript is never read whole for a title: the look-back reaches as
     # far as the plan recovery (FACTS_BOUND) and no further.
-    from core.transcripts import lines as lines_module
+    from planwatch.core.transcripts import lines as lines_module
 
     sid = "a0000000-0000-4000-8000-000000000009"
     path = _claude_with_titles(

@@ -1,6 +1,6 @@
 """`planwatch mcp` (SPEC §4 Tools, §6 Plan channel, §8): the real server over stdio.
 
-Every test spawns `python -m tui.cli mcp` and drives it with the official SDK's
+Every test spawns `python -m planwatch.tui.cli mcp` and drives it with the official SDK's
 `Client`, as an agent's harness would; store changes come from other processes (the
 CLI) and from plain file writes, and every wait has a deadline.
 """
@@ -25,7 +25,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
-from core.store.tools import TOOL_NAMES, TOOLS
+from planwatch.core.store.tools import TOOL_NAMES, TOOLS
 
 ROOT = Path(__file__).resolve().parent.parent
 DEADLINE = 30
@@ -72,7 +72,7 @@ async def connect(
     *args: str, mode: str = "legacy", env: dict[str, str] | None = None, notes: Notes | None = None
 ) -> AsyncIterator[Client]:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "tui.cli", "mcp", *args], env=server_env(env), cwd=str(ROOT)
+        command=sys.executable, args=["-m", "planwatch.tui.cli", "mcp", *args], env=server_env(env), cwd=str(ROOT)
     )
     client = Client(params, mode=mode, message_handler=notes.handler if notes else None)  # type: ignore[arg-type]
     # One deadline for the whole conversation (start, the test's calls, shutdown): cancel
@@ -99,7 +99,7 @@ async def call(client: Client, name: str, args: dict[str, Any]) -> str:
 async def run_cli(*argv: str) -> str:
     """The CLI in another process, as a person or a script would run it."""
     with anyio.fail_after(DEADLINE):
-        done = await anyio.run_process([sys.executable, "-m", "tui.cli", *argv], cwd=ROOT, check=True)
+        done = await anyio.run_process([sys.executable, "-m", "planwatch.tui.cli", *argv], cwd=ROOT, check=True)
     return done.stdout.decode()
 
 
@@ -360,10 +360,10 @@ async def test_the_server_sweeps_finished_plans_when_it_starts(isolated_env: Iso
     """SPEC §4 Sweep: looked at when the core starts (here: the MCP server)."""
     from datetime import UTC, datetime, timedelta
 
-    from core.settings import Settings
-    from core.store.identity import Caller
-    from core.store.records import Store
-    from core.store.tools import run_tool
+    from planwatch.core.settings import Settings
+    from planwatch.core.store.identity import Caller
+    from planwatch.core.store.records import Store
+    from planwatch.core.store.tools import run_tool
 
     store = Store(isolated_env.store)
     long_ago = datetime.now(UTC) - timedelta(days=30)

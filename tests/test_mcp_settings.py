@@ -62,7 +62,7 @@ async def test_settings_problems_reach_the_client_as_logging_notifications(isola
         messages.append(params)
 
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "tui.cli", "mcp"], env=server_env(), cwd=str(ROOT)
+        command=sys.executable, args=["-m", "planwatch.tui.cli", "mcp"], env=server_env(), cwd=str(ROOT)
     )
     client = Client(params, mode="legacy", logging_callback=on_log)
     with anyio.fail_after(4 * DEADLINE):
@@ -97,7 +97,7 @@ def test_telling_a_settings_problem_prints_no_python_warning_on_the_servers_stde
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "task_list", "arguments": {}}},
     ]
     server = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "mcp"], cwd=ROOT, env=server_env(), text=True,
+        [sys.executable, "-m", "planwatch.tui.cli", "mcp"], cwd=ROOT, env=server_env(), text=True,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
     assert server.stdin is not None and server.stdout is not None

@@ -8,13 +8,13 @@ from pathlib import Path
 import pytest
 from conftest import IsolatedEnv
 
-from core.mirror import Mirror
-from core.model import AgentPlan, PlanGroup, PlanItem, Session
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import Store
-from core.store.schema import Source
-from core.store.tools import run_tool
+from planwatch.core.mirror import Mirror
+from planwatch.core.model import AgentPlan, PlanGroup, PlanItem, Session
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import Source
+from planwatch.core.store.tools import run_tool
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "translate"
 SESSION_ID = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
@@ -155,7 +155,7 @@ def test_a_todowrite_list_after_tasks_drops_the_tasks_it_no_longer_holds(tmp_pat
 def test_real_todowrite_session_mirrored_call_by_call(tmp_path: Path, frozen_now: datetime) -> None:
     """The real Claude Code sample (4 pending → … → all done → cleared), fed line by line
     as the app follows it: every step ends done, and the clearing drops nothing."""
-    from core.transcripts.registry import reader_for
+    from planwatch.core.transcripts.registry import reader_for
 
     sample = FIXTURES / "86c5b490-b7df-4218-91f4-6c39c5cf19f8.jsonl"
     store = Store(tmp_path / "store")

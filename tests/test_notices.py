@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from app_transcripts import ClaudeTranscript, until
 
-from core.model import AgentPlan, PlanGroup, PlanItem
-from tui.app import AppOptions, make_app
-from tui.notices import Notice, desktop_escapes, plan_notices
+from planwatch.core.model import AgentPlan, PlanGroup, PlanItem
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.notices import Notice, desktop_escapes, plan_notices
 
 
 def plan(*statuses: str) -> AgentPlan:

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from opencode_db import T0, OpenCodeDb
 
-from core import paths
-from core.index import SessionIndex
-from core.model import AgentPlan
-from core.transcripts.discover import discover
-from core.transcripts.opencode import OpenCodeReader
+from planwatch.core import paths
+from planwatch.core.index import SessionIndex
+from planwatch.core.model import AgentPlan
+from planwatch.core.transcripts.discover import discover
+from planwatch.core.transcripts.opencode import OpenCodeReader
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "fixtures/samples/opencode/opencode.db"
@@ -268,8 +268,7 @@ def test_a_database_that_cannot_be_read_is_reported_and_skipped(tmp_path: Path, 
 
 
 def test_a_database_locked_for_long_is_reported_and_read_once_free(db: OpenCodeDb, monkeypatch: pytest.MonkeyPatch) -> None:
-    import core.transcripts.opencode as opencode
-
+    import planwatch.core.transcripts.opencode as opencode
     monkeypatch.setattr(opencode, "BUSY_TIMEOUT", 0.05)
     monkeypatch.setattr(opencode, "RETRY_PAUSE", 0.01)
     db.session("ses_l", "Locked")
@@ -359,7 +358,7 @@ def test_live_insert_updates_the_session_within_a_second(tmp_path: Path) -> None
 
 def planwatch(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *args],
+        [sys.executable, "-m", "planwatch.tui.cli", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from core.checklist import item_key
-from core.overrides import Overrides, default_path
+from planwatch.core.checklist import item_key
+from planwatch.core.overrides import Overrides, default_path
 
 
 @pytest.fixture(autouse=True)
@@ -96,8 +96,8 @@ def test_save_leaves_no_temp_files_behind() -> None:
 def test_choosing_the_agents_own_status_again_leaves_no_override_on_disk() -> None:
     # SPEC §3, end to end: tick an agent step (override saved by key), tick it back to
     # the agent's own status (override gone from the file), restart: the agent's status.
-    from core.checklist import build_checklist, toggle_agent
-    from core.model import AgentPlan, PlanGroup, PlanItem
+    from planwatch.core.checklist import build_checklist, toggle_agent
+    from planwatch.core.model import AgentPlan, PlanGroup, PlanItem
 
     text = "Migrate the PRIVATE-STEP table"
     agent = AgentPlan(groups=(PlanGroup(key="", source="claude_todos", items=(PlanItem(text=text, status="pending"),)),))
@@ -120,8 +120,8 @@ def test_choosing_the_agents_own_status_again_leaves_no_override_on_disk() -> No
 def test_an_override_applies_to_the_nth_item_with_its_text_only() -> None:
     # SPEC §3: the key is the text and its occurrence, so ticking the second of two
     # identical steps leaves the first as the agent has it, across a restart.
-    from core.checklist import build_checklist, toggle_agent
-    from core.model import AgentPlan, PlanGroup, PlanItem
+    from planwatch.core.checklist import build_checklist, toggle_agent
+    from planwatch.core.model import AgentPlan, PlanGroup, PlanItem
 
     items = (PlanItem(text="Run tests", status="pending"), PlanItem(text="Run tests", status="pending"))
     agent = AgentPlan(groups=(PlanGroup(key="", source="codex", items=items),))

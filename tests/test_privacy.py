@@ -12,9 +12,9 @@ import pytest
 from app_transcripts import ClaudeTranscript, option_texts, until
 from textual.widgets import Switch
 
-from tui.app import AppOptions, make_app
-from tui.screens.settings import SettingsScreen
-from tui.widgets.checklist import ChecklistView
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.screens.settings import SettingsScreen
+from planwatch.tui.widgets.checklist import ChecklistView
 
 pytestmark = pytest.mark.asyncio
 
@@ -94,7 +94,7 @@ async def test_with_the_opt_in_the_plan_text_does_reach_the_store(secret_session
 async def test_with_the_opt_in_on_at_start_every_sessions_list_is_kept_in_the_store(secret_session, isolated_env) -> None:
     """SPEC §5: with the opt-in already on, each session's list reaches the store once the
     first scan ends, not only lists that change while the app runs."""
-    from core.store.records import Store
+    from planwatch.core.store.records import Store
 
     isolated_env.config.write_text("keepPlansInStore: true\n")
     app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
@@ -111,7 +111,7 @@ async def test_the_warm_start_cache_holds_no_plan_text_and_no_title(isolated_env
     """Issue 11: after a run with the marker in every agent item and the title (and an
     append while following), the cache the app wrote holds offsets and hashes only; the
     next start reads the marker back from the transcript, not from the cache."""
-    from core import paths
+    from planwatch.core import paths
 
     transcript = ClaudeTranscript(isolated_env.claude, "/home/dev/secret", at=datetime.now(UTC) - timedelta(minutes=3))
     transcript.custom_title(f"{MARKER} title").todo_write([(f"Rotate the {MARKER} key", "in_progress")])
@@ -127,7 +127,7 @@ async def test_the_warm_start_cache_holds_no_plan_text_and_no_title(isolated_env
     assert files_holding(MARKER, paths.cache_dir()) == []
     assert files_holding("Rotate", paths.cache_dir()) == []
     # The next start is warm and shows the same text, read from the transcript.
-    from core.index import SessionIndex
+    from planwatch.core.index import SessionIndex
 
     index = SessionIndex()
     index.scan()

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.transcripts.acp import AcpReader
-from core.transcripts.reader import SessionResult
-from core.transcripts.registry import reader_for
+from planwatch.core.transcripts.acp import AcpReader
+from planwatch.core.transcripts.reader import SessionResult
+from planwatch.core.transcripts.registry import reader_for
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures/transcripts/acp/claude-code-acp-mobile.jsonl"

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from core.model import AgentPlan, PlanItem
-from core.transcripts import ccd
-from core.transcripts.claude import ClaudeReader
-from core.transcripts.events import FullList, StepAdvance, StepDoneStart, StepWrapUp
-from core.transcripts.reader import SessionResult
+from planwatch.core.model import AgentPlan, PlanItem
+from planwatch.core.transcripts import ccd
+from planwatch.core.transcripts.claude import ClaudeReader
+from planwatch.core.transcripts.events import FullList, StepAdvance, StepDoneStart, StepWrapUp
+from planwatch.core.transcripts.reader import SessionResult
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_CCD = ROOT / "fixtures/transcripts/claude/projects/-home-dev-web/2c8f4a1d-6e3b-4d7a-b9c2-5f1e8a0d3b7c.jsonl"

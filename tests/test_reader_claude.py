@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from core.model import AgentPlan
-from core.text import safe_text, shorten
-from core.transcripts.claude import ClaudeReader
-from core.transcripts.reader import SessionResult
-from core.transcripts.registry import reader_for
+from planwatch.core.model import AgentPlan
+from planwatch.core.text import safe_text, shorten
+from planwatch.core.transcripts.claude import ClaudeReader
+from planwatch.core.transcripts.reader import SessionResult
+from planwatch.core.transcripts.registry import reader_for
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures/transcripts/claude/projects"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.model import AgentPlan
-from core.transcripts.claude import ClaudeReader
-from core.transcripts.claude_tasks import MAX_PENDING, TaskCorrelator
-from core.transcripts.events import TaskCreated, TaskUpdated
-from core.transcripts.reader import SessionResult
+from planwatch.core.model import AgentPlan
+from planwatch.core.transcripts.claude import ClaudeReader
+from planwatch.core.transcripts.claude_tasks import MAX_PENDING, TaskCorrelator
+from planwatch.core.transcripts.events import TaskCreated, TaskUpdated
+from planwatch.core.transcripts.reader import SessionResult
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO_TASKS = ROOT / "fixtures/transcripts/claude/projects/-home-dev-api/9d1e7c54-3b2a-4f6e-8c1d-7a9b0e2f4c6d.jsonl"

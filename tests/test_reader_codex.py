@@ -6,10 +6,10 @@ import json
 import time
 from pathlib import Path
 
-from core.model import AgentPlan
-from core.transcripts.codex import CodexReader
-from core.transcripts.reader import SessionResult
-from core.transcripts.registry import reader_for
+from planwatch.core.model import AgentPlan
+from planwatch.core.transcripts.codex import CodexReader
+from planwatch.core.transcripts.reader import SessionResult
+from planwatch.core.transcripts.registry import reader_for
 
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "fixtures/transcripts/codex/sessions/2026/11/30/rollout-2026-11-30T07-19-15-019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17.jsonl"

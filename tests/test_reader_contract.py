@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.model import Harness
-from core.transcripts.reader import SessionResult
-from core.transcripts.registry import reader_for
+from planwatch.core.model import Harness
+from planwatch.core.transcripts.reader import SessionResult
+from planwatch.core.transcripts.registry import reader_for
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures/transcripts"

@@ -9,14 +9,14 @@ import shutil
 import time
 from pathlib import Path
 
-from core import paths
-from core.index import SessionIndex
-from core.model import AgentPlan
-from core.transcripts.discover import classify, discover
-from core.transcripts.gemini import GeminiReader
-from core.transcripts.lines import read_transcript
-from core.transcripts.reader import SessionResult
-from core.transcripts.registry import reader_for
+from planwatch.core import paths
+from planwatch.core.index import SessionIndex
+from planwatch.core.model import AgentPlan
+from planwatch.core.transcripts.discover import classify, discover
+from planwatch.core.transcripts.gemini import GeminiReader
+from planwatch.core.transcripts.lines import read_transcript
+from planwatch.core.transcripts.reader import SessionResult
+from planwatch.core.transcripts.registry import reader_for
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "fixtures/samples/gemini-cli-session.jsonl"

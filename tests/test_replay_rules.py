@@ -5,9 +5,9 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from core.model import LIST_STATUSES, AgentPlan, PlanItem, read_status
-from core.replay import MAX_TASKS, PlanReplay, merge_plans, replay
-from core.transcripts.events import (
+from planwatch.core.model import LIST_STATUSES, AgentPlan, PlanItem, read_status
+from planwatch.core.replay import MAX_TASKS, PlanReplay, merge_plans, replay
+from planwatch.core.transcripts.events import (
     DocumentSet,
     FullList,
     Gap,

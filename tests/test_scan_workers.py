@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from core import paths
-from core.index import SessionIndex, default_roots
-from core.settings import Settings
-from core.transcripts import batch
-from core.transcripts.discover import TranscriptFile, discover
-from core.transcripts.lines import read_transcript
+from planwatch.core import paths
+from planwatch.core.index import SessionIndex, default_roots
+from planwatch.core.settings import Settings
+from planwatch.core.transcripts import batch
+from planwatch.core.transcripts.discover import TranscriptFile, discover
+from planwatch.core.transcripts.lines import read_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "tests" / "bench" / "corpus.py")
@@ -133,7 +133,7 @@ def test_a_worker_logs_through_the_calling_process(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(batch, "CHUNK_FILES", 1)
     gone = files[-1].path  # the last chunk: a worker's first
     gone.unlink()  # vanishes between discovery and reading: logged, forgotten
-    with caplog.at_level(logging.INFO, logger="core.transcripts.batch"):
+    with caplog.at_level(logging.INFO, logger="planwatch.core.transcripts.batch"):
         reads = [read for chunk in batch.read_all(files, True, workers=1) for read in chunk]
     assert [read.gone for read in reads if read.item.path == gone] == [True]
     assert any("scan worker: cannot read" in r.getMessage() and gone.name in r.getMessage() for r in caplog.records)
@@ -196,7 +196,7 @@ def test_the_index_scan_uses_workers_and_an_early_stop_ends_them(monkeypatch: py
     def stop(_entries):  # type: ignore[no-untyped-def]
         raise Stop
 
-    monkeypatch.setattr("core.index.BATCH_FILES", 1)
+    monkeypatch.setattr("planwatch.core.index.BATCH_FILES", 1)
     with pytest.raises(Stop):
         SessionIndex(default_roots(Settings())).scan(stop)
     assert _children() <= before  # no worker left behind

@@ -11,9 +11,9 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-import tui.screens.help as help_module
-from tui.keys import key_label
-from tui.screens.help import HelpScreen, help_rows
+import planwatch.tui.screens.help as help_module
+from planwatch.tui.keys import key_label
+from planwatch.tui.screens.help import HelpScreen, help_rows
 
 SAMPLE = [
     Binding("j,down", "cursor_down", "Move down"),
@@ -82,7 +82,7 @@ async def test_help_screen_lists_each_key_and_closes_on_escape() -> None:
 
 @pytest.mark.asyncio
 async def test_help_screen_lists_every_key_of_the_app_commands() -> None:
-    commands = pytest.importorskip("tui.commands")
+    commands = pytest.importorskip("planwatch.tui.commands")
     expected = help_rows(commands.COMMANDS)
     assert expected, "the app's command list is empty"
     app = Host()  # the screen reads tui.commands itself

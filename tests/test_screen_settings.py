@@ -9,8 +9,8 @@ from textual import on
 from textual.app import App
 from textual.widgets import Input, Switch, TextArea
 
-from core.settings import Settings, load_settings
-from tui.screens.settings import SettingsChanged, SettingsScreen, parse_folders, parse_sweep_days
+from planwatch.core.settings import Settings, load_settings
+from planwatch.tui.screens.settings import SettingsChanged, SettingsScreen, parse_folders, parse_sweep_days
 
 CONFIG_WITH_COMMENTS = """\
 # my planwatch settings — keep this line
@@ -161,7 +161,7 @@ def test_transcript_folders_one_per_line_deduplicated() -> None:
 @pytest.mark.asyncio
 async def test_settings_saved_from_the_app_reach_the_app(isolated_env) -> None:
     """Through the real app: `,` opens the screen, a save updates `app.settings`."""
-    from tui.app import AppOptions, make_app
+    from planwatch.tui.app import AppOptions, make_app
 
     empty = isolated_env.root / "no-transcripts"
     empty.mkdir()

@@ -14,13 +14,13 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, DataTable, Input, Select
 
-from core.settings import Settings, UserDirectory, UserEntry
-from core.store.identity import Caller
-from core.store.records import Store
-from core.store.schema import TaskRecord
-from tui.screens.store import StoreScreen
-from tui.store_service import StoreOwner, StoreService
-from tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
+from planwatch.core.settings import Settings, UserDirectory, UserEntry
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import TaskRecord
+from planwatch.tui.screens.store import StoreScreen
+from planwatch.tui.store_service import StoreOwner, StoreService
+from planwatch.tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

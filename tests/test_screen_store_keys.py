@@ -10,10 +10,10 @@ import pytest
 from test_screen_store import Host, move_to, row_keys, settle
 from textual.widgets import DataTable, Input, Select
 
-from core.store.records import Store
-from tui.screens.help import HelpScreen
-from tui.screens.store import StoreScreen
-from tui.widgets.plan_form import ConfirmScreen, PlanForm
+from planwatch.core.store.records import Store
+from planwatch.tui.screens.help import HelpScreen
+from planwatch.tui.screens.store import StoreScreen
+from planwatch.tui.widgets.plan_form import ConfirmScreen, PlanForm
 
 pytestmark = pytest.mark.asyncio
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.settings import Settings, load_settings, save_settings
+from planwatch.core.settings import Settings, load_settings, save_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 

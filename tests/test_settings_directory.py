@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import IsolatedEnv
 
-from core.settings import load_settings
+from planwatch.core.settings import load_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "fixtures" / "config"
@@ -24,7 +24,7 @@ def planwatch(env: IsolatedEnv, *argv: str, extra: dict[str, str] | None = None)
     environ = {k: v for k, v in os.environ.items() if k not in ("USER", "LOGNAME", "PLANWATCH_TOKEN")}
     environ.update(extra or {})
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *argv], cwd=ROOT, env=environ, capture_output=True, text=True,
+        [sys.executable, "-m", "planwatch.tui.cli", *argv], cwd=ROOT, env=environ, capture_output=True, text=True,
         timeout=60, stdin=subprocess.DEVNULL,
     )
 
@@ -117,7 +117,7 @@ def test_without_a_directory_the_login_name_still_stamps(isolated_env: IsolatedE
 async def test_the_app_applies_a_changed_directory_within_a_second(isolated_env: IsolatedEnv) -> None:
     import time
 
-    from tui.app import AppOptions, make_app
+    from planwatch.tui.app import AppOptions, make_app
 
     path = use_config(isolated_env, "seed-directory.yaml")
     empty = isolated_env.root / "no-transcripts"

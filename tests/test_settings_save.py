@@ -12,8 +12,8 @@ import pytest
 from conftest import IsolatedEnv
 from textual.widgets import Input, Switch
 
-from core.settings import SettingsNotSaved, load_settings, save_settings
-from tui.screens.settings import SettingsScreen
+from planwatch.core.settings import SettingsNotSaved, load_settings, save_settings
+from planwatch.tui.screens.settings import SettingsScreen
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "fixtures" / "config"
@@ -69,7 +69,7 @@ def test_a_file_that_is_not_yaml_is_never_written(isolated_env: IsolatedEnv) -> 
 @pytest.mark.asyncio
 async def test_the_settings_screen_saving_nothing_changed_keeps_the_directory(isolated_env: IsolatedEnv) -> None:
     """`,` then ctrl+s with no change: every user and token hash is still there, byte for byte."""
-    from tui.app import AppOptions, make_app
+    from planwatch.tui.app import AppOptions, make_app
 
     path = shutil.copyfile(CONFIGS / "seed-directory.yaml", isolated_env.config)
     before = path.read_bytes()
@@ -95,7 +95,7 @@ async def test_the_settings_screen_saving_nothing_changed_keeps_the_directory(is
 
 @pytest.mark.asyncio
 async def test_the_settings_screen_lists_problems_and_saves_around_them(isolated_env: IsolatedEnv) -> None:
-    from tui.app import AppOptions, make_app
+    from planwatch.tui.app import AppOptions, make_app
 
     path = shutil.copyfile(CONFIGS / "person-edited.yaml", isolated_env.config)
     before = path.read_text()

@@ -17,8 +17,8 @@ from typing import Any
 from conftest import FROZEN_NOW
 from textual.pilot import Pilot
 
+from planwatch.tui.app import PlanwatchApp
 from screenshots import fixture_app, settle
-from tui.app import PlanwatchApp
 
 # Fixed, not tmp_path: the details panel and the empty state show these paths.
 SNAP_BASE = Path("/tmp/planwatch-snapshots")

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import MAX_RECORD_BYTES, Store
-from core.store.tools import run_tool
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import MAX_RECORD_BYTES, Store
+from planwatch.core.store.tools import run_tool
 
 # file → what the report must say about it (one kind of breakage each)
 EXPECTED: dict[str, str] = {
@@ -107,7 +107,7 @@ def test_the_tools_keep_working_beside_broken_records(broken: Path) -> None:
 def test_a_broken_record_cannot_be_changed_through_the_tools_and_the_refusal_says_what_is_wrong(broken: Path) -> None:
     """Issue 9: `task set t5` on a broken record says what is wrong with the file, not
     "must match the id of a known task" (the refusal this test pinned before)."""
-    from core.store.tools import ToolRefused
+    from planwatch.core.store.tools import ToolRefused
 
     before = (broken / "tasks" / "t3.md").read_bytes()
     with pytest.raises(ToolRefused) as refused:

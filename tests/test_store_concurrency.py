@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from core.store.records import Store
-from core.store.schema import TaskRecord
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import TaskRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,11 +28,11 @@ ADDS_EACH = 50  # 8 × 50 = 400 adds
 # them, and also fights over one shared task (t1) to contend for the same file.
 WORKER = r"""
 import json, sys
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import Store
-from core.store.schema import TaskRecord
-from core.store.tools import run_tool
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.tools import run_tool
 
 root, name, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 store, settings, caller = Store(root), Settings(), Caller(by=name, session="s-" + name)
@@ -52,11 +52,11 @@ print(json.dumps(mine), flush=True)
 # A writer for the crash test: prints one JSON line per committed change.
 WRITER = r"""
 import json, sys
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import Store
-from core.store.schema import TaskRecord
-from core.store.tools import run_tool
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.tools import run_tool
 
 store, settings, caller = Store(sys.argv[1]), Settings(), Caller(by="crash")
 n = 0

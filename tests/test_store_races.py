@@ -10,16 +10,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core.store.records import Store
-from core.store.schema import TaskRecord
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import TaskRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 DEADLINE = 120
 
 MINTER = r"""
 import json, sys
-from core.store.records import Store
-from core.store.schema import TaskRecord
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import TaskRecord
 store = Store(sys.argv[1])
 ids = [store.add_task(lambda i: TaskRecord(id=i, title="minted")).id for _ in range(int(sys.argv[2]))]
 print(json.dumps(ids))
@@ -27,7 +27,7 @@ print(json.dumps(ids))
 
 TIDIER = r"""
 import sys, time
-from core.store.records import Store
+from planwatch.core.store.records import Store
 store = Store(sys.argv[1])
 end = time.monotonic() + float(sys.argv[2])
 passes = 0
@@ -69,10 +69,10 @@ def test_minting_races_the_temp_file_tidy_up(tmp_path: Path) -> None:
 
 TOOL_WRITER = r"""
 import sys, time
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import Store, StoreError
-from core.store.tools import run_tool
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store, StoreError
+from planwatch.core.store.tools import run_tool
 store, caller = Store(sys.argv[1]), Caller(by="agent")
 end = time.monotonic() + float(sys.argv[2])
 n = refused = 0
@@ -144,7 +144,7 @@ def test_a_persons_save_between_a_tools_read_and_rename_survives(tmp_path: Path)
 
 
 def test_a_tool_change_to_the_field_a_person_just_saved_is_refused(tmp_path: Path) -> None:
-    from core.store.records import RecordChanged
+    from planwatch.core.store.records import RecordChanged
 
     root = tmp_path / "store"
     store = Store(root)

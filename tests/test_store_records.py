@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from core import paths
-from core.settings import Settings
-from core.store.records import (
+from planwatch.core import paths
+from planwatch.core.settings import Settings
+from planwatch.core.store.records import (
     MAX_RECORD_BYTES,
     RecordMissing,
     RecordProblem,
@@ -23,7 +23,7 @@ from core.store.records import (
     parse_record_file,
     parse_task_file,
 )
-from core.store.schema import PlanRecord, Scope, Source, Stamp, TaskRecord
+from planwatch.core.store.schema import PlanRecord, Scope, Source, Stamp, TaskRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
@@ -50,7 +50,7 @@ def test_store_location_env_wins_over_setting_over_xdg(tmp_path: Path, monkeypat
 def test_store_default_is_the_xdg_data_folder_planwatch_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # SPEC §4: default is the XDG data folder, `planwatch/store`; then the setting (read
     # from the config file), then PLANWATCH_STORE, each winning over the one before.
-    from core.settings import load_settings
+    from planwatch.core.settings import load_settings
 
     for name in ("PLANWATCH_STORE", "PLANWATCH_DATA"):
         monkeypatch.delenv(name, raising=False)
@@ -269,7 +269,7 @@ def test_add_refuses_a_make_that_ignores_its_id(tmp_path: Path) -> None:
 
 
 def _ruamel(front: str) -> object:
-    from core.store.frontmatter import safe_loader
+    from planwatch.core.store.frontmatter import safe_loader
 
     try:
         return ("ok", safe_loader().load(front))
@@ -282,7 +282,7 @@ def _fronts() -> list[str]:
     titles, and hand-written lines of random text."""
     import random
 
-    from core.store.frontmatter import render_record, split_frontmatter
+    from planwatch.core.store.frontmatter import render_record, split_frontmatter
 
     fronts: list[str] = []
     for path in sorted((ROOT / "fixtures").rglob("*.md")):
@@ -309,7 +309,7 @@ def _fronts() -> list[str]:
 
 def test_fast_frontmatter_reading_agrees_with_ruamel() -> None:
     """The fast path reads only the plain subset, and reads it exactly as YAML does."""
-    from core.store.frontmatter import fast_front, plain_value
+    from planwatch.core.store.frontmatter import fast_front, plain_value
 
     fast_hits = 0
     for front in _fronts():
@@ -324,7 +324,7 @@ def test_fast_frontmatter_reading_agrees_with_ruamel() -> None:
 
 
 def test_the_stores_own_files_take_the_fast_path() -> None:
-    from core.store.frontmatter import fast_front, split_frontmatter
+    from planwatch.core.store.frontmatter import fast_front, split_frontmatter
 
     for path in sorted((ROOT / "fixtures" / "store" / "demo").rglob("*.md")):
         assert fast_front(split_frontmatter(path.read_text())[0]) is not None, path
@@ -339,7 +339,7 @@ def test_a_hand_written_field_named_extra_is_kept_like_any_unknown_field(tmp_pat
     shutil.copytree(ROOT / "fixtures" / "store" / "extra-key", root)
 
     def cli(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "tui.cli", *argv, "--store", str(root)], cwd=ROOT,
+        return subprocess.run([sys.executable, "-m", "planwatch.tui.cli", *argv, "--store", str(root)], cwd=ROOT,
                               capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
 
     listed = cli("task", "list")

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import IsolatedEnv
 
-from core.store.records import Store, StoreError
-from core.store.schema import TaskRecord
+from planwatch.core.store.records import Store, StoreError
+from planwatch.core.store.schema import TaskRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 DEADLINE = 30
@@ -25,7 +25,7 @@ DEADLINE = 30
 
 def planwatch(*argv: str, stdin: int | None = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *argv], cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE,
+        [sys.executable, "-m", "planwatch.tui.cli", *argv], cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE,
         stdin=stdin,
     )
 
@@ -117,7 +117,7 @@ def test_a_read_only_store_is_a_sentence(isolated_env: IsolatedEnv, tmp_path: Pa
         store_file = tmp_path / "not-a-folder"
         store_file.write_text("")
         added = subprocess.run(
-            [sys.executable, "-m", "tui.cli", "task", "add", "One", "--store", str(store_file / "store")],
+            [sys.executable, "-m", "planwatch.tui.cli", "task", "add", "One", "--store", str(store_file / "store")],
             cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE, stdin=subprocess.DEVNULL,
         )
     else:
@@ -137,7 +137,7 @@ def test_store_errors_are_sentences_in_the_api_too(isolated_env: IsolatedEnv) ->
 
 def _start_server() -> subprocess.Popen[str]:
     server = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "mcp"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        [sys.executable, "-m", "planwatch.tui.cli", "mcp"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
     )
     assert server.stdin is not None
@@ -206,9 +206,9 @@ def test_the_mcp_server_exits_when_stdin_closes_with_a_call_in_flight(isolated_e
 TRANSCRIPT_READ = r"""
 import sys
 from pathlib import Path
-from core.regular import NotRegularFile
-from core.transcripts.claude import ClaudeReader
-from core.transcripts.lines import read_transcript
+from planwatch.core.regular import NotRegularFile
+from planwatch.core.transcripts.claude import ClaudeReader
+from planwatch.core.transcripts.lines import read_transcript
 try:
     read_transcript(ClaudeReader(Path(sys.argv[1])), Path(sys.argv[1]))
 except NotRegularFile as exc:

@@ -7,14 +7,14 @@ import pytest
 from app_transcripts import until
 from textual.widgets import Switch
 
-from core.settings import Settings, load_settings
-from core.store.identity import Caller
-from core.store.records import Store
-from core.store.tools import run_tool
-from tui.app import make_app
-from tui.options import AppOptions
-from tui.screens.settings import SettingsScreen
-from tui.screens.store import StoreScreen
+from planwatch.core.settings import Settings, load_settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.tools import run_tool
+from planwatch.tui.app import make_app
+from planwatch.tui.options import AppOptions
+from planwatch.tui.screens.settings import SettingsScreen
+from planwatch.tui.screens.store import StoreScreen
 
 pytestmark = pytest.mark.asyncio
 

@@ -14,19 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from core.store.records import Store
-from core.store.schema import TaskRecord
-from core.store.watch import StoreWatcher
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.watch import StoreWatcher
 
 ROOT = Path(__file__).resolve().parent.parent
 SECONDS = float(os.environ.get("PLANWATCH_SOAK_SECONDS", "60"))
 
 WRITER = r"""
 import json, random, sys, time
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import RecordChanged, Store
-from core.store.tools import run_tool
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import RecordChanged, Store
+from planwatch.core.store.tools import run_tool
 store, name, seconds = Store(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 caller, settings, rng = Caller(by=name), Settings(), random.Random(name)
 added, refused, writes = [], 0, 0

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from conftest import IsolatedEnv
 
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import Store
-from core.store.sweep import Sweeper, run_sweep
-from core.store.tools import run_tool
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.sweep import Sweeper, run_sweep
+from planwatch.core.store.tools import run_tool
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 WEEK = Settings(sweepAfterDays=7)
@@ -91,7 +91,7 @@ def test_the_sweeper_runs_at_start_and_retries_a_failed_pass(world: World, caplo
         return WEEK
 
     sweeper = Sweeper(world.store, settings, interval=0.05, clock=lambda: T0 + timedelta(days=30))
-    with caplog.at_level(logging.ERROR, logger="core.store.sweep"):
+    with caplog.at_level(logging.ERROR, logger="planwatch.core.store.sweep"):
         sweeper.start()
         try:
             deadline = datetime.now(UTC) + timedelta(seconds=10)
@@ -120,7 +120,7 @@ def test_a_failed_pass_on_an_unusable_store_is_a_sentence_not_a_traceback(isolat
     (isolated_env.store / ".lock").mkdir()  # a folder where the lock file should be
     isolated_env.config.write_text("sweepAfterDays: 1\n")
     server = subprocess.Popen(
-        [sys.executable, "-m", "tui.cli", "mcp"], cwd=root, text=True,
+        [sys.executable, "-m", "planwatch.tui.cli", "mcp"], cwd=root, text=True,
         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
     try:

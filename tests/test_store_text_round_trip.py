@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import Store
-from core.store.schema import TaskRecord
-from core.store.tools import run_tool
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.tools import run_tool
 
 CALLER = Caller(by="dana")
 TRICKY = [

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import MAX_RECORD_BYTES, Store
-from core.store.tools import MAX_LIST, ToolRefused, run_tool
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import MAX_RECORD_BYTES, Store
+from planwatch.core.store.tools import MAX_LIST, ToolRefused, run_tool
 
 CALLER = Caller(by="dana", session="s-1")
 SETTINGS = Settings()

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Settings, UserDirectory, UserEntry
-from core.store import grants
-from core.store.identity import Caller, caller_from_env
-from core.store.records import Store
-from core.store.tools import ToolRefused, run_tool
+from planwatch.core.settings import Settings, UserDirectory, UserEntry
+from planwatch.core.store import grants
+from planwatch.core.store.identity import Caller, caller_from_env
+from planwatch.core.store.records import Store
+from planwatch.core.store.tools import ToolRefused, run_tool
 
 
 def token(secret: str) -> str:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import Store
-from core.store.tools import run_tool
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.tools import run_tool
 
 MON = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)
 

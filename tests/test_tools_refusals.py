@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import Store
-from core.store.tools import ToolRefused, run_tool
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.tools import ToolRefused, run_tool
 
 TASK_STATUS = "status must be todo, doing, blocked, review, done, or dropped."
 PLAN_STATUS = "status must be draft, active, done, or dropped."
@@ -130,7 +130,7 @@ def test_refusal_wording_and_nothing_changes(store: Store, tool: str, args: dict
 
 
 def test_every_tool_has_refusal_cases() -> None:
-    from core.store.tools import TOOL_NAMES
+    from planwatch.core.store.tools import TOOL_NAMES
 
     assert {tool for tool, _, _ in CASES} == set(TOOL_NAMES)
 

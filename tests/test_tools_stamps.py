@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Settings, UserDirectory, UserEntry
-from core.store.identity import HOST, Caller, caller_from_env, user_for_token
-from core.store.records import Store
-from core.store.tools import ToolRefused, run_tool
+from planwatch.core.settings import Settings, UserDirectory, UserEntry
+from planwatch.core.store.identity import HOST, Caller, caller_from_env, user_for_token
+from planwatch.core.store.records import Store
+from planwatch.core.store.tools import ToolRefused, run_tool
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 DANA = Caller(by="dana", session="sess-1")

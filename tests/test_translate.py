@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import Store
-from core.store.schema import PlanRecord, Scope, Source, TaskRecord
-from core.store.tools import run_tool
-from core.store.translate import TranslateRefused, translate_change, translate_list
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import PlanRecord, Scope, Source, TaskRecord
+from planwatch.core.store.tools import run_tool
+from planwatch.core.store.translate import TranslateRefused, translate_change, translate_list
 
 SESSION = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
 TITLE = "Add a migration for the orders table"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from core.store import views
-from core.store.records import Store
-from core.store.schema import PlanRecord, Scope, TaskRecord
+from planwatch.core.store import views
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import PlanRecord, Scope, TaskRecord
 
 SESSION = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
 OTHER = "0a7d5e21-88c4-4f1b-b2e6-91d3c4a5f6e7"

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from bench.corpus import ClaudeWriter
 
-from core import paths
-from core.index import SessionIndex
-from core.transcripts import warmcache
-from core.transcripts.batch import FileRead, read_file
-from core.transcripts.discover import TranscriptFile, classify, is_whole_document
-from core.transcripts.warmcache import GAP, LINE, MIDDLE, WarmCache
+from planwatch.core import paths
+from planwatch.core.index import SessionIndex
+from planwatch.core.transcripts import warmcache
+from planwatch.core.transcripts.batch import FileRead, read_file
+from planwatch.core.transcripts.discover import TranscriptFile, classify, is_whole_document
+from planwatch.core.transcripts.warmcache import GAP, LINE, MIDDLE, WarmCache
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
@@ -208,7 +208,7 @@ def test_the_same_size_with_another_mtime_is_read_from_scratch(tmp_path: Path) -
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "tui.cli", *args], cwd=ROOT, env=os.environ.copy(), capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "planwatch.tui.cli", *args], cwd=ROOT, env=os.environ.copy(), capture_output=True, text=True, timeout=120
     )
 
 
@@ -270,7 +270,7 @@ def test_two_processes_writing_the_cache_at_once_keep_both(isolated_env, tmp_pat
                 w.todo_write([(f"Step {n}", "pending")])
         roots.append(root.parent)
     env = os.environ.copy()
-    argv = [sys.executable, "-m", "tui.cli", "sessions", "--json"]
+    argv = [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"]
     for _ in range(3):  # a few rounds: the two writes race each time
         warmcache.cache_file().unlink(missing_ok=True)
         procs = [subprocess.Popen([*argv, "--root", str(root)], cwd=ROOT, env=env, stdout=subprocess.PIPE) for root in roots]

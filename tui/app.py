@@ -26,16 +26,16 @@ from textual.app import App
 from textual.binding import Binding
 from textual.signal import Signal
 
-from core import paths
-from core.checklist import Checklist, OverrideStatus, build_checklist
-from core.model import EMPTY_PLAN, AgentPlan
-from core.overrides import FILE_NAME as OVERRIDES_FILE
-from core.overrides import Overrides
-from core.settings import LiveSettings, Settings, load_settings
-from core.timeline import TimelineEntry, Timelines
-from tui.commands import PlanwatchCommands, bindings
-from tui.live import LiveFeed
-from tui.messages import (
+from planwatch.core import paths
+from planwatch.core.checklist import Checklist, OverrideStatus, build_checklist
+from planwatch.core.model import EMPTY_PLAN, AgentPlan
+from planwatch.core.overrides import FILE_NAME as OVERRIDES_FILE
+from planwatch.core.overrides import Overrides
+from planwatch.core.settings import LiveSettings, Settings, load_settings
+from planwatch.core.timeline import TimelineEntry, Timelines
+from planwatch.tui.commands import PlanwatchCommands, bindings
+from planwatch.tui.live import LiveFeed
+from planwatch.tui.messages import (
     FollowingStarted,
     OwnItemsChanged,
     ScanFinished,
@@ -43,12 +43,12 @@ from tui.messages import (
     SettingsSaved,
     StoreView,
 )
-from tui.notices import Notice, desktop_escapes, idle_notice, plan_notices
-from tui.options import AppOptions, options_from_args
-from tui.palette import HIGH_CONTRAST, readable_variables
-from tui.session_palette import SessionsProvider
-from tui.store_service import StoreOwner, StoreService
-from tui.widgets.session_list import RUNNING_WINDOW
+from planwatch.tui.notices import Notice, desktop_escapes, idle_notice, plan_notices
+from planwatch.tui.options import AppOptions, options_from_args
+from planwatch.tui.palette import HIGH_CONTRAST, readable_variables
+from planwatch.tui.session_palette import SessionsProvider
+from planwatch.tui.store_service import StoreOwner, StoreService
+from planwatch.tui.widgets.session_list import RUNNING_WINDOW
 
 log = logging.getLogger(__name__)
 
@@ -70,13 +70,13 @@ def make_app(args_or_options: argparse.Namespace | AppOptions | None = None) -> 
 
 
 def _default_index(roots: list[Path], read_plans: bool) -> Any:
-    from core.index import SessionIndex
+    from planwatch.core.index import SessionIndex
 
     return SessionIndex(roots, read_plans=read_plans)
 
 
 def _default_roots(settings: Settings, extra: list[Path]) -> list[Path]:
-    from core.index import default_roots
+    from planwatch.core.index import default_roots
 
     return list(default_roots(settings, extra))
 
@@ -125,7 +125,7 @@ class PlanwatchApp(StoreOwner, App[None]):
         self._pending_ids: set[str] = set()
         self._flush_timer: Any = None
         self._flushed_once = False
-        from core.mirror import Mirror
+        from planwatch.core.mirror import Mirror
 
         # Touches the disk only when used (not at all while the setting is off).
         self._mirror = Mirror(self.store_service.store, lambda: self.settings)
@@ -134,7 +134,7 @@ class PlanwatchApp(StoreOwner, App[None]):
     # -- life cycle
 
     def on_mount(self) -> None:
-        from tui.screens.browse import BrowseScreen
+        from planwatch.tui.screens.browse import BrowseScreen
 
         self.push_screen(BrowseScreen())
         self._apply_saved_theme()
@@ -166,7 +166,7 @@ class PlanwatchApp(StoreOwner, App[None]):
 
     @work(thread=True, group="theme", exclusive=True, exit_on_error=False)
     def _save_theme(self, settings: Settings) -> None:
-        from core.settings import SettingsNotSaved, save_settings
+        from planwatch.core.settings import SettingsNotSaved, save_settings
 
         try:
             save_settings(settings, self.config_path)
@@ -445,17 +445,17 @@ class PlanwatchApp(StoreOwner, App[None]):
     # -- app-level actions (keys from tui.commands)
 
     def action_store_view(self) -> None:
-        from tui.screens.store import StoreScreen
+        from planwatch.tui.screens.store import StoreScreen
 
         self.push_screen(StoreScreen())
 
     def action_settings(self) -> None:
-        from tui.screens.settings import SettingsScreen
+        from planwatch.tui.screens.settings import SettingsScreen
 
         self.push_screen(SettingsScreen(self.settings, self.config_path))
 
     def action_help(self) -> None:
-        from tui.screens.help import HelpScreen
+        from planwatch.tui.screens.help import HelpScreen
 
         # The keys the screen it opens over binds itself (settings' save) are listed too.
         screen = self.screen

@@ -12,10 +12,10 @@ import sys
 
 # Modules that add subcommands, in the order they appear in --help.
 COMMAND_MODULES = (
-    "tui.cli_sessions",  # show, sessions
-    "tui.cli_store",  # plan …, task …, sweep
-    "tui.cli_channel",  # todo, channel
-    "tui.cli_agents",  # mcp, acp-tap
+    "planwatch.tui.cli_sessions",  # show, sessions
+    "planwatch.tui.cli_store",  # plan …, task …, sweep
+    "planwatch.tui.cli_channel",  # todo, channel
+    "planwatch.tui.cli_agents",  # mcp, acp-tap
 )
 
 
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="planwatch",
         description="Watch coding agents' plans as live checklists.",
     )
-    from tui import cli_app
+    from planwatch.tui import cli_app
 
     parser.add_argument("--version", action="version", version=f"planwatch {version()}")
     cli_app.add_app_arguments(parser)
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
-        from tui import cli_app
+        from planwatch.tui import cli_app
 
         return cli_app.run_app(args)
     try:

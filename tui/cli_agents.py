@@ -38,13 +38,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _run_mcp(args: argparse.Namespace) -> int:
-    from core.agents.mcp import run_server
+    from planwatch.core.agents.mcp import run_server
 
     return run_server(session=args.session, store=Path(args.store) if args.store else None)
 
 
 def _run_acp_tap(args: argparse.Namespace) -> int:
-    from core.agents.acp_tap import run_tap
+    from planwatch.core.agents.acp_tap import run_tap
 
     command = list(args.agent)
     if command and command[0] == "--":

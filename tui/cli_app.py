@@ -54,7 +54,7 @@ def tmux_pane_folder(timeout: float = 1.0) -> str | None:
 
 
 def run_app(args: argparse.Namespace) -> int:
-    from tui.app import make_app
+    from planwatch.tui.app import make_app
 
     # Pane mode may also switch on by itself in a narrow terminal, so the tmux folder is
     # asked for whenever it could matter, not only with --pane.

@@ -19,7 +19,7 @@ import json
 import sys
 from typing import Any
 
-from tui.cli_store import add_store_option, report_problems, settings_and_root
+from planwatch.tui.cli_store import add_store_option, report_problems, settings_and_root
 
 
 def register(sub: Any) -> None:
@@ -38,9 +38,9 @@ def register(sub: Any) -> None:
 
 
 def run_todo(args: argparse.Namespace) -> int:
-    from core.store import views
-    from core.store.records import Store
-    from core.text import safe_text
+    from planwatch.core.store import views
+    from planwatch.core.store.records import Store
+    from planwatch.core.text import safe_text
 
     settings, root = settings_and_root(args)
     snap = Store(root).load()
@@ -62,7 +62,7 @@ def run_todo(args: argparse.Namespace) -> int:
 
 def _session_exists(session_id: str, settings: Any) -> bool:
     """Whether a transcript holds this session (asked only when no task names it)."""
-    from core.index import SessionIndex, default_roots
+    from planwatch.core.index import SessionIndex, default_roots
 
     index = SessionIndex(default_roots(settings, []), read_plans=False)
     index.scan()
@@ -82,8 +82,8 @@ def _emit(obj: Any) -> None:
 def run_channel(args: argparse.Namespace) -> int:
     import signal
 
-    from core.settings import LiveSettings
-    from core.store.channel import Channel, ChannelError
+    from planwatch.core.settings import LiveSettings
+    from planwatch.core.store.channel import Channel, ChannelError
 
     settings, root = settings_and_root(args)
     # Re-read when the file changes: a revoked user stops receiving changes at once.

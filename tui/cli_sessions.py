@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from core.index import SessionIndex
-    from core.model import PlanGroup
-    from core.sessions import SessionEntry
-    from core.settings import Settings
+    from planwatch.core.index import SessionIndex
+    from planwatch.core.model import PlanGroup
+    from planwatch.core.sessions import SessionEntry
+    from planwatch.core.settings import Settings
 
 MARKS = {"completed": "[x]", "in_progress": "[>]", "pending": "[ ]", "cancelled": "[-]", "blocked": "[!]"}
 
@@ -62,7 +62,7 @@ def _roots(args: argparse.Namespace) -> list[str]:
 
 def _missing_roots(args: argparse.Namespace) -> bool:
     """Say so (stderr) when a `--root` given does not exist; True when one is missing."""
-    from core.text import shorten
+    from planwatch.core.text import shorten
 
     missing = [r for r in _roots(args) if not Path(r).expanduser().exists()]
     for root in missing:
@@ -72,7 +72,7 @@ def _missing_roots(args: argparse.Namespace) -> bool:
 
 def _settings() -> Settings:
     """The settings, with a word on stderr when they keep agents' plans from being read."""
-    from core.settings import load_settings
+    from planwatch.core.settings import load_settings
 
     settings = load_settings()
     if not settings.read_agent_plans:
@@ -81,7 +81,7 @@ def _settings() -> Settings:
 
 
 def _index(args: argparse.Namespace) -> SessionIndex:
-    from core.index import SessionIndex, default_roots
+    from planwatch.core.index import SessionIndex, default_roots
 
     settings = _settings()
     roots = default_roots(settings, _roots(args))
@@ -92,7 +92,7 @@ def _index(args: argparse.Namespace) -> SessionIndex:
 
 def _file_index(path: Path, args: argparse.Namespace) -> SessionIndex:
     """An index of one transcript file and the subagent files beside it."""
-    from core.index import SessionIndex
+    from planwatch.core.index import SessionIndex
 
     settings = _settings()
     roots = [path]
@@ -152,7 +152,7 @@ def scan_with_progress(index: SessionIndex, stream: TextIO | None = None) -> Non
 def _report_problems(index: SessionIndex) -> None:
     """A database that cannot be read, once, on stderr (which file, what is wrong):
     the other harnesses' sessions are still listed."""
-    from core.text import shorten
+    from planwatch.core.text import shorten
 
     for problem in index.problems():
         print(f"planwatch: skipped {shorten(problem, 300)}", file=sys.stderr)
@@ -162,7 +162,7 @@ def _report_problems(index: SessionIndex) -> None:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from core.text import shorten
+    from planwatch.core.text import shorten
 
     target: str = args.target
     if _missing_roots(args):
@@ -205,7 +205,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 
 def _group_header(group: PlanGroup) -> str:
-    from core.text import safe_text
+    from planwatch.core.text import safe_text
 
     if group.key == "":
         return f"# {group.source}"
@@ -219,7 +219,7 @@ def _plain(entry: SessionEntry) -> list[str]:
     item, then each further group under its own header, then each plan document under
     its header, `# > <line>` per line of its text (comment lines: a script reading
     `<status>\\t<text>` items never takes a document's line for an item)."""
-    from core.text import safe_text
+    from planwatch.core.text import safe_text
 
     plan = entry.plan
     lines = [_group_header(plan.main) if plan.main is not None else "# none"]
@@ -238,8 +238,8 @@ def _plain(entry: SessionEntry) -> list[str]:
 
 
 def _person(entry: SessionEntry) -> list[str]:
-    from core.model import SOURCE_LABELS, partial_label
-    from core.text import safe_text, shorten
+    from planwatch.core.model import SOURCE_LABELS, partial_label
+    from planwatch.core.text import safe_text, shorten
 
     session, plan = entry.session, entry.plan
     title = shorten(session.title or f"Session {session.id}", 100)
@@ -297,7 +297,7 @@ def _age(moment: datetime, now: datetime | None = None) -> str:
 
 def _summary(entry: SessionEntry) -> dict[str, object]:
     """One session for `sessions --json`: facts and counts, never plan text."""
-    from core.text import safe_text
+    from planwatch.core.text import safe_text
 
     session, plan = entry.session, entry.plan
     done, total = plan.counts()
@@ -324,7 +324,7 @@ def _summary(entry: SessionEntry) -> dict[str, object]:
 
 
 def run_sessions(args: argparse.Namespace) -> int:
-    from core.text import shorten
+    from planwatch.core.text import shorten
 
     if _missing_roots(args):
         return 2

@@ -192,8 +192,8 @@ def report_problems(problems: list[str]) -> None:
 
 def settings_and_root(args: argparse.Namespace) -> tuple[Any, Path]:
     """The settings and the store folder: `--store`, else PLANWATCH_STORE, the setting, XDG."""
-    from core import paths
-    from core.settings import load_settings
+    from planwatch.core import paths
+    from planwatch.core.settings import load_settings
 
     settings = load_settings()
     root = Path(args.store).expanduser() if getattr(args, "store", None) else paths.store_dir(settings.store)
@@ -201,16 +201,16 @@ def settings_and_root(args: argparse.Namespace) -> tuple[Any, Path]:
 
 
 def _context(args: argparse.Namespace) -> tuple[Any, Any]:
-    from core.store.records import Store
+    from planwatch.core.store.records import Store
 
     settings, root = settings_and_root(args)
     return Store(root), settings
 
 
 def _run(args: argparse.Namespace) -> int:
-    from core.store.identity import caller_from_env
-    from core.store.records import StoreError
-    from core.store.tools import ToolRefused, run_tool
+    from planwatch.core.store.identity import caller_from_env
+    from planwatch.core.store.records import StoreError
+    from planwatch.core.store.tools import ToolRefused, run_tool
 
     store, settings = _context(args)
     try:
@@ -232,7 +232,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _as_json(tool: str, records: list[Any]) -> Any:
     """`plan show`: `{plan, tasks}` (the plan channel's state); the lists: an array."""
-    from core.store.schema import PlanRecord, plan_json, task_json
+    from planwatch.core.store.schema import PlanRecord, plan_json, task_json
 
     def one(rec: Any) -> dict[str, Any]:
         return plan_json(rec) if isinstance(rec, PlanRecord) else task_json(rec)
@@ -243,8 +243,8 @@ def _as_json(tool: str, records: list[Any]) -> Any:
 
 
 def _run_sweep(args: argparse.Namespace) -> int:
-    from core.store.records import StoreError
-    from core.store.sweep import run_sweep
+    from planwatch.core.store.records import StoreError
+    from planwatch.core.store.sweep import run_sweep
 
     store, settings = _context(args)
     if args.after_days is not None:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from tui.keys import key_label
+from planwatch.tui.keys import key_label
 
 if TYPE_CHECKING:
     from textual.screen import Screen

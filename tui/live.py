@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.messages import FollowingStarted, ScanFinished, SessionsChanged
+from planwatch.tui.messages import FollowingStarted, ScanFinished, SessionsChanged
 
 if TYPE_CHECKING:
     from textual.app import App

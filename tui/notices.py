@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from core.model import AgentPlan
-from core.text import safe_text, shorten
+from planwatch.core.model import AgentPlan
+from planwatch.core.text import safe_text, shorten
 
 Kind = Literal["complete", "blocked", "idle"]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from textual.app import App, SuspendNotSupported
 
-from core.checklist import Checklist
+from planwatch.core.checklist import Checklist
 
 DEFAULT_PAGER = "less -R"
 DEFAULT_EDITOR = "vi"

@@ -15,8 +15,8 @@ from typing import Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from core.text import safe_text, shorten
-from tui.widgets.session_list import age, short_folder
+from planwatch.core.text import safe_text, shorten
+from planwatch.tui.widgets.session_list import age, short_folder
 
 # The palette lists this many sessions before anything is typed (newest first).
 DISCOVER_LIMIT = 30

@@ -27,12 +27,12 @@ from typing import Any
 from textual.app import App
 from textual.signal import Signal
 
-from core.settings import Settings
-from core.store.identity import Caller, caller_from_env
-from core.store.records import Store, StoreError
-from core.store.tools import ToolRefused, run_tool
-from core.store.views import open_counts
-from tui.messages import StoreChanged, StoreLoaded, StoreView
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller, caller_from_env
+from planwatch.core.store.records import Store, StoreError
+from planwatch.core.store.tools import ToolRefused, run_tool
+from planwatch.core.store.views import open_counts
+from planwatch.tui.messages import StoreChanged, StoreLoaded, StoreView
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +96,8 @@ class StoreService:
         core starts, then every hour); `watch=False` (snapshots) runs neither."""
         if not watch:
             return
-        from core.store.sweep import Sweeper
-        from core.store.watch import StoreWatcher
+        from planwatch.core.store.sweep import Sweeper
+        from planwatch.core.store.watch import StoreWatcher
 
         try:
             self._watcher = StoreWatcher(self.root, self._changed_on_disk)

@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
 
-from core import paths
+from planwatch.core import paths
 
 log = logging.getLogger(__name__)
 

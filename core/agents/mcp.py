@@ -51,13 +51,13 @@ from mcp.server.stdio import stdio_server
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 
-from core import paths
-from core.settings import LiveSettings, Settings, SettingsProblem
-from core.store.channel import PREFIX, Channel, ChannelError, Subscription
-from core.store.identity import Caller, caller_from_env
-from core.store.records import StoreError
-from core.store.sweep import Sweeper
-from core.store.tools import TOOL_NAMES, TOOLS, ToolRefused, run_tool
+from planwatch.core import paths
+from planwatch.core.settings import LiveSettings, Settings, SettingsProblem
+from planwatch.core.store.channel import PREFIX, Channel, ChannelError, Subscription
+from planwatch.core.store.identity import Caller, caller_from_env
+from planwatch.core.store.records import StoreError
+from planwatch.core.store.sweep import Sweeper
+from planwatch.core.store.tools import TOOL_NAMES, TOOLS, ToolRefused, run_tool
 
 log = logging.getLogger(__name__)
 

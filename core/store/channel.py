@@ -30,12 +30,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from core.settings import Settings
-from core.store import grants
-from core.store.identity import Caller, caller_from_env
-from core.store.records import Store, StoreSnapshot
-from core.store.schema import id_number, is_plan_id, plan_json, task_json
-from core.store.watch import StoreWatcher
+from planwatch.core.settings import Settings
+from planwatch.core.store import grants
+from planwatch.core.store.identity import Caller, caller_from_env
+from planwatch.core.store.records import Store, StoreSnapshot
+from planwatch.core.store.schema import id_number, is_plan_id, plan_json, task_json
+from planwatch.core.store.watch import StoreWatcher
 
 log = logging.getLogger(__name__)
 

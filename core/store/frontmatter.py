@@ -36,7 +36,7 @@ from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from core.store.schema import (
+from planwatch.core.store.schema import (
     LIST_FIELDS,
     PLAN_FIELDS,
     TASK_FIELDS,

@@ -19,9 +19,9 @@ API summary:
 
 from __future__ import annotations
 
-from core.settings import BUILTIN_ROLES, SESSION_READ, TASK_APPROVE, Settings
-from core.store.identity import Caller
-from core.store.schema import TaskRecord
+from planwatch.core.settings import BUILTIN_ROLES, SESSION_READ, TASK_APPROVE, Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.schema import TaskRecord
 
 __all__ = ["BUILTIN_ROLES", "SESSION_READ", "TASK_APPROVE"]
 

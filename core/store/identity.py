@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.settings import Settings
-from core.store.schema import Stamp, valid_text
+from planwatch.core.settings import Settings
+from planwatch.core.store.schema import Stamp, valid_text
 
 
 @dataclass(frozen=True)

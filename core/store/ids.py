@@ -18,8 +18,8 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from core.atomic import atomic_write
-from core.regular import open_regular, read_regular
+from planwatch.core.atomic import atomic_write
+from planwatch.core.regular import open_regular, read_regular
 
 
 class StoreLock:

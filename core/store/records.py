@@ -56,11 +56,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from core.atomic import atomic_write, create_exclusive, describe_os_error, fsync_dir
-from core.regular import NotRegularFile, file_identity, open_regular, read_regular
-from core.store.frontmatter import load_frontmatter, render_record, split_frontmatter
-from core.store.ids import ID_LIMIT, IdCounter, StoreLock, highest_on_disk
-from core.store.schema import (
+from planwatch.core.atomic import atomic_write, create_exclusive, describe_os_error, fsync_dir
+from planwatch.core.regular import NotRegularFile, file_identity, open_regular, read_regular
+from planwatch.core.store.frontmatter import load_frontmatter, render_record, split_frontmatter
+from planwatch.core.store.ids import ID_LIMIT, IdCounter, StoreLock, highest_on_disk
+from planwatch.core.store.schema import (
     PlanRecord,
     RecordInvalid,
     TaskRecord,

@@ -308,7 +308,7 @@ class TaskRecord(_Frozen):
     def line(self) -> str:
         """The answer line of every tool: `id status priority title` (the whole title,
         made safe and kept on one line: scripts and agents read it back)."""
-        from core.text import safe_text
+        from planwatch.core.text import safe_text
 
         return f"{self.id} {self.status} {self.priority} {safe_text(self.title, single_line=True)}"
 
@@ -345,7 +345,7 @@ class PlanRecord(_Frozen):
     def line(self) -> str:
         """The answer line of every tool: `id status title` (the whole title, made safe
         and kept on one line)."""
-        from core.text import safe_text
+        from planwatch.core.text import safe_text
 
         return f"{self.id} {self.status} {safe_text(self.title, single_line=True)}"
 

@@ -21,10 +21,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from core.atomic import describe_os_error
-from core.settings import Settings
-from core.store.records import Store, StoreError
-from core.store.schema import FINISHED_PLAN, PlanRecord, TaskRecord
+from planwatch.core.atomic import describe_os_error
+from planwatch.core.settings import Settings
+from planwatch.core.store.records import Store, StoreError
+from planwatch.core.store.schema import FINISHED_PLAN, PlanRecord, TaskRecord
 
 log = logging.getLogger(__name__)
 

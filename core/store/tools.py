@@ -53,11 +53,11 @@ from pydantic import (
     model_validator,
 )
 
-from core.settings import Settings
-from core.store import grants
-from core.store.identity import Caller
-from core.store.records import RecordProblem, RecordTooLarge, Store, StoreSnapshot, parse_record_file
-from core.store.schema import (
+from planwatch.core.settings import Settings
+from planwatch.core.store import grants
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import RecordProblem, RecordTooLarge, Store, StoreSnapshot, parse_record_file
+from planwatch.core.store.schema import (
     FINISHED_PLAN,
     PLAN_ID_PATTERN,
     PLAN_STATUSES,

@@ -38,9 +38,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from core.store.identity import Caller
-from core.store.records import Store
-from core.store.schema import (
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import (
     TITLE_MAX,
     PlanRecord,
     Scope,
@@ -52,7 +52,7 @@ from core.store.schema import (
     task_status_change,
     valid_text,
 )
-from core.store.views import session_plan_ids
+from planwatch.core.store.views import session_plan_ids
 
 log = logging.getLogger(__name__)
 

@@ -8,9 +8,9 @@ and the tasks whose `session` field names it, each once, in id-number order.
 
 from __future__ import annotations
 
-from core.store.records import StoreSnapshot
-from core.store.schema import TaskRecord, id_number
-from core.text import safe_text
+from planwatch.core.store.records import StoreSnapshot
+from planwatch.core.store.schema import TaskRecord, id_number
+from planwatch.core.text import safe_text
 
 OPEN_KEY = "ahpd.tasks"
 """The `_meta` key that carries a session's open count."""

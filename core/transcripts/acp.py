@@ -29,10 +29,10 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from core.model import PlanItem, read_priority, read_status
-from core.replay import PlanReplay
-from core.transcripts.events import DocumentSet, FullList, Gap, PlanEvent, PlanRemoved
-from core.transcripts.reader import (
+from planwatch.core.model import PlanItem, read_priority, read_status
+from planwatch.core.replay import PlanReplay
+from planwatch.core.transcripts.events import DocumentSet, FullList, Gap, PlanEvent, PlanRemoved
+from planwatch.core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     TranscriptReader,

@@ -24,8 +24,8 @@ import os
 import re
 from collections.abc import Callable, Iterator
 
-from core.transcripts.linescan import Prefilter, fd_scan, wanted_lines
-from core.transcripts.reader import TranscriptReader, needle_pattern
+from planwatch.core.transcripts.linescan import Prefilter, fd_scan, wanted_lines
+from planwatch.core.transcripts.reader import TranscriptReader, needle_pattern
 
 log = logging.getLogger(__name__)
 

@@ -44,14 +44,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from core.regular import open_regular
-from core.transcripts.discover import TranscriptFile, is_whole_document
-from core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW, read_transcript
-from core.transcripts.linescan import CHUNK
-from core.transcripts.reader import SessionResult, TranscriptReader
-from core.transcripts.registry import reader_for
-from core.transcripts.warmcache import Entry, Trace, fits, identity, replay
-from core.transcripts.zst import is_zst
+from planwatch.core.regular import open_regular
+from planwatch.core.transcripts.discover import TranscriptFile, is_whole_document
+from planwatch.core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW, read_transcript
+from planwatch.core.transcripts.linescan import CHUNK
+from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
+from planwatch.core.transcripts.registry import reader_for
+from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, replay
+from planwatch.core.transcripts.zst import is_zst
 
 log = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | No
     so that it is read again when it changes. With plans read, what the warm-start
     cache remembers of it lets unchanged sessions skip the search of their parts, and
     the reader's new text-free state is kept for the next start (warmcache.py)."""
-    from core.transcripts.opencode import OpenCodeReader, OpenCodeStorageReader
+    from planwatch.core.transcripts.opencode import OpenCodeReader, OpenCodeStorageReader
 
     if item.path.is_dir():
         reader: OpenCodeReader = OpenCodeStorageReader(item.path)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.model import LIST_STATUSES, PlanItem, read_status
-from core.transcripts.events import (
+from planwatch.core.model import LIST_STATUSES, PlanItem, read_status
+from planwatch.core.transcripts.events import (
     FullList,
     PlanEvent,
     StepAdvance,

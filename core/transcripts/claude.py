@@ -30,13 +30,13 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from core.model import LIST_STATUSES, PlanItem, read_priority, read_status
-from core.replay import PlanReplay
-from core.transcripts import ccd
-from core.transcripts.claude_tasks import TOOL_NAMES as TASK_TOOLS
-from core.transcripts.claude_tasks import TaskCorrelator
-from core.transcripts.events import DocumentSet, FullList, Gap, PlanEvent
-from core.transcripts.reader import (
+from planwatch.core.model import LIST_STATUSES, PlanItem, read_priority, read_status
+from planwatch.core.replay import PlanReplay
+from planwatch.core.transcripts import ccd
+from planwatch.core.transcripts.claude_tasks import TOOL_NAMES as TASK_TOOLS
+from planwatch.core.transcripts.claude_tasks import TaskCorrelator
+from planwatch.core.transcripts.events import DocumentSet, FullList, Gap, PlanEvent
+from planwatch.core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     TranscriptReader,

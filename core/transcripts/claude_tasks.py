@@ -22,9 +22,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from core.model import LIST_STATUSES, read_status
-from core.transcripts.events import PlanEvent, TaskCreated, TaskDeleted, TaskUpdated
-from core.transcripts.reader import hold
+from planwatch.core.model import LIST_STATUSES, read_status
+from planwatch.core.transcripts.events import PlanEvent, TaskCreated, TaskDeleted, TaskUpdated
+from planwatch.core.transcripts.reader import hold
 
 TASK_CREATE = "TaskCreate"
 TASK_UPDATE = "TaskUpdate"

@@ -31,10 +31,10 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from core.model import LIST_STATUSES, PlanItem, read_status
-from core.replay import PlanReplay
-from core.transcripts.events import FullList, Gap
-from core.transcripts.reader import (
+from planwatch.core.model import LIST_STATUSES, PlanItem, read_status
+from planwatch.core.replay import PlanReplay
+from planwatch.core.transcripts.events import FullList, Gap
+from planwatch.core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     TranscriptReader,

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from core import paths
-from core.model import Harness
-from core.regular import open_regular
+from planwatch.core import paths
+from planwatch.core.model import Harness
+from planwatch.core.regular import open_regular
 
 log = logging.getLogger(__name__)
 

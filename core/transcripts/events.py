@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.model import PlanItem, Source, Status
+from planwatch.core.model import PlanItem, Source, Status
 
 
 @dataclass(frozen=True, slots=True)

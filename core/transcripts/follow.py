@@ -33,7 +33,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
-from core.transcripts.discover import is_transcript_name, is_whole_document
+from planwatch.core.transcripts.discover import is_transcript_name, is_whole_document
 
 log = logging.getLogger(__name__)
 

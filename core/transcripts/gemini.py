@@ -36,10 +36,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.model import TODO_STATUSES, AgentPlan, PlanItem, read_status
-from core.replay import PlanReplay
-from core.transcripts.events import FullList, Gap, PlanEvent
-from core.transcripts.reader import (
+from planwatch.core.model import TODO_STATUSES, AgentPlan, PlanItem, read_status
+from planwatch.core.replay import PlanReplay
+from planwatch.core.transcripts.events import FullList, Gap, PlanEvent
+from planwatch.core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     TranscriptReader,

@@ -27,15 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.regular import open_regular
-from core.transcripts.backward import confirmed, is_full, look_back_for_facts, next_line_start, scan_backward
-from core.transcripts.discover import is_whole_document
-from core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, fd_scan
-from core.transcripts.reader import TranscriptReader
-from core.transcripts.zst import is_zst, zst_reread, zst_stream
+from planwatch.core.regular import open_regular
+from planwatch.core.transcripts.backward import confirmed, is_full, look_back_for_facts, next_line_start, scan_backward
+from planwatch.core.transcripts.discover import is_whole_document
+from planwatch.core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, fd_scan
+from planwatch.core.transcripts.reader import TranscriptReader
+from planwatch.core.transcripts.zst import is_zst, zst_reread, zst_stream
 
 if TYPE_CHECKING:
-    from core.transcripts.warmcache import Trace
+    from planwatch.core.transcripts.warmcache import Trace
 
 log = logging.getLogger(__name__)
 

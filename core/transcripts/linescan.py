@@ -34,7 +34,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from core.transcripts.reader import TranscriptReader
+from planwatch.core.transcripts.reader import TranscriptReader
 
 log = logging.getLogger(__name__)
 

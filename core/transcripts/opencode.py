@@ -46,10 +46,19 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-from core.model import EMPTY_PLAN, TODO_STATUSES, AgentPlan, PlanGroup, PlanItem, Status, read_priority, read_status
-from core.replay import merge_plans
-from core.transcripts.discover import read_small
-from core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
+from planwatch.core.model import (
+    EMPTY_PLAN,
+    TODO_STATUSES,
+    AgentPlan,
+    PlanGroup,
+    PlanItem,
+    Status,
+    read_priority,
+    read_status,
+)
+from planwatch.core.replay import merge_plans
+from planwatch.core.transcripts.discover import read_small
+from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
 
 log = logging.getLogger(__name__)
 

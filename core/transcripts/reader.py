@@ -35,7 +35,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from core.model import AgentPlan, Harness
+from planwatch.core.model import AgentPlan, Harness
 
 
 class SessionFacts(BaseModel):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.model import Harness
-from core.transcripts.reader import TranscriptReader
+from planwatch.core.model import Harness
+from planwatch.core.transcripts.reader import TranscriptReader
 
 
 def reader_for(harness: Harness) -> type[TranscriptReader]:
@@ -11,19 +11,19 @@ def reader_for(harness: Harness) -> type[TranscriptReader]:
     database is read by `core.transcripts.opencode`, not line by line)."""
     # Imported here so IO pays only for the harnesses it actually reads.
     if harness == "claude":
-        from core.transcripts.claude import ClaudeReader
+        from planwatch.core.transcripts.claude import ClaudeReader
 
         return ClaudeReader
     if harness == "codex":
-        from core.transcripts.codex import CodexReader
+        from planwatch.core.transcripts.codex import CodexReader
 
         return CodexReader
     if harness == "acp":
-        from core.transcripts.acp import AcpReader
+        from planwatch.core.transcripts.acp import AcpReader
 
         return AcpReader
     if harness == "gemini":
-        from core.transcripts.gemini import GeminiReader
+        from planwatch.core.transcripts.gemini import GeminiReader
 
         return GeminiReader
     raise ValueError(f"no transcript reader for harness {harness!r}")

@@ -50,9 +50,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core import paths
-from core.atomic import PRIVATE_FILE_MODE, atomic_write
-from core.transcripts.reader import TranscriptReader
+from planwatch.core import paths
+from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write
+from planwatch.core.transcripts.reader import TranscriptReader
 
 log = logging.getLogger(__name__)
 

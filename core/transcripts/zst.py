@@ -8,8 +8,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from core.regular import open_regular
-from core.transcripts.linescan import CHUNK, Stream
+from planwatch.core.regular import open_regular
+from planwatch.core.transcripts.linescan import CHUNK, Stream
 
 
 def is_zst(path: Path) -> bool:

@@ -75,9 +75,9 @@ def generate(root: Path, sessions: int, seed: int = 7) -> None:
 async def measure(corpus: Path, work: Path, appends: int) -> dict[str, float]:
     from app_transcripts import ClaudeTranscript, option_texts
 
-    from tui.app import AppOptions, make_app
-    from tui.widgets.checklist import ChecklistView
-    from tui.widgets.session_list import SessionList
+    from planwatch.tui.app import AppOptions, make_app
+    from planwatch.tui.widgets.checklist import ChecklistView
+    from planwatch.tui.widgets.session_list import SessionList
 
     roots = [p for p in (corpus / "claude" / "projects", corpus / "codex" / "sessions", corpus / "acp") if p.exists()]
     if not roots:
@@ -127,7 +127,7 @@ async def measure(corpus: Path, work: Path, appends: int) -> dict[str, float]:
         figures["append→screen median (ms)"] = statistics.median(latencies) * 1000
         figures["append→screen worst (ms)"] = max(latencies) * 1000
     # The same scan without the app, to tell the index's share from the UI's.
-    from core.index import SessionIndex
+    from planwatch.core.index import SessionIndex
 
     t0 = time.perf_counter()
     SessionIndex(roots).scan()

@@ -190,7 +190,7 @@ def ensure_corpus(root: Path, sessions: int, gb: float) -> list[Path]:
 
 _INDEX_CHILD = """
 import json, resource, sys, time
-from core.index import SessionIndex
+from planwatch.core.index import SessionIndex
 t = time.perf_counter()
 index = SessionIndex()
 index.scan()
@@ -256,7 +256,7 @@ def measure_index(root: Path) -> dict[str, float]:
 def measure_cli(root: Path) -> float:
     t = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "tui.cli", "sessions", "--json"], cwd=ROOT, env=_env(root),
+        [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"], cwd=ROOT, env=_env(root),
         stdout=subprocess.DEVNULL, check=True,
     )
     return time.perf_counter() - t

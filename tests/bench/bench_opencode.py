@@ -32,8 +32,8 @@ sys.path[:0] = [str(ROOT), str(HERE.parent)]
 
 from opencode_db import T0, OpenCodeDb  # noqa: E402
 
-from core.index import SessionIndex  # noqa: E402
-from core.transcripts.opencode import OpenCodeReader  # noqa: E402
+from planwatch.core.index import SessionIndex  # noqa: E402
+from planwatch.core.transcripts.opencode import OpenCodeReader  # noqa: E402
 
 STATUSES = ["completed", "completed", "in_progress", "pending", "pending", "blocked", "cancelled"]
 
@@ -101,7 +101,7 @@ def main() -> None:
 
         def cli() -> None:
             out = subprocess.run(
-                [sys.executable, "-m", "tui.cli", "sessions", "--json", "--root", str(path)],
+                [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json", "--root", str(path)],
                 cwd=ROOT,
                 capture_output=True,
                 env={"HOME": folder, "PATH": "/usr/bin:/bin", "XDG_DATA_HOME": folder + "/xdg"},

@@ -206,7 +206,7 @@ def _timed(argv: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT)
 def measure_cli(root: Path, rounds: int) -> dict[str, object]:
     cache = root / "cache"
     env = env_for(root, cache)
-    argv = [sys.executable, "-m", "tui.cli", "sessions", "--json"]
+    argv = [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"]
     cold: list[float] = []
     warm: list[float] = []
     peak = 0
@@ -302,9 +302,9 @@ import asyncio, json, os, statistics, sys, time
 from pathlib import Path
 sys.path[:0] = [sys.argv[3], sys.argv[4]]
 from app_transcripts import ClaudeTranscript, option_texts
-from tui.app import AppOptions, make_app
-from tui.widgets.checklist import ChecklistView
-from tui.widgets.session_list import SessionList
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.widgets.checklist import ChecklistView
+from planwatch.tui.widgets.session_list import SessionList
 
 async def main():
     corpus, work, appends = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[5])

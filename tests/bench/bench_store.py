@@ -16,11 +16,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from core.settings import Settings  # noqa: E402
-from core.store.identity import Caller  # noqa: E402
-from core.store.records import Store, render_record  # noqa: E402
-from core.store.schema import Stamp, TaskRecord  # noqa: E402
-from core.store.tools import run_tool  # noqa: E402
+from planwatch.core.settings import Settings  # noqa: E402
+from planwatch.core.store.identity import Caller  # noqa: E402
+from planwatch.core.store.records import Store, render_record  # noqa: E402
+from planwatch.core.store.schema import Stamp, TaskRecord  # noqa: E402
+from planwatch.core.store.tools import run_tool  # noqa: E402
 
 STATUSES = ("todo", "doing", "blocked", "review", "done", "dropped")
 
@@ -93,7 +93,7 @@ def compare_loaders(root: Path) -> None:
     Needs `pip install pyyaml ruamel.yaml.clib` (neither is a dependency); a loader that
     is not installed is skipped. Figures are CPU time over every task file's frontmatter.
     """
-    from core.store.frontmatter import fast_front, split_frontmatter
+    from planwatch.core.store.frontmatter import fast_front, split_frontmatter
 
     fronts = [split_frontmatter(p.read_text(encoding="utf-8"))[0] for p in sorted((root / "tasks").iterdir())]
     loaders: list[tuple[str, object]] = [("fast path", fast_front)]

@@ -19,17 +19,17 @@ from textual.events import Click, Resize
 from textual.screen import Screen
 from textual.widgets import Input, OptionList, Static
 
-from core.checklist import Checklist
-from core.text import safe_text, shorten
-from tui import palette
-from tui.commands import bindings
-from tui.screens import browse_items, browse_texts
-from tui.screens.browse_items import Undo
-from tui.widgets.checklist import ChecklistView, RowRef
-from tui.widgets.details import DetailsPanel, details_text, hover_card
-from tui.widgets.key_footer import KeysFooter
-from tui.widgets.pill import Pill
-from tui.widgets.session_list import (
+from planwatch.core.checklist import Checklist
+from planwatch.core.text import safe_text, shorten
+from planwatch.tui import palette
+from planwatch.tui.commands import bindings
+from planwatch.tui.screens import browse_items, browse_texts
+from planwatch.tui.screens.browse_items import Undo
+from planwatch.tui.widgets.checklist import ChecklistView, RowRef
+from planwatch.tui.widgets.details import DetailsPanel, details_text, hover_card
+from planwatch.tui.widgets.key_footer import KeysFooter
+from planwatch.tui.widgets.pill import Pill
+from planwatch.tui.widgets.session_list import (
     RUNNING_WINDOW,
     SessionList,
     SessionRow,
@@ -39,8 +39,8 @@ from tui.widgets.session_list import (
 )
 
 if TYPE_CHECKING:
-    from tui.app import PlanwatchApp
-    from tui.messages import ScanFinished
+    from planwatch.tui.app import PlanwatchApp
+    from planwatch.tui.messages import ScanFinished
 
 READING_OFF = "Reading agents' plans is off. Turn it on in Settings (press ,) → Privacy."
 
@@ -126,7 +126,7 @@ class BrowseScreen(Screen[None]):
         return self.has_class("-pane")
 
     def on_resize(self, event: Resize) -> None:
-        from tui.options import PANE_WIDTH
+        from planwatch.tui.options import PANE_WIDTH
 
         was = self.pane
         self.set_class(self.app.options.pane or event.size.width < PANE_WIDTH, "-pane")
@@ -371,7 +371,7 @@ class BrowseScreen(Screen[None]):
     # -- order and running only
 
     def action_cycle_order(self) -> None:
-        from tui.widgets.session_list import ORDERS
+        from planwatch.tui.widgets.session_list import ORDERS
 
         session_list = self.query_one("#sessions", SessionList)
         order = ORDERS[(ORDERS.index(session_list.order) + 1) % len(ORDERS)]
@@ -397,7 +397,7 @@ class BrowseScreen(Screen[None]):
     def action_pick_session(self) -> None:
         from textual.command import CommandPalette
 
-        from tui.session_palette import SessionsProvider
+        from planwatch.tui.session_palette import SessionsProvider
 
         self.app.push_screen(CommandPalette(providers=[SessionsProvider], placeholder="Jump to a session…"))
 
@@ -517,7 +517,7 @@ class BrowseScreen(Screen[None]):
         if entry is None:
             self.notify("Select a session first.", markup=False)
             return
-        from tui.outside import checklist_markdown
+        from planwatch.tui.outside import checklist_markdown
 
         title = entry.session.title or f"Session {entry.session.id}"
         text = checklist_markdown(title, self.app.checklist_for(entry.session.id), self.app.reading)
@@ -525,7 +525,7 @@ class BrowseScreen(Screen[None]):
         self.notify(f"Copied the checklist ({len(text.splitlines())} lines) as Markdown.", markup=False)
 
     def action_open_outside(self) -> None:
-        from tui.outside import DEFAULT_PAGER, command_from, regular_file, run_outside
+        from planwatch.tui.outside import DEFAULT_PAGER, command_from, regular_file, run_outside
 
         entry = self.app.entry(self.selected_id) if self.selected_id else None
         if entry is None:
@@ -546,7 +546,7 @@ class BrowseScreen(Screen[None]):
             self.notify(problem, severity="error", markup=False)
 
     def action_edit_record(self) -> None:
-        from tui.outside import DEFAULT_EDITOR, command_from, regular_file, run_outside
+        from planwatch.tui.outside import DEFAULT_EDITOR, command_from, regular_file, run_outside
 
         own = self.checklist_view().current_own_row()
         if own is None:

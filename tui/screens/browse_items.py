@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.checklist import toggle_agent, toggle_own
-from core.text import safe_text, shorten
-from tui.widgets.item_editor import ItemEditor
+from planwatch.core.checklist import toggle_agent, toggle_own
+from planwatch.core.text import safe_text, shorten
+from planwatch.tui.widgets.item_editor import ItemEditor
 
 if TYPE_CHECKING:
-    from tui.screens.browse import BrowseScreen
-    from tui.widgets.checklist import RowRef
+    from planwatch.tui.screens.browse import BrowseScreen
+    from planwatch.tui.widgets.checklist import RowRef
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from core.text import safe_text, shorten
-from tui import palette
+from planwatch.core.text import safe_text, shorten
+from planwatch.tui import palette
 
 if TYPE_CHECKING:
-    from tui.messages import ScanFinished, StoreView
+    from planwatch.tui.messages import ScanFinished, StoreView
 
 
 def empty_text(scan: ScanFinished | None) -> Content:

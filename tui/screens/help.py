@@ -22,9 +22,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from tui.commands import COMMANDS
-from tui.keys import key_label
-from tui.widgets.key_footer import KeysFooter
+from planwatch.tui.commands import COMMANDS
+from planwatch.tui.keys import key_label
+from planwatch.tui.widgets.key_footer import KeysFooter
 
 
 @dataclass(frozen=True)

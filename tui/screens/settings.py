@@ -30,10 +30,10 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static, Switch, TextArea
 
-from core import paths
-from core.settings import Settings, SettingsNotSaved, load_settings, save_settings
-from tui.messages import SettingsSaved
-from tui.screens.help import ScreenKeysProvider
+from planwatch.core import paths
+from planwatch.core.settings import Settings, SettingsNotSaved, load_settings, save_settings
+from planwatch.tui.messages import SettingsSaved
+from planwatch.tui.screens.help import ScreenKeysProvider
 
 
 class SettingsChanged(SettingsSaved):

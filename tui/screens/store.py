@@ -30,17 +30,17 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Footer, Input, Select, Static
 
-from core.settings import Settings
-from core.store.identity import Caller
-from core.store.records import Store, StoreSnapshot
-from core.store.schema import TASK_STATUSES, PlanRecord, TaskRecord
-from core.store.tools import ToolRefused, run_tool
-from core.text import safe_text
-from tui.screens import store_actions
-from tui.screens.help import HelpScreen, ScreenKeysProvider
-from tui.screens.store_rows import Filters, detail_text, plan_cells, problems_text, task_cells, toast_text
-from tui.screens.store_texts import COLUMNS, NARROW, column_widths, empty_text, summary_text
-from tui.store_service import StoreService
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store, StoreSnapshot
+from planwatch.core.store.schema import TASK_STATUSES, PlanRecord, TaskRecord
+from planwatch.core.store.tools import ToolRefused, run_tool
+from planwatch.core.text import safe_text
+from planwatch.tui.screens import store_actions
+from planwatch.tui.screens.help import HelpScreen, ScreenKeysProvider
+from planwatch.tui.screens.store_rows import Filters, detail_text, plan_cells, problems_text, task_cells, toast_text
+from planwatch.tui.screens.store_texts import COLUMNS, NARROW, column_widths, empty_text, summary_text
+from planwatch.tui.store_service import StoreService
 
 NO_PLAN = "group:none"
 

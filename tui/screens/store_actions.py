@@ -8,12 +8,12 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from core.store.schema import PlanRecord, TaskRecord
-from tui.widgets.plan_form import ConfirmScreen, PlanDraft, PlanForm
-from tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
+from planwatch.core.store.schema import PlanRecord, TaskRecord
+from planwatch.tui.widgets.plan_form import ConfirmScreen, PlanDraft, PlanForm
+from planwatch.tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
 
 if TYPE_CHECKING:
-    from tui.screens.store import StoreScreen
+    from planwatch.tui.screens.store import StoreScreen
 
 
 def new_plan(view: StoreScreen) -> None:

@@ -11,11 +11,11 @@ from typing import Any
 
 from rich.text import Text
 
-from core.mirror import SOURCE_TOOLS
-from core.model import SOURCE_LABELS
-from core.store.records import RecordProblem
-from core.store.schema import PlanRecord, Scope, Source, Stamp, TaskRecord
-from core.text import safe_text, shorten
+from planwatch.core.mirror import SOURCE_TOOLS
+from planwatch.core.model import SOURCE_LABELS
+from planwatch.core.store.records import RecordProblem
+from planwatch.core.store.schema import PlanRecord, Scope, Source, Stamp, TaskRecord
+from planwatch.core.text import safe_text, shorten
 
 # The mark before each task status; colour comes from the style beside it.
 STATUS_MARKS: dict[str, tuple[str, str]] = {

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.store.records import StoreSnapshot
-from core.text import safe_text
-from tui.screens.store_rows import TITLE_WIDTH, Filters, count_noun
+from planwatch.core.store.records import StoreSnapshot
+from planwatch.core.text import safe_text
+from planwatch.tui.screens.store_rows import TITLE_WIDTH, Filters, count_noun
 
 NARROW = 70
 """Below this many columns the filter bar stacks and the table drops its side columns."""

@@ -15,11 +15,11 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets.option_list import Option
 
-from core.checklist import AgentRow, AgentSection, Checklist, OwnRow
-from core.model import SOURCE_LABELS, PlanDocument
-from core.text import safe_text, shorten
-from tui import palette
-from tui.palette import CursorPlainOptionList
+from planwatch.core.checklist import AgentRow, AgentSection, Checklist, OwnRow
+from planwatch.core.model import SOURCE_LABELS, PlanDocument
+from planwatch.core.text import safe_text, shorten
+from planwatch.tui import palette
+from planwatch.tui.palette import CursorPlainOptionList
 
 # Marks are three cells wide, so a click on columns 0-3 of a row is a click on the mark.
 # Styles are theme roles (tui.palette), resolved against the theme when drawn.

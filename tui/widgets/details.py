@@ -15,11 +15,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from core.checklist import Checklist
-from core.model import SOURCE_LABELS, PlanDocument, Session
-from core.text import safe_text, shorten
-from core.timeline import TimelineEntry
-from tui import palette
+from planwatch.core.checklist import Checklist
+from planwatch.core.model import SOURCE_LABELS, PlanDocument, Session
+from planwatch.core.text import safe_text, shorten
+from planwatch.core.timeline import TimelineEntry
+from planwatch.tui import palette
 
 Part = str | tuple[str, str]
 

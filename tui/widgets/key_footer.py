@@ -13,7 +13,7 @@ from textual.events import Resize
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
-from tui.commands import FOOTER_PRIORITY
+from planwatch.tui.commands import FOOTER_PRIORITY
 
 PALETTE_WIDTH = 70
 ALWAYS = "help"

@@ -6,7 +6,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from tui import palette
+from planwatch.tui import palette
 
 PIE = "○◔◑◕●"
 

@@ -17,8 +17,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from core.store.schema import PLAN_STATUSES
-from tui.widgets.record_form import RecordForm
+from planwatch.core.store.schema import PLAN_STATUSES
+from planwatch.tui.widgets.record_form import RecordForm
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ from textual.binding import Binding
 from textual.content import Content
 from textual.widgets.option_list import Option
 
-from core.text import safe_text
-from tui import palette
-from tui.palette import CursorPlainOptionList
-from tui.widgets.pill import pill_text
+from planwatch.core.text import safe_text
+from planwatch.tui import palette
+from planwatch.tui.palette import CursorPlainOptionList
+from planwatch.tui.widgets.pill import pill_text
 
 Order = Literal["recent", "folder", "harness"]
 ORDERS: tuple[Order, ...] = ("recent", "folder", "harness")

@@ -19,9 +19,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from core.store.schema import TASK_PRIORITIES, TASK_STATUSES
-from core.text import shorten
-from tui.widgets.record_form import RecordForm
+from planwatch.core.store.schema import TASK_PRIORITIES, TASK_STATUSES
+from planwatch.core.text import shorten
+from planwatch.tui.widgets.record_form import RecordForm
 
 
 def split_list(raw: str) -> tuple[str, ...]:
