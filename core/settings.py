@@ -41,13 +41,13 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
-from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
 from planwatch.core import paths
 from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write, describe_os_error
 from planwatch.core.regular import file_identity, read_regular
+from planwatch.core.yamlio import rt_yaml, safe_yaml
 
 log = logging.getLogger(__name__)
 
@@ -182,20 +182,6 @@ _reported: set[str] = set()
 _reported_lock = threading.Lock()
 
 
-def _safe_yaml() -> YAML:
-    yaml = YAML(typ="safe", pure=True)
-    yaml.allow_duplicate_keys = False
-    return yaml
-
-
-def _rt_yaml() -> YAML:
-    yaml = YAML(typ="rt")
-    yaml.allow_duplicate_keys = False
-    yaml.preserve_quotes = True
-    yaml.default_flow_style = False
-    yaml.width = 4096
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    return yaml
 
 
 def _yaml_problem(exc: Exception) -> str:
@@ -263,7 +249,7 @@ def _load(path: Path) -> Settings:
     if text is None:
         return Settings()
     try:
-        data = _safe_yaml().load(text)
+        data = safe_yaml().load(text)
     except YAMLError as exc:
         return _unreadable(path, _yaml_problem(exc))
     except (ValueError, TypeError, RecursionError) as exc:
@@ -428,7 +414,7 @@ def save_settings(settings: Settings, path: Path | None = None, *, base: Setting
 
 def splice_settings(text: str, changes: Mapping[str, Any], path: Path | None = None) -> str:
     """`text` with each top-level key of `changes` set (None: removed); all else untouched."""
-    yaml = _rt_yaml()
+    yaml = rt_yaml()
     try:
         doc = yaml.load(text) if text.strip() else CommentedMap()
     except (YAMLError, ValueError, TypeError, RecursionError) as exc:
@@ -474,7 +460,7 @@ def _key_ranges(doc: CommentedMap, lines: list[str]) -> dict[str, tuple[int, int
 
 
 def _render_key(key: str, value: Any, doc: CommentedMap, lines: list[str], where: tuple[int, int] | None) -> list[str]:
-    yaml = _rt_yaml()
+    yaml = rt_yaml()
     buf = StringIO()
     yaml.dump({key: value}, buf)
     rendered = buf.getvalue().splitlines(keepends=True)

@@ -50,6 +50,7 @@ from planwatch.core.store.schema import (
     task_from_frontmatter,
     task_to_frontmatter,
 )
+from planwatch.core.yamlio import rt_yaml, safe_yaml
 
 _ANCHOR_OR_TAG = re.compile(r"[&*!]")
 _YAML_BREAKS = re.compile("[\x85\u2028\u2029]")
@@ -58,19 +59,10 @@ _PLAIN_TAGS = {
 } | {f"!!{name}" for name in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp")}
 
 
-def _safe_yaml() -> YAML:
-    yaml = YAML(typ="safe", pure=True)
-    yaml.allow_duplicate_keys = False
-    return yaml
 
 
 def _rt_yaml() -> YAML:
-    yaml = YAML(typ="rt")
-    yaml.allow_duplicate_keys = False
-    yaml.preserve_quotes = True
-    yaml.default_flow_style = False
-    yaml.width = 4096  # never fold a long title over two lines
-    yaml.indent(mapping=2, sequence=4, offset=2)  # block lists as people write them: "  - db"
+    yaml = rt_yaml()
     yaml.Constructor = _StampConstructor
     yaml.Representer = _StampRepresenter
     return yaml
@@ -101,7 +93,7 @@ def safe_loader() -> YAML:
     # A YAML instance is not thread-safe; one per thread, reused (building one is slow).
     yaml = getattr(_thread_yaml, "safe", None)
     if yaml is None:
-        yaml = _thread_yaml.safe = _safe_yaml()
+        yaml = _thread_yaml.safe = safe_yaml()
     return yaml
 
 
