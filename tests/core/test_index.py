@@ -1,0 +1,371 @@
+"""The live session index (SPEC §2 Sessions and Live, §3 Privacy, §7 Browse)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+from planwatch.core import paths
+from planwatch.core.index import SessionIndex, default_roots
+from planwatch.core.sessions import SessionEntry
+from planwatch.core.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "tests" / "bench" / "corpus.py")
+assert _spec and _spec.loader
+corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus)
+
+DEADLINE = 10.0
+SID = "5e0c2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c"
+THREAD = "019ad3f1-0000-7000-8000-0000000000a1"
+CHILD = "019ad3f1-0000-7000-8000-0000000000b2"
+
+
+def _roots() -> list[Path]:
+    return default_roots(Settings())
+
+
+def _claude(session_id: str = SID, *, cwd: str = "/home/dev/api", agent: str | None = None, parent_dir: bool = False, build=None, name: str | None = None) -> Path:  # type: ignore[no-untyped-def]
+    folder = paths.claude_projects_dir() / "-home-dev-api"
+    if agent is not None and parent_dir:
+        path = folder / session_id / "subagents" / f"agent-{agent}.jsonl"
+    elif agent is not None:
+        path = folder / f"agent-{agent}.jsonl"
+    else:
+        path = folder / f"{name or session_id}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, session_id, cwd, agent_id=agent, branch="feature/x")
+        w.prompt("Add rate limiting")
+        if build is not None:
+            build(w)
+    return path
+
+
+def _codex(thread: str, *, parent: str | None = None, build=None) -> Path:  # type: ignore[no-untyped-def]
+    path = corpus.codex_path(paths.codex_session_dirs()[0], thread)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        w = corpus.CodexWriter(fh)
+        w.meta(thread, "/home/dev/web", parent=parent)
+        w.prompt("Paginate the orders endpoint")
+        if build is not None:
+            build(w)
+    return path
+
+
+def _acp(build) -> Path:  # type: ignore[no-untyped-def]
+    logs = paths.acp_log_dir()
+    logs.mkdir(parents=True, exist_ok=True)
+    path = logs / "tap-1.jsonl"
+    with path.open("wb") as fh:
+        build(corpus.AcpWriter(fh))
+    return path
+
+
+def _items(entry: SessionEntry | None, key: str = "") -> list[tuple[str, str]]:
+    assert entry is not None
+    for group in entry.plan.groups:
+        if group.key == key:
+            return [(i.text, i.status) for i in group.items]
+    raise AssertionError(f"no group {key!r} in {[g.key for g in entry.plan.groups]}")
+
+
+def _set_mtime(path: Path, when: datetime) -> None:
+    os.utime(path, (when.timestamp(), when.timestamp()))
+
+
+def test_every_harness_is_indexed_newest_activity_first() -> None:
+    claude = _claude(build=lambda w: w.todo_write([("Read the code", "completed"), ("Add the limiter", "in_progress")]))
+    codex = _codex(THREAD, build=lambda w: w.update_plan([("Add cursor", "pending")]))
+
+    def acp(w) -> None:  # type: ignore[no-untyped-def]
+        w.new_session("sess_1", "/home/dev/mobile")
+        w.prompt("sess_1", "Fix the iOS build")
+        w.plan("sess_1", [("Bump Xcode", "completed")])
+
+    log = _acp(acp)
+    _set_mtime(claude, datetime(2030, 1, 1, tzinfo=UTC))
+    _set_mtime(codex, datetime(2030, 1, 3, tzinfo=UTC))
+    _set_mtime(log, datetime(2030, 1, 2, tzinfo=UTC))
+
+    index = SessionIndex(_roots())
+    index.scan()
+    entries = index.entries()
+    assert [e.session.harness for e in entries] == ["codex", "acp", "claude"]
+    by_id = {e.session.id: e for e in entries}
+    c = by_id[SID]
+    assert (c.session.title, c.session.cwd, c.session.git_branch, c.session.path) == (
+        "Add rate limiting", "/home/dev/api", "feature/x", claude,
+    )
+    assert c.plan.counts() == (1, 2)
+    assert _items(by_id[THREAD]) == [("Add cursor", "pending")]
+    assert by_id["sess_1"].session.cwd == "/home/dev/mobile"
+    assert by_id["sess_1"].plan.counts() == (1, 1)
+    assert index.get("nope") is None
+
+
+def test_subagent_plans_become_agent_groups_of_their_parent() -> None:
+    parent = _claude(build=lambda w: w.todo_write([("Plan", "in_progress")]))
+    new_layout = _claude(agent="a1", parent_dir=True, build=lambda w: w.todo_write([("Search the code", "completed")]))
+    old_layout = _claude(agent="b2", build=lambda w: w.todo_write([("Write the docs", "pending")]))
+    codex_parent = _codex(THREAD, build=lambda w: w.update_plan([("Split work", "in_progress")]))
+    codex_child = _codex(CHILD, parent=THREAD, build=lambda w: w.update_plan([("Child step", "completed")]))
+
+    index = SessionIndex(_roots())
+    index.scan()
+    assert {e.session.id for e in index.entries()} == {SID, THREAD}
+    claude = index.get(SID)
+    assert claude is not None
+    assert set(claude.session.subagents) == {new_layout, old_layout}
+    assert claude.session.path == parent
+    assert _items(claude) == [("Plan", "in_progress")]
+    assert _items(claude, "agent-a1") == [("Search the code", "completed")]
+    assert _items(claude, "agent-b2") == [("Write the docs", "pending")]
+    assert claude.plan.counts() == (1, 3)
+    codex = index.get(THREAD)
+    assert codex is not None and codex.session.subagents == (codex_child,)
+    assert codex.session.path == codex_parent
+    assert _items(codex, f"agent-{CHILD}") == [("Child step", "completed")]
+
+
+def test_a_subagent_whose_parent_is_missing_shows_on_its_own() -> None:
+    orphan = _claude(agent="c3", parent_dir=True, build=lambda w: w.todo_write([("Alone", "pending")]))
+    index = SessionIndex(_roots())
+    index.scan()
+    [entry] = index.entries()
+    assert entry.session.path == orphan and entry.session.parent_id == SID
+    assert entry.plan.counts() == (0, 1)
+
+
+def test_a_forked_claude_session_is_its_own_session_carrying_its_parent_id() -> None:
+    fork_id = "9f9f9f9f-0000-4000-8000-000000000001"
+    _claude(build=lambda w: w.todo_write([("Original", "pending")]))
+    # A desktop fork: a new file whose copied rows keep the parent's sessionId.
+    fork = _claude(SID, name=fork_id, build=lambda w: w.todo_write([("Forked", "in_progress")]))
+    index = SessionIndex(_roots())
+    index.scan()
+    entry = index.get(fork_id)
+    assert entry is not None and entry.session.path == fork
+    assert entry.session.parent_id == SID
+    assert _items(entry) == [("Forked", "in_progress")]
+    assert _items(index.get(SID)) == [("Original", "pending")]
+
+
+def test_updated_is_the_newer_of_the_last_record_and_the_file_mtime() -> None:
+    future = _claude()  # records are stamped 2026-11-30 08:00 and a little after
+    _set_mtime(future, datetime(2026, 1, 1, tzinfo=UTC))
+    later = _codex(THREAD)
+    _set_mtime(later, datetime(2031, 5, 5, tzinfo=UTC))
+    index = SessionIndex(_roots())
+    index.scan()
+    claude, codex = index.get(SID), index.get(THREAD)
+    assert claude is not None and codex is not None
+    assert datetime(2026, 11, 30, 8, 0, tzinfo=UTC) < claude.session.updated < datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    assert codex.session.updated == datetime(2031, 5, 5, tzinfo=UTC)
+
+
+def test_with_plan_reading_off_only_session_facts_are_read() -> None:
+    _claude(build=lambda w: w.todo_write([("Private step", "in_progress")]))
+    index = SessionIndex(_roots(), read_plans=False)
+    index.scan()
+    entry = index.get(SID)
+    assert entry is not None
+    assert entry.session.title == "Add rate limiting"
+    assert entry.plan.groups == () and entry.plan.counts() == (0, 0)
+
+    changed = threading.Event()
+    index.start_following(lambda ids: changed.set())
+    try:
+        index.set_read_plans(True)  # read again in the background, plans included
+        assert changed.wait(DEADLINE)
+        assert _items(index.get(SID)) == [("Private step", "in_progress")]
+        index.set_read_plans(False)  # plans are emptied at once
+        assert index.get(SID).plan.groups == ()  # type: ignore[union-attr]
+    finally:
+        index.stop()
+
+
+def test_scan_reports_batches_as_it_goes() -> None:
+    for n in range(120):
+        _codex(f"019ad3f1-0000-7000-8000-{n:012d}")
+    batches: list[list[SessionEntry]] = []
+    index = SessionIndex(_roots())
+    index.scan(batches.append)
+    assert len(batches) >= 2
+    assert sum(len(b) for b in batches) == 120
+    assert len(index.entries()) == 120
+
+
+def test_broken_files_are_skipped_and_the_scan_goes_on() -> None:
+    _claude(build=lambda w: w.todo_write([("Survives", "pending")]))
+    folder = paths.claude_projects_dir() / "-home-dev-api"
+    (folder / "0000dead-0000-4000-8000-000000000000.jsonl").write_bytes(os.urandom(4096))
+    (folder / "0000dead-0000-4000-8000-000000000001.jsonl").write_bytes(b"")
+    (folder / "0000dead-0000-4000-8000-000000000002.jsonl").write_bytes(b'{"type":"user", "TodoWrite": [\n')
+    index = SessionIndex(_roots())
+    index.scan()
+    assert _items(index.get(SID)) == [("Survives", "pending")]
+    broken = index.get("0000dead-0000-4000-8000-000000000002")
+    assert broken is not None and broken.skipped_lines == 1
+
+
+def test_following_reads_appends_and_new_sessions_and_reports_their_ids() -> None:
+    path = _claude(build=lambda w: w.todo_write([("Step one", "in_progress")]))
+    index = SessionIndex(_roots())
+    index.scan()
+    reported: list[str] = []
+    cond = threading.Condition()
+
+    def on_change(ids: list[str]) -> None:
+        with cond:
+            reported.extend(ids)
+            cond.notify_all()
+
+    def wait(predicate) -> None:  # type: ignore[no-untyped-def]
+        with cond:
+            assert cond.wait_for(predicate, timeout=DEADLINE)
+
+    index.start_following(on_change)
+    try:
+        with path.open("ab") as fh:
+            w = corpus.ClaudeWriter(fh, SID, "/home/dev/api", seed=99)
+            w.todo_write([("Step one", "completed"), ("Step two", "in_progress")])
+        wait(lambda: _items(index.get(SID)) == [("Step one", "completed"), ("Step two", "in_progress")])
+        wait(lambda: SID in reported)
+
+        _codex(THREAD, build=lambda w: w.update_plan([("New session", "pending")]))
+        wait(lambda: index.get(THREAD) is not None and THREAD in reported)
+        assert index.entries()[0].session.id == THREAD
+
+        # A new subagent file reports its parent session.
+        with cond:
+            reported.clear()
+        _claude(agent="d4", parent_dir=True, build=lambda w: w.todo_write([("Sub step", "pending")]))
+        wait(lambda: SID in reported)
+        wait(lambda: any(g.key == "agent-d4" for g in index.get(SID).plan.groups))  # type: ignore[union-attr]
+
+        path.unlink()
+        wait(lambda: index.get(SID) is None or index.get(SID).session.path != path)  # type: ignore[union-attr]
+    finally:
+        index.stop()
+
+
+def test_entries_are_immutable_snapshots() -> None:
+    _claude(build=lambda w: w.todo_write([("Frozen", "pending")]))
+    index = SessionIndex(_roots())
+    index.scan()
+    entries = index.entries()
+    entries.clear()
+    assert len(index.entries()) == 1
+    entry = index.get(SID)
+    assert entry is not None
+    try:
+        entry.plan = entry.plan  # type: ignore[misc]
+    except Exception as exc:
+        assert "frozen" in str(exc).lower()
+    else:
+        raise AssertionError("a SessionEntry could be changed")
+
+
+def test_default_roots_cover_every_harness_settings_and_extra(tmp_path: Path) -> None:
+    settings = Settings(transcriptRoots=[str(tmp_path / "a")])
+    roots = default_roots(settings, [str(tmp_path / "b"), str(tmp_path / "a")])
+    assert roots == [
+        paths.claude_projects_dir(),
+        *paths.codex_session_dirs(),
+        paths.acp_log_dir(),
+        paths.gemini_tmp_dir(),
+        paths.opencode_db(),
+        paths.opencode_storage_dir(),
+        tmp_path / "a",
+        tmp_path / "b",
+    ]
+
+
+def test_no_plan_text_is_written_anywhere_by_indexing(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    _claude(build=lambda w: w.todo_write([("Confidential plan step", "pending")]))
+    before = {p for p in isolated_env.root.rglob("*") if p.is_file()}
+    index = SessionIndex(_roots())
+    index.scan()
+    after = {p for p in isolated_env.root.rglob("*") if p.is_file()}
+    # Only the warm-start cache is written (issue 11), and it holds offsets, not text.
+    written = after - before
+    assert written and {p.parent for p in written} == {paths.cache_dir()}
+    assert not any(b"Confidential" in p.read_bytes() for p in written)
+    assert json.dumps([e.session.model_dump(mode="json") for e in index.entries()]).find("Confidential") == -1
+
+
+def test_while_following_a_plain_rollout_beats_its_compressed_twin() -> None:
+    import zstandard
+
+    plain = _codex(THREAD, build=lambda w: w.update_plan([("Plain", "in_progress")]))
+    packed = plain.with_name(plain.name + ".zst")
+    packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    plain.unlink()  # Codex compressed an idle rollout
+    index = SessionIndex(_roots())
+    index.scan()
+    entry = index.get(THREAD)
+    assert entry is not None and entry.session.path == packed
+    assert _items(entry) == [("Plain", "in_progress")]
+
+    seen = threading.Event()
+    index.start_following(lambda ids: seen.set())
+    try:
+        # The session resumes: Codex writes the plain file again, beside the old .zst.
+        with plain.open("wb") as fh:
+            fh.write(zstandard.ZstdDecompressor().decompress(packed.read_bytes()))
+            corpus.CodexWriter(fh, seed=5).update_plan([("Plain", "completed")])
+        deadline = threading.Event()
+        for _ in range(int(DEADLINE / 0.05)):
+            current = index.get(THREAD)
+            if current is not None and current.session.path == plain and _items(current) == [("Plain", "completed")]:
+                break
+            deadline.wait(0.05)
+        else:
+            raise AssertionError("the plain rollout did not replace its compressed twin")
+    finally:
+        index.stop()
+
+
+def test_a_second_scan_drops_sessions_whose_files_are_gone() -> None:
+    path = _claude(build=lambda w: w.todo_write([("Soon gone", "pending")]))
+    _codex(THREAD)
+    index = SessionIndex(_roots())
+    index.scan()
+    assert index.get(SID) is not None
+    path.unlink()
+    index.scan()
+    assert index.get(SID) is None
+    assert [e.session.id for e in index.entries()] == [THREAD]
+
+
+def test_a_subagent_file_replaces_its_inline_group_in_place() -> None:
+    from planwatch.core.model import AgentPlan, PlanDocument, PlanGroup, PlanItem
+    from planwatch.core.sessions import FileState, with_subagents
+    from planwatch.core.transcripts.discover import TranscriptFile
+    from planwatch.core.transcripts.reader import SessionFacts, SessionResult
+
+    def group(key: str, text: str) -> PlanGroup:
+        return PlanGroup(key=key, source="claude_todos", items=(PlanItem(text=text),))
+
+    parent = AgentPlan(groups=(group("", "Main"), group("agent-a1", "Inline"), group("agent-z9", "Other")))
+    kid_plan = AgentPlan(
+        groups=(group("", "From file"),),
+        documents=(PlanDocument(key="", source="claude_plan_mode", text="Doc"),),
+    )
+    kid = FileState(
+        TranscriptFile(Path("agent-a1.jsonl"), "claude", 0.0, 0, subagent=True),
+        None,
+        [SessionResult(facts=SessionFacts(), plan=kid_plan)],
+    )
+    plan = with_subagents(parent, [kid])
+    assert [(g.key, g.items[0].text) for g in plan.groups] == [
+        ("", "Main"), ("agent-a1", "From file"), ("agent-z9", "Other"),
+    ]
+    assert [(d.key, d.text) for d in plan.documents] == [("agent-a1", "Doc")]

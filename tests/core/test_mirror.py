@@ -1,0 +1,203 @@
+"""SPEC §3 Privacy and §5: the opt-in mirror of agents' lists into the store."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from conftest import IsolatedEnv
+
+from planwatch.core.mirror import Mirror
+from planwatch.core.model import AgentPlan, PlanGroup, PlanItem, Session
+from planwatch.core.settings import Settings
+from planwatch.core.store.identity import Caller
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import Source
+from planwatch.core.store.tools import run_tool
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "translate"
+SESSION_ID = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
+SECRET_STEPS = ("Rotate the zebra-quartz credentials", "Migrate the ledger of Mount Obscura")
+
+ON = Settings(keepPlansInStore=True, owner="dana")
+OFF = Settings()
+
+
+@pytest.fixture
+def session(tmp_path: Path, frozen_now: datetime) -> Session:
+    return Session(
+        id=SESSION_ID,
+        harness="claude",
+        path=tmp_path / f"{SESSION_ID}.jsonl",
+        title="Fix the ledger import",
+        updated=frozen_now,
+    )
+
+
+def todos(*items: tuple[str, str], source: str = "claude_todos") -> AgentPlan:
+    return AgentPlan(groups=(PlanGroup(source=source, items=tuple(PlanItem(text=t, status=s) for t, s in items)),))  # type: ignore[arg-type]
+
+
+def tasks_plan(*items: tuple[str, str, str]) -> AgentPlan:
+    return AgentPlan(
+        groups=(
+            PlanGroup(
+                source="claude_tasks",
+                items=tuple(PlanItem(text=t, status=s, task_id=i) for i, t, s in items),  # type: ignore[arg-type]
+            ),
+        )
+    )
+
+
+def rows(store: Store) -> list[tuple[str, str, str]]:
+    return [(t.id, t.title, t.status) for t in store.load().tasks_sorted()]
+
+
+def every_file_text(root: Path) -> str:
+    return "".join(p.read_text(errors="replace") for p in root.rglob("*") if p.is_file())
+
+
+def test_with_the_setting_off_no_plan_text_reaches_disk(
+    isolated_env: IsolatedEnv, session: Session
+) -> None:
+    mirror = Mirror(isolated_env.store, OFF)
+    for plan in (
+        todos((SECRET_STEPS[0], "pending"), (SECRET_STEPS[1], "in_progress")),
+        todos((SECRET_STEPS[0], "completed"), (SECRET_STEPS[1], "completed")),
+        tasks_plan(("1", SECRET_STEPS[0], "in_progress")),
+    ):
+        assert mirror.update(session, plan) is None
+    assert not isolated_env.store.exists()
+    # Nowhere planwatch writes holds the text either (data, state, config, store).
+    written = every_file_text(isolated_env.root)
+    assert SECRET_STEPS[0] not in written and SECRET_STEPS[1] not in written
+
+
+def test_with_the_setting_on_the_main_plan_becomes_the_session_plan(tmp_path: Path, session: Session) -> None:
+    store = Store(tmp_path / "store")
+    mirror = Mirror(store, ON)
+    plan = AgentPlan(
+        groups=(
+            PlanGroup(source="codex", items=(PlanItem(text="Read the schema", status="completed"), PlanItem(text="Write the migration", status="in_progress"))),
+            PlanGroup(key="agent-a1", source="claude_todos", items=(PlanItem(text="Subagent step"),)),
+        )
+    )
+    result = mirror.update(session, plan)
+    assert result is not None and result.added == ["t1", "t2"]
+    snap = store.load()
+    [record] = snap.plans.values()
+    assert record.title == "Fix the ledger import"
+    assert rows(store) == [("t1", "Read the schema", "done"), ("t2", "Write the migration", "doing")]
+    assert {t.source for t in snap.tasks.values()} == {Source(tool="update_plan")}
+    # Stamps name the person who runs the app, in the session.
+    created = snap.tasks["t1"].created
+    assert created is not None and (created.by, created.in_) == ("dana", SESSION_ID)
+
+
+def test_an_unchanged_plan_is_not_written_again(tmp_path: Path, session: Session) -> None:
+    store = Store(tmp_path / "store")
+    mirror = Mirror(store, ON)
+    plan = todos(("Add parser", "in_progress"), ("Write tests", "pending"))
+    mirror.update(session, plan)
+    # A person blocks a mirrored task; the agent's list has not changed since.
+    run_tool("task_set", store, ON, Caller(by="dana"), {"task": "t2", "status": "blocked"})
+    assert mirror.update(session, plan) is None
+    assert rows(store) == [("t1", "Add parser", "doing"), ("t2", "Write tests", "blocked")]
+    # The agent moves on: its list wins again.
+    mirror.update(session, todos(("Add parser", "completed"), ("Write tests", "in_progress")))
+    assert rows(store) == [("t1", "Add parser", "done"), ("t2", "Write tests", "doing")]
+
+
+def test_claude_tasks_are_mirrored_as_single_changes_by_task_id(tmp_path: Path, session: Session) -> None:
+    store = Store(tmp_path / "store")
+    mirror = Mirror(store, ON)
+    mirror.update(session, tasks_plan(("1", "Set up schema", "pending"), ("2", "Write API", "pending")))
+    mirror.update(session, tasks_plan(("1", "Set up schema", "in_progress"), ("2", "Write API", "pending")))
+    # A subject edit keeps the task (found by source.id), it is not a new one.
+    mirror.update(session, tasks_plan(("1", "Set up the schema", "completed"), ("2", "Write API", "pending")))
+    # Task 2 deleted by the agent: dropped, not removed.
+    mirror.update(session, tasks_plan(("1", "Set up the schema", "completed")))
+    assert rows(store) == [("t1", "Set up the schema", "done"), ("t2", "Write API", "dropped")]
+    assert [t.source for t in store.load().tasks_sorted()] == [
+        Source(tool="TaskCreate", id="1"),
+        Source(tool="TaskCreate", id="2"),
+    ]
+
+
+def test_turning_the_setting_on_later_writes_the_current_plan(tmp_path: Path, session: Session) -> None:
+    store = Store(tmp_path / "store")
+    current = {"settings": OFF}
+    mirror = Mirror(store, lambda: current["settings"])
+    plan = todos(("Add parser", "in_progress"))
+    mirror.update(session, plan)
+    assert not store.root.exists()
+    current["settings"] = ON
+    mirror.update(session, plan)
+    assert rows(store) == [("t1", "Add parser", "doing")]
+
+
+def test_a_session_without_a_plan_writes_nothing(tmp_path: Path, session: Session) -> None:
+    store = Store(tmp_path / "store")
+    mirror = Mirror(store, ON)
+    assert mirror.update(session, AgentPlan()) is None
+    assert not store.root.exists()
+
+
+def test_a_todowrite_list_after_tasks_drops_the_tasks_it_no_longer_holds(tmp_path: Path, session: Session) -> None:
+    store = Store(tmp_path / "store")
+    mirror = Mirror(store, ON)
+    mirror.update(session, tasks_plan(("1", "Set up schema", "in_progress")))
+    mirror.update(session, todos(("Write docs", "pending")))
+    assert rows(store) == [("t1", "Set up schema", "dropped"), ("t2", "Write docs", "todo")]
+
+
+def test_real_todowrite_session_mirrored_call_by_call(tmp_path: Path, frozen_now: datetime) -> None:
+    """The real Claude Code sample (4 pending → … → all done → cleared), fed line by line
+    as the app follows it: every step ends done, and the clearing drops nothing."""
+    from planwatch.core.transcripts.registry import reader_for
+
+    sample = FIXTURES / "86c5b490-b7df-4218-91f4-6c39c5cf19f8.jsonl"
+    store = Store(tmp_path / "store")
+    mirror = Mirror(store, ON)
+    reader = reader_for("claude")(sample)
+    open_counts: list[int] = []
+    for line in sample.read_bytes().splitlines(keepends=True):
+        if not reader.wants(line):
+            continue
+        reader.feed_line(line)
+        [result] = reader.results()
+        session = Session(
+            id=result.facts.id or "s", harness="claude", path=sample, title=result.facts.title(), updated=frozen_now
+        )
+        if mirror.update(session, result.plan) is not None:
+            open_counts.append(sum(t.status not in ("done", "dropped") for t in store.load().tasks.values()))
+    snap = store.load()
+    assert len(snap.tasks) == 4
+    assert {t.status for t in snap.tasks.values()} == {"done"}
+    assert open_counts[0] == 4 and open_counts[-1] == 0
+    [plan] = snap.plans.values()
+    assert plan.scope is not None and plan.scope.value == "86c5b490-b7df-4218-91f4-6c39c5cf19f8"
+    assert plan.title.startswith("Add YAML support to the config loader")
+
+
+def test_a_session_the_store_cannot_name_is_skipped_and_logged_without_plan_text(
+    isolated_env: IsolatedEnv, frozen_now: datetime, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Bad input never crashes: a transcript file name with bytes that are not UTF-8
+    # gives a session id holding a lone surrogate, which no record can hold. The update
+    # is skipped and logged (no plan text in the log); other sessions go on as before.
+    odd = Session(
+        id="6f1c2a90-\udcff", harness="claude", path=isolated_env.root / "x.jsonl", title="t", updated=frozen_now
+    )
+    mirror = Mirror(isolated_env.store, ON)
+    with caplog.at_level("DEBUG"):
+        assert mirror.update(odd, todos((SECRET_STEPS[0], "pending"))) is None
+    assert SECRET_STEPS[0] not in caplog.text
+    assert "6f1c2a90-" in caplog.text
+    store = Store(isolated_env.store)
+    assert store.load().problems == []
+    good = Session(id=SESSION_ID, harness="claude", path=isolated_env.root / "y.jsonl", title="t", updated=frozen_now)
+    result = mirror.update(good, todos((SECRET_STEPS[1], "pending")))
+    assert result is not None and result.wrote
+    assert [title for _, title, _ in rows(store)] == [SECRET_STEPS[1]]

@@ -1,0 +1,122 @@
+"""The reader contract IO relies on (core/transcripts/reader.py, lines.py), checked on
+every fixture and real sample for every reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planwatch.core.model import Harness
+from planwatch.core.transcripts.reader import SessionResult
+from planwatch.core.transcripts.registry import reader_for
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures/transcripts"
+SAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "samples"
+
+
+def harness_of(path: Path) -> Harness:
+    parts = path.relative_to(FIXTURES).parts if path.is_relative_to(FIXTURES) else (path.name,)
+    for harness in ("claude", "codex", "acp", "gemini"):
+        if harness in parts or parts[-1].startswith(harness):
+            return harness  # type: ignore[return-value]
+    raise AssertionError(f"no harness for {path}")
+
+
+TRANSCRIPTS = sorted(FIXTURES.rglob("*.jsonl")) + sorted(SAMPLES.glob("*.jsonl"))
+
+
+def ids(path: Path) -> str:
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name)
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=ids)
+def test_a_block_of_lines_is_wanted_whenever_one_of_its_lines_is(path: Path) -> None:
+    """IO tests whole chunks (and pieces of long lines) with `wants` before cutting them
+    into lines, so `wants` must pass a block whenever it would pass one of its lines,
+    in every state the reader goes through."""
+    lines = path.read_bytes().splitlines(keepends=True)
+    reader = reader_for(harness_of(path))(path)
+    for start, line in enumerate(lines):
+        for width in (2, 5):
+            window = lines[start : start + width]
+            if any(reader.wants(one) for one in window):
+                assert reader.wants(b"".join(window)), (start, width)
+        if reader.wants(line):
+            reader.feed_line(line)
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=ids)
+def test_reading_every_line_gives_the_same_result_as_reading_the_wanted_ones(path: Path) -> None:
+    """The prefilter only saves work: lines it rejects hold nothing the reader uses."""
+    harness = harness_of(path)
+    filtered = reader_for(harness)(path)
+    everything = reader_for(harness)(path)
+    for line in path.read_bytes().splitlines(keepends=True):
+        if filtered.wants(line):
+            filtered.feed_line(line)
+        everything.feed_line(line)
+    got: list[SessionResult] = filtered.results()
+    full: list[SessionResult] = everything.results()
+    assert [r.plan for r in got] == [r.plan for r in full]
+    for a, b in zip(got, full, strict=True):
+        # Timestamps come only from wanted lines (IO adds the file's mtime).
+        assert a.facts.model_dump(exclude={"last_timestamp"}) == b.facts.model_dump(
+            exclude={"last_timestamp"}
+        )
+
+
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=ids)
+def test_lines_without_their_newline_read_the_same(path: Path) -> None:
+    """IO hands lines with the newline stripped."""
+    harness = harness_of(path)
+    stripped = reader_for(harness)(path)
+    kept = reader_for(harness)(path)
+    for line in path.read_bytes().splitlines(keepends=True):
+        if kept.wants(line):
+            kept.feed_line(line)
+        bare = line.rstrip(b"\r\n")
+        if stripped.wants(bare):
+            stripped.feed_line(bare)
+    assert stripped.results() == kept.results()
+    assert stripped.skipped_lines == kept.skipped_lines
+
+
+@pytest.mark.parametrize("harness", ["claude", "codex", "acp", "gemini"])
+def test_garbage_never_raises(harness: Harness, tmp_path: Path) -> None:
+    reader = reader_for(harness)(tmp_path / "x.jsonl")
+    garbage = [
+        b"",
+        b"\n",
+        b"{",
+        b"null",
+        b'"TodoWrite"',
+        b"\xff\xfe\x00",
+        b'{"type":"assistant","message":{"content":[{"type":"tool_use","name":"TodoWrite","id":5,"input":[]}]}}',
+        b'{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":null}]},"toolUseResult":7}',
+        b'{"type":"response_item","payload":{"type":"function_call","name":"update_plan","arguments":7}}',
+        b'{"type":"session_meta","payload":{"id":3,"source":{"subagent":"x"}}}',
+        b'{"msg":{"method":"session/update","params":{"sessionId":1,"update":{"sessionUpdate":"plan"}}}}',
+        b'{"msg":{"method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":7}}}}}',
+        b'{"jsonrpc":"2.0","id":[1],"result":{"sessionId":["x"]}}',
+        b'{"$rewindTo":7}',
+        b'{"$set":{"messages":[7,{"id":3,"type":"user","content":{"text":5}}]}}',
+        b'{"id":"m1","timestamp":"x","type":"gemini","toolCalls":[{"name":"write_todos","status":"success","args":{"todos":[{"description":3}]}}]}',
+        b'{"id":"m\\u0032","timestamp":"2026-11-30T00:00:00Z","type":"info"}',
+        b'{"sessionId":"s","projectHash":"h","startTime":7,"kind":"subagent"}',
+        b"[" * 100_000,
+    ]
+    for line in garbage:
+        reader.wants(line)
+        reader.feed_line(line)
+        reader.is_full_list(line)
+    reader.results()
+    assert reader.skipped_lines >= 4
+
+
+def test_reader_for_every_harness() -> None:
+    harnesses = ("claude", "codex", "acp", "gemini")
+    assert [reader_for(h).harness for h in harnesses] == list(harnesses)
+    with pytest.raises(ValueError):
+        reader_for("cursor")  # type: ignore[arg-type]

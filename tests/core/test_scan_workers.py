@@ -1,0 +1,202 @@
+"""The first scan spread over worker processes (core/transcripts/batch.py): the same
+sessions and plans as one thread reading every file, readers that go on following
+their files, and a scan that survives workers that fail or are stopped."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import pickle
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from planwatch.core import paths
+from planwatch.core.index import SessionIndex, default_roots
+from planwatch.core.settings import Settings
+from planwatch.core.transcripts import batch
+from planwatch.core.transcripts.discover import TranscriptFile, discover
+from planwatch.core.transcripts.lines import read_transcript
+
+ROOT = Path(__file__).resolve().parents[2]
+_spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "tests" / "bench" / "corpus.py")
+assert _spec and _spec.loader
+corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus)
+
+
+def _corpus(count: int = 24) -> list[TranscriptFile]:
+    """Sessions of every harness, each with a plan, some with a call still waiting."""
+    for n in range(count):
+        harness = ("claude", "codex", "acp")[n % 3]
+        uid = f"{n:08x}-0000-4000-8000-00000000abcd"
+        if harness == "claude":
+            path = corpus.claude_path(paths.claude_projects_dir(), f"/home/dev/p{n}", uid)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("wb") as fh:
+                w = corpus.ClaudeWriter(fh, uid, f"/home/dev/p{n}", seed=n)
+                w.prompt(f"Session {n}")
+                w.todo_write([(f"Step {n}", "in_progress")])
+                for _ in range(20):
+                    w.filler(3000)
+        elif harness == "codex":
+            path = corpus.codex_path(paths.codex_session_dirs()[0], uid)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("wb") as fh:
+                w = corpus.CodexWriter(fh, seed=n)
+                w.meta(uid, "/home/dev/codex")
+                w.prompt(f"Rollout {n}")
+                w.update_plan([(f"Codex step {n}", "pending")])
+                for _ in range(20):
+                    w.filler(3000)
+        else:
+            logs = paths.acp_log_dir()
+            logs.mkdir(parents=True, exist_ok=True)
+            path = logs / f"tap-{n}.jsonl"
+            with path.open("wb") as fh:
+                w = corpus.AcpWriter(fh, seed=n)
+                w.new_session(f"sess_{n}", "/home/dev/acp")
+                w.prompt(f"sess_{n}", f"Log {n}")
+                w.plan(f"sess_{n}", [(f"Acp step {n}", "completed")])
+                for _ in range(20):
+                    w.filler(f"sess_{n}", 3000)
+    return discover(default_roots(Settings()))
+
+
+def _summary(reads: list[batch.FileRead]) -> dict[Path, list[tuple[object, ...]]]:
+    return {
+        read.item.path: [(r.facts.model_dump(), r.plan) for r in read.results]
+        for read in reads
+    }
+
+
+def test_a_scan_spread_over_a_worker_reads_every_file_once_with_the_same_results(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _corpus()
+    monkeypatch.setattr(batch, "CHUNK_FILES", 2)  # many chunks, so both sides get some
+    alone = [read for chunk in batch.read_all(files, True, workers=0) for read in chunk]
+
+    here: list[Path] = []
+    real = batch.read_files
+
+    def spy(items, read_plans):  # type: ignore[no-untyped-def]
+        here.extend(item.path for item in items)
+        return real(items, read_plans)
+
+    monkeypatch.setattr(batch, "read_files", spy)  # this process only: the worker's is real
+    spread = [read for chunk in batch.read_all(files, True, workers=1) for read in chunk]
+
+    assert sorted(r.item.path for r in spread) == sorted(f.path for f in files)  # each once
+    assert 0 < len(here) < len(files)  # the worker read some of them
+    assert _summary(spread) == _summary(alone)
+    assert all(read.results and read.results[0].plan.groups for read in spread)
+
+
+def test_a_reader_from_a_worker_goes_on_following_its_file(tmp_path: Path) -> None:
+    """A worker answers with the reader itself: its state (a call waiting for its
+    result) crosses the process boundary and the index follows the file with it."""
+    sid = "0000live-0000-4000-8000-000000000001"
+    path = corpus.claude_path(paths.claude_projects_dir(), "/home/dev/live", sid)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, sid, "/home/dev/live", seed=1)
+        w.prompt("Follow me")
+        call_id = w._call("TodoWrite", {"todos": [{"content": "Later", "status": "pending", "activeForm": "Later"}]})
+    [item] = discover(default_roots(Settings()))
+    worker = subprocess.Popen(
+        [sys.executable, "-c", batch._BOOT, str(ROOT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    try:
+        assert worker.stdin is not None and worker.stdout is not None
+        pickle.dump(([item], True), worker.stdin)
+        worker.stdin.flush()
+        [live], records = pickle.load(worker.stdout)
+    finally:
+        worker.kill()
+        worker.wait()
+    assert records == []
+    assert live.reader is not None and live.results[0].plan.groups == ()  # call unanswered
+    assert live.results[0].facts.title() == "Follow me"
+    with path.open("ab") as fh:
+        w = corpus.ClaudeWriter(fh, sid, "/home/dev/live", seed=2)
+        w._result(call_id, "Todos have been modified successfully.", {"oldTodos": [], "newTodos": []})
+    read_transcript(live.reader, path, live.offset, head=0)
+    [result] = live.reader.results()
+    assert [(i.text, i.status) for i in result.plan.groups[0].items] == [("Later", "pending")]
+
+
+def test_a_worker_logs_through_the_calling_process(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    files = _corpus(6)
+    monkeypatch.setattr(batch, "CHUNK_FILES", 1)
+    gone = files[-1].path  # the last chunk: a worker's first
+    gone.unlink()  # vanishes between discovery and reading: logged, forgotten
+    with caplog.at_level(logging.INFO, logger="planwatch.core.transcripts.batch"):
+        reads = [read for chunk in batch.read_all(files, True, workers=1) for read in chunk]
+    assert [read.gone for read in reads if read.item.path == gone] == [True]
+    assert any("scan worker: cannot read" in r.getMessage() and gone.name in r.getMessage() for r in caplog.records)
+
+
+def test_a_worker_that_cannot_start_leaves_its_files_to_the_calling_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _corpus(9)
+    monkeypatch.setattr(batch, "CHUNK_FILES", 1)
+    monkeypatch.setattr(batch, "_BOOT", "import sys; sys.exit(3)")
+    reads = [read for chunk in batch.read_all(files, True, workers=1) for read in chunk]
+    assert sorted(r.item.path for r in reads) == sorted(f.path for f in files)
+    assert all(read.results[0].plan.groups for read in reads)
+
+
+def _children() -> set[int]:
+    me = str(os.getpid())
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if stat.rsplit(")", 1)[1].split()[1] == me:
+                found.add(int(entry.name))
+    return found
+
+
+class Stop(Exception):
+    pass
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="child processes are listed from /proc")
+def test_the_index_scan_uses_workers_and_an_early_stop_ends_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _corpus(30)
+    monkeypatch.setattr(batch, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(batch, "CHUNK_FILES", 2)
+    monkeypatch.setattr(batch, "_cores", lambda: 2)
+
+    here: list[Path] = []
+    real = batch.read_files
+
+    def spy(items, read_plans):  # type: ignore[no-untyped-def]
+        here.extend(item.path for item in items)
+        return real(items, read_plans)
+
+    monkeypatch.setattr(batch, "read_files", spy)  # this process only
+    index = SessionIndex(default_roots(Settings()))
+    # As the app runs it: in a thread of a process that has other threads going.
+    scanning = threading.Thread(target=index.scan)
+    scanning.start()
+    scanning.join(timeout=60)
+    assert not scanning.is_alive()
+    assert len(here) < len(files)  # a worker read the rest
+    assert len(index.entries()) == len(files)
+    assert all(entry.plan.groups for entry in index.entries())
+
+    before = _children()
+
+    def stop(_entries):  # type: ignore[no-untyped-def]
+        raise Stop
+
+    monkeypatch.setattr("planwatch.core.index.BATCH_FILES", 1)
+    with pytest.raises(Stop):
+        SessionIndex(default_roots(Settings())).scan(stop)
+    assert _children() <= before  # no worker left behind

@@ -1,0 +1,61 @@
+"""The settings file (core/settings.py): defaults, the person's comments kept on save,
+a broken file never fatal, and the owner stamps name when no token is presented."""
+
+from __future__ import annotations
+
+import os
+import pwd
+import subprocess
+import sys
+from pathlib import Path
+
+from planwatch.core.settings import Settings, load_settings, save_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_defaults_read_plans_on_and_keep_plans_in_store_off(tmp_path: Path) -> None:
+    settings = load_settings(tmp_path / "missing.yaml")
+    assert settings.read_agent_plans is True
+    assert settings.keep_plans_in_store is False
+    assert settings.require_approval is False and settings.sweep_after_days is None
+
+
+def test_saving_keeps_the_persons_comments_and_order(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("# my planwatch\nowner: dana  # that's me\nrequireApproval: false\n")
+    settings = load_settings(path)
+    save_settings(settings.model_copy(update={"require_approval": True, "sweep_after_days": 30}), path)
+    text = path.read_text()
+    assert text.startswith("# my planwatch\nowner: dana  # that's me\nrequireApproval: true\n")
+    assert "sweepAfterDays: 30" in text
+    assert load_settings(path).require_approval is True
+
+
+def test_a_broken_settings_file_gives_the_defaults_and_fails_closed(tmp_path: Path) -> None:
+    # Issue 8 changed this: a file that is not YAML still gives the default values, but
+    # its problem is reported and its (unknown) user directory fails closed.
+    path = tmp_path / "config.yaml"
+    path.write_text("readAgentPlans: [unclosed\n")
+    broken = load_settings(path)
+    assert broken.model_dump() == Settings().model_dump()
+    assert [p.key for p in broken.problems] == [""] and "is not valid YAML" in broken.problems[0].problem
+    assert broken.directory_error is not None and str(path) in broken.directory_error
+    path.write_text("sweepAfterDays: -3\nowner: dana\n")
+    invalid = load_settings(path)
+    assert invalid.sweep_after_days is None and invalid.owner == "dana"  # the valid setting is kept
+    assert [(p.file, p.key) for p in invalid.problems] == [(path, "sweepAfterDays")]
+    assert invalid.directory_error is None
+
+
+def test_the_owner_defaults_to_the_login_name_even_without_a_terminal() -> None:
+    # No controlling terminal and no USER/LOGNAME (cron, an MCP server started by an
+    # agent): the password database still names the person.
+    env = {k: v for k, v in os.environ.items() if k not in ("USER", "LOGNAME", "LNAME", "USERNAME")}
+    out = subprocess.run(
+        [sys.executable, "-c", "from core.settings import Settings; print(Settings().owner_name())"],
+        cwd=ROOT, env=env, capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    assert out.stdout.strip() == pwd.getpwuid(os.getuid()).pw_name
+    assert Settings(owner="dana").owner_name() == "dana"

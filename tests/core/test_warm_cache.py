@@ -1,0 +1,402 @@
+"""The warm-start cache (issue 11, core/transcripts/warmcache.py): a start after the
+first replays what each reader was fed, from offsets, and gives exactly what reading
+the files from scratch gives; any change it cannot account for is read from scratch;
+a broken, foreign or other-version cache is ignored; two processes may write it at
+once; it holds no text; with plan reading off it is never written."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bench.corpus import ClaudeWriter
+
+from planwatch.core import paths
+from planwatch.core.index import SessionIndex
+from planwatch.core.transcripts import warmcache
+from planwatch.core.transcripts.batch import FileRead, read_file
+from planwatch.core.transcripts.discover import TranscriptFile, classify, is_whole_document
+from planwatch.core.transcripts.warmcache import GAP, LINE, MIDDLE, WarmCache
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+SID = "7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+
+
+def item_of(path: Path) -> TranscriptFile:
+    item = classify(path)
+    assert item is not None, path
+    return item
+
+
+def cold(path: Path) -> FileRead:
+    read = read_file(item_of(path), True)
+    assert read.reader is not None and read.trace is not None
+    return read
+
+
+def remember(*reads: FileRead) -> None:
+    """Write the cache the way the index does, for these reads."""
+    traces = [(r.item.path, r.item.harness, r.trace) for r in reads if r.trace is not None]
+    assert warmcache.save(traces, [r.item.path for r in reads])
+
+
+def warm(path: Path) -> FileRead:
+    item = item_of(path)
+    return read_file(item, True, WarmCache.load().get(item.path, item.harness))
+
+
+def answer(read: FileRead) -> tuple[object, ...]:
+    """Everything a read gives the index: facts, plans, counts and the resume offset."""
+    assert read.reader is not None
+    return (
+        [r.model_dump() for r in read.results],
+        read.reader.skipped_lines,
+        read.offset,
+    )
+
+
+def fixture_transcripts() -> list[Path]:
+    found = []
+    for path in sorted(FIXTURES.rglob("*.json*")):
+        if classify(path) is not None and not path.name.endswith(".zst"):
+            found.append(path)
+    return found
+
+
+@pytest.mark.parametrize("path", fixture_transcripts(), ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_every_fixture_transcript_reads_the_same_cold_and_warm(path: Path) -> None:
+    """The reader suite's transcripts, every harness: the second read comes from the
+    cache (no scan) and is identical to the first. A whole document (Gemini CLI's
+    legacy `.json`) is all text: it is read whole both times, never cached."""
+    if is_whole_document(path):
+        first = read_file(item_of(path), True)
+        assert first.trace is None
+        remember(first)
+        assert WarmCache.load().get(path, "gemini") is None
+        second = warm(path)
+        assert second.warm is None and answer(second) == answer(first)
+        return
+    first = cold(path)
+    remember(first)
+    second = warm(path)
+    assert second.warm == "same"
+    assert answer(second) == answer(first)
+
+
+def write_long(path: Path, *, title_in_middle: bool = True) -> None:
+    """A transcript over the head + tail windows: a full list in the middle (found by
+    the backward scan), a custom title further back (found by the look-back), tasks and
+    lists in the tail."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        w = ClaudeWriter(fh, SID, "/home/dev/long", seed=3)
+        w.prompt("Start the long job")
+        while fh.tell() < 3 << 20:
+            w.filler(60_000)
+        if title_in_middle:
+            w.custom_title("The long job")
+        while fh.tell() < 6 << 20:
+            w.filler(60_000)
+        w.todo_write([("Read", "completed"), ("Write", "in_progress")])
+        while fh.tell() < 14 << 20:
+            w.filler(60_000)
+        w.task_create("1", "A task in the tail")
+        w.filler(1000)
+
+
+def test_a_long_transcript_replays_its_gap_and_middle_title(tmp_path: Path) -> None:
+    path = tmp_path / "claude" / "projects" / "-home-dev-long" / f"{SID}.jsonl"
+    write_long(path)
+    first = cold(path)
+    assert first.trace is not None
+    kinds = set(first.trace.ops[0::4])
+    assert {LINE, MIDDLE, GAP} <= kinds
+    assert first.results[0].facts.title() == "The long job"
+    remember(first)
+    second = warm(path)
+    assert second.warm == "same"
+    assert answer(second) == answer(first)
+
+
+def claude_file(tmp_path: Path, items: list[tuple[str, str]]) -> Path:
+    path = tmp_path / "claude" / "projects" / "-home-dev-app" / f"{SID}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        w = ClaudeWriter(fh, SID, "/home/dev/app", seed=1)
+        w.prompt("Fix the loader")
+        w.filler(5000)
+        w.todo_write(items)
+        w.filler(5000)
+    return path
+
+
+def append_todo(path: Path, items: list[tuple[str, str]]) -> None:
+    with path.open("ab") as fh:
+        ClaudeWriter(fh, SID, "/home/dev/app", seed=2).todo_write(items)
+
+
+def main_items(read: FileRead) -> list[tuple[str, str]]:
+    main = read.results[0].plan.main
+    assert main is not None
+    return [(i.text, i.status) for i in main.items]
+
+
+def test_a_grown_file_is_replayed_then_read_from_its_last_offset(tmp_path: Path) -> None:
+    path = claude_file(tmp_path, [("Read the code", "in_progress"), ("Write tests", "pending")])
+    first = cold(path)
+    remember(first)
+    append_todo(path, [("Read the code", "completed"), ("Write tests", "in_progress")])
+    second = warm(path)
+    assert second.warm == "grown"
+    assert main_items(second) == [("Read the code", "completed"), ("Write tests", "in_progress")]
+    assert answer(second) == answer(cold(path))
+    # What the grown read was fed is remembered in turn: the next start is a plain hit.
+    remember(second)
+    assert warm(path).warm == "same"
+
+
+def test_a_truncated_file_is_read_from_scratch(tmp_path: Path) -> None:
+    path = claude_file(tmp_path, [("Read the code", "in_progress")])
+    append_todo(path, [("Read the code", "completed")])
+    remember(cold(path))
+    data = path.read_bytes()
+    path.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])  # the last line gone
+    second = warm(path)
+    assert second.warm is None
+    assert answer(second) == answer(cold(path))
+
+
+def test_a_replaced_file_a_new_inode_is_read_from_scratch(tmp_path: Path) -> None:
+    path = claude_file(tmp_path, [("Read the code", "in_progress")])
+    remember(cold(path))
+    other = claude_file(tmp_path / "other", [("Something else", "pending"), ("And more", "pending")])
+    st = path.stat()
+    os.replace(other, path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    second = warm(path)
+    assert second.warm is None
+    assert main_items(second) == [("Something else", "pending"), ("And more", "pending")]
+
+
+def test_a_rewrite_in_place_of_the_same_size_and_time_is_caught_by_the_line_hash(tmp_path: Path) -> None:
+    path = claude_file(tmp_path, [("Read the code", "in_progress"), ("Write tests", "pending")])
+    remember(cold(path))
+    st = path.stat()
+    data = path.read_bytes()
+    assert data.count(b"Write tests") == 2  # the call and its result
+    with path.open("r+b") as fh:  # same inode, same size
+        fh.write(data.replace(b"Write tests", b"Ship fixes!"))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the same mtime
+    assert warmcache.identity(path.stat()) == warmcache.identity(st)
+    second = warm(path)
+    assert second.warm is None
+    assert main_items(second) == [("Read the code", "in_progress"), ("Ship fixes!", "pending")]
+
+
+def test_the_same_size_with_another_mtime_is_read_from_scratch(tmp_path: Path) -> None:
+    path = claude_file(tmp_path, [("Read the code", "in_progress")])
+    remember(cold(path))
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    assert warm(path).warm is None
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", *args], cwd=ROOT, env=os.environ.copy(), capture_output=True, text=True, timeout=120
+    )
+
+
+def sessions_json(isolated_env, count: int = 3) -> Path:  # type: ignore[no-untyped-def]
+    base = isolated_env.claude / "projects" / "-home-dev-app"
+    for n in range(count):
+        sid = f"{n:08d}-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+        path = base / f"{sid}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fh:
+            w = ClaudeWriter(fh, sid, "/home/dev/app", seed=n)
+            w.prompt(f"Job {n}")
+            w.todo_write([(f"Step {n}", "in_progress")])
+    return base
+
+
+def test_a_corrupt_cache_file_is_ignored_and_replaced(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    sessions_json(isolated_env)
+    first = run_cli("sessions", "--json")
+    assert first.returncode == 0, first.stderr
+    cache = warmcache.cache_file()
+    cache.write_bytes(b'{"format": 1, "code": "\x00garbage')
+    second = run_cli("sessions", "--json")
+    assert second.returncode == 0, second.stderr
+    assert second.stdout == first.stdout
+    assert len(WarmCache.load()) == 3  # written again, valid
+    # A valid JSON document of another shape is not trusted either.
+    doc = json.loads(cache.read_bytes())
+    for raw in doc["files"].values():
+        raw[6] = ["not", "ints"]
+    cache.write_text(json.dumps(doc))
+    assert WarmCache.load().get(next(iter(Path(k) for k in doc["files"])), "claude") is None
+    assert run_cli("sessions", "--json").stdout == first.stdout
+
+
+def test_a_cache_from_another_version_or_format_is_discarded(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    sessions_json(isolated_env)
+    assert run_cli("sessions", "--json").returncode == 0
+    cache = warmcache.cache_file()
+    doc = json.loads(cache.read_bytes())
+    assert len(WarmCache.load()) == 3
+    for change in ({"code": "another planwatch"}, {"format": warmcache.FORMAT + 1}):
+        cache.write_text(json.dumps({**doc, **change}))
+        assert len(WarmCache.load()) == 0
+    assert run_cli("sessions", "--json").returncode == 0
+    assert json.loads(cache.read_bytes())["code"] == warmcache.code_stamp()
+
+
+def test_two_processes_writing_the_cache_at_once_keep_both(isolated_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    roots = []
+    for name in ("a", "b"):
+        root = tmp_path / name / "projects" / "-home-dev-x"
+        for n in range(20):
+            sid = f"{n:08d}-4e5f-4a6b-8c7d-{name * 12}"
+            root.mkdir(parents=True, exist_ok=True)
+            with (root / f"{sid}.jsonl").open("wb") as fh:
+                w = ClaudeWriter(fh, sid, f"/home/dev/{name}", seed=n)
+                w.prompt(f"Job {name}{n}")
+                w.todo_write([(f"Step {n}", "pending")])
+        roots.append(root.parent)
+    env = os.environ.copy()
+    argv = [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"]
+    for _ in range(3):  # a few rounds: the two writes race each time
+        warmcache.cache_file().unlink(missing_ok=True)
+        procs = [subprocess.Popen([*argv, "--root", str(root)], cwd=ROOT, env=env, stdout=subprocess.PIPE) for root in roots]
+        outs = [proc.communicate(timeout=120)[0] for proc in procs]
+        assert [proc.returncode for proc in procs] == [0, 0]
+        cache = WarmCache.load()
+        assert len(cache) == 40  # both processes' files, merged under the lock
+    both = run_cli("sessions", "--json", "--root", str(roots[0]), "--root", str(roots[1]))
+    assert len(json.loads(both.stdout)) == 40
+    for root, out in zip(roots, outs, strict=True):
+        assert run_cli("sessions", "--json", "--root", str(root)).stdout == out.decode()
+
+
+def test_the_index_writes_the_cache_once_and_a_second_start_replays_it(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    base = sessions_json(isolated_env)
+    first = SessionIndex([base])
+    first.scan()
+    cache = warmcache.cache_file()
+    written = cache.stat().st_mtime_ns
+    second = SessionIndex([base])
+    second.scan()
+    assert cache.stat().st_mtime_ns == written  # nothing new: not written again
+    assert [e.model_dump() for e in second.entries()] == [e.model_dump() for e in first.entries()]
+    assert second.progress == (3, 3)
+
+
+def test_with_plan_reading_off_no_cache_is_written(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    sessions_json(isolated_env)
+    isolated_env.config.write_text("readAgentPlans: false\n")
+    result = run_cli("sessions", "--json")
+    assert result.returncode == 0
+    assert len(json.loads(result.stdout)) == 3
+    assert not paths.cache_dir().exists() or not any(paths.cache_dir().iterdir())
+
+
+def test_a_removed_file_leaves_the_cache_at_the_next_start(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    base = sessions_json(isolated_env)
+    SessionIndex([base]).scan()
+    assert len(WarmCache.load()) == 3
+    gone = sorted(base.glob("*.jsonl"))[0]
+    gone.unlink()
+    index = SessionIndex([base])
+    index.scan()
+    cache = WarmCache.load()
+    assert len(cache) == 2 and cache.get(gone, "claude") is None
+    assert len(index.entries()) == 2
+
+
+# -- OpenCode: a database, not lines: the reader's own text-free state ---------------------
+
+MARK = "QZX-OPENCODE-SECRET"
+
+
+def opencode_db(tmp_path: Path):  # type: ignore[no-untyped-def]
+    from opencode_db import T0, OpenCodeDb
+
+    db = OpenCodeDb(tmp_path / "opencode.db")
+    db.session("ses_named", f"{MARK} named", updated=T0)
+    db.prompt("ses_named", f"{MARK} prompt one", T0 + 10)
+    db.todowrite("ses_named", [(f"{MARK} step", "in_progress", "high")], T0 + 20)
+    # No todo rows: the list comes from its last completed todowrite part; unnamed: the
+    # title is its first prompt.
+    db.session("ses_parts", "New session - 2026-11-30T06:00:00.000Z", updated=T0)
+    db.prompt("ses_parts", f"{MARK} prompt two", T0 + 30)
+    db.todowrite("ses_parts", [(f"{MARK} early", "pending", "low")], T0 + 40, rows=False)
+    db.todowrite("ses_parts", [(f"{MARK} late", "completed", "low")], T0 + 50, rows=False)
+    return db
+
+
+def opencode_answer(read: FileRead) -> list[object]:
+    return sorted((r.model_dump() for r in read.results), key=lambda r: str(r["facts"]["id"]))
+
+
+def test_an_opencode_database_reads_the_same_from_its_remembered_parts(tmp_path: Path) -> None:
+    db = opencode_db(tmp_path)
+    item = TranscriptFile(db.path, "opencode", 0.0, db.path.stat().st_size)
+    first = read_file(item, True)
+    assert first.trace is not None and first.trace.state is not None
+    sessions = first.trace.state["sessions"]
+    assert sessions["ses_parts"][3] and sessions["ses_parts"][4]  # the list's and the prompt's parts
+    warmcache.save([(item.path, "opencode", first.trace)], [item.path])
+    remembered = WarmCache.load().get(item.path, "opencode")
+    assert remembered is not None
+    second = read_file(item, True, remembered)
+    assert second.warm == "same"
+    assert opencode_answer(second) == opencode_answer(first)
+    titles = {r.facts.id: r.facts.title() for r in second.results}
+    assert titles["ses_parts"] == f"{MARK} prompt two"
+    # A session that moved is searched again; a remembered part that is not its list
+    # any more is never trusted over the database.
+    from opencode_db import T0
+
+    db.todowrite("ses_parts", [(f"{MARK} newest", "pending", "low")], T0 + 90, rows=False)
+    third = read_file(item, True, remembered)
+    assert third.warm is None
+    [parts] = [r for r in third.results if r.facts.id == "ses_parts"]
+    assert parts.plan.main is not None and [i.text for i in parts.plan.main.items] == [f"{MARK} newest"]
+    db.close()
+
+
+def test_the_opencode_state_in_the_cache_holds_no_text(tmp_path: Path) -> None:
+    db = opencode_db(tmp_path)
+    item = TranscriptFile(db.path, "opencode", 0.0, db.path.stat().st_size)
+    first = read_file(item, True)
+    assert first.trace is not None
+    warmcache.save([(item.path, "opencode", first.trace)], [item.path])
+    data = warmcache.cache_file().read_bytes()
+    assert b"ses_parts" in data  # ids are kept …
+    assert MARK.encode() not in data and b"prompt" not in data  # … never titles, items or prompts
+    db.close()
+
+
+def test_a_foreign_opencode_state_is_ignored(tmp_path: Path) -> None:
+    db = opencode_db(tmp_path)
+    item = TranscriptFile(db.path, "opencode", 0.0, db.path.stat().st_size)
+    first = read_file(item, True)
+    assert first.trace is not None and first.trace.state is not None
+    for state in ({"sessions": {"ses_parts": ["x", 1, 2, 3, 4]}}, {"sessions": 7}, {"other": 1}):
+        bogus = warmcache.Entry("opencode", first.trace.ident or (0, 0, 0, 0), 0, [], state)
+        assert opencode_answer(read_file(item, True, bogus)) == opencode_answer(first)
+    # Remembered part ids that name no part, or parts of the wrong kind (the list's and
+    # the prompt's swapped): searched as on a first read.
+    own = first.trace.state["sessions"]["ses_parts"]
+    for list_part, prompt_part in (("prt_not_there", "prt_nor_this"), (own[4], own[3])):
+        sessions = {sid: list(raw) for sid, raw in first.trace.state["sessions"].items()}
+        sessions["ses_parts"][3:5] = [list_part, prompt_part]
+        wrong = warmcache.Entry("opencode", first.trace.ident or (0, 0, 0, 0), 0, [], {"sessions": sessions})
+        assert opencode_answer(read_file(item, True, wrong)) == opencode_answer(first)
+    db.close()

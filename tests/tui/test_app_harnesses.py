@@ -1,0 +1,166 @@
+"""Gemini CLI and OpenCode sessions in the app (SPEC §8): the pane follows them live like
+any other harness — an appended record or an inserted row shows within a second — and
+a database that cannot be read is said once while the other harnesses are listed."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from app_transcripts import option_texts, until
+from opencode_db import OpenCodeDb
+
+from planwatch.core import paths
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.widgets.checklist import ChecklistView
+
+pytestmark = pytest.mark.asyncio
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "fixtures/samples/gemini-cli-session.jsonl"
+
+
+def rows(app) -> list[str]:  # type: ignore[no-untyped-def]
+    return option_texts(app.screen.query_one("#checklist", ChecklistView))
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+async def test_a_gemini_record_appended_shows_in_the_pane_within_a_second(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    chats = paths.gemini_tmp_dir() / "app" / "chats"
+    chats.mkdir(parents=True)
+    (chats.parent / ".project_root").write_text("/home/dev/app")
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    first = next(i for i, line in enumerate(lines) if b"write_todos" in line and b'"toolCalls"' in line)
+    second = next(i for i, line in enumerate(lines) if i > first and b"write_todos" in line and b'"toolCalls"' in line)
+    session = chats / "session-2026-11-30T23-03-988e1cef.jsonl"
+    session.write_bytes(b"".join(lines[: first + 1]))
+    app = make_app(AppOptions(config_path=isolated_env.config, pane=True))
+    async with app.run_test(size=(40, 30)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await until(pilot, lambda: app.following, what="the follower")
+        assert app.screen.selected_id == "988e1cef-f234-4775-a937-fa486a83d08a"
+        assert "[▸] Inspect the current config loader" in rows(app)
+        started = time.monotonic()
+        with session.open("ab") as fh:
+            fh.write(b"".join(lines[first + 1 : second + 1]))
+        await until(pilot, lambda: "[x] Inspect the current config loader" in rows(app), timeout=3.0, what="the new list")
+        assert time.monotonic() - started < 1.0
+        assert "[▸] Add YAML parsing to load_config()" in rows(app)
+
+
+async def test_an_opencode_todowrite_inserted_shows_in_the_pane_within_a_second(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    database = paths.opencode_db()
+    database.parent.mkdir(parents=True)
+    writer = OpenCodeDb(database, wal=True)
+    try:
+        writer.session("ses_live0000000000000000000001", "Ship the release", "/home/dev/rel", updated=now_ms())
+        writer.todowrite("ses_live0000000000000000000001", [("Tag the release", "in_progress", "high")], now_ms())
+        app = make_app(AppOptions(config_path=isolated_env.config, pane=True))
+        async with app.run_test(size=(40, 30)) as pilot:
+            await until(pilot, lambda: app.scan_done is not None, what="the scan")
+            await until(pilot, lambda: app.following, what="the follower")
+            assert app.screen.selected_id == "ses_live0000000000000000000001"
+            assert "[▸] ! Tag the release" in rows(app)  # a high-priority todo (issue 14)
+            started = time.monotonic()
+            writer.todowrite(
+                "ses_live0000000000000000000001",
+                [("Tag the release", "completed", "high"), ("Wait for the signing key", "blocked", "high")],
+                now_ms(),
+            )
+            await until(pilot, lambda: "[!] ! Wait for the signing key" in rows(app), timeout=3.0, what="the new rows")
+            assert time.monotonic() - started < 1.0
+            assert "[x] ! Tag the release" in rows(app)
+    finally:
+        writer.close()
+
+
+async def test_a_database_that_cannot_be_read_is_said_once_and_the_rest_is_listed(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    database = paths.opencode_db()
+    database.parent.mkdir(parents=True)
+    database.write_bytes(b"SQLite format 3\x00" + b"\x07" * 8192)
+    chats = paths.gemini_tmp_dir() / "app" / "chats"
+    chats.mkdir(parents=True)
+    shutil.copy(SAMPLE, chats / "session-2026-11-30T23-03-988e1cef.jsonl")
+    app = make_app(AppOptions(config_path=isolated_env.config))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.pause()
+        said = [n.message for n in app._notifications if str(database) in n.message]
+        assert len(said) == 1 and "corrupt" in said[0]
+        assert [e.session.harness for e in app.entries()] == ["gemini"]
+
+
+MARKER = "ZQX-PRIVATE-STEP-4412"
+
+
+def files_holding(marker: str, *folders: Path) -> list[Path]:
+    return [
+        path
+        for folder in folders
+        if folder.exists()
+        for path in folder.rglob("*")
+        if path.is_file() and marker.encode() in path.read_bytes()
+    ]
+
+
+async def test_gemini_and_opencode_plan_text_stays_in_memory(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    """SPEC §3 Privacy for the two readers: after a run that shows both plans, follows a
+    change and quits, no file planwatch wrote (data, state, settings, store, the
+    warm-start cache) holds their text, and nothing of OpenCode's database was copied:
+    only SQLite's own -wal/-shm sit beside it."""
+    chats = paths.gemini_tmp_dir() / "app" / "chats"
+    chats.mkdir(parents=True)
+    text = SAMPLE.read_text().replace("Inspect the current config loader", f"Inspect the {MARKER} loader")
+    (chats / "session-2026-11-30T23-03-988e1cef.jsonl").write_text(text)
+    database = paths.opencode_db()
+    database.parent.mkdir(parents=True)
+    writer = OpenCodeDb(database, wal=True)
+    try:
+        writer.session("ses_secret00000000000000000001", f"{MARKER} session", "/home/dev/secret", updated=now_ms())
+        writer.todowrite("ses_secret00000000000000000001", [(f"Rotate the {MARKER} key", "in_progress", "high")], now_ms())
+        app = make_app(AppOptions(config_path=isolated_env.config))
+        async with app.run_test(size=(120, 36)) as pilot:
+            await until(pilot, lambda: app.scan_done is not None and app.following, what="the scan")
+            entries = {e.session.harness: e for e in app.entries()}
+            assert MARKER in entries["gemini"].plan.main.items[0].text
+            writer.todowrite("ses_secret00000000000000000001", [(f"Rotate the {MARKER} key", "completed", "high")], now_ms())
+            await until(
+                pilot,
+                lambda: app.entry("ses_secret00000000000000000001").plan.main.items[0].status == "completed",
+                timeout=3.0,
+                what="the change",
+            )
+            await pilot.press("q")
+    finally:
+        writer.close()
+    folders = (isolated_env.data, isolated_env.state, isolated_env.config.parent, isolated_env.store, paths.cache_dir())
+    assert files_holding(MARKER, *folders) == []
+    assert {p.name for p in database.parent.iterdir()} <= {"opencode.db", "opencode.db-wal", "opencode.db-shm"}
+
+
+async def test_an_opencode_sessions_timeline_comes_from_its_completed_todowrite_parts(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    database = paths.opencode_db()
+    database.parent.mkdir(parents=True)
+    writer = OpenCodeDb(database)
+    at = now_ms() - 600_000
+    sid = "ses_hist0000000000000000000001"
+    writer.session(sid, "History", "/home/dev/hist", updated=at)
+    writer.todowrite(sid, [("Read", "in_progress", "high"), ("Write", "pending", "high")], at + 1000)
+    writer.todowrite(sid, [("Read", "done", "high")], at + 2000, status="error")  # changed nothing
+    writer.todowrite(sid, [("Read", "completed", "high"), ("Write", "in_progress", "high")], at + 3000)
+    writer.todowrite(sid, [("Read", "completed", "high"), ("Write", "invalid", "high")], at + 4000, tool="invalid")
+    writer.close()
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.press("enter")  # the details panel shows the timeline
+        await until(pilot, lambda: len(app.timeline(sid)) == 2, timeout=3.0, what="the history")
+        first, second = app.timeline(sid)
+        assert first.what == "0 → 2 steps; started: Read"
+        assert second.what == "0 → 1 done; started: Write"
+        assert int(second.at.timestamp() * 1000) == at + 3001

@@ -1,0 +1,27 @@
+"""`planwatch --demo --screenshot` (what CI runs from the installed wheel), run as a real
+subprocess. (`--version` is tested with the other command-line habits.)"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def planwatch(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [str(Path(sys.executable).parent / "planwatch"), *args]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=120)
+
+
+def test_demo_screenshot_runs_headless_and_saves_the_demo_sessions(isolated_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    shot = tmp_path / "demo.svg"
+    done = planwatch("--demo", "--screenshot", str(shot))
+    assert done.returncode == 0, done.stderr
+    text = html.unescape("".join(re.findall(r"<text[^>]*>([^<]*)</text>", shot.read_text(encoding="utf-8"))))
+    assert "Billing webhook retries" in text.replace("\xa0", " ")
+    assert "Agent plan" in text.replace("\xa0", " ")

@@ -1,0 +1,160 @@
+"""Issue 12, point 10: the command line keeps the habits of the tools people love —
+`--version`, `--json` on every list, errors for what does not exist, refusals that
+name the command to run, and a README example that works as written. Every test runs
+`planwatch` as a real process in the test's isolated environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+from conftest import IsolatedEnv
+
+ROOT = Path(__file__).resolve().parents[2]
+SESSION = "9d1e7c54-3b2a-4f6e-8c1d-7a9b0e2f4c6d"  # fixtures/transcripts/claude/projects/-home-dev-api
+
+
+def planwatch(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", *argv],
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def transcripts(isolated_env: IsolatedEnv) -> Path:
+    """The fixture Claude transcripts where Claude Code keeps them."""
+    dest = isolated_env.claude / "projects"
+    shutil.copytree(ROOT / "fixtures" / "transcripts" / "claude" / "projects", dest)
+    return dest
+
+
+def test_version_prints_the_installed_version() -> None:
+    out = planwatch("--version")
+    assert (out.returncode, out.stdout, out.stderr) == (0, f"planwatch {version('planwatch')}\n", "")
+
+
+def test_task_list_plan_list_and_plan_show_take_json(isolated_env: IsolatedEnv) -> None:
+    planwatch("plan", "create", "Ship v2", "--scope", "folder:/srv/work", "--goal", "All of it")
+    planwatch("task", "add", "Write the parser", "--plan", "p1", "--labels", "io", "--priority", "high")
+    planwatch("task", "add", "Loose end")
+    tasks = json.loads(planwatch("task", "list", "--json").stdout)
+    assert [(t["id"], t["title"], t["status"], t["priority"]) for t in tasks] == [
+        ("t1", "Write the parser", "todo", "high"), ("t2", "Loose end", "todo", "medium")
+    ]
+    # The fields as the record file has them, in its order, stamps included, then the body.
+    assert list(tasks[0]) == ["id", "title", "status", "priority", "labels", "plan", "blockedBy", "refs", "created", "body"]
+    assert tasks[0]["labels"] == ["io"] and tasks[0]["body"] == ""
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", tasks[0]["created"]["at"])
+    assert json.loads(planwatch("task", "list", "--json", "--status", "done").stdout) == []
+    plans = json.loads(planwatch("plan", "list", "--json").stdout)
+    assert [(p["id"], p["title"], p["status"], p["scope"], p["goal"]) for p in plans] == [
+        ("p1", "Ship v2", "draft", {"kind": "folder", "folder": "/srv/work"}, "All of it\n")
+    ]
+    shown = json.loads(planwatch("plan", "show", "p1", "--json").stdout)
+    assert set(shown) == {"plan", "tasks"} and shown["plan"] == plans[0]
+    assert [t["id"] for t in shown["tasks"]] == ["t1"] and shown["tasks"][0] == tasks[0]
+    # The same shape the plan channel answers with.
+    channel = json.loads(planwatch("channel", "x-ahpd-plans://p1", "--once").stdout)
+    assert channel == shown
+
+
+def test_todo_of_an_unknown_session_is_an_error(transcripts: Path) -> None:
+    out = planwatch("todo", "no-such-session")
+    assert out.returncode != 0 and out.stdout == ""
+    assert out.stderr == (
+        "planwatch: no session no-such-session: no task names it and no transcript holds it (see planwatch sessions)\n"
+    )
+    assert planwatch("todo", "no-such-session", "--meta").returncode != 0
+    # A session that exists but that no task names has no todo lines and no count.
+    known = planwatch("todo", SESSION)
+    assert (known.returncode, known.stdout, known.stderr) == (0, "", "")
+    assert planwatch("todo", SESSION, "--meta").stdout == "{}\n"
+    # A session only the store knows (a translated or agent-made task names it) is known.
+    planwatch("task", "add", "Remote step", "--session", "ses-remote")
+    assert planwatch("todo", "ses-remote").stdout == "- [ ] Remote step\n"
+
+
+def test_sessions_with_a_missing_root_is_an_error(isolated_env: IsolatedEnv) -> None:
+    missing = isolated_env.root / "no-such-folder"
+    out = planwatch("sessions", "--root", str(missing))
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == f"planwatch: --root {missing}: no such file or folder\n"
+    assert planwatch("sessions", "--json", "--root", str(missing)).returncode == 2
+    assert planwatch("show", SESSION, "--root", str(missing)).returncode == 2
+
+
+def test_show_of_a_folder_says_it_is_a_folder_not_a_transcript(transcripts: Path) -> None:
+    folder = transcripts / "-home-dev-api"
+    out = planwatch("show", str(folder))
+    assert (out.returncode, out.stdout) == (1, "")
+    assert out.stderr == (
+        f"planwatch: {folder} is a folder, not a transcript: give a transcript file or a session id "
+        f"(planwatch sessions --root {folder} lists the sessions in it)\n"
+    )
+    # What it suggests works.
+    listed = planwatch("sessions", "--root", str(folder))
+    assert listed.returncode == 0 and "Billing webhook retries" in listed.stdout
+
+
+def test_refusals_on_the_command_line_name_the_command_not_the_tool(isolated_env: IsolatedEnv) -> None:
+    out = planwatch("task", "add", "Orphan", "--plan", "p9")
+    assert out.stderr == "Invalid planwatch task add input: plan must match the id of a known plan (see planwatch plan list).\n"
+    out = planwatch("plan", "approve", "p3")
+    assert out.stderr == "Invalid planwatch plan approve input: plan must match the id of a known plan (see planwatch plan list).\n"
+    planwatch("task", "add", "Careful")
+    isolated_env.config.write_text("requireApproval: true\n")
+    out = planwatch("task", "set", "t1", "--status", "doing")
+    assert out.stderr == (
+        "Invalid planwatch task set input: status doing needs t1 approved first "
+        "(requireApproval is on; see planwatch task approve).\n"
+    )
+    assert "_" not in out.stderr.replace("input", "")
+
+
+def _readme_script() -> list[tuple[str, str | None]]:
+    """The README's store example: (command, the answer its `# →` comment promises)."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## For scripts", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
+    store_block = next(b for b in blocks if "plan create" in b)
+    steps = []
+    for line in store_block.splitlines():
+        command, _, comment = line.partition("  #")
+        answer = comment.strip()[1:].strip() if comment.strip().startswith("→") else None
+        steps.append((command.strip(), answer))
+    return steps
+
+
+def test_the_readme_for_scripts_example_works_in_order_on_a_fresh_store(transcripts: Path, isolated_env: IsolatedEnv) -> None:
+    steps = _readme_script()
+    assert len(steps) >= 8 and steps[0][0].startswith("planwatch plan create")
+    assert not isolated_env.store.exists()  # a fresh store
+    for command, answer in steps:
+        argv = shlex.split(command.replace('"$SESSION"', SESSION))
+        assert argv[0] == "planwatch"
+        out = planwatch(*argv[1:])
+        assert out.returncode == 0, (command, out.stderr)
+        assert out.stderr == "", (command, out.stderr)
+        if answer is not None:
+            assert out.stdout == answer + "\n", command
+        elif "--json" in argv or "--once" in argv:
+            json.loads(out.stdout)
+    # The session block works too.
+    sessions = json.loads(planwatch("sessions", "--json").stdout)
+    assert SESSION in {s["id"] for s in sessions}
+    shown = planwatch("show", SESSION, "--plain")
+    assert shown.returncode == 0 and shown.stdout.startswith("# ")

@@ -1,0 +1,232 @@
+"""`planwatch show` and `planwatch sessions` (SPEC §8), run as real subprocesses."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from planwatch.core import paths
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "samples"
+_spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "tests" / "bench" / "corpus.py")
+assert _spec and _spec.loader
+corpus = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(corpus)
+
+LONG_AGO = datetime(2025, 1, 1, tzinfo=UTC)
+SID = "5e0c2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c"
+# No raw control character (C0 but \t \n, DEL, C1) and no bidi override may be printed.
+UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def planwatch(*args: str, script: bool = False) -> subprocess.CompletedProcess[str]:
+    command = [str(Path(sys.executable).parent / "planwatch")] if script else [sys.executable, "-m", "planwatch.tui.cli"]
+    return subprocess.run([*command, *args], cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+
+
+def _claude_with_subagent() -> None:
+    folder = paths.claude_projects_dir() / "-home-dev-api"
+    folder.mkdir(parents=True)
+    with (folder / f"{SID}.jsonl").open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, SID, "/home/dev/api", start=LONG_AGO)
+        w.prompt("Add rate limiting")
+        w.todo_write([("Read the code", "completed"), ("Add the limiter", "in_progress")])
+    sub = folder / SID / "subagents" / "agent-a1.jsonl"
+    sub.parent.mkdir(parents=True)
+    with sub.open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, SID, "/home/dev/api", agent_id="a1", start=LONG_AGO)
+        w.prompt("Search")
+        w.todo_write([("Grep for limits", "pending")])
+
+
+def _acp(*, default_plan: bool) -> None:
+    logs = paths.acp_log_dir()
+    logs.mkdir(parents=True, exist_ok=True)
+    with (logs / "tap.jsonl").open("wb") as fh:
+        w = corpus.AcpWriter(fh)
+        w.new_session("sess_9", "/home/dev/mobile")
+        w.prompt("sess_9", "Fix the build")
+        if default_plan:
+            w.plan("sess_9", [("Default step", "completed")])
+        w.plan("sess_9", [("Named step", "pending"), ("Dropped", "cancelled")], plan_id="plan-7")
+
+
+def test_show_plain_prints_each_samples_plan() -> None:
+    codex = planwatch("show", "--plain", str(SAMPLES / "codex-rollout.jsonl"))
+    assert codex.returncode == 0, codex.stderr
+    assert codex.stdout == "# codex\nin_progress\tAdd TOML parsing\npending\tWrite TOML tests\n"
+    acp = planwatch("show", "--plain", str(SAMPLES / "acp-codex-agent-stream.jsonl"))
+    assert acp.stdout == (
+        "# acp\ncompleted\tInspect the config loader\ncompleted\tAdd YAML parsing\ncompleted\tWrite YAML tests\n"
+    )
+    # The Claude sample ends by clearing its list: the source stays, with no items.
+    claude = planwatch("show", "--plain", str(SAMPLES / "claude-code-todowrite.jsonl"), script=True)
+    assert claude.returncode == 0, claude.stderr
+    assert claude.stdout == "# claude_todos\n"
+
+
+def test_show_for_a_person_names_title_folder_source_and_marks() -> None:
+    out = planwatch("show", str(SAMPLES / "codex-rollout.jsonl"))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("Add YAML support to the config loader")
+    assert "/home/dev/codex" in lines[1] and lines[1].startswith("  codex")
+    assert "  Codex plan 0/2" in lines
+    assert "    [>] Add TOML parsing" in lines
+    assert "    [ ] Write TOML tests" in lines
+
+
+def test_show_plain_gives_further_groups_their_own_header() -> None:
+    _claude_with_subagent()
+    out = planwatch("show", "--plain", SID)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (
+        "# claude_todos\ncompleted\tRead the code\nin_progress\tAdd the limiter\n"
+        "# claude_todos agent-a1\npending\tGrep for limits\n"
+    )
+
+
+def test_show_plain_acp_plans_by_plan_id_and_none_without_a_main_plan() -> None:
+    _acp(default_plan=True)
+    out = planwatch("show", "--plain", "sess_9")
+    assert out.stdout == "# acp\ncompleted\tDefault step\n# acp plan-7\npending\tNamed step\ncancelled\tDropped\n"
+
+
+def test_show_plain_says_none_when_there_is_no_main_plan() -> None:
+    _acp(default_plan=False)
+    out = planwatch("show", "--plain", "sess_9")
+    assert out.stdout == "# none\n# acp plan-7\npending\tNamed step\ncancelled\tDropped\n"
+
+
+def test_show_finds_a_session_by_the_start_of_its_id_and_refuses_unknown_ids() -> None:
+    _claude_with_subagent()
+    out = planwatch("show", SID[:8])
+    assert out.returncode == 0 and "Add rate limiting" in out.stdout
+    assert "agent-a1 — Claude Code todos 0/1" in out.stdout
+    missing = planwatch("show", "no-such-session")
+    assert missing.returncode == 1
+    assert "no session or file no-such-session" in missing.stderr
+
+
+def test_sessions_json_has_facts_and_counts_but_never_plan_text() -> None:
+    _claude_with_subagent()
+    _acp(default_plan=True)
+    out = planwatch("sessions", "--json")
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout)
+    by_id = {row["id"]: row for row in rows}
+    assert set(by_id) == {SID, "sess_9"}
+    claude = by_id[SID]
+    assert claude["harness"] == "claude" and claude["title"] == "Add rate limiting"
+    assert claude["cwd"] == "/home/dev/api" and claude["source"] == "claude_todos"
+    assert (claude["done"], claude["total"]) == (1, 3)
+    assert claude["path"].endswith(f"{SID}.jsonl")
+    assert claude["updated"].endswith("+00:00")
+    assert by_id["sess_9"]["source"] == "acp"
+    for text in ("Read the code", "Add the limiter", "Grep for limits", "Default step", "Named step"):
+        assert text not in out.stdout
+
+
+def test_sessions_lists_newest_first_with_harness_title_folder_and_counts() -> None:
+    _claude_with_subagent()
+    _acp(default_plan=True)
+    acp_log = paths.acp_log_dir() / "tap.jsonl"
+    os.utime(acp_log, (4_000_000_000, 4_000_000_000))  # far in the future: newest
+    two_hours_ago = time.time() - 2 * 3600 - 30
+    os.utime(paths.claude_projects_dir() / "-home-dev-api" / f"{SID}.jsonl", (two_hours_ago, two_hours_ago))
+    for sub in (paths.claude_projects_dir() / "-home-dev-api").rglob("agent-*.jsonl"):
+        os.utime(sub, (two_hours_ago, two_hours_ago))
+    out = planwatch("sessions")
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2
+    assert re.match(r"^now\s+acp\s+1/2\s+Fix the build\s+/home/dev/mobile$", lines[0]), lines[0]
+    assert re.match(r"^2h ago\s+claude\s+1/3\s+Add rate limiting\s+/home/dev/api$", lines[1]), lines[1]
+
+
+def test_sessions_with_nothing_found_says_where_it_looked() -> None:
+    out = planwatch("sessions")
+    assert out.returncode == 0
+    assert out.stdout.startswith("No transcripts found. Looked in: ")
+    assert str(paths.claude_projects_dir()) in out.stdout
+    assert planwatch("sessions", "--json").stdout == "[]\n"
+
+
+def test_no_raw_control_character_or_escape_is_ever_printed() -> None:
+    folder = paths.claude_projects_dir() / "-home-dev-evil"
+    folder.mkdir(parents=True)
+    evil = "\x1b[2J\x1b]8;;https://evil.example\x07click\x1b]8;;\x07 \u202eреверс \x9b31m\x00"
+    with (folder / f"{SID}.jsonl").open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, SID, "/home/dev/\x1b[31mevil")
+        w.prompt("Title " + evil)
+        w.todo_write([("Item " + evil, "in_progress"), ("tab\tand\nnewline", "pending")])
+    for args in (["show", SID], ["show", "--plain", SID], ["sessions"], ["sessions", "--json"]):
+        out = planwatch(*args)
+        assert out.returncode == 0, out.stderr
+        assert not UNSAFE.search(out.stdout), (args, out.stdout)
+        assert "\\x1b" in out.stdout  # shown as a visible escape instead
+    plain = planwatch("show", "--plain", SID).stdout.splitlines()
+    assert plain[2] == "pending\ttab and newline"  # one item, one line
+
+
+def test_sessions_and_show_on_the_fixture_layouts(fixture_path) -> None:  # type: ignore[no-untyped-def]
+    root = str(fixture_path("transcripts"))
+    listing = planwatch("sessions", "--root", root, script=True)
+    assert listing.returncode == 0, listing.stderr
+    assert not UNSAFE.search(listing.stdout)
+    rows = json.loads(planwatch("sessions", "--json", "--root", root).stdout)
+    assert {row["harness"] for row in rows} == {"claude", "codex", "acp", "gemini", "opencode"}
+    for row in rows:
+        assert {"id", "harness", "title", "cwd", "path", "updated", "source", "done", "total"} <= set(row)
+        assert 0 <= row["done"] <= row["total"] or row["total"] == 0
+    # `show` on a few: the first session of each harness and every one with odd text.
+    picked = {row["harness"]: row for row in reversed(rows)}.values()
+    picked = [*picked, *(row for row in rows if row["title"] and "\\x" in row["title"])]
+    for row in picked:
+        shown = planwatch("show", "--plain", "--root", root, row["id"])
+        assert shown.returncode == 0, shown.stderr
+        lines = shown.stdout.splitlines()
+        assert re.match(r"^# (none|claude_desktop|claude_todos|claude_tasks|codex|acp|gemini_todos|opencode_todos)$", lines[0])
+        in_document = False
+        for line in lines[1:]:
+            # A plan document comes whole, after its `# document` header (issue 12 point 7).
+            in_document = in_document or line.startswith("# document ")
+            if in_document:
+                continue
+            assert line.startswith("# ") or re.match(r"^(pending|in_progress|completed|cancelled|blocked)\t", line), line
+        assert not UNSAFE.search(shown.stdout)
+
+
+def test_with_plan_reading_off_no_plan_is_shown(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    _claude_with_subagent()
+    isolated_env.config.write_text("readAgentPlans: false\n")
+    out = planwatch("show", "--plain", SID)
+    assert out.returncode == 0
+    assert out.stdout == "# none\n"
+    assert "reading agents' plans is off" in out.stderr
+
+
+def test_show_plain_keeps_every_item_on_one_line_whatever_its_text() -> None:
+    # Any reader splitting the output into lines (str.splitlines splits on more than
+    # \n: \r, \v, \f, \x1c-\x1e, \x85, U+2028, U+2029) must see one line per item.
+    folder = paths.claude_projects_dir() / "-home-dev-lines"
+    folder.mkdir(parents=True)
+    texts = ["a\rb", "c\r\nd", "e\vf\fg", "h\x1ci\x1dj\x1ek", "l\x85m", "n\u2028o\u2029p", "q\tr\ns"]
+    with (folder / f"{SID}.jsonl").open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, SID, "/home/dev/lines")
+        w.prompt("Line breaks \u2028 in the title")
+        w.todo_write([(t, "pending") for t in texts])
+    out = planwatch("show", "--plain", SID)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "# claude_todos" and len(lines) == 1 + len(texts), lines
+    assert all(line.startswith("pending\t") and line.count("\t") == 1 for line in lines[1:])
+    rows = json.loads(planwatch("sessions", "--json").stdout)
+    assert len(rows[0]["title"].splitlines()) == 1

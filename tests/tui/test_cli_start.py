@@ -1,0 +1,132 @@
+"""`planwatch sessions` starts lean and says how far it is (issue 11): it imports only
+what it needs, and a slow scan shows a progress line on stderr when that is a terminal,
+never on a pipe, and never on stdout."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from bench.corpus import ClaudeWriter
+
+from planwatch.core.index import SessionIndex
+from planwatch.tui import cli_sessions
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_MODULES = """
+import json, sys
+from planwatch.tui.cli import main
+main(["sessions", "--json"])
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def write_sessions(claude: Path, count: int) -> None:
+    for n in range(count):
+        sid = f"{n:08d}-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+        path = claude / "projects" / "-home-dev-app" / f"{sid}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fh:
+            w = ClaudeWriter(fh, sid, "/home/dev/app", seed=n)
+            w.prompt(f"Job {n}")
+            w.todo_write([(f"Step {n}", "in_progress")])
+
+
+def test_sessions_json_imports_no_textual_no_mcp_no_store_and_no_watchdog(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    write_sessions(isolated_env.claude, 2)
+    for _ in range(2):  # cold, then warm from the cache
+        out = subprocess.run([sys.executable, "-c", _MODULES], cwd=ROOT, env=os.environ.copy(),
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        assert len(json.loads(out.stdout)) == 2
+        modules = json.loads(out.stderr.strip().splitlines()[-1])
+        heavy = [m for m in modules if m.split(".")[0] in ("textual", "rich", "mcp", "watchdog")]
+        assert heavy == []
+        # Only the models it uses: no store records, tools or settings screen models.
+        assert [m for m in modules if m.startswith(("planwatch.core.store", "planwatch.core.agents", "planwatch.tui.screens", "planwatch.tui.widgets"))] == []
+
+
+def test_a_slow_scan_prints_progress_on_a_terminal_and_clears_it(isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    write_sessions(isolated_env.claude, 60)
+    monkeypatch.setattr(cli_sessions, "PROGRESS_AFTER", 0.0)  # every scan is "slow" here
+    leader, follower = pty.openpty()
+    try:
+        with os.fdopen(follower, "w", closefd=False) as tty:
+            index = SessionIndex()
+            cli_sessions.scan_with_progress(index, tty)
+        os.set_blocking(leader, False)
+        parts = []
+        while True:
+            try:
+                part = os.read(leader, 1 << 16)
+            except BlockingIOError:
+                break
+            if not part:
+                break
+            parts.append(part)
+        shown = b"".join(parts).decode()
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert "planwatch: reading transcripts, " in shown and "of 60 files read" in shown
+    assert shown.endswith("\r\x1b[K")  # cleared: the terminal keeps only the answer
+    assert len(index.entries()) == 60
+
+
+def test_no_progress_on_a_pipe_and_none_on_stdout(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    write_sessions(isolated_env.claude, 3)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    out = subprocess.run([sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    assert out.stderr == ""
+    assert len(json.loads(out.stdout)) == 3
+
+
+class HeldIndex(SessionIndex):
+    """The real index, its scan held after its first batch until the test lets go: the
+    app is caught mid-scan, whatever the machine's speed."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        import threading
+
+        self.hold = threading.Event()
+
+    def scan(self, on_batch=None) -> None:  # type: ignore[no-untyped-def]
+        def held(entries):  # type: ignore[no-untyped-def]
+            if on_batch is not None:
+                on_batch(entries)
+            self.hold.wait(10)
+
+        super().scan(held)
+
+
+@pytest.mark.asyncio
+async def test_the_app_shows_files_read_of_files_found_while_the_first_scan_runs(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    from app_transcripts import until
+    from textual.widgets import Static
+
+    from planwatch.tui.app import AppOptions, make_app
+
+    write_sessions(isolated_env.claude, 120)
+    index = HeldIndex([isolated_env.claude / "projects"])
+    app = make_app(AppOptions(config_path=isolated_env.config, index=index, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        def status() -> str:
+            return str(app.screen.query_one("#status-line", Static).render())
+
+        await until(pilot, lambda: app.screen.id == "browse" and "of 120 files read" in status(), what="progress")
+        assert status().startswith("Indexing transcripts… ")
+        read = int(status().split(" of ")[0].split()[-1])
+        assert 0 < read < 120
+        index.hold.set()
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await pilot.pause()
+        assert "files read" not in status()
