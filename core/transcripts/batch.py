@@ -288,13 +288,12 @@ class _Driver(threading.Thread):
     def run(self) -> None:
         chunk, self._first = self._first, None
         try:
-            root = str(Path(__file__).resolve().parents[2])  # the folder holding `core`
             with self._lock:
                 if self._halted:
                     return
                 if self._proc is None:
                     self._proc = subprocess.Popen(
-                        [sys.executable, "-c", _BOOT, root],
+                        [sys.executable, "-c", _BOOT],
                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                     )
                 proc = self._proc
@@ -421,7 +420,11 @@ def _fork_workers(count: int) -> list[_Forked]:
     return forked
 
 
-_BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from core.transcripts.batch import serve; serve()"
+# The worker imports this module under its installed name: the classes it pickles back
+# (FileRead, the readers) must be the ones the calling process unpickles. (A bare
+# `core.…` import worked only where the source tree happened to be on sys.path, as under
+# pytest; the app's workers then failed on every chunk and it read them alone.)
+_BOOT = "from planwatch.core.transcripts.batch import serve; serve()"
 
 
 def _relog(records: list[tuple[int, str]]) -> None:

@@ -107,7 +107,7 @@ def test_a_reader_from_a_worker_goes_on_following_its_file(tmp_path: Path) -> No
         call_id = w._call("TodoWrite", {"todos": [{"content": "Later", "status": "pending", "activeForm": "Later"}]})
     [item] = discover(default_roots(Settings()))
     worker = subprocess.Popen(
-        [sys.executable, "-c", batch._BOOT, str(ROOT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        [sys.executable, "-c", batch._BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
     try:
         assert worker.stdin is not None and worker.stdout is not None
@@ -126,6 +126,36 @@ def test_a_reader_from_a_worker_goes_on_following_its_file(tmp_path: Path) -> No
     read_transcript(live.reader, path, live.offset, head=0)
     [result] = live.reader.results()
     assert [(i.text, i.status) for i in result.plan.groups[0].items] == [("Later", "pending")]
+
+
+def test_a_started_worker_answers_with_the_installed_modules_classes(tmp_path: Path) -> None:
+    """The app's workers are started afresh (not forked): what they pickle back must
+    name the modules the calling process has (`planwatch.core…`), wherever it runs
+    from — a worker importing the source tree as a bare `core` answered with classes
+    the app could not unpickle, and every chunk fell back to the calling thread."""
+    [item] = _corpus(1)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    worker = subprocess.Popen(
+        [sys.executable, "-c", batch._BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tmp_path, env=env
+    )
+    try:
+        assert worker.stdin is not None and worker.stdout is not None
+        pickle.dump(([item], True), worker.stdin)
+        worker.stdin.flush()
+        worker.stdin.close()
+        answer = worker.stdout.read()
+    finally:
+        worker.kill()
+        worker.wait()
+    # Unpickled in a process started from elsewhere, as the installed app is.
+    probe = (
+        "import pickle, sys; reads, records = pickle.loads(sys.stdin.buffer.read()); "
+        "print(type(reads[0]).__module__, type(reads[0].reader).__module__, len(reads[0].results))"
+    )
+    shown = subprocess.run(
+        [sys.executable, "-c", probe], input=answer, capture_output=True, cwd=tmp_path, env=env, check=True
+    )
+    assert shown.stdout.split() == [b"planwatch.core.transcripts.batch", b"planwatch.core.transcripts.claude", b"1"]
 
 
 def test_a_worker_logs_through_the_calling_process(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
