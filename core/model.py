@@ -2,15 +2,20 @@
 
 Everything here is immutable: the core hands these out and never changes them in place.
 Plan text held in these objects lives in memory only (SPEC §3, Privacy).
+
+Plain frozen dataclasses (slots), not pydantic models: these are built by the readers
+from values they already checked, tens of thousands per scan, and the command line
+reads them without the cost of pydantic's import and validation (issue 11). A change is
+`dataclasses.replace`; sequences handed in as lists are kept as tuples, as before.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 # The statuses an agent item can have once read (FORMATS §7). Anything else a harness
 # writes reads as "pending" (SPEC §2, no guessing).
@@ -77,11 +82,15 @@ def read_status(raw: object, vocabulary: tuple[Status, ...] = STATUSES) -> Statu
     return "pending"
 
 
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+def _tuple(value: object, name: str, items: Iterable[object]) -> None:
+    """Keep a sequence field a tuple when it was handed in as a list (frozen: set once)."""
+    if type(items) is not tuple:
+        object.__setattr__(value, name, tuple(items))
 
 
-class PlanItem(Frozen):
+# Immutable, keyword-only, no per-instance dict.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanItem:
     """One step of an agent's plan, as the agent last stated it."""
 
     text: str
@@ -94,7 +103,9 @@ class PlanItem(Frozen):
     priority: Priority | None = None
 
 
-class PlanGroup(Frozen):
+# Immutable, keyword-only, no per-instance dict.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanGroup:
     """One checklist-shaped plan of a session.
 
     `key` tells groups of one session apart: "" is the session's main plan; an ACP plan
@@ -109,8 +120,13 @@ class PlanGroup(Frozen):
     # list: the group then holds only the tasks it could rebuild (SPEC §2, Long transcripts).
     partial: bool = False
 
+    def __post_init__(self) -> None:
+        _tuple(self, "items", self.items)
 
-class PlanDocument(Frozen):
+
+# Immutable, keyword-only, no per-instance dict.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlanDocument:
     """A plan that is a document, not a checklist: Claude's plan mode (ExitPlanMode)
     or an ACP plan whose type is not `items` (markdown, file, a custom `_…` type or a
     future one). Shown beside the plan."""
@@ -122,11 +138,17 @@ class PlanDocument(Frozen):
     plan_type: str | None = None
 
 
-class AgentPlan(Frozen):
+# Immutable, keyword-only, no per-instance dict.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentPlan:
     """Everything a session's agent has planned, replayed in transcript order."""
 
     groups: tuple[PlanGroup, ...] = ()
     documents: tuple[PlanDocument, ...] = ()
+
+    def __post_init__(self) -> None:
+        _tuple(self, "groups", self.groups)
+        _tuple(self, "documents", self.documents)
 
     @property
     def main(self) -> PlanGroup | None:
@@ -150,7 +172,9 @@ class AgentPlan(Frozen):
 EMPTY_PLAN = AgentPlan()
 
 
-class Session(Frozen):
+# Immutable, keyword-only, no per-instance dict.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Session:
     """One transcript on disk: identity and the facts shown in the session list."""
 
     id: str
@@ -164,3 +188,6 @@ class Session(Frozen):
     parent_id: str | None = None
     # Subagent transcripts attached to this session (Claude subagents, Codex sub-threads).
     subagents: tuple[Path, ...] = ()
+
+    def __post_init__(self) -> None:
+        _tuple(self, "subagents", self.subagents)

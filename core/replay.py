@@ -19,7 +19,7 @@ hands out frozen values. `replay(events)` is the one-shot pure form.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from planwatch.core.model import AgentPlan, PlanDocument, PlanGroup, PlanItem, Source
 from planwatch.core.transcripts.events import (
@@ -134,11 +134,11 @@ class PlanReplay:
             return
         current = _first_index(items, "in_progress")
         if current is not None:
-            items[current] = items[current].model_copy(update={"status": "completed"})
+            items[current] = replace(items[current], status="completed")
         start_from = 0 if current is None else current + 1
         nxt = _first_index(items, "pending", start_from)
         if nxt is not None:
-            items[nxt] = items[nxt].model_copy(update={"status": "in_progress"})
+            items[nxt] = replace(items[nxt], status="in_progress")
 
     def _done_start(self, event: StepDoneStart) -> None:
         items = self._list_of(event.group, event.source)
@@ -152,9 +152,9 @@ class PlanReplay:
             return
         for i in done:
             assert i is not None
-            items[i] = items[i].model_copy(update={"status": "completed"})
+            items[i] = replace(items[i], status="completed")
         if start is not None:
-            items[start] = items[start].model_copy(update={"status": "in_progress"})
+            items[start] = replace(items[start], status="in_progress")
 
     def _wrap_up(self, event: StepWrapUp) -> None:
         items = self._list_of(event.group, event.source)
@@ -162,7 +162,7 @@ class PlanReplay:
             return
         current = _first_index(items, "in_progress")
         if current is not None:
-            items[current] = items[current].model_copy(update={"status": "completed"})
+            items[current] = replace(items[current], status="completed")
 
     # -- tasks -------------------------------------------------------------------------
 
@@ -193,13 +193,13 @@ class PlanReplay:
         item = group.tasks.get(event.task_id)
         if item is None:  # never seen created: never invent one
             return
-        update: dict[str, object] = {}
+        changed = item
         if event.status is not None:
-            update["status"] = event.status
+            changed = replace(changed, status=event.status)
         if event.subject is not None:
-            update["text"] = event.subject
-        if update:
-            group.tasks[event.task_id] = item.model_copy(update=update)
+            changed = replace(changed, text=event.subject)
+        if changed is not item:
+            group.tasks[event.task_id] = changed
 
 
 def _first_index(items: list[PlanItem], status: str, start: int = 0) -> int | None:

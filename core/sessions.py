@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from planwatch.core.model import EMPTY_PLAN, AgentPlan, Frozen, Session
+from planwatch.core.model import EMPTY_PLAN, AgentPlan, Session
 from planwatch.core.replay import merge_plans
 from planwatch.core.transcripts.discover import TranscriptFile
 from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
@@ -37,7 +37,8 @@ Owners = dict[str, tuple["FileState", SessionResult]]
 Children = dict[str, list["FileState"]]
 
 
-class SessionEntry(Frozen):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionEntry:
     """One session as the app shows it: its facts and its (frozen) plan."""
 
     session: Session
@@ -203,6 +204,6 @@ def _as_agent(plan: AgentPlan, key: str) -> AgentPlan:
     """A subagent file's plan keyed as its agent: its main group and document become
     `key`, so they replace the same agent's inline records in the parent's plan."""
     return AgentPlan(
-        groups=tuple(g.model_copy(update={"key": key}) if g.key in ("", key) else g for g in plan.groups),
-        documents=tuple(d.model_copy(update={"key": key}) if d.key in ("", key) else d for d in plan.documents),
+        groups=tuple(replace(g, key=key) if g.key in ("", key) else g for g in plan.groups),
+        documents=tuple(replace(d, key=key) if d.key in ("", key) else d for d in plan.documents),
     )

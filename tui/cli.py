@@ -30,6 +30,18 @@ def version() -> str:
         return "0"
 
 
+class _VersionAction(argparse.Action):
+    """`--version`, the version looked up only when asked: `importlib.metadata` costs
+    about 25 ms of every start (`planwatch sessions --json` included) otherwise."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="show the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_args: object, **_kwargs: object) -> None:
+        sys.stdout.write(f"planwatch {version()}\n")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="planwatch",
@@ -37,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     from planwatch.tui import cli_app
 
-    parser.add_argument("--version", action="version", version=f"planwatch {version()}")
+    parser.add_argument("--version", action=_VersionAction)
     cli_app.add_app_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:

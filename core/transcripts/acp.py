@@ -23,6 +23,7 @@ both. Title: the first `session/prompt` text, else "".
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections import OrderedDict
@@ -144,7 +145,7 @@ class AcpReader(TranscriptReader):
 
     def results(self) -> list[SessionResult]:
         return [
-            SessionResult(facts=facts.model_copy(), plan=replay.snapshot())
+            SessionResult(facts=dataclasses.replace(facts), plan=replay.snapshot())
             for facts, replay in self._sessions.values()
         ]
 

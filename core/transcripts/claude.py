@@ -25,6 +25,7 @@ a session id (renamed by a person) takes the first record's `sessionId` instead.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import OrderedDict
 from pathlib import Path
@@ -233,7 +234,7 @@ class ClaudeReader(TranscriptReader):
         return any(not _is_error(b) and not isinstance(envelope, str) for b in blocks)
 
     def results(self) -> list[SessionResult]:
-        return [SessionResult(facts=self.facts.model_copy(), plan=self._replay.snapshot())]
+        return [SessionResult(facts=dataclasses.replace(self.facts), plan=self._replay.snapshot())]
 
     # -- records -----------------------------------------------------------------------
 

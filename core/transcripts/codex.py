@@ -25,6 +25,7 @@ skipping the harness's context messages.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections import OrderedDict
@@ -159,7 +160,7 @@ class CodexReader(TranscriptReader):
         return _succeeded(output.get("output"))
 
     def results(self) -> list[SessionResult]:
-        return [SessionResult(facts=self.facts.model_copy(), plan=self._replay.snapshot())]
+        return [SessionResult(facts=dataclasses.replace(self.facts), plan=self._replay.snapshot())]
 
     # -- records -----------------------------------------------------------------------
 

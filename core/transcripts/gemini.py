@@ -32,6 +32,7 @@ plan text, kept in memory only.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -142,7 +143,7 @@ class GeminiReader(TranscriptReader):
         return record is not None and _message_list(record) is not None
 
     def results(self) -> list[SessionResult]:
-        return [SessionResult(facts=self.facts.model_copy(), plan=self._plan())]
+        return [SessionResult(facts=dataclasses.replace(self.facts), plan=self._plan())]
 
     # -- records -----------------------------------------------------------------------
 

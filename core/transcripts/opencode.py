@@ -40,7 +40,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -52,6 +52,7 @@ from planwatch.core.model import (
     AgentPlan,
     PlanGroup,
     PlanItem,
+    Source,
     Status,
     read_priority,
     read_status,
@@ -62,7 +63,7 @@ from planwatch.core.transcripts.reader import SessionFacts, SessionResult, Trans
 
 log = logging.getLogger(__name__)
 
-SOURCE = "opencode_todos"
+SOURCE: Source = "opencode_todos"
 TODOWRITE = "todowrite"
 BUSY_TIMEOUT = 1.0  # seconds SQLite waits on a lock before answering SQLITE_BUSY
 RETRIES = 3  # reads tried again after SQLITE_BUSY, with a short pause between
@@ -406,7 +407,7 @@ def _plan(items: tuple[PlanItem, ...]) -> AgentPlan:
 
 def _as_agent(plan: AgentPlan, sid: str) -> AgentPlan:
     key = f"agent-{sid}"
-    return AgentPlan(groups=tuple(g.model_copy(update={"key": key}) for g in plan.groups if g.key == ""))
+    return AgentPlan(groups=tuple(replace(g, key=key) for g in plan.groups if g.key == ""))
 
 
 def _moment(ms: int) -> datetime | None:

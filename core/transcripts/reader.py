@@ -29,19 +29,20 @@ import re
 from abc import ABC, abstractmethod
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict
-
 from planwatch.core.model import AgentPlan, Harness
 
 
-class SessionFacts(BaseModel):
-    """What a reader learnt about a session from its records (mutable while reading)."""
-
-    model_config = ConfigDict(extra="forbid")
+@dataclass(slots=True, kw_only=True)
+class SessionFacts:
+    """What a reader learnt about a session from its records (mutable while reading;
+    a result hands out a copy, `dataclasses.replace(facts)`). A plain dataclass: the
+    readers set these fields thousands of times per scan (issue 11: no pydantic on the
+    reading path)."""
 
     id: str | None = None
     cwd: str | None = None
@@ -59,7 +60,7 @@ class SessionFacts(BaseModel):
     last_timestamp: datetime | None = None
     # Subagent sessions a reader found inside the same source (OpenCode's database holds
     # them as rows): their ids, listed like subagent files (`Session.subagents`).
-    subagent_ids: list[str] = []
+    subagent_ids: list[str] = field(default_factory=list)
 
     def touch(self, moment: datetime | None) -> None:
         """Keep `moment` as the last activity when it is later than the one held."""
@@ -79,8 +80,8 @@ class SessionFacts(BaseModel):
         return ""
 
 
-class SessionResult(BaseModel):
-    model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SessionResult:
 
     facts: SessionFacts
     plan: AgentPlan

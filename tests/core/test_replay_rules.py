@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import pydantic
+import dataclasses
+
 import pytest
 
 from planwatch.core.model import LIST_STATUSES, AgentPlan, PlanItem, read_status
@@ -260,7 +261,7 @@ def test_replay_output_is_immutable_and_unchanged_by_later_events() -> None:
     before = state.snapshot()
     state.apply(StepAdvance(""))
     assert statuses(before) == [("Read", "completed"), ("Fix", "in_progress"), ("Ship", "pending")]
-    with pytest.raises(pydantic.ValidationError):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         before.main.items[0].status = "completed"  # type: ignore[union-attr,misc]
     with pytest.raises((TypeError, AttributeError)):
         before.main.items.append(PlanItem(text="x"))  # type: ignore[union-attr]

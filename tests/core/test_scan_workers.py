@@ -4,6 +4,7 @@ their files, and a scan that survives workers that fail or are stopped."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import logging
 import os
@@ -69,7 +70,7 @@ def _corpus(count: int = 24) -> list[TranscriptFile]:
 
 def _summary(reads: list[batch.FileRead]) -> dict[Path, list[tuple[object, ...]]]:
     return {
-        read.item.path: [(r.facts.model_dump(), r.plan) for r in read.results]
+        read.item.path: [(dataclasses.asdict(r.facts), r.plan) for r in read.results]
         for read in reads
     }
 

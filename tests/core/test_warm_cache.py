@@ -6,6 +6,7 @@ once; it holds no text; with plan reading off it is never written."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -54,7 +55,7 @@ def answer(read: FileRead) -> tuple[object, ...]:
     """Everything a read gives the index: facts, plans, counts and the resume offset."""
     assert read.reader is not None
     return (
-        [r.model_dump() for r in read.results],
+        [dataclasses.asdict(r) for r in read.results],
         read.reader.skipped_lines,
         read.offset,
     )
@@ -293,7 +294,7 @@ def test_the_index_writes_the_cache_once_and_a_second_start_replays_it(isolated_
     second = SessionIndex([base])
     second.scan()
     assert cache.stat().st_mtime_ns == written  # nothing new: not written again
-    assert [e.model_dump() for e in second.entries()] == [e.model_dump() for e in first.entries()]
+    assert [dataclasses.asdict(e) for e in second.entries()] == [dataclasses.asdict(e) for e in first.entries()]
     assert second.progress == (3, 3)
 
 
@@ -341,7 +342,7 @@ def opencode_db(tmp_path: Path):  # type: ignore[no-untyped-def]
 
 
 def opencode_answer(read: FileRead) -> list[object]:
-    return sorted((r.model_dump() for r in read.results), key=lambda r: str(r["facts"]["id"]))
+    return sorted((dataclasses.asdict(r) for r in read.results), key=lambda r: str(r["facts"]["id"]))
 
 
 def test_an_opencode_database_reads_the_same_from_its_remembered_parts(tmp_path: Path) -> None:
