@@ -162,7 +162,9 @@ def ensure_corpus(root: Path) -> list[Path]:
 
 def env_for(root: Path, cache: Path) -> dict[str, str]:
     env = os.environ.copy()
-    for name in ("CODEX_HOME", "PLANWATCH_ACP_LOGS", "OPENCODE_DB"):
+    # Timed as installed: pip compiles a wheel's modules to bytecode, so the commands may
+    # keep theirs (a host setting PYTHONDONTWRITEBYTECODE would time ~35 compiles a run).
+    for name in ("CODEX_HOME", "PLANWATCH_ACP_LOGS", "OPENCODE_DB", "PYTHONDONTWRITEBYTECODE"):
         env.pop(name, None)
     env.update(
         GEMINI_CLI_HOME=str(root / "none" / "gemini"),
@@ -379,6 +381,9 @@ def main() -> int:
     files = ensure_corpus(root)
     total = sum(f.stat().st_size for f in files)
     print(f"corpus: {len(files)} files, {total / 1e9:.2f} GB", file=sys.stderr)
+    # planwatch's own modules compiled first, as `pip install` leaves them.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "core"), str(ROOT / "tui")],
+                   stdout=subprocess.DEVNULL, check=False)
     cat = measure_cat(files, args.rounds)
     cli = measure_cli(root, args.rounds)
     naive, naive_rss = measure_naive(files)
