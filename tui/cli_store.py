@@ -208,8 +208,8 @@ def _context(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from planwatch.core.store.errors import StoreError
     from planwatch.core.store.identity import caller_from_env
-    from planwatch.core.store.records import StoreError
     from planwatch.core.store.tools import ToolRefused, run_tool
 
     store, settings = _context(args)
@@ -243,7 +243,7 @@ def _as_json(tool: str, records: list[Any]) -> Any:
 
 
 def _run_sweep(args: argparse.Namespace) -> int:
-    from planwatch.core.store.records import StoreError
+    from planwatch.core.store.errors import StoreError
     from planwatch.core.store.sweep import run_sweep
 
     store, settings = _context(args)

@@ -54,8 +54,8 @@ from mcp.shared.exceptions import MCPError
 from planwatch.core import paths
 from planwatch.core.settings import LiveSettings, Settings, SettingsProblem
 from planwatch.core.store.channel import PREFIX, Channel, ChannelError, Subscription
+from planwatch.core.store.errors import StoreError
 from planwatch.core.store.identity import Caller, caller_from_env
-from planwatch.core.store.records import StoreError
 from planwatch.core.store.sweep import Sweeper
 from planwatch.core.store.tools import TOOL_NAMES, TOOLS, ToolRefused, run_tool
 

@@ -33,7 +33,8 @@ from typing import Any
 from planwatch.core.settings import Settings
 from planwatch.core.store import grants
 from planwatch.core.store.identity import Caller, caller_from_env
-from planwatch.core.store.records import Store, StoreSnapshot
+from planwatch.core.store.parsecache import StoreSnapshot
+from planwatch.core.store.records import Store
 from planwatch.core.store.schema import id_number, is_plan_id, plan_json, task_json
 from planwatch.core.store.watch import StoreWatcher
 

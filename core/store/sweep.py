@@ -23,7 +23,8 @@ from datetime import UTC, datetime, timedelta
 
 from planwatch.core.atomic import describe_os_error
 from planwatch.core.settings import Settings
-from planwatch.core.store.records import Store, StoreError
+from planwatch.core.store.errors import StoreError
+from planwatch.core.store.records import Store
 from planwatch.core.store.schema import FINISHED_PLAN, PlanRecord, TaskRecord
 
 log = logging.getLogger(__name__)

@@ -55,8 +55,11 @@ from pydantic import (
 
 from planwatch.core.settings import Settings
 from planwatch.core.store import grants
+from planwatch.core.store.errors import RecordTooLarge
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import RecordProblem, RecordTooLarge, Store, StoreSnapshot, parse_record_file
+from planwatch.core.store.parsecache import StoreSnapshot
+from planwatch.core.store.recordfile import RecordProblem, parse_record_file
+from planwatch.core.store.records import Store
 from planwatch.core.store.schema import (
     FINISHED_PLAN,
     PLAN_ID_PATTERN,

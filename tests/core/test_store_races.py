@@ -71,7 +71,8 @@ TOOL_WRITER = r"""
 import sys, time
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store, StoreError
+from planwatch.core.store.records import Store
+from planwatch.core.store.errors import StoreError
 from planwatch.core.store.tools import run_tool
 store, caller = Store(sys.argv[1]), Caller(by="agent")
 end = time.monotonic() + float(sys.argv[2])
@@ -144,7 +145,7 @@ def test_a_persons_save_between_a_tools_read_and_rename_survives(tmp_path: Path)
 
 
 def test_a_tool_change_to_the_field_a_person_just_saved_is_refused(tmp_path: Path) -> None:
-    from planwatch.core.store.records import RecordChanged
+    from planwatch.core.store.errors import RecordChanged
 
     root = tmp_path / "store"
     store = Store(root)

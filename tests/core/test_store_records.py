@@ -13,16 +13,15 @@ import pytest
 
 from planwatch.core import paths
 from planwatch.core.settings import Settings
-from planwatch.core.store.records import (
+from planwatch.core.store.errors import RecordMissing, StoreError
+from planwatch.core.store.recordfile import (
     MAX_RECORD_BYTES,
-    RecordMissing,
     RecordProblem,
-    Store,
-    StoreError,
     parse_plan_file,
     parse_record_file,
     parse_task_file,
 )
+from planwatch.core.store.records import Store
 from planwatch.core.store.schema import PlanRecord, Scope, Source, Stamp, TaskRecord
 
 ROOT = Path(__file__).resolve().parents[2]

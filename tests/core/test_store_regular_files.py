@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import IsolatedEnv
 
-from planwatch.core.store.records import Store, StoreError
+from planwatch.core.store.errors import StoreError
+from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TaskRecord
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,7 +25,8 @@ WRITER = r"""
 import json, random, sys, time
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import RecordChanged, Store
+from planwatch.core.store.errors import RecordChanged
+from planwatch.core.store.records import Store
 from planwatch.core.store.tools import run_tool
 store, name, seconds = Store(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 caller, settings, rng = Caller(by=name), Settings(), random.Random(name)

@@ -12,7 +12,8 @@ import pytest
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import MAX_RECORD_BYTES, Store
+from planwatch.core.store.recordfile import MAX_RECORD_BYTES
+from planwatch.core.store.records import Store
 from planwatch.core.store.tools import MAX_LIST, ToolRefused, run_tool
 
 CALLER = Caller(by="dana", session="s-1")

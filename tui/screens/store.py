@@ -32,7 +32,8 @@ from textual.widgets import Checkbox, DataTable, Footer, Input, Select, Static
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store, StoreSnapshot
+from planwatch.core.store.parsecache import StoreSnapshot
+from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TASK_STATUSES, PlanRecord, TaskRecord
 from planwatch.core.store.tools import ToolRefused, run_tool
 from planwatch.core.text import safe_text

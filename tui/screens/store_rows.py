@@ -13,7 +13,7 @@ from rich.text import Text
 
 from planwatch.core.mirror import SOURCE_TOOLS
 from planwatch.core.model import SOURCE_LABELS
-from planwatch.core.store.records import RecordProblem
+from planwatch.core.store.recordfile import RecordProblem
 from planwatch.core.store.schema import PlanRecord, Scope, Source, Stamp, TaskRecord
 from planwatch.core.text import safe_text, shorten
 
