@@ -210,7 +210,8 @@ def _context(args: argparse.Namespace) -> tuple[Any, Any]:
 def _run(args: argparse.Namespace) -> int:
     from planwatch.core.store.errors import StoreError
     from planwatch.core.store.identity import caller_from_env
-    from planwatch.core.store.tools import ToolRefused, run_tool
+    from planwatch.core.store.tool_refusals import ToolRefused
+    from planwatch.core.store.tools import run_tool
 
     store, settings = _context(args)
     try:

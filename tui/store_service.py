@@ -31,7 +31,8 @@ from planwatch.core.settings import Settings
 from planwatch.core.store.errors import StoreError
 from planwatch.core.store.identity import Caller, caller_from_env
 from planwatch.core.store.records import Store
-from planwatch.core.store.tools import ToolRefused, run_tool
+from planwatch.core.store.tool_refusals import ToolRefused
+from planwatch.core.store.tools import run_tool
 from planwatch.core.store.views import open_counts
 from planwatch.tui.messages import StoreChanged, StoreLoaded, StoreView
 

@@ -57,7 +57,8 @@ from planwatch.core.store.channel import PREFIX, Channel, ChannelError, Subscrip
 from planwatch.core.store.errors import StoreError
 from planwatch.core.store.identity import Caller, caller_from_env
 from planwatch.core.store.sweep import Sweeper
-from planwatch.core.store.tools import TOOL_NAMES, TOOLS, ToolRefused, run_tool
+from planwatch.core.store.tool_refusals import ToolRefused
+from planwatch.core.store.tools import TOOL_NAMES, TOOLS, run_tool
 
 log = logging.getLogger(__name__)
 

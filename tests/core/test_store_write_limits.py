@@ -14,7 +14,9 @@ from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.recordfile import MAX_RECORD_BYTES
 from planwatch.core.store.records import Store
-from planwatch.core.store.tools import MAX_LIST, ToolRefused, run_tool
+from planwatch.core.store.tool_inputs import MAX_LIST
+from planwatch.core.store.tool_refusals import ToolRefused
+from planwatch.core.store.tools import run_tool
 
 CALLER = Caller(by="dana", session="s-1")
 SETTINGS = Settings()

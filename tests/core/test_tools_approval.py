@@ -12,7 +12,8 @@ from planwatch.core.settings import Settings, UserDirectory, UserEntry
 from planwatch.core.store import grants
 from planwatch.core.store.identity import Caller, caller_from_env
 from planwatch.core.store.records import Store
-from planwatch.core.store.tools import ToolRefused, run_tool
+from planwatch.core.store.tool_refusals import ToolRefused
+from planwatch.core.store.tools import run_tool
 
 
 def token(secret: str) -> str:

@@ -10,7 +10,8 @@ import pytest
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.records import Store
-from planwatch.core.store.tools import TOOL_NAMES, TOOLS, ToolRefused, run_tool
+from planwatch.core.store.tool_refusals import ToolRefused
+from planwatch.core.store.tools import TOOL_NAMES, TOOLS, run_tool
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 

@@ -10,7 +10,8 @@ import pytest
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.records import Store
-from planwatch.core.store.tools import ToolRefused, run_tool
+from planwatch.core.store.tool_refusals import ToolRefused
+from planwatch.core.store.tools import run_tool
 
 TASK_STATUS = "status must be todo, doing, blocked, review, done, or dropped."
 PLAN_STATUS = "status must be draft, active, done, or dropped."

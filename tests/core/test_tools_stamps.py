@@ -10,7 +10,8 @@ import pytest
 from planwatch.core.settings import Settings, UserDirectory, UserEntry
 from planwatch.core.store.identity import HOST, Caller, caller_from_env, user_for_token
 from planwatch.core.store.records import Store
-from planwatch.core.store.tools import ToolRefused, run_tool
+from planwatch.core.store.tool_refusals import ToolRefused
+from planwatch.core.store.tools import run_tool
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 DANA = Caller(by="dana", session="sess-1")

@@ -35,7 +35,8 @@ from planwatch.core.store.identity import Caller
 from planwatch.core.store.parsecache import StoreSnapshot
 from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TASK_STATUSES, PlanRecord, TaskRecord
-from planwatch.core.store.tools import ToolRefused, run_tool
+from planwatch.core.store.tool_refusals import ToolRefused
+from planwatch.core.store.tools import run_tool
 from planwatch.core.text import safe_text
 from planwatch.tui.screens import store_actions
 from planwatch.tui.screens.help import HelpScreen, ScreenKeysProvider
