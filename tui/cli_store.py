@@ -233,7 +233,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def _as_json(tool: str, records: list[Any]) -> Any:
     """`plan show`: `{plan, tasks}` (the plan channel's state); the lists: an array."""
-    from planwatch.core.store.schema import PlanRecord, plan_json, task_json
+    from planwatch.core.store.record_mapping import plan_json, task_json
+    from planwatch.core.store.schema import PlanRecord
 
     def one(rec: Any) -> dict[str, Any]:
         return plan_json(rec) if isinstance(rec, PlanRecord) else task_json(rec)

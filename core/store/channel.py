@@ -1,7 +1,7 @@
 """The plan channel `x-ahpd-plans://<plan id>` (SPEC §6): a live, read-only plan feed.
 
 Subscribing answers the plan's state, `{"plan": {...}, "tasks": [...]}` (the records
-as `schema.task_json`/`plan_json` give them, stamps included), then one action per
+as `record_mapping.task_json`/`plan_json` give them, stamps included), then one action per
 change, each exactly `{type, <the seed's one payload key>}`:
 
 - `{"type": "x-ahpd-plans/taskAdded", "task": {...}}` — a task now names the plan;
@@ -34,8 +34,9 @@ from planwatch.core.settings import Settings
 from planwatch.core.store import grants
 from planwatch.core.store.identity import Caller, caller_from_env
 from planwatch.core.store.parsecache import StoreSnapshot
+from planwatch.core.store.record_mapping import plan_json, task_json
 from planwatch.core.store.records import Store
-from planwatch.core.store.schema import id_number, is_plan_id, plan_json, task_json
+from planwatch.core.store.schema import id_number, is_plan_id
 from planwatch.core.store.watch import StoreWatcher
 
 log = logging.getLogger(__name__)

@@ -36,8 +36,14 @@ from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.representer import RoundTripRepresenter
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from planwatch.core.store.schema import (
+from planwatch.core.store.record_mapping import (
     LIST_FIELDS,
+    plan_from_frontmatter,
+    plan_to_frontmatter,
+    task_from_frontmatter,
+    task_to_frontmatter,
+)
+from planwatch.core.store.schema import (
     PLAN_FIELDS,
     TASK_FIELDS,
     PlanRecord,
@@ -45,10 +51,6 @@ from planwatch.core.store.schema import (
     StampTime,
     TaskRecord,
     format_stamp,
-    plan_from_frontmatter,
-    plan_to_frontmatter,
-    task_from_frontmatter,
-    task_to_frontmatter,
 )
 from planwatch.core.yamlio import rt_yaml, safe_yaml
 

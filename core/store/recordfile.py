@@ -25,13 +25,8 @@ from pathlib import Path
 
 from planwatch.core.regular import NotRegularFile, read_regular
 from planwatch.core.store.frontmatter import load_frontmatter, split_frontmatter
-from planwatch.core.store.schema import (
-    PlanRecord,
-    RecordInvalid,
-    TaskRecord,
-    plan_from_frontmatter,
-    task_from_frontmatter,
-)
+from planwatch.core.store.record_mapping import plan_from_frontmatter, task_from_frontmatter
+from planwatch.core.store.schema import PlanRecord, RecordInvalid, TaskRecord
 
 __all__ = [
     "MAX_RECORD_BYTES",
