@@ -38,7 +38,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _run_mcp(args: argparse.Namespace) -> int:
-    from planwatch.core.agents.mcp import run_server
+    from planwatch.core.agents.mcp_stdio import run_server
 
     return run_server(session=args.session, store=Path(args.store) if args.store else None)
 

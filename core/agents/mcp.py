@@ -15,7 +15,9 @@ app and the scripts on the CLI (SPEC §4, §8):
   `Resource not found: <uri>`. Subscribing (legacy `resources/subscribe`, or a
   2026-07-28 `subscriptions/listen` stream) sends `notifications/resources/updated`
   whenever the plan or its tasks change, by any writer: `core.store.channel` watches
-  the folder and diffs the records.
+  the folder and diffs the records. The subscriptions themselves live in
+  `core.agents.mcp_subscriptions`; the process (`make_server`, `run_server`, exiting
+  when stdin closes) in `core.agents.mcp_stdio`.
 
 Who calls: `--session` (else `PLANWATCH_SESSION`) is the session the stamps name;
 `PLANWATCH_TOKEN`, checked against the user directory, is the person.
@@ -30,30 +32,21 @@ from __future__ import annotations
 
 import json
 import logging
-import os
-import sys
-import threading
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import anyio
-import anyio.from_thread
-import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.server import Server, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
-from mcp.shared.exceptions import MCPError
 
-from planwatch.core import paths
+from planwatch.core.agents.mcp_subscriptions import PlanSubscriptions, channel_error
 from planwatch.core.settings import LiveSettings, Settings, SettingsProblem
-from planwatch.core.store.channel import PREFIX, Channel, ChannelError, Subscription
+from planwatch.core.store.channel import PREFIX, Channel, ChannelError
 from planwatch.core.store.errors import StoreError
 from planwatch.core.store.identity import Caller, caller_from_env
 from planwatch.core.store.sweep import Sweeper
@@ -79,19 +72,6 @@ INSTRUCTIONS = (
 
 def _text(text: str) -> list[types.ContentBlock]:
     return [types.TextContent(type="text", text=text)]
-
-
-def _channel_error(exc: ChannelError, uri: str) -> MCPError:
-    # The channel's own code and sentence (-32001 `Resource not found: <uri>`, -32003 …).
-    return MCPError(code=exc.code, message=exc.message, data={"uri": uri})
-
-
-@dataclass
-class _Watch:
-    """One channel subscription per URI, shared by everyone who listens to it."""
-
-    subscription: Subscription
-    holders: int = 0
 
 
 class PlanwatchMCP:
@@ -121,22 +101,7 @@ class PlanwatchMCP:
         # Settings problems already sent to the client as logging notifications.
         self._told: set[str] = set()
         self._session: ServerSession | None = None
-        self.bus = InMemorySubscriptionBus()
-        self._listen = ListenHandler(self.bus)
-        self._watches: dict[str, _Watch] = {}
-        self._lock = threading.Lock()  # guards _watches (held from worker threads and the loop)
-        # Legacy (`resources/subscribe`) subscriptions of the one connection `serve` runs.
-        # The SDK hands each request a fresh ServerSession, so subscriptions are kept by
-        # URI, and notifications go through the latest session (all of them send on the
-        # same connection-wide channel).
-        self._legacy_uris: set[str] = set()
-        self._legacy_session: ServerSession | None = None
-        # Changed URIs cross from the channel's watcher thread to the event loop here.
-        # Memory streams (not the abstract ObjectSendStream/ObjectReceiveStream): the
-        # watcher thread and the burst loop use their send_nowait/receive_nowait.
-        self._changed_send: MemoryObjectSendStream[str] | None = None
-        self._changed_recv: MemoryObjectReceiveStream[str] | None = None
-        self._token: anyio.lowlevel.EventLoopToken | None = None
+        self.subscriptions = PlanSubscriptions(self.channel, lambda: self.caller)
         self._log_level: str = "debug"  # what `logging/setLevel` asked for (handshake versions)
         with warnings.catch_warnings():  # the logging capability is deprecated only at 2026-07-28
             warnings.simplefilter("ignore")
@@ -154,9 +119,9 @@ class PlanwatchMCP:
             on_list_resources=self._list_resources,
             on_list_resource_templates=self._list_resource_templates,
             on_read_resource=self._read_resource,
-            on_subscribe_resource=self._subscribe,
-            on_unsubscribe_resource=self._unsubscribe,
-            on_subscriptions_listen=self._subscriptions_listen,
+            on_subscribe_resource=self.subscriptions.subscribe,
+            on_unsubscribe_resource=self.subscriptions.unsubscribe,
+            on_subscriptions_listen=self.subscriptions.listen,
             on_set_logging_level=self._set_logging_level,
         )
 
@@ -285,7 +250,7 @@ class PlanwatchMCP:
         try:
             state, sub = self.channel.subscribe(uri, caller=self.caller)
         except ChannelError as exc:
-            raise _channel_error(exc, uri) from None
+            raise channel_error(exc, uri) from None
         sub.close()
         return json.dumps(state, ensure_ascii=False)
 
@@ -296,133 +261,23 @@ class PlanwatchMCP:
         text = await anyio.to_thread.run_sync(self.read_plan, uri)
         contents = [types.TextResourceContents(uri=uri, text=text, mime_type="application/json")]
         return types.ReadResourceResult(contents=contents)
-
-    # ------------------------------------------------------------ subscriptions
-
-    # Lock order: `self._lock` is never held while calling into the channel. The
-    # channel's watcher thread holds the channel's lock while it hands a change to the
-    # event loop (and waits for it), so the loop must never wait for the channel's lock
-    # either: closing a channel subscription happens on a worker thread.
-
-    def _hold(self, uri: str) -> None:
-        """Start (or share) the channel subscription behind `uri` (worker thread); raises MCPError."""
-        with self._lock:
-            watch = self._watches.get(uri)
-            if watch is not None:
-                watch.holders += 1
-                return
-
-        def changed(_action: dict[str, Any]) -> None:
-            self._changed_from_thread(uri)
-
-        try:
-            _state, sub = self.channel.subscribe(uri, changed, caller=self.caller)
-        except ChannelError as exc:
-            raise _channel_error(exc, uri) from None
-        with self._lock:
-            watch = self._watches.get(uri)
-            if watch is None:
-                self._watches[uri] = _Watch(sub, holders=1)
-                return
-            watch.holders += 1
-        sub.close()  # another caller started the same URI meanwhile; share theirs
-
-    async def _release(self, uri: str) -> None:
-        with self._lock:
-            watch = self._watches.get(uri)
-            if watch is None:
-                return
-            watch.holders -= 1
-            if watch.holders > 0:
-                return
-            del self._watches[uri]
-        with anyio.CancelScope(shield=True):  # also runs while a listen stream is cancelled
-            await anyio.to_thread.run_sync(watch.subscription.close)
-
-    async def _subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> types.EmptyResult:
-        uri = str(params.uri)
-        self._legacy_session = ctx.session
-        if uri in self._legacy_uris:
-            return types.EmptyResult()  # subscribing twice is one subscription
-        await anyio.to_thread.run_sync(self._hold, uri)
-        if uri in self._legacy_uris:  # the same subscribe raced in meanwhile
-            await self._release(uri)
-        self._legacy_uris.add(uri)
-        return types.EmptyResult()
-
-    async def _unsubscribe(
-        self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
-    ) -> types.EmptyResult:
-        uri = str(params.uri)
-        if uri in self._legacy_uris:
-            self._legacy_uris.discard(uri)
-            await self._release(uri)
-        return types.EmptyResult()
-
-    async def _subscriptions_listen(
-        self, ctx: ServerRequestContext[Any], params: types.SubscriptionsListenRequestParams
-    ) -> types.SubscriptionsListenResult:
-        """A 2026-07-28 listen stream: check and hold its plan URIs while it is open."""
-        uris = list(dict.fromkeys(params.notifications.resource_subscriptions or ()))
-        held: list[str] = []
-        try:
-            for uri in uris:
-                await anyio.to_thread.run_sync(self._hold, uri)
-                held.append(uri)
-            return await self._listen(ctx, params)
-        finally:
-            for uri in held:
-                await self._release(uri)
-
-    def _changed_from_thread(self, uri: str) -> None:
-        """Channel callback (watcher thread): hand the URI to the event loop, never block long."""
-        send, token = self._changed_send, self._token
-        if send is None or token is None:
-            return
-        try:
-            anyio.from_thread.run_sync(send.send_nowait, uri, token=token)
-        except (anyio.WouldBlock, anyio.ClosedResourceError, anyio.BrokenResourceError, RuntimeError):
-            # Buffer full (one notification per URI is pending anyway) or shutting down.
-            pass
-
-    async def _notify_changes(self) -> None:
-        """Send `notifications/resources/updated` once per changed URI per burst."""
-        assert self._changed_recv is not None
-        async for uri in self._changed_recv:
-            pending = {uri}
-            while True:  # a burst of actions (taskSet, taskAdded …) is one change to the reader
-                try:
-                    pending.add(self._changed_recv.receive_nowait())
-                except (anyio.WouldBlock, anyio.EndOfStream):
-                    break
-            for changed in sorted(pending):
-                await self.bus.publish(ResourceUpdated(uri=changed))
-                session = self._legacy_session
-                if session is not None and changed in self._legacy_uris:
-                    try:
-                        await session.send_resource_updated(changed)
-                    except Exception as exc:  # the client went away: nothing to tell
-                        log.debug("mcp: dropped resources/updated for %s: %s", changed, exc)
-
     # ------------------------------------------------------------ running
 
     async def serve(self, read_stream: Any, write_stream: Any) -> None:
         """Serve one connection over the given streams until the client closes it."""
-        self._changed_send, self._changed_recv = anyio.create_memory_object_stream[str](1024)
-        self._token = anyio.lowlevel.current_token()
+        self.subscriptions.open()
         self.channel.start()
         # SPEC §4 Sweep: looked at when the core starts, then every hour.
         sweeper = Sweeper(self.channel.store, self._settings_of)
         sweeper.start()
         try:
             async with anyio.create_task_group() as tg:
-                tg.start_soon(self._notify_changes)
+                tg.start_soon(self.subscriptions.notify_changes)
                 tg.start_soon(self._watch_settings)
                 await self.server.run(read_stream, write_stream, self.server.create_initialization_options())
                 tg.cancel_scope.cancel()
         finally:
-            self._token = None
-            self._listen.close()
+            self.subscriptions.close()
             with anyio.CancelScope(shield=True):  # stop the watcher even when cancelled
                 await anyio.to_thread.run_sync(self.channel.stop)
                 await anyio.to_thread.run_sync(sweeper.stop)
@@ -460,80 +315,3 @@ def _version() -> str:
     except Exception:  # not installed (run from a checkout)
         return "0"
 
-
-def make_server(
-    *,
-    session: str | None = None,
-    store: Path | None = None,
-    environ: Mapping[str, str] | None = None,
-    polling: bool = False,
-) -> PlanwatchMCP:
-    """The server as `planwatch mcp` configures it: settings file, store folder, caller."""
-    env = dict(os.environ if environ is None else environ)
-    if session:
-        env["PLANWATCH_SESSION"] = session
-    live = LiveSettings()  # problems go to stderr as they appear, and to the client
-    root = store.expanduser() if store else paths.store_dir(live.current().store)
-    return PlanwatchMCP(root, live, env, polling=polling)
-
-
-def run_server(*, session: str | None = None, store: Path | None = None) -> int:
-    """`planwatch mcp`: serve over stdio until the client goes away."""
-    # stdout is the protocol; anything else goes to stderr, warnings and up only.
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="planwatch mcp: %(message)s")
-    server = make_server(session=session, store=store)
-    done = threading.Event()
-    _exit_when_stdin_closes(done)
-    try:
-        anyio.run(server.serve_stdio)
-    except KeyboardInterrupt:
-        return 130
-    finally:
-        done.set()
-    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.current_thread()):
-        # A tool still in flight on a worker thread must not keep the process alive
-        # after its client is gone.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
-    return 0
-
-
-STDIN_GRACE = 3.0
-"""Seconds the server gets to finish on its own once its stdin is closed."""
-
-
-def _exit_when_stdin_closes(done: threading.Event, fd: int = 0) -> None:
-    """Exit the process once stdin is closed and the server has not ended by itself.
-
-    The SDK's stdio loop stops reading at EOF, but a request in flight (a tool blocked
-    in IO) would keep the process alive. A daemon thread waits for the hang-up on fd 0
-    (poll's POLLHUP: every writer is gone), gives the server `STDIN_GRACE` seconds, and
-    then ends the process.
-    """
-    import select
-
-    if not hasattr(select, "poll"):
-        return
-    try:
-        # A duplicate: the SDK may close fd 0 at EOF, and the number be reused by a file.
-        fd = os.dup(fd)
-    except OSError:
-        return
-
-    def watch() -> None:
-        poller = select.poll()
-        poller.register(fd, select.POLLHUP | select.POLLERR)
-        while not done.is_set():
-            try:
-                events = poller.poll(500)
-            except (OSError, ValueError):
-                return
-            if any(mask & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _fd, mask in events):
-                if not done.wait(STDIN_GRACE):
-                    log.warning("stdin closed; exiting with work still in flight")
-                    sys.stderr.flush()
-                    os._exit(0)
-                return
-
-    threading.Thread(target=watch, name="planwatch-mcp-stdin", daemon=True).start()
