@@ -8,16 +8,8 @@ while the calling thread reads the rest. A worker sends back the readers themsel
 - Files are grouped into chunks of about `CHUNK_WORK` bytes of reading. The calling
   thread takes chunks from the front of the list (the newest files, so they show
   first), the workers from the back.
-- A worker is a plain `python -c` child of this process (`serve`), fed chunks and
-  answering with reads over its stdin/stdout pipes, one pickle each way. Not
-  multiprocessing: its "spawn" re-imports the caller's `__main__` in the child (a
-  script calling `scan()` at top level would run again there), and "fork" is unsafe
-  from a thread of a running app. The child's stderr goes nowhere (it would draw over
-  the app): its log records come back with its answers and are logged here.
-- When the scan runs on the main thread with no other thread alive (the command line),
-  the workers are forked instead (`_fork_workers`), which is safe there: they start at
-  once, every module already imported (a fresh interpreter's imports cost about what a
-  worker saves on a small scan).
+- The worker processes (started afresh, or forked from the command line) and the
+  thread driving each are workers.py.
 - Files the warm-start cache remembers (warmcache.py) are replayed first, in the
   calling thread: re-reading a few remembered lines is cheaper than starting a worker.
 - Workers are started only when the scan has enough to read to pay for their start-up
@@ -28,21 +20,15 @@ while the calling thread reads the rest. A worker sends back the readers themsel
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
-import pickle
 import queue
-import signal
-import subprocess
-import sys
 import threading
-import time
 from collections import deque
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from planwatch.core.regular import open_regular
 from planwatch.core.transcripts.discover import TranscriptFile, is_whole_document
@@ -51,6 +37,7 @@ from planwatch.core.transcripts.linescan import CHUNK
 from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
 from planwatch.core.transcripts.registry import reader_for
 from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, replay
+from planwatch.core.transcripts.workers import Driver, fork_workers
 from planwatch.core.transcripts.zst import is_zst
 
 log = logging.getLogger(__name__)
@@ -231,9 +218,9 @@ def read_all(
 
     answers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
     count = min(workers, len(chunks) - 1)
-    forked = _fork_workers(count)
+    forked = fork_workers(count)
     # Each worker's first chunk is handed out now, before this thread starts reading.
-    drivers = [_Driver(read_plans, chunks.pop(), take_back, answers, forked[n] if forked else None) for n in range(count)]
+    drivers = [Driver(read_plans, chunks.pop(), take_back, answers, forked[n] if forked else None) for n in range(count)]
     running = len(drivers)
     try:
         for driver in drivers:
@@ -263,205 +250,3 @@ def read_all(
         stopped.set()
         for driver in drivers:
             driver.stop()
-
-
-class _Driver(threading.Thread):
-    """Feeds one worker process chunk after chunk and queues its answers."""
-
-    def __init__(
-        self,
-        read_plans: bool,
-        first: list[TranscriptFile],
-        take: Callable[[], list[TranscriptFile] | None],
-        answers: queue.SimpleQueue[tuple[str, Any]],
-        forked: _Forked | None = None,
-    ) -> None:
-        super().__init__(name="planwatch-scan-worker", daemon=True)
-        self._read_plans = read_plans
-        self._first: list[TranscriptFile] | None = first
-        self._take = take
-        self._answers = answers
-        self._lock = threading.Lock()  # guards _proc and _halted
-        self._proc: subprocess.Popen[bytes] | _Forked | None = forked
-        self._halted = False
-
-    def run(self) -> None:
-        chunk, self._first = self._first, None
-        try:
-            with self._lock:
-                if self._halted:
-                    return
-                if self._proc is None:
-                    self._proc = subprocess.Popen(
-                        [sys.executable, "-c", _BOOT],
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                    )
-                proc = self._proc
-            assert proc.stdin is not None and proc.stdout is not None
-            while chunk is not None or (chunk := self._take()) is not None:
-                if self._halted:
-                    return
-                pickle.dump((chunk, self._read_plans), proc.stdin, pickle.HIGHEST_PROTOCOL)
-                proc.stdin.flush()
-                reads, records = pickle.load(proc.stdout)
-                _relog(records)
-                if not isinstance(reads, list) or len(reads) != len(chunk):
-                    raise ValueError("a scan worker answered with something else")
-                self._answers.put(("reads", reads))
-                chunk = None
-        except Exception:
-            if not self._halted:
-                log.warning("a scan worker failed; its files are read in the calling thread", exc_info=True)
-            if chunk is not None:
-                self._answers.put(("failed", chunk))
-        finally:
-            self._close()
-            self._answers.put(("exit", None))
-
-    def stop(self) -> None:
-        """End the worker now (called by the consumer once it is done or stops early:
-        a chunk still being read is dropped)."""
-        with self._lock:
-            self._halted = True
-        self._close()
-
-    def _close(self) -> None:
-        with self._lock:
-            proc = self._proc
-        if proc is None:
-            return
-        with contextlib.suppress(OSError, ValueError):
-            if proc.stdin is not None:
-                proc.stdin.close()  # a worker ends when its stdin does
-        if self._halted and proc.poll() is None:
-            proc.kill()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None and threading.current_thread() is self:  # its reader
-            with contextlib.suppress(OSError, ValueError):
-                proc.stdout.close()
-
-
-class _Forked:
-    """A worker forked from this process (it has every module imported already): the
-    part of `subprocess.Popen` a driver uses."""
-
-    def __init__(self, pid: int, stdin: IO[bytes], stdout: IO[bytes]) -> None:
-        self.pid = pid
-        self.stdin: IO[bytes] | None = stdin
-        self.stdout: IO[bytes] | None = stdout
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.returncode = os.waitstatus_to_exitcode(status)
-        return self.returncode
-
-    def kill(self) -> None:
-        if self.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-
-    def wait(self, timeout: float | None = None) -> int:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self.poll() is None:
-            if deadline is not None and time.monotonic() > deadline:
-                raise subprocess.TimeoutExpired(f"scan worker {self.pid}", timeout or 0)
-            time.sleep(0.005)
-        assert self.returncode is not None
-        return self.returncode
-
-
-def _fork_workers(count: int) -> list[_Forked]:
-    """`count` workers forked from this process when that is safe — on the main thread
-    with no other thread running (the command line's scan) — else none (the app scans
-    on a thread: its workers are started afresh, `_BOOT`). A forked worker starts at
-    once: no interpreter start, no imports."""
-    if (
-        count < 1
-        or not hasattr(os, "fork")
-        or threading.current_thread() is not threading.main_thread()
-        or threading.active_count() != 1
-    ):
-        return []
-    forked: list[_Forked] = []
-    ours: list[int] = []  # the parent's ends of earlier workers' pipes: closed in each child
-    try:
-        for _ in range(count):
-            chunks_r, chunks_w = os.pipe()
-            answers_r, answers_w = os.pipe()
-            pid = os.fork()
-            if pid == 0:  # the worker
-                try:
-                    for fd in (chunks_w, answers_r, *ours):
-                        os.close(fd)
-                    quiet = os.open(os.devnull, os.O_RDWR)
-                    for fd in (0, 1, 2):  # nothing it prints reaches the caller's terminal or pipe
-                        os.dup2(quiet, fd)
-                    serve(os.fdopen(chunks_r, "rb"), os.fdopen(answers_w, "wb"))
-                finally:
-                    os._exit(0)  # never the caller's exit handlers or buffered output
-            os.close(chunks_r)
-            os.close(answers_w)
-            ours += [chunks_w, answers_r]
-            forked.append(_Forked(pid, os.fdopen(chunks_w, "wb"), os.fdopen(answers_r, "rb")))
-    except OSError:
-        log.info("cannot fork a scan worker; starting them afresh", exc_info=True)
-        for child in forked:
-            child.kill()
-            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-                child.wait(5)
-        return []
-    return forked
-
-
-# The worker imports this module under its installed name: the classes it pickles back
-# (FileRead, the readers) must be the ones the calling process unpickles. (A bare
-# `core.…` import worked only where the source tree happened to be on sys.path, as under
-# pytest; the app's workers then failed on every chunk and it read them alone.)
-_BOOT = "from planwatch.core.transcripts.batch import serve; serve()"
-
-
-def _relog(records: list[tuple[int, str]]) -> None:
-    for level, message in records:
-        log.log(level, "scan worker: %s", message)
-
-
-class _Capture(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.INFO)
-        self.records: list[tuple[int, str]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            self.records.append((record.levelno, record.getMessage()))
-        except Exception:
-            pass
-
-
-def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
-    """A worker process's loop: read a (chunk, read_plans) pickle, answer with the
-    chunk's reads and the log records they made, until stdin ends."""
-    if stdout is None:
-        # Only answers may go to the pipe: anything printed goes to stderr instead.
-        stdout = os.fdopen(os.dup(1), "wb")
-        os.dup2(2, 1)
-    stdin = stdin or sys.stdin.buffer
-    capture = _Capture()
-    root = logging.getLogger()
-    root.addHandler(capture)
-    root.setLevel(logging.INFO)
-    while True:
-        try:
-            chunk, read_plans = pickle.load(stdin)
-        except EOFError:
-            return
-        reads = read_files(chunk, read_plans)
-        records, capture.records = capture.records, []
-        pickle.dump((reads, records), stdout, pickle.HIGHEST_PROTOCOL)
-        stdout.flush()

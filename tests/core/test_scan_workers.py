@@ -1,4 +1,4 @@
-"""The first scan spread over worker processes (core/transcripts/batch.py): the same
+"""The first scan spread over worker processes (core/transcripts/batch.py, workers.py): the same
 sessions and plans as one thread reading every file, readers that go on following
 their files, and a scan that survives workers that fail or are stopped."""
 
@@ -19,7 +19,7 @@ import pytest
 from planwatch.core import paths
 from planwatch.core.index import SessionIndex, default_roots
 from planwatch.core.settings import Settings
-from planwatch.core.transcripts import batch
+from planwatch.core.transcripts import batch, workers
 from planwatch.core.transcripts.discover import TranscriptFile, discover
 from planwatch.core.transcripts.lines import read_transcript
 
@@ -108,7 +108,7 @@ def test_a_reader_from_a_worker_goes_on_following_its_file(tmp_path: Path) -> No
         call_id = w._call("TodoWrite", {"todos": [{"content": "Later", "status": "pending", "activeForm": "Later"}]})
     [item] = discover(default_roots(Settings()))
     worker = subprocess.Popen(
-        [sys.executable, "-c", batch._BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+        [sys.executable, "-c", workers._BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
     try:
         assert worker.stdin is not None and worker.stdout is not None
@@ -137,7 +137,7 @@ def test_a_started_worker_answers_with_the_installed_modules_classes(tmp_path: P
     [item] = _corpus(1)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     worker = subprocess.Popen(
-        [sys.executable, "-c", batch._BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tmp_path, env=env
+        [sys.executable, "-c", workers._BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tmp_path, env=env
     )
     try:
         assert worker.stdin is not None and worker.stdout is not None
@@ -164,7 +164,7 @@ def test_a_worker_logs_through_the_calling_process(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(batch, "CHUNK_FILES", 1)
     gone = files[-1].path  # the last chunk: a worker's first
     gone.unlink()  # vanishes between discovery and reading: logged, forgotten
-    with caplog.at_level(logging.INFO, logger="planwatch.core.transcripts.batch"):
+    with caplog.at_level(logging.INFO, logger="planwatch.core.transcripts"):
         reads = [read for chunk in batch.read_all(files, True, workers=1) for read in chunk]
     assert [read.gone for read in reads if read.item.path == gone] == [True]
     assert any("scan worker: cannot read" in r.getMessage() and gone.name in r.getMessage() for r in caplog.records)
@@ -173,7 +173,7 @@ def test_a_worker_logs_through_the_calling_process(monkeypatch: pytest.MonkeyPat
 def test_a_worker_that_cannot_start_leaves_its_files_to_the_calling_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     files = _corpus(9)
     monkeypatch.setattr(batch, "CHUNK_FILES", 1)
-    monkeypatch.setattr(batch, "_BOOT", "import sys; sys.exit(3)")
+    monkeypatch.setattr(workers, "_BOOT", "import sys; sys.exit(3)")
     reads = [read for chunk in batch.read_all(files, True, workers=1) for read in chunk]
     assert sorted(r.item.path for r in reads) == sorted(f.path for f in files)
     assert all(read.results[0].plan.groups for read in reads)
