@@ -183,14 +183,13 @@ def _orphan_entry(sid: str, owners: Owners, children: Children, read_plans: bool
 
 
 def _updated(state: FileState, result: SessionResult) -> datetime:
-    """Last activity: the last record's time or the file's mtime, whichever is newer.
-    A database holds every session of its harness (OpenCode): its mtime is no one
-    session's, so only the session's own time counts."""
-    mtime = datetime.fromtimestamp(state.mtime or state.file.mtime, tz=UTC)
+    """Last activity (SPEC §2, §7 "newest activity first"): the last record's time. The
+    file's mtime counts only when no record carries a time (a harness that writes none,
+    a file whose records have none): a copied, touched or re-synced file keeps its age."""
     last = result.facts.last_timestamp
-    if state.file.harness == "opencode":
-        return last or mtime
-    return max(mtime, last) if last is not None else mtime
+    if last is not None:
+        return last
+    return datetime.fromtimestamp(state.mtime or state.file.mtime, tz=UTC)
 
 
 def with_subagents(plan: AgentPlan, kids: list[FileState]) -> AgentPlan:

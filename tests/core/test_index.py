@@ -6,6 +6,7 @@ import dataclasses
 import importlib.util
 import json
 import os
+import shutil
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
@@ -160,17 +161,92 @@ def test_a_forked_claude_session_is_its_own_session_carrying_its_parent_id() -> 
     assert _items(index.get(SID)) == [("Original", "pending")]
 
 
-def test_updated_is_the_newer_of_the_last_record_and_the_file_mtime() -> None:
-    future = _claude()  # records are stamped 2026-11-30 08:00 and a little after
-    _set_mtime(future, datetime(2026, 1, 1, tzinfo=UTC))
-    later = _codex(THREAD)
-    _set_mtime(later, datetime(2031, 5, 5, tzinfo=UTC))
+FIXTURES = ROOT / "fixtures" / "transcripts"
+
+
+def _at(stamp: str) -> datetime:
+    return datetime.fromisoformat(stamp)
+
+
+# Each harness's demo fixture in its real on-disk place, and the time of its last record
+# (FORMATS: Claude's and Codex's `timestamp`, ACP's `ts` wrapper, Gemini CLI's message
+# times and `$set.lastUpdated`, OpenCode's `session.time_updated` in epoch ms).
+LAST_RECORDS = {
+    "claude": ("claude/projects/-home-dev-api/4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b.jsonl", "4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b", "2026-11-30T06:52:27.720+00:00"),
+    "claude desktop": ("claude/projects/-home-dev-web/2c8f4a1d-6e3b-4d7a-b9c2-5f1e8a0d3b7c.jsonl", "2c8f4a1d-6e3b-4d7a-b9c2-5f1e8a0d3b7c", "2026-11-30T07:11:43.500+00:00"),
+    "codex": ("codex/sessions/2026/11/30/rollout-2026-11-30T07-19-15-019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17.jsonl", "019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17", "2026-11-30T07:19:16.333+00:00"),
+    "acp": ("acp/claude-code-acp-mobile.jsonl", "sess_7f3a9c2e41b8", "2026-11-30T07:25:09.000+00:00"),
+    "gemini": ("gemini/tmp/infra/chats/session-2026-11-30T06-40-5c2e8a41.jsonl", None, "2026-11-30T06:40:11.546+00:00"),
+    "opencode": ("opencode/opencode.db", "ses_1f3a9c4e2ffeQm7TkdW0xS8bNa", "2026-11-30T06:02:00.009+00:00"),
+}
+
+
+def _place(fixture: str) -> Path:
+    """A demo fixture copied where its harness writes it (the isolated env's folders)."""
+    source = FIXTURES / fixture
+    first, rest = fixture.split("/", 1)
+    target = {
+        "claude": lambda: paths.claude_config_dir() / rest,
+        "codex": lambda: paths.codex_home() / rest,
+        "acp": lambda: paths.acp_log_dir() / rest,
+        "gemini": lambda: paths.gemini_home() / rest,
+        "opencode": paths.opencode_db,
+    }[first]()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source, target)
+    if first == "gemini":
+        shutil.copy2(source.parents[1] / ".project_root", target.parents[1] / ".project_root")
+    return target
+
+
+@pytest.mark.parametrize("harness", sorted(LAST_RECORDS))
+@pytest.mark.parametrize("mtime", [datetime(2031, 5, 5, tzinfo=UTC), datetime(2001, 1, 1, tzinfo=UTC)])
+def test_activity_is_the_last_records_time_whatever_the_files_mtime(harness: str, mtime: datetime) -> None:
+    # issue 12: ages come from the last record's time; a file copied, touched or synced
+    # (a later mtime) or restored (an earlier one) keeps its session's age.
+    fixture, sid, stamp = LAST_RECORDS[harness]
+    path = _place(fixture)
+    _set_mtime(path, mtime)
     index = SessionIndex(_roots())
     index.scan()
-    claude, codex = index.get(SID), index.get(THREAD)
-    assert claude is not None and codex is not None
-    assert datetime(2026, 11, 30, 8, 0, tzinfo=UTC) < claude.session.updated < datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-    assert codex.session.updated == datetime(2031, 5, 5, tzinfo=UTC)
+    entry = index.get(sid) if sid is not None else next(e for e in index.entries() if e.session.path == path)
+    assert entry is not None
+    assert entry.session.updated == _at(stamp)
+
+
+def test_activity_falls_back_to_the_files_mtime_when_no_record_carries_a_time() -> None:
+    # A bare ACP log (no `{ts, from, msg}` wrapper) holds no time at all.
+    logs = paths.acp_log_dir()
+    logs.mkdir(parents=True, exist_ok=True)
+    path = logs / "bare.jsonl"
+    shutil.copy2(FIXTURES / "rules" / "acp" / "bare.jsonl", path)
+    _set_mtime(path, datetime(2031, 5, 5, tzinfo=UTC))
+    index = SessionIndex(_roots())
+    index.scan()
+    entry = index.get("sess_bare")
+    assert entry is not None and entry.session.updated == datetime(2031, 5, 5, tzinfo=UTC)
+
+
+def test_a_session_given_a_new_line_moves_up_by_that_lines_time() -> None:
+    older = _claude()  # records stamped 2026-11-30 08:00 and a little after
+    newer = _codex(THREAD)
+    with newer.open("ab") as fh:
+        corpus.CodexWriter(fh, start=datetime(2026, 11, 30, 10, 0, tzinfo=UTC)).prompt("Later")
+    _set_mtime(older, datetime(2031, 5, 5, tzinfo=UTC))  # an mtime alone moves nothing
+    index = SessionIndex(_roots())
+    index.scan()
+    assert [e.session.id for e in index.entries()] == [THREAD, SID]
+    changed = threading.Event()
+    index.start_following(lambda ids: changed.set() if SID in ids else None)
+    try:
+        with older.open("ab") as fh:
+            w = corpus.ClaudeWriter(fh, SID, "/home/dev/api", start=datetime(2026, 11, 30, 11, 0, tzinfo=UTC))
+            w.prompt("One more thing")
+        assert changed.wait(DEADLINE)
+        assert [e.session.id for e in index.entries()] == [SID, THREAD]
+        assert index.get(SID).session.updated > datetime(2026, 11, 30, 11, 0, tzinfo=UTC)  # type: ignore[union-attr]
+    finally:
+        index.stop()
 
 
 def test_with_plan_reading_off_only_session_facts_are_read() -> None:

@@ -95,7 +95,8 @@ async def test_pane_mode_follows_the_most_recently_active_session(two, isolated_
         assert screen.selected_id == web.session_id
         assert "Web work" in str(screen.query_one("#session-title").render())
         await until(pilot, lambda: app.following, what="the follower")
-        # The other agent becomes active: the pane follows it.
+        # The other agent becomes active: the pane follows it (its new lines carry now).
+        api.at = datetime.now(UTC)
         api.todo_write([("Split the router", "completed"), ("Add auth", "in_progress")])
         await until(pilot, lambda: screen.selected_id == api.session_id, timeout=3.0, what="the pane to follow")
         await until(pilot, lambda: "[▸] Working on Add auth" in rows(app), timeout=3.0, what="the new plan")

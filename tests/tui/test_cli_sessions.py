@@ -8,8 +8,7 @@ import os
 import re
 import subprocess
 import sys
-import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from planwatch.core import paths
@@ -32,26 +31,26 @@ def planwatch(*args: str, script: bool = False) -> subprocess.CompletedProcess[s
     return subprocess.run([*command, *args], cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=60)
 
 
-def _claude_with_subagent() -> None:
+def _claude_with_subagent(start: datetime = LONG_AGO) -> None:
     folder = paths.claude_projects_dir() / "-home-dev-api"
     folder.mkdir(parents=True)
     with (folder / f"{SID}.jsonl").open("wb") as fh:
-        w = corpus.ClaudeWriter(fh, SID, "/home/dev/api", start=LONG_AGO)
+        w = corpus.ClaudeWriter(fh, SID, "/home/dev/api", start=start)
         w.prompt("Add rate limiting")
         w.todo_write([("Read the code", "completed"), ("Add the limiter", "in_progress")])
     sub = folder / SID / "subagents" / "agent-a1.jsonl"
     sub.parent.mkdir(parents=True)
     with sub.open("wb") as fh:
-        w = corpus.ClaudeWriter(fh, SID, "/home/dev/api", agent_id="a1", start=LONG_AGO)
+        w = corpus.ClaudeWriter(fh, SID, "/home/dev/api", agent_id="a1", start=start)
         w.prompt("Search")
         w.todo_write([("Grep for limits", "pending")])
 
 
-def _acp(*, default_plan: bool) -> None:
+def _acp(*, default_plan: bool, start: datetime | None = None) -> None:
     logs = paths.acp_log_dir()
     logs.mkdir(parents=True, exist_ok=True)
     with (logs / "tap.jsonl").open("wb") as fh:
-        w = corpus.AcpWriter(fh)
+        w = corpus.AcpWriter(fh, start=start)
         w.new_session("sess_9", "/home/dev/mobile")
         w.prompt("sess_9", "Fix the build")
         if default_plan:
@@ -136,14 +135,13 @@ def test_sessions_json_has_facts_and_counts_but_never_plan_text() -> None:
 
 
 def test_sessions_lists_newest_first_with_harness_title_folder_and_counts() -> None:
-    _claude_with_subagent()
-    _acp(default_plan=True)
-    acp_log = paths.acp_log_dir() / "tap.jsonl"
-    os.utime(acp_log, (4_000_000_000, 4_000_000_000))  # far in the future: newest
-    two_hours_ago = time.time() - 2 * 3600 - 30
-    os.utime(paths.claude_projects_dir() / "-home-dev-api" / f"{SID}.jsonl", (two_hours_ago, two_hours_ago))
-    for sub in (paths.claude_projects_dir() / "-home-dev-api").rglob("agent-*.jsonl"):
-        os.utime(sub, (two_hours_ago, two_hours_ago))
+    # Ages are the last record's time (issue 12), whatever the files' mtimes say.
+    now = datetime.now(UTC)
+    _claude_with_subagent(start=now - timedelta(hours=2, seconds=30))
+    _acp(default_plan=True, start=now - timedelta(seconds=5))
+    long_ago = LONG_AGO.timestamp()
+    for path in (*paths.claude_projects_dir().rglob("*.jsonl"), paths.acp_log_dir() / "tap.jsonl"):
+        os.utime(path, (long_ago, long_ago))
     out = planwatch("sessions")
     lines = out.stdout.splitlines()
     assert len(lines) == 2
