@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from planwatch.core import paths
 from planwatch.core.databases import DatabaseSources, database_of, opencode_root
+from planwatch.core.history import PlanHistory, replay_history, with_agents
 from planwatch.core.model import EMPTY_PLAN
 from planwatch.core.sessions import FileState, SessionEntry, build_entry, ids_of, orphan_ids, relations
 from planwatch.core.settings import Settings, load_settings
@@ -253,6 +254,27 @@ class SessionIndex(WarmStart, DatabaseSources):
         with self._lock:
             return self._entries.get(session_id)
 
+    def plan_history(self, session_id: str) -> PlanHistory:
+        """The session's plan after each change, from its source: a database that keeps
+        each call (OpenCode, `history`), else its transcript replayed again (history.py).
+        Reads files: call it from a worker thread. Empty with plan reading off."""
+        with self._lock:
+            entry = self._entries.get(session_id)
+            state = self._files.get(entry.session.path) if entry is not None else None
+        if entry is None or state is None or not self._read_plans:
+            return PlanHistory()
+        if hasattr(state.reader, "history"):
+            return PlanHistory(tuple(self.history(session_id)))
+        with self._lock:
+            kids = [self._files[path] for path in entry.session.subagents if path in self._files]
+        try:
+            main = replay_history(state.file.path, state.file.harness, session_id)
+            agents = [(f"agent-{kid.agent_id()}", replay_history(kid.file.path, kid.file.harness, kid.agent_id())) for kid in kids]
+        except OSError as exc:
+            log.info("cannot read the history of %s: %s", state.file.path, exc)
+            return PlanHistory()
+        return with_agents(main, agents)
+
     def start_following(self, on_change: Callable[[list[str]], None]) -> None:
         """Follow every root; `on_change(session ids)` is called from the follower thread
         after each burst of changes."""
@@ -288,6 +310,37 @@ class SessionIndex(WarmStart, DatabaseSources):
         with self._lock:
             known = set(self._files)
         follower.poke(item.path for item in discover(self.roots_searched) if item.path not in known)
+
+    def set_roots(self, roots: Sequence[Path]) -> list[str]:
+        """Look in `roots` from now on (the person saved other transcript folders):
+        sessions of folders no longer listed go, those of new folders are read, the
+        others keep what was read, and following restarts on the new folders. Returns
+        the ids whose entry changed or went (also told to `on_change` while following).
+        Blocking: call it from a worker thread."""
+        with self._lock:
+            if list(roots) == self.roots_searched:
+                return []
+            self.roots_searched = list(roots)
+            follower, self._follower = self._follower, None
+            on_change = self._on_change
+        if follower is not None:
+            follower.stop()  # its roots are fixed: a new one watches the new folders
+        files = discover(self.roots_searched)
+        with self._lock:
+            known = set(self._files)
+        ids: set[str] = set()
+        for path in known - {item.path for item in files}:
+            ids |= self._forget(path)
+        for item in files:
+            if item.path not in known:
+                ids |= self._load(item)
+        if ids:
+            self._cache_stale = True
+        changed = self._rebuild(ids, orphans=True)
+        if follower is not None and on_change is not None:
+            self.start_following(on_change)
+        self._notify(changed)
+        return changed
 
     def stop(self) -> None:
         """Stop following (joins the follower's threads). What was appended while

@@ -195,11 +195,11 @@ def _updated(state: FileState, result: SessionResult) -> datetime:
 def with_subagents(plan: AgentPlan, kids: list[FileState]) -> AgentPlan:
     """The parent's plan with each subagent's plan as a group "agent-<agentId>"."""
     return merge_plans(
-        plan, *(_as_agent(result.plan, f"agent-{kid.agent_id()}") for kid in kids for result in kid.results[:1])
+        plan, *(as_agent(result.plan, f"agent-{kid.agent_id()}") for kid in kids for result in kid.results[:1])
     )
 
 
-def _as_agent(plan: AgentPlan, key: str) -> AgentPlan:
+def as_agent(plan: AgentPlan, key: str) -> AgentPlan:
     """A subagent file's plan keyed as its agent: its main group and document become
     `key`, so they replace the same agent's inline records in the parent's plan."""
     return AgentPlan(

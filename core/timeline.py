@@ -1,13 +1,20 @@
-"""Each session's timeline: the plan changes seen while the app runs, in memory only
-(plan text never reaches the disk), and the one line that describes a change."""
+"""Each session's timeline: the plan changes rebuilt from its transcript (core/history.py,
+read once, when the timeline is first shown) followed by those seen while the app runs;
+in memory only (plan text never reaches the disk), and the one line that describes a
+change."""
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from planwatch.core.model import EMPTY_PLAN, AgentPlan
+
+if TYPE_CHECKING:
+    from planwatch.core.history import Unread
 
 TIMELINE_LENGTH = 50
 
@@ -17,8 +24,19 @@ class TimelineEntry:
     """One change of a session's plan: seen while the app ran, or rebuilt from the
     transcript's own records for what happened before (memory only)."""
 
-    at: datetime
+    # When it happened: the time of the transcript line that caused it, or when the app
+    # saw it; None for a rebuilt change whose format carries no time (a bare ACP log).
+    at: datetime | None
     what: str
+
+
+@dataclass(frozen=True)
+class Rebuild:
+    """How far a session's timeline was rebuilt from its transcript."""
+
+    done: bool = False
+    # Which part of a transcript over the bound was not read ("start", "end"; "" none).
+    unread: Unread = ""
 
 
 class Timelines:
@@ -29,6 +47,11 @@ class Timelines:
         self._length = length
         self._lines: dict[str, deque[TimelineEntry]] = {}
         self._plans: dict[str, AgentPlan] = {}
+        # Per session: how many changes were noted live (to keep, after a rebuild, those
+        # noted since it began) and the count when its rebuild began.
+        self._noted: dict[str, int] = {}
+        self._rebuilds: dict[str, int] = {}
+        self._rebuilt: dict[str, Rebuild] = {}
 
     def of(self, session_id: str) -> list[TimelineEntry]:
         return list(self._lines.get(session_id, ()))
@@ -58,13 +81,25 @@ class Timelines:
         what = describe_change(before, plan)
         if what:
             self._lines.setdefault(session_id, deque(maxlen=self._length)).append(TimelineEntry(at, what))
+            self._noted[session_id] = self._noted.get(session_id, 0) + 1
         return True
 
+    def begin_rebuild(self, session_id: str) -> bool:
+        """Mark the session's rebuild as started; False when one started before (it is
+        read once per run: later changes are seen live)."""
+        if session_id in self._rebuilds:
+            return False
+        self._rebuilds[session_id] = self._noted.get(session_id, 0)
+        return True
 
-    def seed(self, session_id: str, history: list[tuple[datetime, AgentPlan]]) -> None:
-        """The changes from before the app started, rebuilt from the source's own
-        records (`history`: the plan after each call, with its time, oldest first); the
-        changes seen live after the last of them are kept after them."""
+    def rebuild(self, session_id: str) -> Rebuild:
+        """How far the session's timeline was rebuilt (not done: not asked, or reading)."""
+        return self._rebuilt.get(session_id, Rebuild())
+
+    def seed(self, session_id: str, history: Sequence[tuple[datetime | None, AgentPlan]], unread: Unread = "") -> None:
+        """The changes rebuilt from the transcript (`history`: the plan after each
+        change, with its time, oldest first), before the changes noted live since the
+        rebuild began (those noted earlier are in the transcript too)."""
         seeded: list[TimelineEntry] = []
         before: AgentPlan | None = None
         for at, plan in history:
@@ -72,8 +107,11 @@ class Timelines:
             if what:
                 seeded.append(TimelineEntry(at, what))
             before = plan
-        live = [e for e in self._lines.get(session_id, ()) if not seeded or e.at > seeded[-1].at]
+        since = self._noted.get(session_id, 0) - self._rebuilds.get(session_id, 0)
+        held = list(self._lines.get(session_id, ()))
+        live = held[len(held) - since :] if since > 0 else []
         self._lines[session_id] = deque([*seeded, *live], maxlen=self._length)
+        self._rebuilt[session_id] = Rebuild(done=True, unread=unread)
 
 
 def describe_change(before: AgentPlan | None, after: AgentPlan) -> str:
@@ -102,6 +140,17 @@ def describe_change(before: AgentPlan | None, after: AgentPlan) -> str:
     for step in started:
         if step not in before_started:
             parts.append(f"started: {step}")
+    if _replaced(before, after):
+        parts.insert(0, "list replaced")
+    if before.documents != after.documents:
+        parts.append("plan document updated" if before.documents else "plan document")
     if not parts and before != after:
         parts.append("plan updated")
     return "; ".join(parts)
+
+
+def _replaced(before: AgentPlan, after: AgentPlan) -> bool:
+    """A list that held steps is now a list holding none of them (a new plan)."""
+    old = {item.text for group in before.groups for item in group.items}
+    new = {item.text for group in after.groups for item in group.items}
+    return bool(old) and bool(new) and not old & new

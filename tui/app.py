@@ -28,11 +28,12 @@ from textual.signal import Signal
 
 from planwatch.core import paths
 from planwatch.core.checklist import Checklist, OverrideStatus, build_checklist
+from planwatch.core.history import PlanHistory
 from planwatch.core.model import EMPTY_PLAN, AgentPlan
 from planwatch.core.overrides import FILE_NAME as OVERRIDES_FILE
 from planwatch.core.overrides import Overrides
 from planwatch.core.settings import LiveSettings, Settings, load_settings
-from planwatch.core.timeline import TimelineEntry, Timelines
+from planwatch.core.timeline import Rebuild, TimelineEntry, Timelines
 from planwatch.tui.commands import PlanwatchCommands, bindings
 from planwatch.tui.live import LiveFeed
 from planwatch.tui.messages import (
@@ -111,15 +112,14 @@ class PlanwatchApp(StoreOwner, App[None]):
         store_root = options.store_root or paths.store_dir(settings.store)
         self.store_service = StoreService(self, store_root, settings, clock=self.clock)
         self.scan_done: ScanFinished | None = None
+        # Transcript folders saved while the first scan ran: looked in once it ends.
+        self._reroot_after_scan: Settings | None = None
         # True once the index follows the transcript folders (appends show live).
         self.following = False
         self.timelines = Timelines()
         # What the screens subscribe to (the store service has its own two).
         self.sessions_changed: Signal[set[str]] = Signal(self, "sessions-changed")
         self.scan_finished: Signal[ScanFinished] = Signal(self, "scan-finished")
-        # Sessions whose source keeps their plan's history (OpenCode): read once, when
-        # their timeline is first shown.
-        self._histories: set[str] = set()
         # The sessions running at the last idle check (tui.notices).
         self._running_sessions: set[str] = set()
         self._pending_ids: set[str] = set()
@@ -222,25 +222,26 @@ class PlanwatchApp(StoreOwner, App[None]):
         return build_checklist(plan, self.overrides.for_session(session_id), self.own_tasks(session_id))
 
     def timeline(self, session_id: str) -> list[TimelineEntry]:
-        entry = self.entry(session_id)
-        if entry is not None and entry.session.harness == "opencode" and session_id not in self._histories:
-            self._histories.add(session_id)
+        """The session's timeline. The first time it is asked for, the changes from
+        before are rebuilt from the session's transcript in a worker (core/history.py);
+        `timeline_rebuild` says how far that went."""
+        if self.entry(session_id) is not None and self.reading and self.timelines.begin_rebuild(session_id):
             self._read_history(session_id)
         return self.timelines.of(session_id)
 
+    def timeline_rebuild(self, session_id: str) -> Rebuild:
+        return self.timelines.rebuild(session_id)
+
     @work(thread=True, group="history", exit_on_error=False)
     def _read_history(self, session_id: str) -> None:
-        """OpenCode keeps every completed todowrite call: they are the session's timeline
-        from before the app started (memory only, like the changes seen live)."""
-        history = getattr(self.index, "history", None)
-        if history is None or not self.reading:
-            return
-        found = history(session_id)
-        if found:
-            self.call_from_thread(self._seed_timeline, session_id, found)
+        """Rebuild the session's plan changes from its transcript (OpenCode: from its
+        completed todowrite parts), in memory only like the changes seen live."""
+        history = getattr(self.index, "plan_history", None)
+        found = history(session_id) if history is not None and self.reading else PlanHistory()
+        self.call_from_thread(self._seed_timeline, session_id, found)
 
-    def _seed_timeline(self, session_id: str, history: list[tuple[datetime, AgentPlan]]) -> None:
-        self.timelines.seed(session_id, history)
+    def _seed_timeline(self, session_id: str, history: PlanHistory) -> None:
+        self.timelines.seed(session_id, history.changes, history.unread)
         self._pending_ids.add(session_id)
         self._flush_changes()
 
@@ -318,7 +319,11 @@ class PlanwatchApp(StoreOwner, App[None]):
 
     @on(ScanFinished)
     def _on_scan_finished(self, event: ScanFinished) -> None:
+        first = self.scan_done is None
         self.scan_done = event
+        if self._reroot_after_scan is not None:
+            settings, self._reroot_after_scan = self._reroot_after_scan, None
+            self._reroot(settings)
         if self._flush_timer is not None:
             self._flush_timer.stop()
         self._flush_changes()
@@ -331,7 +336,7 @@ class PlanwatchApp(StoreOwner, App[None]):
             self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
         if not (self._exit or self._closing):
             self.scan_finished.publish(event)
-        for problem in event.problems:  # said once; the other harnesses are read
+        for problem in event.problems if first else ():  # said once; the other harnesses are read
             self.notify(f"Skipped {problem}", severity="warning", markup=False, timeout=10)
 
     @on(FollowingStarted)
@@ -431,8 +436,29 @@ class PlanwatchApp(StoreOwner, App[None]):
             self._set_reading(after.read_agent_plans)
         if after.keep_plans_in_store and not before.keep_plans_in_store and after.read_agent_plans:
             self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
-        if before.transcript_roots != after.transcript_roots or before.store != after.store:
-            self.notify("Restart planwatch to use the new folders.", markup=False)
+        if before.transcript_roots != after.transcript_roots:
+            if self.scan_done is None:
+                # The first scan still runs on the old folders: once it ends (ScanFinished).
+                self._reroot_after_scan = after
+            else:
+                self._reroot(after)
+        if before.store != after.store:
+            self.notify("Restart planwatch to use the new store folder.", markup=False)
+
+    @work(thread=True, group="reroot", exclusive=True, exit_on_error=False)
+    def _reroot(self, settings: Settings) -> None:
+        """The saved transcript folders, looked in now: the index reads the new ones,
+        drops the sessions of those removed, and follows the new set (an index handed
+        in, or folders given on the command line in place of the defaults, stay)."""
+        setter = getattr(self.index, "set_roots", None)
+        if setter is None or self.options.index is not None or self.options.roots is not None:
+            return
+        roots = _default_roots(settings, self.options.extra_roots)
+        changed = setter(roots)
+        self.feed.mark_changed(changed)
+        problems = self.index.problems() if hasattr(self.index, "problems") else []
+        # As after the first scan: the empty state names the folders now looked in.
+        self.post_message(ScanFinished(roots, None, problems))
 
     @work(thread=True, group="index", exit_on_error=False)
     def _set_reading(self, on: bool) -> None:

@@ -344,6 +344,7 @@ class BrowseScreen(Screen[None]):
             checklist,
             self.app.timeline(entry.session.id),
             reading=self.app.reading,
+            rebuild=self.app.timeline_rebuild(entry.session.id),
         ))
         panel.show_documents(checklist.documents if self.app.reading else ())
 

@@ -16,12 +16,16 @@ from textual.content import Content
 from textual.widgets import Static
 
 from planwatch.core.checklist import Checklist
+from planwatch.core.history import HISTORY_BOUND
 from planwatch.core.model import SOURCE_LABELS, PlanDocument, Session
 from planwatch.core.text import safe_text, shorten
-from planwatch.core.timeline import TimelineEntry
+from planwatch.core.timeline import Rebuild, TimelineEntry
 from planwatch.tui import palette
 
 Part = str | tuple[str, str]
+
+# The timeline's last changes the panel shows (the timeline keeps more).
+TIMELINE_SHOWN = 20
 
 
 def _line(parts: list[Part], label: str, value: str, style: str = "") -> None:
@@ -77,8 +81,10 @@ def details_text(
     timeline: Sequence[TimelineEntry],
     *,
     reading: bool = True,
+    rebuild: Rebuild | None = None,
 ) -> Content:
-    """Everything but the plan documents (those are Markdown: see DetailsPanel)."""
+    """Everything but the plan documents (those are Markdown: see DetailsPanel).
+    `rebuild`: how far the timeline was rebuilt from the transcript (None: not asked)."""
     # The whole title (a row cuts it to its width): enter shows what the row could not.
     parts: list[Part] = [(safe_text(session.title or f"Session {session.id}"), "bold"), "\n\n"]
     parts += agent_parts(checklist, reading)
@@ -95,13 +101,35 @@ def details_text(
     if session.subagents:
         _line(parts, "Subagents", str(len(session.subagents)))
     _line(parts, "Last activity", session.updated.strftime("%Y-%m-%d %H:%M:%S"))
-    parts.append(("\nTimeline", "bold"))
-    parts.append((" (changes seen while planwatch ran)\n", palette.MUTED))
-    if not timeline:
-        parts.append(("  no changes yet\n", palette.MUTED))
-    for entry in list(timeline)[-20:]:
-        parts += [(f"  {entry.at.strftime('%H:%M:%S')} ", palette.MUTED), safe_text(entry.what, single_line=True), "\n"]
+    parts += timeline_parts(timeline, rebuild if reading else None)
     return Content.assemble(*parts)
+
+
+def timeline_parts(timeline: Sequence[TimelineEntry], rebuild: Rebuild | None) -> list[Part]:
+    """The timeline: the changes rebuilt from the transcript, then those seen live; the
+    day on a line of its own whenever it changes (a past session's changes are days old)."""
+    parts: list[Part] = [("\nTimeline", "bold")]
+    if rebuild is None:
+        parts.append((" (changes seen while planwatch ran)\n", palette.MUTED))
+    elif not rebuild.done:
+        parts.append((" (reading the transcript…)\n", palette.MUTED))
+    else:
+        parts.append((" (from the transcript, then live)\n", palette.MUTED))
+        if rebuild.unread == "start":
+            parts.append((f"  only the last {HISTORY_BOUND >> 20} MB of a longer transcript were read\n", palette.WARNING))
+        elif rebuild.unread == "end":
+            parts.append((f"  only the first {HISTORY_BOUND >> 20} MB of a longer transcript were read\n", palette.WARNING))
+    if not timeline:
+        empty = "no plan changes in the transcript" if rebuild is not None and rebuild.done else "no changes yet"
+        parts.append((f"  {empty}\n", palette.MUTED))
+    day = None
+    for entry in list(timeline)[-TIMELINE_SHOWN:]:
+        if entry.at is not None and entry.at.date() != day:
+            day = entry.at.date()
+            parts.append((f"  {day.isoformat()}\n", palette.MUTED))
+        clock = entry.at.strftime("%H:%M:%S") if entry.at is not None else "--:--:--"
+        parts += [(f"  {clock} ", palette.MUTED), safe_text(entry.what, single_line=True), "\n"]
+    return parts
 
 
 def _priorities(checklist: Checklist) -> list[Part]:
