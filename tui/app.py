@@ -437,7 +437,10 @@ class PlanwatchApp(StoreOwner, App[None]):
         if after.keep_plans_in_store and not before.keep_plans_in_store and after.read_agent_plans:
             self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
         if before.transcript_roots != after.transcript_roots:
-            if self.scan_done is None:
+            if self.options.index is not None or self.options.roots is not None:
+                # The folders were handed to this app (--demo, tests): they stay.
+                self.notify("This app keeps the transcript folders it was started on.", markup=False)
+            elif self.scan_done is None:
                 # The first scan still runs on the old folders: once it ends (ScanFinished).
                 self._reroot_after_scan = after
             else:
@@ -448,10 +451,9 @@ class PlanwatchApp(StoreOwner, App[None]):
     @work(thread=True, group="reroot", exclusive=True, exit_on_error=False)
     def _reroot(self, settings: Settings) -> None:
         """The saved transcript folders, looked in now: the index reads the new ones,
-        drops the sessions of those removed, and follows the new set (an index handed
-        in, or folders given on the command line in place of the defaults, stay)."""
+        drops the sessions of those removed, and follows the new set."""
         setter = getattr(self.index, "set_roots", None)
-        if setter is None or self.options.index is not None or self.options.roots is not None:
+        if setter is None:
             return
         roots = _default_roots(settings, self.options.extra_roots)
         changed = setter(roots)

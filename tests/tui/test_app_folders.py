@@ -5,7 +5,9 @@ observer, the real Settings screen under Pilot."""
 
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +19,9 @@ from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.screens.settings import SettingsScreen
 
 pytestmark = pytest.mark.asyncio
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
+CODEX_ROLLOUT = FIXTURES / "codex/sessions/2026/11/30/rollout-2026-11-30T07-19-15-019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17.jsonl"
 
 # Under load (four engineers' suites on two cores) a watcher's first event can take a while.
 LIVE = 10.0
@@ -80,6 +85,24 @@ async def test_saved_transcript_folders_are_read_and_followed_without_a_restart(
         await pilot.press("q")
 
 
+async def test_a_harness_folder_created_while_running_has_its_sessions_shown(isolated_env) -> None:
+    """Codex installed after planwatch started: its sessions folder appears later and
+    its rollouts show without a restart (the follower watches a missing root once it
+    exists)."""
+    home = ClaudeTranscript(isolated_env.claude, "/home/dev/api")
+    home.custom_title("At home").todo_write([("Split the router", "in_progress")])
+    app = make_app(AppOptions(config_path=isolated_env.config))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None and app.following, timeout=LIVE, what="the scan")
+        assert not (isolated_env.codex / "sessions").exists()
+        rollout = isolated_env.codex / CODEX_ROLLOUT.relative_to(FIXTURES / "codex")
+        rollout.parent.mkdir(parents=True)
+        shutil.copy2(CODEX_ROLLOUT, rollout)
+        await until(pilot, lambda: any("Add cursor pagination" in row for row in titles(app)), timeout=LIVE, what="the new harness's row")
+        assert any("At home" in row for row in titles(app))
+        await pilot.press("q")
+
+
 async def test_folders_given_on_the_command_line_in_place_of_the_defaults_stay(isolated_env) -> None:
     """`planwatch --demo` (and tests) hand the app its folders: a save changes the
     settings file, not the folders that app looks in."""
@@ -95,5 +118,6 @@ async def test_folders_given_on_the_command_line_in_place_of_the_defaults_stay(i
         await save_folders(app, pilot, str(elsewhere))
         await app.workers.wait_for_complete()
         await pilot.pause()
+        assert "This app keeps the transcript folders it was started on." in [n.message for n in app._notifications]
         assert app.entry(away.session_id) is None
         assert app.entry(mine.session_id) is not None
