@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from planwatch.core.regular import open_regular
 from planwatch.core.transcripts.backward import confirmed, is_full, look_back_for_facts, next_line_start, scan_backward
 from planwatch.core.transcripts.discover import is_whole_document
-from planwatch.core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, fd_scan
+from planwatch.core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, Stream, fd_scan
 from planwatch.core.transcripts.reader import TranscriptReader
 from planwatch.core.transcripts.zst import is_zst, zst_reread, zst_stream
 
@@ -106,15 +106,19 @@ def read_transcript(
     if whole:
         return _read_document(reader, path, outcome, max_line, plans)
     if is_zst(path):
-        stream = zst_stream(path)
+        stream = _TailKept(zst_stream(path))
         try:
             scan = LineScan(stream, 0, prefilter, reread=zst_reread(path), chunk=chunk, max_line=max_line)
             for offset, line in scan:
                 feed(offset, line)
             outcome.offset = scan.offset
             outcome.long_lines_skipped = scan.long_lines_skipped
+            # The last record's time, from the decompressed bytes kept at the end (a
+            # compressed rollout cannot be read back cheaply): activity, as for plain files.
+            unread = stream.read_bytes - scan.offset  # a partial last line: no record yet
+            _touch_in(stream.tail[: max(0, len(stream.tail) - unread)], reader)
         finally:
-            stream.close()  # type: ignore[attr-defined]
+            stream.close()
         return outcome
 
     fd = open_regular(path)  # a FIFO named like a transcript is refused, never waited on
@@ -160,18 +164,43 @@ def _touch_last_records(fd: int, reader: TranscriptReader, start: int, end: int,
         return
     low = max(start, end - LAST_RECORD_WINDOW)
     try:
-        data = os.pread(fd, end - low, low)
-        stop = len(data)
-        while stop > 0:
-            begin = data.rfind(b"\n", 0, stop - 1) + 1
-            line = data[begin : stop - 1] if data[stop - 1 : stop] == b"\n" else data[begin:stop]
-            if line.strip() and reader.touch_line(line):
-                if trace is not None:
-                    trace.touch(low + begin, line)
-                return
-            stop = begin
+        found = _touch_in(os.pread(fd, end - low, low), reader)
+        if found is not None and trace is not None:
+            trace.touch(low + found[0], found[1])
     except Exception:
         log.debug("reading the last record's time of %s failed", reader.path, exc_info=True)
+
+
+def _touch_in(data: bytes, reader: TranscriptReader) -> tuple[int, bytes] | None:
+    """Hand the lines of `data` (complete lines, the last one's newline optional) to
+    `reader.touch_line`, newest first, until one gives a time; that line and where it
+    starts in `data`, or None."""
+    stop = len(data)
+    while stop > 0:
+        begin = data.rfind(b"\n", 0, stop - 1) + 1
+        line = data[begin : stop - 1] if data[stop - 1 : stop] == b"\n" else data[begin:stop]
+        if line.strip() and reader.touch_line(line):
+            return begin, line
+        stop = begin
+    return None
+
+
+class _TailKept:
+    """A stream that keeps the last `LAST_RECORD_WINDOW` bytes it handed out."""
+
+    def __init__(self, stream: Stream) -> None:
+        self._stream = stream
+        self.tail = b""
+        self.read_bytes = 0
+
+    def read(self, n: int, /) -> bytes:
+        data = self._stream.read(n)
+        self.read_bytes += len(data)
+        self.tail = (self.tail + data)[-LAST_RECORD_WINDOW:]
+        return data
+
+    def close(self) -> None:
+        self._stream.close()  # type: ignore[attr-defined]
 
 
 def _read_plain(

@@ -212,6 +212,11 @@ def test_activity_is_the_last_records_time_whatever_the_files_mtime(harness: str
     entry = index.get(sid) if sid is not None else next(e for e in index.entries() if e.session.path == path)
     assert entry is not None
     assert entry.session.updated == _at(stamp)
+    # A warm start (the cache replays the lines read, the last record's among them)
+    # gives the same age.
+    warm = SessionIndex(_roots())
+    warm.scan()
+    assert warm.get(entry.session.id).session.updated == _at(stamp)  # type: ignore[union-attr]
 
 
 def test_activity_falls_back_to_the_files_mtime_when_no_record_carries_a_time() -> None:
@@ -225,6 +230,23 @@ def test_activity_falls_back_to_the_files_mtime_when_no_record_carries_a_time() 
     index.scan()
     entry = index.get("sess_bare")
     assert entry is not None and entry.session.updated == datetime(2031, 5, 5, tzinfo=UTC)
+
+
+def test_a_compressed_rollouts_activity_is_its_last_records_time() -> None:
+    import zstandard
+
+    plain = _codex(THREAD, build=lambda w: w.update_plan([("Packed", "in_progress")]))
+    with plain.open("ab") as fh:  # chat after the plan call: the last record names no tool
+        corpus.CodexWriter(fh, start=datetime(2026, 11, 30, 12, 0, tzinfo=UTC)).prompt("Later chat")
+    packed = plain.with_name(plain.name + ".zst")
+    packed.write_bytes(zstandard.ZstdCompressor().compress(plain.read_bytes()))
+    plain.unlink()
+    _set_mtime(packed, datetime(2031, 5, 5, tzinfo=UTC))  # compressed later: no record's time
+    index = SessionIndex(_roots())
+    index.scan()
+    entry = index.get(THREAD)
+    assert entry is not None and entry.session.path == packed
+    assert datetime(2026, 11, 30, 12, 0, tzinfo=UTC) < entry.session.updated < datetime(2026, 11, 30, 12, 1, tzinfo=UTC)
 
 
 def test_a_session_given_a_new_line_moves_up_by_that_lines_time() -> None:
