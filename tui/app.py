@@ -433,6 +433,9 @@ class PlanwatchApp(StoreOwner, App[None]):
         self.store_service.apply_settings(after)
         self._show_settings_problems(after)
         if before.read_agent_plans != after.read_agent_plans:
+            if not after.read_agent_plans:
+                # The timelines hold plan text (steps started): gone with the reading.
+                self.timelines = Timelines()
             self._set_reading(after.read_agent_plans)
         if after.keep_plans_in_store and not before.keep_plans_in_store and after.read_agent_plans:
             self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])

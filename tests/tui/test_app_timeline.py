@@ -13,6 +13,7 @@ from app_transcripts import ClaudeTranscript, until
 from planwatch.core import paths
 from planwatch.core.timeline import Rebuild, TimelineEntry
 from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.screens.settings import SettingsScreen
 from planwatch.tui.widgets.details import timeline_parts
 
 MARKER = "ZQX-TIMELINE-STEP-3141"
@@ -57,6 +58,14 @@ async def test_a_past_sessions_timeline_is_rebuilt_from_its_transcript(isolated_
         await until(pilot, lambda: "1 → 2 done" in details(app), timeout=10.0, what="the live change")
         whats = [entry.what for entry in app.timeline(past.session_id)]
         assert len(whats) == 3 and whats[-1] == "1 → 2 done"
+
+        # Reading turned off (Settings → Privacy): the timelines' plan text goes too.
+        await pilot.press("comma")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the settings screen")
+        await pilot.press("space", "ctrl+s")  # the focused privacy switch: off; save
+        await until(pilot, lambda: not app.reading, what="reading off")
+        assert app.timeline(past.session_id) == []
+        await until(pilot, lambda: MARKER not in details(app) and "no changes yet" in details(app), what="the panel")
         await pilot.press("q")
     folders = (isolated_env.data, isolated_env.state, isolated_env.config.parent, isolated_env.store, paths.cache_dir())
     assert files_holding(MARKER, *folders) == []  # the rebuilt plan text never reached the disk
