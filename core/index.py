@@ -84,6 +84,7 @@ class SessionIndex(WarmStart, DatabaseSources):
         self._read_plans = read_plans
         self._lock = threading.RLock()  # guards the maps below
         self._io_lock = threading.RLock()  # one reader is fed by one thread at a time
+        self._roots_lock = threading.Lock()  # one change of folders at a time
         self._files: dict[Path, FileState] = {}
         self._entries: dict[str, SessionEntry] = {}
         self._sorted: list[SessionEntry] | None = []
@@ -317,6 +318,10 @@ class SessionIndex(WarmStart, DatabaseSources):
         others keep what was read, and following restarts on the new folders. Returns
         the ids whose entry changed or went (also told to `on_change` while following).
         Blocking: call it from a worker thread."""
+        with self._roots_lock:
+            return self._set_roots(roots)
+
+    def _set_roots(self, roots: Sequence[Path]) -> list[str]:
         with self._lock:
             if list(roots) == self.roots_searched:
                 return []

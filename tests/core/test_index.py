@@ -466,3 +466,48 @@ def test_a_subagent_file_replaces_its_inline_group_in_place() -> None:
         ("", "Main"), ("agent-a1", "From file"), ("agent-z9", "Other"),
     ]
     assert [(d.key, d.text) for d in plan.documents] == [("agent-a1", "Doc")]
+
+
+def test_new_roots_are_read_and_followed_and_the_sessions_of_removed_roots_go(tmp_path: Path) -> None:
+    home = _claude(build=lambda w: w.todo_write([("At home", "pending")]))
+    extra = tmp_path / "extra"
+    away = corpus.codex_path(extra / "sessions", THREAD)
+    away.parent.mkdir(parents=True)
+    with away.open("wb") as fh:
+        w = corpus.CodexWriter(fh)
+        w.meta(THREAD, "/home/dev/away")
+        w.update_plan([("Away step", "in_progress")])
+    index = SessionIndex(_roots())
+    index.scan()
+    reported: list[str] = []
+    cond = threading.Condition()
+
+    def on_change(ids: list[str]) -> None:
+        with cond:
+            reported.extend(ids)
+            cond.notify_all()
+
+    def wait(predicate) -> None:  # type: ignore[no-untyped-def]
+        with cond:
+            assert cond.wait_for(predicate, timeout=DEADLINE)
+
+    index.start_following(on_change)
+    try:
+        assert index.get(THREAD) is None
+        assert index.set_roots([*_roots(), extra]) == [THREAD]
+        wait(lambda: THREAD in reported)
+        assert _items(index.get(THREAD)) == [("Away step", "in_progress")]
+        assert extra in index.roots_searched
+        # Both the new folder and the old ones are followed by the new watcher.
+        with away.open("ab") as fh:
+            corpus.CodexWriter(fh, seed=3).update_plan([("Away step", "completed")])
+        wait(lambda: _items(index.get(THREAD)) == [("Away step", "completed")])
+        with home.open("ab") as fh:
+            corpus.ClaudeWriter(fh, SID, "/home/dev/api", seed=4).todo_write([("At home", "completed")])
+        wait(lambda: _items(index.get(SID)) == [("At home", "completed")])
+        # The same folders again change nothing; without the extra folder its session goes.
+        assert index.set_roots([*_roots(), extra]) == []
+        assert index.set_roots(_roots()) == [THREAD]
+        assert index.get(THREAD) is None and index.get(SID) is not None
+    finally:
+        index.stop()
