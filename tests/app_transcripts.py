@@ -137,3 +137,14 @@ def select_own(checklist: Any, task_id: str) -> None:
         if ref is not None and ref.kind == "own" and checklist.checklist.own[ref.index].task_id == task_id:
             return
     raise AssertionError(f"no own item {task_id} in the checklist")
+
+
+def files_holding(marker: str, *folders: Path) -> list[Path]:
+    """Files under `folders` whose bytes hold `marker` (privacy: plan text on disk)."""
+    return [
+        path
+        for folder in folders
+        if folder.exists()
+        for path in folder.rglob("*")
+        if path.is_file() and marker.encode() in path.read_bytes()
+    ]

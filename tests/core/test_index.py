@@ -84,6 +84,36 @@ def _set_mtime(path: Path, when: datetime) -> None:
     os.utime(path, (when.timestamp(), when.timestamp()))
 
 
+class _Reported:
+    """The session ids a following index reported, and a wait for a condition on them."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self._cond = threading.Condition()
+
+    def on_change(self, ids: list[str]) -> None:
+        with self._cond:
+            self.ids.extend(ids)
+            self._cond.notify_all()
+
+    def wait(self, predicate) -> None:  # type: ignore[no-untyped-def]
+        with self._cond:
+            assert self._cond.wait_for(predicate, timeout=DEADLINE)
+
+    def clear(self) -> None:
+        with self._cond:
+            self.ids.clear()
+
+
+def _following() -> tuple[SessionIndex, _Reported]:
+    """An index of the default roots, scanned and following (stop it when done)."""
+    index = SessionIndex(_roots())
+    index.scan()
+    changes = _Reported()
+    index.start_following(changes.on_change)
+    return index, changes
+
+
 def test_every_harness_is_indexed_newest_activity_first() -> None:
     claude = _claude(build=lambda w: w.todo_write([("Read the code", "completed"), ("Add the limiter", "in_progress")]))
     codex = _codex(THREAD, build=lambda w: w.update_plan([("Add cursor", "pending")]))
@@ -318,21 +348,8 @@ def test_broken_files_are_skipped_and_the_scan_goes_on() -> None:
 
 def test_following_reads_appends_and_new_sessions_and_reports_their_ids() -> None:
     path = _claude(build=lambda w: w.todo_write([("Step one", "in_progress")]))
-    index = SessionIndex(_roots())
-    index.scan()
-    reported: list[str] = []
-    cond = threading.Condition()
-
-    def on_change(ids: list[str]) -> None:
-        with cond:
-            reported.extend(ids)
-            cond.notify_all()
-
-    def wait(predicate) -> None:  # type: ignore[no-untyped-def]
-        with cond:
-            assert cond.wait_for(predicate, timeout=DEADLINE)
-
-    index.start_following(on_change)
+    index, changes = _following()
+    reported, wait = changes.ids, changes.wait
     try:
         with path.open("ab") as fh:
             w = corpus.ClaudeWriter(fh, SID, "/home/dev/api", seed=99)
@@ -345,8 +362,7 @@ def test_following_reads_appends_and_new_sessions_and_reports_their_ids() -> Non
         assert index.entries()[0].session.id == THREAD
 
         # A new subagent file reports its parent session.
-        with cond:
-            reported.clear()
+        changes.clear()
         _claude(agent="d4", parent_dir=True, build=lambda w: w.todo_write([("Sub step", "pending")]))
         wait(lambda: SID in reported)
         wait(lambda: any(g.key == "agent-d4" for g in index.get(SID).plan.groups))  # type: ignore[union-attr]
@@ -477,21 +493,8 @@ def test_new_roots_are_read_and_followed_and_the_sessions_of_removed_roots_go(tm
         w = corpus.CodexWriter(fh)
         w.meta(THREAD, "/home/dev/away")
         w.update_plan([("Away step", "in_progress")])
-    index = SessionIndex(_roots())
-    index.scan()
-    reported: list[str] = []
-    cond = threading.Condition()
-
-    def on_change(ids: list[str]) -> None:
-        with cond:
-            reported.extend(ids)
-            cond.notify_all()
-
-    def wait(predicate) -> None:  # type: ignore[no-untyped-def]
-        with cond:
-            assert cond.wait_for(predicate, timeout=DEADLINE)
-
-    index.start_following(on_change)
+    index, changes = _following()
+    reported, wait = changes.ids, changes.wait
     try:
         assert index.get(THREAD) is None
         assert index.set_roots([*_roots(), extra]) == [THREAD]

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from app_transcripts import option_texts, until
+from app_transcripts import files_holding, option_texts, until
 from opencode_db import OpenCodeDb
 
 from planwatch.core import paths
@@ -96,16 +96,6 @@ async def test_a_database_that_cannot_be_read_is_said_once_and_the_rest_is_liste
 
 
 MARKER = "ZQX-PRIVATE-STEP-4412"
-
-
-def files_holding(marker: str, *folders: Path) -> list[Path]:
-    return [
-        path
-        for folder in folders
-        if folder.exists()
-        for path in folder.rglob("*")
-        if path.is_file() and marker.encode() in path.read_bytes()
-    ]
 
 
 async def test_gemini_and_opencode_plan_text_stays_in_memory(isolated_env) -> None:  # type: ignore[no-untyped-def]

@@ -5,10 +5,9 @@ time of the line that caused it, the changes seen live after it; memory only."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
-from app_transcripts import ClaudeTranscript, until
+from app_transcripts import ClaudeTranscript, files_holding, until
 
 from planwatch.core import paths
 from planwatch.core.timeline import Rebuild, TimelineEntry
@@ -21,16 +20,6 @@ MARKER = "ZQX-TIMELINE-STEP-3141"
 
 def details(app) -> str:  # type: ignore[no-untyped-def]
     return str(app.screen.query_one("#details-body").render())
-
-
-def files_holding(marker: str, *folders: Path) -> list[Path]:
-    return [
-        path
-        for folder in folders
-        if folder.exists()
-        for path in folder.rglob("*")
-        if path.is_file() and marker.encode() in path.read_bytes()
-    ]
 
 
 @pytest.mark.asyncio
