@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from planwatch.core.model import EMPTY_PLAN, AgentPlan
+from planwatch.core.model import EMPTY_PLAN, AgentPlan, PlanItem
 
 if TYPE_CHECKING:
     from planwatch.core.history import Unread
 
 TIMELINE_LENGTH = 50
+# How many added steps a timeline line names.
+ADDED_NAMED = 3
 
 
 @dataclass(frozen=True)
@@ -123,13 +125,22 @@ def describe_change(before: AgentPlan | None, after: AgentPlan) -> str:
     parts = []
     if a_total != b_total:
         parts.append(f"{b_total} → {a_total} steps")
+    replaced = _replaced(before, after)
+    if replaced:
+        parts.insert(0, "list replaced")
+    # Steps new to a list that held some (the first list is counted, not named).
+    added = _added(before, after) if before.groups and not replaced else []
+    if added:
+        names = [f"{item.text} (started)" if item.status == "in_progress" else item.text for item in added]
+        parts.append("added: " + ", ".join(names[:ADDED_NAMED]) + (", …" if len(names) > ADDED_NAMED else ""))
     if a_done != b_done:
         parts.append(f"{b_done} → {a_done} done")
+    new = {id(item) for item in added}
     started = [
         item.active_form or item.text
         for group in after.groups
         for item in group.items
-        if item.status == "in_progress"
+        if item.status == "in_progress" and id(item) not in new
     ]
     before_started = {
         item.active_form or item.text
@@ -140,8 +151,6 @@ def describe_change(before: AgentPlan | None, after: AgentPlan) -> str:
     for step in started:
         if step not in before_started:
             parts.append(f"started: {step}")
-    if _replaced(before, after):
-        parts.insert(0, "list replaced")
     if before.documents != after.documents:
         parts.append("plan document updated" if before.documents else "plan document")
     if not parts and before != after:
@@ -154,3 +163,19 @@ def _replaced(before: AgentPlan, after: AgentPlan) -> bool:
     old = {item.text for group in before.groups for item in group.items}
     new = {item.text for group in after.groups for item in group.items}
     return bool(old) and bool(new) and not old & new
+
+
+def _added(before: AgentPlan, after: AgentPlan) -> list[PlanItem]:
+    """Steps of `after` that `before` did not hold (the n-th of a text counts once)."""
+    held: dict[str, int] = {}
+    for group in before.groups:
+        for item in group.items:
+            held[item.text] = held.get(item.text, 0) + 1
+    added: list[PlanItem] = []
+    for group in after.groups:
+        for item in group.items:
+            if held.get(item.text, 0):
+                held[item.text] -= 1
+            else:
+                added.append(item)
+    return added

@@ -102,7 +102,7 @@ def test_a_gemini_rewind_shows_as_the_change_it_made() -> None:
     history = replay_history(GEMINI_REWIND, "gemini", "a1000000")
     assert _lines(history) == [
         (_at("2026-11-29T14:00:04.606"), "0 → 1 steps; started: Kept"),
-        (_at("2026-11-29T14:01:09.221"), "1 → 2 steps; 0 → 1 done; started: Added later"),
+        (_at("2026-11-29T14:01:09.221"), "1 → 2 steps; added: Added later (started); 0 → 1 done"),
         (_at("2026-11-29T14:01:09.231"), "2 → 1 steps; 1 → 0 done; started: Kept"),  # the rewind
     ]
 
@@ -159,9 +159,15 @@ def test_a_rebuilt_timeline_keeps_the_changes_seen_live_since_the_rebuild_began(
     [
         (_plan(("A", "pending")), _plan(("B", "pending"), ("C", "pending")), "list replaced; 1 → 2 steps"),
         (EMPTY_PLAN, _plan(("A", "in_progress")), "0 → 1 steps; started: A"),
+        (_plan(("A", "pending")), _plan(("A", "pending"), ("B", "in_progress"), ("A", "pending")), "1 → 3 steps; added: B (started), A"),
+        (
+            _plan(("A", "completed")),
+            _plan(("A", "completed"), *((f"S{n}", "pending") for n in range(5))),
+            "1 → 6 steps; added: S0, S1, S2, …",
+        ),
     ],
 )
-def test_a_list_holding_none_of_the_old_steps_reads_as_replaced(before: AgentPlan, after: AgentPlan, what: str) -> None:
+def test_a_change_names_the_steps_it_added_and_a_new_list_reads_as_replaced(before: AgentPlan, after: AgentPlan, what: str) -> None:
     assert describe_change(before, after) == what
 
 
