@@ -9,21 +9,10 @@ API summary:
   `SettingsProblem(file, key, problem)` (logged at WARNING once per process when
   `report`) and left at its default. A file that cannot be read or parsed keeps the
   defaults and **fails closed**: its directory is unknown, so `directory_error` is set.
-- `save_settings(settings, path=None, *, base=None)` — writes only the fields where
-  `settings` differs from `base` (default: what the file holds now), into the file's
-  own text: every other line (comments, key order, unknown keys — each reported as a
-  problem, with the nearest known key —, sections that failed
-  validation) stays byte-for-byte. Refuses (`SettingsNotSaved`) a file that is not YAML.
 - `LiveSettings(path)` — for long-running processes: `current()` re-reads the file when
   it changed (one `stat` per call), so an edit applies on the next call.
-- `BUILTIN_ROLES` — owner, lead, member, viewer and their grants.
-
-The user directory, as SPEC §4 writes it:
-    roles:
-      approver: [task:approve]
-    users:
-      - { id: ana, roles: [approver], token: "sha256:…" }
-The earlier nested shape is read too: `users: {roles: {…}, users: {ana: {token, roles}}}`.
+- Saving only the keys that changed into the file's own text: core/settings_save.py.
+  The user directory (`roles`, `users`) and the built-in roles: core/user_directory.py.
 """
 
 from __future__ import annotations
@@ -31,58 +20,25 @@ from __future__ import annotations
 import difflib
 import getpass
 import logging
-import re
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from io import StringIO
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
-from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
 from planwatch.core import paths
-from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write, describe_os_error
+from planwatch.core.atomic import describe_os_error
 from planwatch.core.regular import file_identity, read_regular
-from planwatch.core.yamlio import rt_yaml, safe_yaml
+from planwatch.core.user_directory import UserDirectory, load_directory
+from planwatch.core.yamlio import safe_yaml
 
 log = logging.getLogger(__name__)
 
 MAX_CONFIG_BYTES = 1_000_000
-TASK_APPROVE = "task:approve"
-SESSION_READ = "session:read"
-
-BUILTIN_ROLES: dict[str, frozenset[str]] = {
-    "owner": frozenset({TASK_APPROVE, SESSION_READ}),
-    "lead": frozenset({TASK_APPROVE, SESSION_READ}),
-    "member": frozenset({SESSION_READ}),
-    "viewer": frozenset({SESSION_READ}),
-}
-
-_TOKEN = re.compile(r"sha256:[0-9a-fA-F]{64}")
-
-
-class UserEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-
-    token: str
-    """The user's token as `sha256:<hex>` of the secret they present in PLANWATCH_TOKEN."""
-    roles: list[str] = Field(default_factory=list)
-    """Role names; each grants what `roles` lists for it."""
-
-
-class UserDirectory(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    roles: dict[str, list[str]] = Field(default_factory=dict)
-    """Role name → grants, e.g. `lead: [task:approve, session:read]`."""
-    users: dict[str, UserEntry] = Field(default_factory=dict)
-    """User name → token hash and roles."""
-
-
 @dataclass(frozen=True)
 class SettingsProblem:
     """One thing wrong in a settings file: which file, which key, what."""
@@ -95,10 +51,6 @@ class SettingsProblem:
     def __str__(self) -> str:
         where = f"{self.file}: {self.key}" if self.key else str(self.file)
         return f"{where}: {self.problem}"
-
-
-class SettingsNotSaved(RuntimeError):
-    """A save that wrote nothing; the message says why, in a sentence."""
 
 
 class Settings(BaseModel):
@@ -184,14 +136,14 @@ _reported_lock = threading.Lock()
 
 
 
-def _yaml_problem(exc: Exception) -> str:
+def yaml_problem(exc: Exception) -> str:
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     mark = getattr(exc, "problem_mark", None)
     where = f" (line {mark.line + 1})" if mark is not None else ""
     return f"is not valid YAML: {problem}{where}"
 
 
-def _read_file(path: Path) -> str | None:
+def read_settings_text(path: Path) -> str | None:
     """The file's text; None when it does not exist. Raises ValueError / OSError with a reason."""
     try:
         raw = read_regular(path, MAX_CONFIG_BYTES)
@@ -241,7 +193,7 @@ def report_problems(settings: Settings) -> list[SettingsProblem]:
 
 def _load(path: Path) -> Settings:
     try:
-        text = _read_file(path)
+        text = read_settings_text(path)
     except OSError as exc:
         return _unreadable(path, f"cannot be read ({describe_os_error(exc)})")
     except ValueError as exc:
@@ -251,7 +203,7 @@ def _load(path: Path) -> Settings:
     try:
         data = safe_yaml().load(text)
     except YAMLError as exc:
-        return _unreadable(path, _yaml_problem(exc))
+        return _unreadable(path, yaml_problem(exc))
     except (ValueError, TypeError, RecursionError) as exc:
         return _unreadable(path, f"is not valid YAML: {exc}")
     if data is None:
@@ -272,7 +224,8 @@ def _load(path: Path) -> Settings:
             values[name] = getattr(Settings.model_validate({key: value}), name)
         except ValidationError as exc:
             problems.append(SettingsProblem(path, key, f"{_message(exc)}; the default is used instead"))
-    directory, errors = _load_directory(path, data)
+    directory, directory_errors = load_directory(data)
+    errors = [SettingsProblem(path, key, problem) for key, problem in directory_errors]
     problems.extend(errors)
     directory_error = None
     if errors:
@@ -289,193 +242,6 @@ def _unknown_key(key: object) -> str:
     near = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6) if isinstance(key, str) else []
     hint = f" (did you mean {near[0]}?)" if near else ""
     return f"is not a setting planwatch knows{hint}; it is kept in the file and has no effect"
-
-
-def _load_directory(path: Path, data: Mapping[str, Any]) -> tuple[UserDirectory | None, list[SettingsProblem]]:
-    """The user directory in either shape, or None when the file has none; plus each error."""
-    if "roles" not in data and "users" not in data:
-        return None, []
-    errors: list[SettingsProblem] = []
-
-    def bad(key: str, problem: str) -> None:
-        errors.append(SettingsProblem(path, key, problem))
-
-    roles_raw: Any = data.get("roles")
-    roles_key = "roles"
-    users_raw: Any = data.get("users")
-    entries: list[tuple[str, Any]] = []  # (key path, entry) of each user
-    if isinstance(users_raw, dict) and set(users_raw) <= {"roles", "users"}:
-        # The nested shape: users: {roles: {...}, users: {name: {token, roles}}}.
-        if "roles" in users_raw:
-            if "roles" in data:
-                bad("users.roles", "roles are given twice (here and at the top level)")
-            roles_raw, roles_key = users_raw["roles"], "users.roles"
-        named = users_raw.get("users")
-        if named is None:
-            named = {}
-        if not isinstance(named, dict):
-            bad("users.users", "must map each user name to {token, roles}")
-            named = {}
-        for name, entry in named.items():
-            key = f"users.users.{name}"
-            if isinstance(entry, dict) and "id" not in entry:
-                entry = {"id": name, **entry}
-            entries.append((key, entry))
-    elif isinstance(users_raw, list):
-        entries = [(f"users[{i}]", entry) for i, entry in enumerate(users_raw)]
-    elif users_raw is not None:
-        bad("users", "must be a list of users, each { id, roles, token }")
-
-    roles: dict[str, list[str]] = {}
-    if roles_raw is not None:
-        if not isinstance(roles_raw, dict):
-            bad(roles_key, "must map each role name to its list of grants")
-        else:
-            for role, grants in roles_raw.items():
-                key = f"{roles_key}.{role}"
-                if not isinstance(role, str) or not role.strip():
-                    bad(key, "a role name must be text")
-                elif not isinstance(grants, list) or not all(isinstance(g, str) and g.strip() for g in grants):
-                    bad(key, "must be a list of grants like [task:approve]")
-                else:
-                    roles[role] = [g.strip() for g in grants]
-
-    users: dict[str, UserEntry] = {}
-    known_roles = set(roles) | set(BUILTIN_ROLES)
-    for key, entry in entries:
-        if not isinstance(entry, dict):
-            bad(key, "must be { id, roles, token }")
-            continue
-        unknown = sorted(str(k) for k in entry if k not in ("id", "roles", "token"))
-        for name in unknown:
-            bad(f"{key}.{name}", "is not a key of a user (id, roles, token)")
-        user_id = entry.get("id")
-        if not isinstance(user_id, str) or not user_id.strip():
-            bad(f"{key}.id", "must name the user")
-            continue
-        if user_id in users:
-            bad(f"{key}.id", f"{user_id} is listed twice")
-        token = entry.get("token")
-        if not isinstance(token, str) or not _TOKEN.fullmatch(token.strip()):
-            bad(f"{key}.token", "must be sha256: and 64 hex digits (the hash of the user's secret)")
-        user_roles = entry.get("roles", [])
-        if user_roles is None:
-            user_roles = []
-        if not isinstance(user_roles, list) or not all(isinstance(r, str) for r in user_roles):
-            bad(f"{key}.roles", "must be a list of role names")
-            user_roles = []
-        for role in user_roles:
-            if role not in known_roles:
-                bad(f"{key}.roles", f"role {role} is not defined under roles (nor built in)")
-        if not unknown and isinstance(token, str):
-            users[user_id] = UserEntry(token=token.strip(), roles=list(user_roles))
-    if errors:
-        return None, errors
-    return UserDirectory(roles=roles, users=users), []
-
-
-# ---------------------------------------------------------------- saving
-
-
-def _dump_value(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-def save_settings(settings: Settings, path: Path | None = None, *, base: Settings | None = None) -> list[str]:
-    """Write the fields where `settings` differs from `base` (default: the file as it is).
-
-    Only those keys' lines change; the rest of the file stays byte-for-byte. A field
-    back at None is removed. The user directory is never written (edit it by hand).
-    Returns the keys written. Raises `SettingsNotSaved` when the file is not YAML (or
-    cannot be read), and `OSError` when the write fails.
-    """
-    path = Path(path or paths.config_file())
-    try:
-        text = _read_file(path) or ""
-    except (OSError, ValueError) as exc:
-        reason = describe_os_error(exc) if isinstance(exc, OSError) else str(exc)
-        raise SettingsNotSaved(f"Nothing was saved: the settings file {path} {reason}.") from None
-    if base is None:
-        base = load_settings(path, report=False)
-    changes: dict[str, Any] = {}
-    for name, info in Settings.model_fields.items():
-        if name == "users":
-            continue
-        new, old = getattr(settings, name), getattr(base, name)
-        if new != old:
-            changes[info.alias or name] = _dump_value(new)
-    if not changes:
-        return []
-    atomic_write(path, splice_settings(text, changes, path), mode=PRIVATE_FILE_MODE, make_parents=True)
-    return list(changes)
-
-
-def splice_settings(text: str, changes: Mapping[str, Any], path: Path | None = None) -> str:
-    """`text` with each top-level key of `changes` set (None: removed); all else untouched."""
-    yaml = rt_yaml()
-    try:
-        doc = yaml.load(text) if text.strip() else CommentedMap()
-    except (YAMLError, ValueError, TypeError, RecursionError) as exc:
-        raise SettingsNotSaved(
-            f"Nothing was saved: the settings file {path or ''} {_yaml_problem(exc)}; fix it by hand first."
-        ) from None
-    if doc is None:
-        doc = CommentedMap()
-    if not isinstance(doc, CommentedMap):
-        raise SettingsNotSaved(f"Nothing was saved: the settings file {path or ''} is not a mapping of settings.")
-    if doc.fa.flow_style() and len(doc):
-        raise SettingsNotSaved(f"Nothing was saved: the settings file {path or ''} is one {{…}} mapping; write it as key: value lines.")
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith(("\n", "\r")):
-        lines[-1] += "\n"
-    ranges = _key_ranges(doc, lines)
-    edits: list[tuple[int, int, list[str]]] = []
-    appended: list[str] = []
-    for key, value in changes.items():
-        new_lines = [] if value is None else _render_key(key, value, doc, lines, ranges.get(key))
-        if key in ranges:
-            start, end = ranges[key]
-            edits.append((start, end, new_lines))
-        else:
-            appended.extend(new_lines)
-    for start, end, new_lines in sorted(edits, reverse=True):
-        lines[start:end] = new_lines
-    return "".join(lines + appended)
-
-
-def _key_ranges(doc: CommentedMap, lines: list[str]) -> dict[str, tuple[int, int]]:
-    """Each top-level key → its lines [start, end), trailing blank and comment lines left out."""
-    keys = list(doc.keys())
-    starts = [doc.lc.key(k)[0] for k in keys]
-    out: dict[str, tuple[int, int]] = {}
-    for i, key in enumerate(keys):
-        start = starts[i]
-        end = starts[i + 1] if i + 1 < len(keys) else len(lines)
-        while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith(("#", "---", "..."))):
-            end -= 1
-        out[str(key)] = (start, end)
-    return out
-
-
-def _render_key(key: str, value: Any, doc: CommentedMap, lines: list[str], where: tuple[int, int] | None) -> list[str]:
-    yaml = rt_yaml()
-    buf = StringIO()
-    yaml.dump({key: value}, buf)
-    rendered = buf.getvalue().splitlines(keepends=True)
-    if where is not None and where[1] - where[0] == 1 and len(rendered) == 1:
-        # A one-line setting keeps its end-of-line comment: `owner: dana  # that's me`.
-        comment = doc.ca.items.get(key)
-        token = comment[2] if comment and len(comment) > 2 else None
-        if token is not None and token.value.lstrip(" \t").startswith("#"):
-            original = lines[where[0]]
-            col = token.column
-            gap = original[:col][len(original[:col].rstrip(" \t")) :] or " "
-            eol = token.value.split("\n", 1)[0].strip(" \t")
-            ending = "\r\n" if original.endswith("\r\n") else "\n"
-            return [rendered[0].rstrip("\n") + gap + eol + ending]
-    return rendered
 
 
 # ---------------------------------------------------------------- live

@@ -166,7 +166,7 @@ class PlanwatchApp(StoreOwner, App[None]):
 
     @work(thread=True, group="theme", exclusive=True, exit_on_error=False)
     def _save_theme(self, settings: Settings) -> None:
-        from planwatch.core.settings import SettingsNotSaved, save_settings
+        from planwatch.core.settings_save import SettingsNotSaved, save_settings
 
         try:
             save_settings(settings, self.config_path)

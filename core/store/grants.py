@@ -19,9 +19,10 @@ API summary:
 
 from __future__ import annotations
 
-from planwatch.core.settings import BUILTIN_ROLES, SESSION_READ, TASK_APPROVE, Settings
+from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.schema import TaskRecord
+from planwatch.core.user_directory import BUILTIN_ROLES, SESSION_READ, TASK_APPROVE
 
 __all__ = ["BUILTIN_ROLES", "SESSION_READ", "TASK_APPROVE"]
 

@@ -17,13 +17,14 @@ from typing import Any
 
 import pytest
 
-from planwatch.core.settings import Settings, UserDirectory, UserEntry
+from planwatch.core.settings import Settings
 from planwatch.core.store.channel import Channel, ChannelError, Subscription, plan_uri
 from planwatch.core.store.identity import HOST, Caller
 from planwatch.core.store.records import Store
 from planwatch.core.store.tools import run_tool
 from planwatch.core.store.translate import translate_list
 from planwatch.core.store.watch import StoreWatcher
+from planwatch.core.user_directory import UserDirectory, UserEntry
 
 SESSION = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
 DEADLINE = 10.0

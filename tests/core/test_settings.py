@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from planwatch.core.settings import Settings, load_settings, save_settings
+from planwatch.core.settings import Settings, load_settings
+from planwatch.core.settings_save import save_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

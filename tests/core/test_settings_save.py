@@ -12,7 +12,8 @@ import pytest
 from conftest import IsolatedEnv
 from textual.widgets import Input, Switch
 
-from planwatch.core.settings import SettingsNotSaved, load_settings, save_settings
+from planwatch.core.settings import load_settings
+from planwatch.core.settings_save import SettingsNotSaved, save_settings
 from planwatch.tui.screens.settings import SettingsScreen
 
 ROOT = Path(__file__).resolve().parents[2]

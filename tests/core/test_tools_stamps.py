@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from planwatch.core.settings import Settings, UserDirectory, UserEntry
+from planwatch.core.settings import Settings
 from planwatch.core.store.identity import HOST, Caller, caller_from_env, user_for_token
 from planwatch.core.store.records import Store
 from planwatch.core.store.tool_refusals import ToolRefused
 from planwatch.core.store.tools import run_tool
+from planwatch.core.user_directory import UserDirectory, UserEntry
 
 T0 = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 DANA = Caller(by="dana", session="sess-1")

@@ -14,10 +14,11 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, DataTable, Input, Select
 
-from planwatch.core.settings import Settings, UserDirectory, UserEntry
+from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TaskRecord
+from planwatch.core.user_directory import UserDirectory, UserEntry
 from planwatch.tui.screens.store import StoreScreen
 from planwatch.tui.store_service import StoreOwner, StoreService
 from planwatch.tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm

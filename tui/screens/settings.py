@@ -1,7 +1,7 @@
 """The Settings screen (`,`): privacy, approval, sweep, transcript folders, owner.
 
 The screen edits a copy of the app's `Settings` and saves it with
-`core.settings.save_settings(edited, path, base=shown)`: only the fields the person
+`core.settings_save.save_settings(edited, path, base=shown)`: only the fields the person
 changed on this screen are written, into the file's own text, so comments, key order,
 unknown keys, the user directory and any section that failed validation stay
 byte-for-byte. While the file has problems they are listed at the top of the screen;
@@ -31,7 +31,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, Static, Switch, TextArea
 
 from planwatch.core import paths
-from planwatch.core.settings import Settings, SettingsNotSaved, load_settings, save_settings
+from planwatch.core.settings import Settings, load_settings
+from planwatch.core.settings_save import SettingsNotSaved, save_settings
 from planwatch.tui.messages import SettingsSaved
 from planwatch.tui.screens.help import ScreenKeysProvider
 
