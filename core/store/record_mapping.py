@@ -3,7 +3,7 @@
 Why a module of its own: which keys a file holds, in which order, how stamps and lists
 are written and what a loaded mapping must be to count as a record change with the file
 format (SPEC §4's field order), apart from the records' own rules
-(core/store/schema.py) and the YAML text (core/store/frontmatter.py).
+(core/store/schema.py) and the YAML text (core/store/frontmatter.py, core/store/record_render.py).
 
 - `task_from_frontmatter(data, body)`, `plan_from_frontmatter(data, body)` — validate a
   loaded frontmatter mapping; raise `RecordInvalid(reason)` with a readable reason.

@@ -27,7 +27,7 @@ API summary (stable; the tools, the channel's watcher and the app build on it):
 Decisions, so hand edits and concurrency behave predictably:
 - Unknown keys a person adds to a record are kept and written back; they are not
   validated. Comments and key order of the frontmatter survive a write (ruamel.yaml
-  round-trip, `core/store/frontmatter.py`); the body is replaced by the record's body.
+  round-trip, `core/store/record_render.py`); the body is replaced by the record's body.
   A person's save that lands while a tool writes is never overwritten
   (core/store/handsave.py).
 - Ids are never reused (the lock and the counter: `core/store/ids.py`): `<root>/.ids`
@@ -52,7 +52,6 @@ from pathlib import Path
 from planwatch.core.atomic import atomic_write, create_exclusive, describe_os_error, fsync_dir
 from planwatch.core.regular import NotRegularFile, file_identity
 from planwatch.core.store.errors import RecordChanged, RecordMissing, RecordTooLarge, StoreError, failed_write
-from planwatch.core.store.frontmatter import render_record
 from planwatch.core.store.handsave import (
     ReplacedFile,
     current_text,
@@ -62,6 +61,7 @@ from planwatch.core.store.handsave import (
 )
 from planwatch.core.store.ids import ID_LIMIT, IdCounter, StoreLock, highest_on_disk
 from planwatch.core.store.parsecache import ParsedFiles, StoreSnapshot, problem_order
+from planwatch.core.store.record_render import render_record
 from planwatch.core.store.recordfile import (
     MAX_RECORD_BYTES,
     Record,

@@ -281,7 +281,8 @@ def _fronts() -> list[str]:
     titles, and hand-written lines of random text."""
     import random
 
-    from planwatch.core.store.frontmatter import render_record, split_frontmatter
+    from planwatch.core.store.frontmatter import split_frontmatter
+    from planwatch.core.store.record_render import render_record
 
     fronts: list[str] = []
     for path in sorted((ROOT / "fixtures").rglob("*.md")):
@@ -308,7 +309,8 @@ def _fronts() -> list[str]:
 
 def test_fast_frontmatter_reading_agrees_with_ruamel() -> None:
     """The fast path reads only the plain subset, and reads it exactly as YAML does."""
-    from planwatch.core.store.frontmatter import fast_front, plain_value
+    from planwatch.core.store.frontmatter import fast_front
+    from planwatch.core.store.record_render import plain_value
 
     fast_hits = 0
     for front in _fronts():
