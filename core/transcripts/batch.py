@@ -105,7 +105,8 @@ def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | No
     so that it is read again when it changes. With plans read, what the warm-start
     cache remembers of it lets unchanged sessions skip the search of their parts, and
     the reader's new text-free state is kept for the next start (warmcache.py)."""
-    from planwatch.core.transcripts.opencode import OpenCodeReader, OpenCodeStorageReader
+    from planwatch.core.transcripts.opencode import OpenCodeReader
+    from planwatch.core.transcripts.opencode_storage import OpenCodeStorageReader
 
     if item.path.is_dir():
         reader: OpenCodeReader = OpenCodeStorageReader(item.path)

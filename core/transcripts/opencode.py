@@ -27,6 +27,11 @@ nothing held open between reads), with a busy timeout and a few retries on
   without the tables and columns above) gives no sessions and a `problem` sentence
   naming the file; the index reports it once.
 
+The pieces: the SQL and the read-only connection are core/transcripts/opencode_sql.py;
+the JSON shapes inside rows (a todowrite part, a todo list, a text part) are
+core/transcripts/opencode_parts.py; the older storage/ files are read by
+core/transcripts/opencode_storage.py. This module turns sessions into results.
+
 State is kept by kind, for a cache that must hold no text: `_signatures` (ids, stamps,
 counts) is text-free; `_rows` and `_plans` hold the titles, folders and items, in memory
 only.
@@ -34,64 +39,43 @@ only.
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import sqlite3
-import time
-from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
-from urllib.parse import quote
+from typing import Any
 
 from planwatch.core.model import (
     EMPTY_PLAN,
-    TODO_STATUSES,
     AgentPlan,
-    PlanGroup,
     PlanItem,
-    Source,
-    Status,
     read_priority,
-    read_status,
 )
 from planwatch.core.replay import merge_plans
-from planwatch.core.transcripts.discover import read_small
+from planwatch.core.transcripts.opencode_parts import MAX_TITLE_CHARS, TODO_STATUS, plan_of
+from planwatch.core.transcripts.opencode_sql import (
+    DatabaseProblem,
+    check_schema,
+    chunks,
+    first_prompt,
+    has_column,
+    last_lists,
+    lists_of_parts,
+    moment_of,
+    prompt_of_part,
+    read_transaction,
+    todowrite_calls,
+)
 from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
 
 log = logging.getLogger(__name__)
 
-SOURCE: Source = "opencode_todos"
-TODOWRITE = "todowrite"
-BUSY_TIMEOUT = 1.0  # seconds SQLite waits on a lock before answering SQLITE_BUSY
-RETRIES = 3  # reads tried again after SQLITE_BUSY, with a short pause between
-RETRY_PAUSE = 0.2
-MAX_TITLE_CHARS = 1000
 UNNAMED_TITLE = "New session - "
-# The tables and columns read; a database without them is of a schema we do not know.
-REQUIRED_COLUMNS: dict[str, tuple[str, ...]] = {
-    "session": ("id", "parent_id", "directory", "title", "time_updated"),
-    "todo": ("session_id", "content", "status", "position", "time_updated"),
-    "part": ("session_id", "message_id", "time_created", "data"),
-    "message": ("id", "session_id", "time_created", "data"),
-}
-# Text in a part's data JSON that any todowrite part holds: a cheap SQL filter before
-# the JSON is parsed (and confirmed) here.
-_TODOWRITE_LIKE = '%"todowrite"%'
-
-T = TypeVar("T")
-# A todo row's status word → ours (FORMATS §7: anything else reads as pending).
-_STATUS: dict[object, Status] = {status: read_status(status, TODO_STATUSES) for status in TODO_STATUSES}
-
-
-class DatabaseProblem(Exception):
-    """The database cannot be read; the message says why (shown with the file)."""
 
 
 @dataclass(frozen=True)
-class _Row:
+class SessionRow:
     """One `session` row: text (title, folder) and ids."""
 
     id: str
@@ -119,7 +103,7 @@ class OpenCodeReader(TranscriptReader):
         # Text-free: what each session looked like when last read.
         self._signatures: dict[str, Signature] = {}
         # Text (memory only): rows and each session's own plan (None: it has none).
-        self._rows: dict[str, _Row] = {}
+        self._rows: dict[str, SessionRow] = {}
         self._plans: dict[str, AgentPlan] = {}
         self._prompts: dict[str, str] = {}
         # What `results()` hands out, by top-level session: rebuilt only where it moved.
@@ -217,7 +201,7 @@ class OpenCodeReader(TranscriptReader):
         if row.parent_id is not None:
             facts.parent_id = row.parent_id  # lineage: its parent is not here
         for sid in members:
-            facts.touch(_moment(self._rows[sid].updated_ms))
+            facts.touch(moment_of(self._rows[sid].updated_ms))
         plan = self._plans.get(top, EMPTY_PLAN)
         kids = sorted(sid for sid in members if sid != top)
         facts.subagent_ids = kids
@@ -239,13 +223,13 @@ class OpenCodeReader(TranscriptReader):
         if not members:
             return []
         try:
-            calls = self._with_connection(lambda db: _todowrite_calls(db, members))
+            calls = read_transaction(self.path, lambda db: todowrite_calls(db, members))
         except DatabaseProblem:
             return []
         plans: dict[str, AgentPlan] = {}
         out: list[tuple[datetime, AgentPlan]] = []
         for sid, moment, items in calls:
-            plans[sid] = _plan(items)
+            plans[sid] = plan_of(items)
             plan = plans.get(session_id, EMPTY_PLAN)
             kids = sorted(k for k in plans if k != session_id)
             if kids:
@@ -258,7 +242,7 @@ class OpenCodeReader(TranscriptReader):
 
     def _read_changes(self) -> set[str]:
         """Read the sessions whose stamps moved; the ids read, added or gone."""
-        return self._with_connection(self._refresh)
+        return read_transaction(self.path, self._refresh)
 
     def _forget(self, gone: set[str]) -> None:
         for sid in gone:
@@ -269,40 +253,10 @@ class OpenCodeReader(TranscriptReader):
             self._list_parts.pop(sid, None)
             self._prompt_parts.pop(sid, None)
 
-    def _with_connection(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        """Run `work` in one short read transaction on a fresh read-only connection,
-        trying again on SQLITE_BUSY; any failure becomes a DatabaseProblem."""
-        if not self.path.is_file():
-            raise DatabaseProblem(f"{self.path}: no database there")
-        uri = f"file:{quote(str(self.path))}?mode=ro"
-        last: Exception | None = None
-        for attempt in range(RETRIES + 1):
-            try:
-                connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
-            except sqlite3.Error as exc:
-                raise DatabaseProblem(f"{self.path}: cannot be opened ({exc})") from exc
-            try:
-                connection.execute("PRAGMA query_only = 1")
-                connection.execute("BEGIN")  # one snapshot; closing the connection ends it
-                return work(connection)
-            except DatabaseProblem as exc:
-                raise DatabaseProblem(f"{self.path}: {exc}") from exc
-            except sqlite3.OperationalError as exc:
-                if _busy(exc):
-                    last = exc
-                    time.sleep(RETRY_PAUSE * (attempt + 1))
-                    continue
-                raise DatabaseProblem(f"{self.path}: {_wording(exc)}") from exc
-            except sqlite3.DatabaseError as exc:  # not a database, malformed
-                raise DatabaseProblem(f"{self.path}: {_wording(exc)}") from exc
-            finally:
-                connection.close()
-        raise DatabaseProblem(f"{self.path}: locked by another program for too long ({last})")
-
     def _refresh(self, db: sqlite3.Connection) -> set[str]:
-        _check_schema(db)
+        check_schema(db)
         rows = {
-            str(r[0]): _Row(
+            str(r[0]): SessionRow(
                 id=str(r[0]),
                 parent_id=r[1] if isinstance(r[1], str) and r[1] else None,
                 title=r[2] if isinstance(r[2], str) else "",
@@ -330,7 +284,7 @@ class OpenCodeReader(TranscriptReader):
     def _read_sessions(
         self,
         db: sqlite3.Connection,
-        rows: dict[str, _Row],
+        rows: dict[str, SessionRow],
         ids: set[str],
         without_todos: set[str],
         signatures: dict[str, Signature] | None = None,
@@ -344,9 +298,9 @@ class OpenCodeReader(TranscriptReader):
         unnamed = {sid for sid in ids if rows[sid].title.startswith(UNNAMED_TITLE) or not rows[sid].title.strip()}
         for sid in unnamed - set(self._prompts):
             remembered = self._remembered[sid][2] if sid in same else None
-            prompt, part = (_prompt_of_part(db, sid, remembered), remembered) if remembered else (None, None)
+            prompt, part = (prompt_of_part(db, sid, remembered), remembered) if remembered else (None, None)
             if prompt is None and (sid not in same or remembered):
-                prompt, part = _first_prompt(db, sid)  # not remembered, or not there any more
+                prompt, part = first_prompt(db, sid)  # not remembered, or not there any more
             if prompt and part is not None:
                 self._prompts[sid] = prompt
                 self._prompt_parts[sid] = part
@@ -356,31 +310,31 @@ class OpenCodeReader(TranscriptReader):
             return
         items: dict[str, list[PlanItem]] = {}
         with_todos = ids - without_todos
-        for chunk in _chunks(sorted(with_todos)):
+        for chunk in chunks(sorted(with_todos)):
             marks = ",".join("?" * len(chunk))
             # The todo's priority where the table has the column (FORMATS §6 lists it).
-            priority = "priority" if _has_column(db, "todo", "priority") else "NULL"
+            priority = "priority" if has_column(db, "todo", "priority") else "NULL"
             query = (f"SELECT session_id, content, status, {priority} FROM todo WHERE session_id IN ({marks}) "
                      "ORDER BY session_id, position")
             for sid, content, status, level in db.execute(query, chunk):
                 if isinstance(content, str):
-                    item = PlanItem(text=content, status=_STATUS.get(status, "pending"), priority=read_priority(level))
+                    item = PlanItem(text=content, status=TODO_STATUS.get(status, "pending"), priority=read_priority(level))
                     items.setdefault(sid, []).append(item)
         for sid in ids:
             self._plans.pop(sid, None)
         for sid, listed in items.items():
-            self._plans[sid] = _plan(tuple(listed))
+            self._plans[sid] = plan_of(tuple(listed))
         # No todo rows: the last completed todowrite part says whether there is a list.
         for sid in without_todos:
             self._list_parts.pop(sid, None)
         known = {sid: self._remembered[sid][1] for sid in without_todos & same}
-        found = _lists_of_parts(db, {sid: part for sid, part in known.items() if part is not None})
+        found = lists_of_parts(db, {sid: part for sid, part in known.items() if part is not None})
         # Not remembered, or a remembered part that is not there (or not a list) any more:
         # searched as on a first read.
         lost = {sid for sid, part in known.items() if part is not None and sid not in found}
-        found.update(_last_lists(db, (without_todos - set(known)) | lost))
+        found.update(last_lists(db, (without_todos - set(known)) | lost))
         for sid, (last, part) in found.items():
-            self._plans[sid] = _plan(last)
+            self._plans[sid] = plan_of(last)
             self._list_parts[sid] = part
 
     # -- facts -------------------------------------------------------------------------
@@ -394,15 +348,11 @@ class OpenCodeReader(TranscriptReader):
             row = self._rows[row.parent_id]
         return row.id
 
-    def _title(self, row: _Row) -> str:
+    def _title(self, row: SessionRow) -> str:
         if row.title.strip() and not row.title.startswith(UNNAMED_TITLE):
             return prompt_title(row.title, MAX_TITLE_CHARS)
         prompt = self._prompts.get(row.id)
         return prompt if prompt else prompt_title(row.title, MAX_TITLE_CHARS)
-
-
-def _plan(items: tuple[PlanItem, ...]) -> AgentPlan:
-    return AgentPlan(groups=(PlanGroup(key="", source=SOURCE, items=items),))
 
 
 def _as_agent(plan: AgentPlan, sid: str) -> AgentPlan:
@@ -410,141 +360,9 @@ def _as_agent(plan: AgentPlan, sid: str) -> AgentPlan:
     return AgentPlan(groups=tuple(replace(g, key=key) for g in plan.groups if g.key == ""))
 
 
-def _moment(ms: int) -> datetime | None:
-    if ms <= 0:
-        return None
-    try:
-        return datetime.fromtimestamp(ms / 1000, tz=UTC)
-    except (OverflowError, OSError, ValueError):
-        return None
-
-
-def _chunks(ids: Sequence[str], size: int = 500) -> Iterable[list[str]]:
-    """Ids in chunks under SQLite's bound-parameter limit."""
-    for at in range(0, len(ids), size):
-        yield list(ids[at : at + size])
-
-
-def _has_column(db: sqlite3.Connection, table: str, column: str) -> bool:
-    return any(str(r[1]) == column for r in db.execute(f"PRAGMA table_info({table})"))
-
-
-def _check_schema(db: sqlite3.Connection) -> None:
-    for table, columns in REQUIRED_COLUMNS.items():
-        have = {str(r[1]) for r in db.execute(f"PRAGMA table_info({table})")}
-        missing = [c for c in columns if c not in have]
-        if not have:
-            raise DatabaseProblem(f"an unknown schema version (no `{table}` table)")
-        if missing:
-            raise DatabaseProblem(f"an unknown schema version (`{table}` has no {', '.join(missing)})")
-
-
-def _todowrite_list(data: Any) -> tuple[PlanItem, ...] | None:
-    """The list a todowrite part applied: only a `completed` call of the tool itself
-    (an `error` part or a `tool: "invalid"` part changed nothing); None otherwise."""
-    try:
-        part = json.loads(data) if isinstance(data, str | bytes) else None
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(part, dict) or part.get("type") != "tool" or part.get("tool") != TODOWRITE:
-        return None
-    state = part.get("state")
-    if not isinstance(state, dict) or state.get("status") != "completed":
-        return None
-    call = state.get("input")
-    return _todo_items(call.get("todos") if isinstance(call, dict) else None)
-
-
-def _todowrite_calls(db: sqlite3.Connection, ids: list[str]) -> list[tuple[str, datetime | None, tuple[PlanItem, ...]]]:
-    """Each completed todowrite call of sessions `ids`: (session, time, list), in order."""
-    found: list[tuple[int, str, datetime | None, tuple[PlanItem, ...]]] = []
-    for chunk in _chunks(sorted(ids)):
-        marks = ",".join("?" * len(chunk))
-        query = f"SELECT session_id, time_created, data FROM part WHERE session_id IN ({marks}) AND data LIKE ?"
-        for sid, created, data in db.execute(query, (*chunk, _TODOWRITE_LIKE)):
-            listed = _todowrite_list(data)
-            if listed is not None:
-                ms = int(created) if isinstance(created, int | float) else 0
-                found.append((ms, sid, _moment(ms), listed))
-    found.sort(key=lambda call: call[0])
-    return [(sid, moment, listed) for _ms, sid, moment, listed in found]
-
-
-def _last_lists(db: sqlite3.Connection, ids: set[str]) -> dict[str, tuple[tuple[PlanItem, ...], str]]:
-    """For sessions without todo rows: the list of each one's last completed todowrite,
-    and the id of the part holding it."""
-    found: dict[str, tuple[tuple[PlanItem, ...], str]] = {}
-    for chunk in _chunks(sorted(ids)):
-        marks = ",".join("?" * len(chunk))
-        query = (
-            f"SELECT session_id, data, id FROM part WHERE session_id IN ({marks}) AND data LIKE ? "
-            "ORDER BY session_id, time_created, id"
-        )
-        for sid, data, part in db.execute(query, (*chunk, _TODOWRITE_LIKE)):
-            listed = _todowrite_list(data)
-            if listed is not None:
-                found[sid] = (listed, str(part))
-    return found
-
-
-def _lists_of_parts(db: sqlite3.Connection, parts: dict[str, str]) -> dict[str, tuple[tuple[PlanItem, ...], str]]:
-    """The lists the named parts hold (session id → part id, as the warm-start cache
-    remembered them): one lookup by id instead of a search of every part."""
-    found: dict[str, tuple[tuple[PlanItem, ...], str]] = {}
-    wanted = {part: sid for sid, part in parts.items()}
-    for chunk in _chunks(sorted(wanted)):
-        marks = ",".join("?" * len(chunk))
-        for part, owner, data in db.execute(f"SELECT id, session_id, data FROM part WHERE id IN ({marks})", chunk):
-            sid = wanted.get(str(part))
-            listed = _todowrite_list(data) if sid is not None and owner == sid else None
-            if sid is not None and listed is not None:
-                found[sid] = (listed, str(part))
-    return found
-
-
-def _first_prompt(db: sqlite3.Connection, sid: str) -> tuple[str | None, str | None]:
-    """The text of the first user message's text part (the title until OpenCode names
-    the session), and the id of that part."""
-    query = (
-        "SELECT p.data, m.data, p.id FROM message m JOIN part p ON p.message_id = m.id "
-        "WHERE m.session_id = ? ORDER BY m.time_created, m.id, p.time_created, p.id LIMIT 50"
-    )
-    for part_data, message_data, part_id in db.execute(query, (sid,)):
-        try:
-            message = json.loads(message_data)
-            part = json.loads(part_data)
-        except (ValueError, TypeError, RecursionError):
-            continue
-        if not isinstance(message, dict) or message.get("role") != "user":
-            continue
-        text = _part_text(part)
-        if text:
-            return text, str(part_id)
-    return None, None
-
-
-def _part_text(part: Any) -> str | None:
-    if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
-        text = part["text"].strip()
-        if text:
-            return prompt_title(text, MAX_TITLE_CHARS)
-    return None
-
-
-def _prompt_of_part(db: sqlite3.Connection, sid: str, part_id: str) -> str | None:
-    """The prompt a part of session `sid` remembered by the warm-start cache holds."""
-    for (data,) in db.execute("SELECT data FROM part WHERE id = ? AND session_id = ?", (part_id, sid)):
-        try:
-            return _part_text(json.loads(data))
-        except (ValueError, TypeError, RecursionError):
-            return None
-    return None
-
-
 # A session as the warm-start cache remembers it: its signature, the part holding its
 # list, the part holding its first prompt.
 _Remembered = tuple[Signature, str | None, str | None]
-
 
 def _remembered_sessions(state: Any) -> dict[str, _Remembered]:
     """`warm_state()`'s shape checked; anything else is nothing remembered."""
@@ -562,142 +380,3 @@ def _remembered_sessions(state: Any) -> dict[str, _Remembered]:
             continue
         found[str(sid)] = ((numbers[0], numbers[1], numbers[2]), list_part, prompt_part)
     return found
-
-
-def _busy(exc: sqlite3.OperationalError) -> bool:
-    text = str(exc).lower()
-    return "locked" in text or "busy" in text
-
-
-def _wording(exc: sqlite3.Error) -> str:
-    text = str(exc)
-    if "not a database" in text or "malformed" in text:
-        return f"corrupt or not an SQLite database ({text})"
-    return text
-
-
-class OpenCodeStorageReader(OpenCodeReader):
-    """OpenCode before its database: JSON files under `<data>/opencode/storage/`, as its
-    public source wrote them (`Storage.write(["session", projectID, sessionID], info)`,
-    `Storage.write(["todo", sessionID], todos)`):
-    - `session/<projectID>/<sessionID>.json`: `{id, projectID, directory, parentID?,
-      title, version, time: {created, updated}}`;
-    - `todo/<sessionID>.json`: the current list, `[{content, status, priority, id}]`;
-    - `message/<sessionID>/<messageID>.json` (`role`, `time.created`) and
-      `part/<messageID>/<partID>.json` (`{type: "text", text}`): the first prompt, read
-      only for a session still titled `New session - …`.
-    The same rules as the database; `path` is the storage folder. Read only when no
-    database sits beside it (a database holds what was migrated from here)."""
-
-    def _read_changes(self) -> set[str]:
-        sessions = self.path / "session"
-        if not sessions.is_dir():
-            raise DatabaseProblem(f"{self.path}: no session folder (not OpenCode's storage)")
-        rows: dict[str, _Row] = {}
-        signatures: dict[str, Signature] = {}
-        for project in _entries(sessions):
-            if not project.is_dir():
-                continue
-            for file in _entries(project):
-                info = _read_json(file) if file.name.endswith(".json") else None
-                row = _storage_row(info)
-                if row is None:
-                    continue
-                rows[row.id] = row
-                todo = self.path / "todo" / f"{row.id}.json"
-                try:
-                    st = todo.stat()
-                    stamp = (st.st_mtime_ns, st.st_size)
-                except OSError:
-                    stamp = (0, 0)
-                signatures[row.id] = (row.updated_ms, *stamp)
-        moved = {sid for sid, sig in signatures.items() if self._signatures.get(sid) != sig}
-        gone = set(self._signatures) - set(signatures)
-        self._forget(gone)
-        for sid in moved:
-            row = rows[sid]
-            self._rows[sid] = row
-            self._signatures[sid] = signatures[sid]
-            if (row.title.startswith(UNNAMED_TITLE) or not row.title.strip()) and sid not in self._prompts:
-                prompt = self._stored_prompt(sid)
-                if prompt:
-                    self._prompts[sid] = prompt
-            self._plans.pop(sid, None)
-            if not self._plans_on or signatures[sid][1] == 0:
-                continue
-            listed = _todo_items(_read_json(self.path / "todo" / f"{sid}.json"))
-            if listed is not None:
-                self._plans[sid] = _plan(listed)
-        return moved | gone
-
-    def _stored_prompt(self, sid: str) -> str | None:
-        users: list[tuple[float, str]] = []
-        for file in _entries(self.path / "message" / sid):
-            message = _read_json(file)
-            if isinstance(message, dict) and message.get("role") == "user" and isinstance(message.get("id"), str):
-                created = message.get("time", {}).get("created") if isinstance(message.get("time"), dict) else None
-                users.append((created if isinstance(created, int | float) else 0, message["id"]))
-        for _created, mid in sorted(users):
-            for file in sorted(_entries(self.path / "part" / mid), key=lambda f: f.name):
-                part = _read_json(file)
-                if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
-                    text = part["text"].strip()
-                    if text:
-                        return prompt_title(text, MAX_TITLE_CHARS)
-        return None
-
-
-MAX_JSON = 4 << 20  # a storage file larger than this is not read
-
-
-def _entries(folder: Path) -> list[Path]:
-    try:
-        return [Path(entry.path) for entry in os.scandir(folder)]
-    except OSError:
-        return []
-
-
-def _read_json(path: Path) -> Any:
-    """A small regular JSON file's value; None when missing, too large or not JSON."""
-    data = read_small(path, MAX_JSON)
-    if data is None:
-        return None
-    try:
-        return json.loads(data)
-    except (ValueError, RecursionError):
-        return None
-
-
-def _storage_row(info: Any) -> _Row | None:
-    if not isinstance(info, dict) or not isinstance(info.get("id"), str) or not info["id"]:
-        return None
-    times = info.get("time")
-    times = times if isinstance(times, dict) else {}
-    updated = times.get("updated", times.get("created", 0))
-    parent = info.get("parentID")
-    title = info.get("title")
-    directory = info.get("directory")
-    return _Row(
-        id=info["id"],
-        parent_id=parent if isinstance(parent, str) and parent else None,
-        title=title if isinstance(title, str) else "",
-        directory=directory if isinstance(directory, str) and directory else None,
-        updated_ms=int(updated) if isinstance(updated, int | float) else 0,
-    )
-
-
-def _todo_items(raw: Any) -> tuple[PlanItem, ...] | None:
-    """A todo list (`[{content, status, priority, …}]`, as todowrite's input and the
-    storage/ todo files hold it) as plan items; None for an unrecognised shape."""
-    if not isinstance(raw, list):
-        return None
-    items: list[PlanItem] = []
-    for todo in raw:
-        if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
-            return None  # an unrecognised shape gives no list rather than a wrong one
-        items.append(PlanItem(
-            text=todo["content"],
-            status=_STATUS.get(todo.get("status"), "pending"),
-            priority=read_priority(todo.get("priority")),
-        ))
-    return tuple(items)

@@ -268,9 +268,9 @@ def test_a_database_that_cannot_be_read_is_reported_and_skipped(tmp_path: Path, 
 
 
 def test_a_database_locked_for_long_is_reported_and_read_once_free(db: OpenCodeDb, monkeypatch: pytest.MonkeyPatch) -> None:
-    import planwatch.core.transcripts.opencode as opencode
-    monkeypatch.setattr(opencode, "BUSY_TIMEOUT", 0.05)
-    monkeypatch.setattr(opencode, "RETRY_PAUSE", 0.01)
+    import planwatch.core.transcripts.opencode_sql as opencode_sql
+    monkeypatch.setattr(opencode_sql, "BUSY_TIMEOUT", 0.05)
+    monkeypatch.setattr(opencode_sql, "RETRY_PAUSE", 0.01)
     db.session("ses_l", "Locked")
     locker = sqlite3.connect(db.path, isolation_level=None)
     locker.execute("BEGIN EXCLUSIVE")  # a rollback-journal database: readers are locked out
