@@ -19,7 +19,8 @@ Where each harness writes (FORMATS):
   holding `opencode.db` (OpenCode's data folder) or a `.db` file given itself is read as
   OpenCode's database.
 
-This module only finds files and sniffs a few KB of each; reading them is lines.py's job.
+This module only finds files and tells their kind; sniffing a few KB of each is
+sniff.py's job, reading them lines.py's.
 """
 
 from __future__ import annotations
@@ -27,19 +28,15 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
 
 from planwatch.core import paths
 from planwatch.core.model import Harness
-from planwatch.core.regular import open_regular
+from planwatch.core.transcripts.sniff import SNIFF_BYTES, first_lines, is_database_file, read_small, sniff_harness
 
 log = logging.getLogger(__name__)
-
-SNIFF_BYTES = 64 << 10
 
 
 @dataclass(frozen=True)
@@ -115,7 +112,7 @@ def is_gemini_session(path: Path) -> bool:
         except OSError:
             return False
         return head.lstrip().startswith(b"{") and all(key in head for key in _GEMINI_KEYS)
-    lines = _first_lines(path)
+    lines = first_lines(path)
     if not lines:
         return False
     try:
@@ -151,31 +148,7 @@ def gemini_folder(path: Path) -> str | None:
     return None
 
 
-def read_small(path: Path, limit: int = 1 << 20) -> bytes | None:
-    """A small regular file's bytes (None when missing, not a regular file, or larger)."""
-    try:
-        if not path.is_file():
-            return None
-        with path.open("rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError:
-        return None
-    return data if len(data) <= limit else None
-
-
 OPENCODE_DB_NAME = "opencode.db"
-_SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-def is_database_file(path: Path) -> bool:
-    """An SQLite database file (OpenCode's): a regular file with SQLite's header."""
-    try:
-        if not path.is_file():
-            return False
-        with path.open("rb") as fh:
-            return fh.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
-    except OSError:
-        return False
 
 
 def classify_storage(path: Path) -> TranscriptFile | None:
@@ -260,108 +233,6 @@ def classify(
     elif is_whole_document(path):
         return None
     return TranscriptFile(path, harness, st.st_mtime, st.st_size, subagent, parent_hint, folder_hint)
-
-
-FIRST_LINE_BOUND = 64 << 20
-"""How far past a huge first line (a pasted prompt) the sniff looks for the next lines."""
-
-_UUID_NAME = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl")
-
-
-def _open_bytes(path: Path) -> BinaryIO:
-    if path.name.endswith(".zst"):
-        import zstandard
-
-        fh = os.fdopen(open_regular(path), "rb")
-        return zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True, closefd=True)  # type: ignore[no-any-return]
-    return os.fdopen(open_regular(path), "rb")
-
-
-def _first_lines(path: Path) -> list[bytes]:
-    """The complete lines in the first SNIFF_BYTES of a file (decompressed for .zst).
-
-    A first line longer than that (a pasted multi-megabyte prompt) is judged by its
-    opening bytes, and the lines after it (within FIRST_LINE_BOUND) are read too.
-    """
-    try:
-        with _open_bytes(path) as fh:
-            data = fh.read(SNIFF_BYTES)
-            cut = data.rfind(b"\n")
-            if cut != -1 or len(data) < SNIFF_BYTES:
-                after = b""
-            else:
-                after = _after_first_line(fh, len(data))
-    except Exception as exc:  # unreadable or corrupt: not a transcript we can use
-        log.debug("cannot sniff %s: %s", path, exc)
-        return []
-    if cut == -1:
-        # One huge first line: its opening bytes, then the lines that follow it.
-        lines = [data] if data else []
-        end = after.rfind(b"\n")
-        return lines + [line for line in after[: end if end != -1 else len(after)].split(b"\n") if line.strip()]
-    return [line for line in data[:cut].split(b"\n") if line.strip()]
-
-
-def _after_first_line(fh: BinaryIO, read: int) -> bytes:
-    """The SNIFF_BYTES after the end of a first line that did not fit the sniff window."""
-    while read < FIRST_LINE_BOUND:
-        chunk = fh.read(1 << 20)
-        if not chunk:
-            return b""
-        read += len(chunk)
-        newline = chunk.find(b"\n")
-        if newline != -1:
-            rest = chunk[newline + 1 :]
-            if len(rest) < SNIFF_BYTES:
-                rest += fh.read(SNIFF_BYTES - len(rest))
-            return rest[:SNIFF_BYTES]
-    return b""
-
-
-def sniff_harness(path: Path) -> Harness | None:
-    """Which harness wrote a file, from its first lines (None when none did); a file
-    whose first lines say nothing but that sits where Claude Code keeps sessions
-    (`projects/<folder>/<session uuid>.jsonl`) is Claude's."""
-    for line in _first_lines(path)[:20]:
-        harness = _harness_of_line(line)
-        if harness is not None:
-            return harness
-    if _UUID_NAME.fullmatch(path.name) and path.parent.parent.name == "projects":
-        return "claude"
-    return None
-
-
-def _harness_of_line(line: bytes) -> Harness | None:
-    try:
-        record = json.loads(line)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        record = None
-    if isinstance(record, dict):
-        if "jsonrpc" in record or (isinstance(record.get("msg"), dict) and "from" in record):
-            return "acp"
-        if all(isinstance(record.get(key), str) for key in ("sessionId", "projectHash", "startTime")):
-            return "gemini"  # a Gemini CLI session's metadata line, wherever the file is
-        kind = record.get("type")
-        if "payload" in record and isinstance(kind, str) and "timestamp" in record:
-            return "codex"
-        if kind == "session_meta":
-            return "codex"
-        if "sessionId" in record or "parentUuid" in record:
-            return "claude"
-        if kind in ("summary", "custom-title", "ai-title") and "leafUuid" in record:
-            return "claude"
-        if "id" in record and "timestamp" in record and "git" in record and "type" not in record:
-            return "codex"  # a rollout from before the envelope
-        return None
-    # A first line longer than the sniff window: judge by its opening bytes.
-    head = line[:4096]
-    if b'"jsonrpc"' in head:
-        return "acp"
-    if b'"sessionId"' in head or b'"parentUuid"' in head:
-        return "claude"
-    if b'"payload"' in head:
-        return "codex"
-    return None
 
 
 def _walk(root: Path) -> Iterator[tuple[Path, os.stat_result]]:

@@ -12,11 +12,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from planwatch.core.transcripts.discover import read_small
 from planwatch.core.transcripts.opencode import UNNAMED_TITLE, OpenCodeReader, SessionRow, Signature
 from planwatch.core.transcripts.opencode_parts import MAX_TITLE_CHARS, plan_of, todo_items
 from planwatch.core.transcripts.opencode_sql import DatabaseProblem
 from planwatch.core.transcripts.reader import prompt_title
+from planwatch.core.transcripts.sniff import read_small
 
 __all__ = ["OpenCodeStorageReader"]
 

@@ -386,7 +386,7 @@ async def test_the_session_a_task_is_made_in_is_the_default_for_session(isolated
 
 
 def test_a_transcript_whose_first_record_is_larger_than_the_head_window_is_read(isolated_env: IsolatedEnv) -> None:
-    from planwatch.core.transcripts.discover import SNIFF_BYTES
+    from planwatch.core.transcripts.sniff import SNIFF_BYTES
 
     source = ROOT / "fixtures/transcripts/claude/projects/-home-dev-api/9d1e7c54-3b2a-4f6e-8c1d-7a9b0e2f4c6d.jsonl"
     records = [json.loads(line) for line in source.read_text().splitlines()]

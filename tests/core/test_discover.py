@@ -9,7 +9,8 @@ from pathlib import Path
 import zstandard
 
 from planwatch.core import paths
-from planwatch.core.transcripts.discover import classify, discover, sniff_harness
+from planwatch.core.transcripts.discover import classify, discover
+from planwatch.core.transcripts.sniff import sniff_harness
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "tests" / "bench" / "corpus.py")

@@ -1,0 +1,155 @@
+"""What a file's first bytes say: which harness wrote it, whether it is a database.
+
+Why a module of its own: sniffing reads a few KB of each file (decompressed for `.zst`,
+past a huge first line when one is there) and judges records by their keys; those
+signs change with each harness's record shapes, apart from where transcripts live and
+how files are named and classified (core/transcripts/discover.py).
+
+- `sniff_harness(path)`: the harness whose records open the file, or None.
+- `first_lines(path)`: the complete lines in the first `SNIFF_BYTES` (for the Gemini
+  session check).
+- `is_database_file(path)`: a regular file with SQLite's header.
+- `read_small(path, limit)`: a small regular file's bytes, or None.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from pathlib import Path
+from typing import BinaryIO
+
+from planwatch.core.model import Harness
+from planwatch.core.regular import open_regular
+
+__all__ = ["FIRST_LINE_BOUND", "SNIFF_BYTES", "first_lines", "is_database_file", "read_small", "sniff_harness"]
+
+log = logging.getLogger(__name__)
+
+SNIFF_BYTES = 64 << 10
+FIRST_LINE_BOUND = 64 << 20
+"""How far past a huge first line (a pasted prompt) the sniff looks for the next lines."""
+
+_UUID_NAME = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.jsonl")
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def read_small(path: Path, limit: int = 1 << 20) -> bytes | None:
+    """A small regular file's bytes (None when missing, not a regular file, or larger)."""
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError:
+        return None
+    return data if len(data) <= limit else None
+
+
+def is_database_file(path: Path) -> bool:
+    """An SQLite database file (OpenCode's): a regular file with SQLite's header."""
+    try:
+        if not path.is_file():
+            return False
+        with path.open("rb") as fh:
+            return fh.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
+    except OSError:
+        return False
+
+
+def _open_bytes(path: Path) -> BinaryIO:
+    if path.name.endswith(".zst"):
+        import zstandard
+
+        fh = os.fdopen(open_regular(path), "rb")
+        return zstandard.ZstdDecompressor().stream_reader(fh, read_across_frames=True, closefd=True)  # type: ignore[no-any-return]
+    return os.fdopen(open_regular(path), "rb")
+
+
+def first_lines(path: Path) -> list[bytes]:
+    """The complete lines in the first SNIFF_BYTES of a file (decompressed for .zst).
+
+    A first line longer than that (a pasted multi-megabyte prompt) is judged by its
+    opening bytes, and the lines after it (within FIRST_LINE_BOUND) are read too.
+    """
+    try:
+        with _open_bytes(path) as fh:
+            data = fh.read(SNIFF_BYTES)
+            cut = data.rfind(b"\n")
+            if cut != -1 or len(data) < SNIFF_BYTES:
+                after = b""
+            else:
+                after = _after_first_line(fh, len(data))
+    except Exception as exc:  # unreadable or corrupt: not a transcript we can use
+        log.debug("cannot sniff %s: %s", path, exc)
+        return []
+    if cut == -1:
+        # One huge first line: its opening bytes, then the lines that follow it.
+        lines = [data] if data else []
+        end = after.rfind(b"\n")
+        return lines + [line for line in after[: end if end != -1 else len(after)].split(b"\n") if line.strip()]
+    return [line for line in data[:cut].split(b"\n") if line.strip()]
+
+
+def _after_first_line(fh: BinaryIO, read: int) -> bytes:
+    """The SNIFF_BYTES after the end of a first line that did not fit the sniff window."""
+    while read < FIRST_LINE_BOUND:
+        chunk = fh.read(1 << 20)
+        if not chunk:
+            return b""
+        read += len(chunk)
+        newline = chunk.find(b"\n")
+        if newline != -1:
+            rest = chunk[newline + 1 :]
+            if len(rest) < SNIFF_BYTES:
+                rest += fh.read(SNIFF_BYTES - len(rest))
+            return rest[:SNIFF_BYTES]
+    return b""
+
+
+def sniff_harness(path: Path) -> Harness | None:
+    """Which harness wrote a file, from its first lines (None when none did); a file
+    whose first lines say nothing but that sits where Claude Code keeps sessions
+    (`projects/<folder>/<session uuid>.jsonl`) is Claude's."""
+    for line in first_lines(path)[:20]:
+        harness = _harness_of_line(line)
+        if harness is not None:
+            return harness
+    if _UUID_NAME.fullmatch(path.name) and path.parent.parent.name == "projects":
+        return "claude"
+    return None
+
+
+def _harness_of_line(line: bytes) -> Harness | None:
+    try:
+        record = json.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        record = None
+    if isinstance(record, dict):
+        if "jsonrpc" in record or (isinstance(record.get("msg"), dict) and "from" in record):
+            return "acp"
+        if all(isinstance(record.get(key), str) for key in ("sessionId", "projectHash", "startTime")):
+            return "gemini"  # a Gemini CLI session's metadata line, wherever the file is
+        kind = record.get("type")
+        if "payload" in record and isinstance(kind, str) and "timestamp" in record:
+            return "codex"
+        if kind == "session_meta":
+            return "codex"
+        if "sessionId" in record or "parentUuid" in record:
+            return "claude"
+        if kind in ("summary", "custom-title", "ai-title") and "leafUuid" in record:
+            return "claude"
+        if "id" in record and "timestamp" in record and "git" in record and "type" not in record:
+            return "codex"  # a rollout from before the envelope
+        return None
+    # A first line longer than the sniff window: judge by its opening bytes.
+    head = line[:4096]
+    if b'"jsonrpc"' in head:
+        return "acp"
+    if b'"sessionId"' in head or b'"parentUuid"' in head:
+        return "claude"
+    if b'"payload"' in head:
+        return "codex"
+    return None
