@@ -10,7 +10,7 @@ the record — changes apart from reading records (core/store/frontmatter.py).
   replaced by the record's body. Stamps' `at` are written in the seed's form,
   `2026-10-18T10:00:00.000Z` (a plain YAML timestamp); one the file already holds for
   the same moment, in either form, is left as written.
-- `plain_value(value)`: a value as the plain YAML the store writes.
+- `plain_value(value)`: a loaded or new YAML value in a comparable form (the read-back check).
 """
 
 from __future__ import annotations
