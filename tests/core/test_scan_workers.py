@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import json
 import logging
 import os
 import pickle
@@ -157,6 +158,23 @@ def test_a_started_worker_answers_with_the_installed_modules_classes(tmp_path: P
         [sys.executable, "-c", probe], input=answer, capture_output=True, cwd=tmp_path, env=env, check=True
     )
     assert shown.stdout.split() == [b"planwatch.core.transcripts.batch", b"planwatch.core.transcripts.claude", b"1"]
+
+
+def test_a_scan_worker_imports_no_pydantic_and_no_settings() -> None:
+    """What a worker started afresh imports to read (the readers, the plan and session
+    values, the cache): plain dataclasses, no pydantic and no settings model (issue 11:
+    its imports are what the app's worker costs before it reads a byte)."""
+    probe = (
+        "import json, sys\n"
+        "import planwatch.core.transcripts.workers, planwatch.core.transcripts.batch\n"
+        "from planwatch.core.transcripts.registry import reader_for\n"
+        "for harness in ('claude', 'codex', 'acp', 'gemini'): reader_for(harness)\n"
+        "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
+    modules = json.loads(out.stdout)
+    assert "planwatch.core.transcripts.claude" in modules
+    assert [m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core") or m == "planwatch.core.settings"] == []
 
 
 def test_a_worker_logs_through_the_calling_process(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:

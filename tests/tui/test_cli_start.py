@@ -52,6 +52,23 @@ def test_sessions_json_imports_no_textual_no_mcp_no_store_and_no_watchdog(isolat
         assert [m for m in modules if m.startswith(("planwatch.core.store", "planwatch.core.agents", "planwatch.tui.screens", "planwatch.tui.widgets"))] == []
 
 
+def test_the_command_line_looks_its_version_up_only_when_asked() -> None:
+    """`--version` reads the package metadata (importlib.metadata, ~25 ms); building the
+    parser for any other command does not."""
+    probe = (
+        "import sys\n"
+        "from planwatch.tui.cli import build_parser\n"
+        "build_parser().parse_args(['sessions', '--json'])\n"
+        "print('importlib.metadata' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+    shown = subprocess.run([sys.executable, "-m", "planwatch.tui.cli", "--version"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0 and shown.stdout.startswith("planwatch ")
+
+
 def test_a_slow_scan_prints_progress_on_a_terminal_and_clears_it(isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     write_sessions(isolated_env.claude, 60)
     monkeypatch.setattr(cli_sessions, "PROGRESS_AFTER", 0.0)  # every scan is "slow" here
