@@ -271,7 +271,7 @@ class SessionIndex(WarmStart, DatabaseSources):
         try:
             main = replay_history(state.file.path, state.file.harness, session_id)
             agents = [(f"agent-{kid.agent_id()}", replay_history(kid.file.path, kid.file.harness, kid.agent_id())) for kid in kids]
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # unreadable now, or no line reader for it
             log.info("cannot read the history of %s: %s", state.file.path, exc)
             return PlanHistory()
         return with_agents(main, agents)

@@ -237,7 +237,12 @@ class PlanwatchApp(StoreOwner, App[None]):
         """Rebuild the session's plan changes from its transcript (OpenCode: from its
         completed todowrite parts), in memory only like the changes seen live."""
         history = getattr(self.index, "plan_history", None)
-        found = history(session_id) if history is not None and self.reading else PlanHistory()
+        found = PlanHistory()
+        try:
+            if history is not None and self.reading:
+                found = history(session_id)
+        except Exception:  # a reader's bug must not leave the panel "reading" for ever
+            log.exception("rebuilding the timeline of %s failed", session_id)
         self.call_from_thread(self._seed_timeline, session_id, found)
 
     def _seed_timeline(self, session_id: str, history: PlanHistory) -> None:

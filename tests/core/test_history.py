@@ -184,3 +184,15 @@ def test_a_sessions_subagents_changes_join_its_timeline_in_time_order() -> None:
     entry = index.get(sid)
     assert entry is not None and history.changes[-1][1] == entry.plan
     assert any(group.key.startswith("agent-") for group in history.changes[-1][1].groups)
+
+
+def test_a_transcript_gone_since_the_scan_gives_an_empty_history() -> None:
+    target = paths.codex_home() / CODEX.relative_to(FIXTURES / "codex")
+    target.parent.mkdir(parents=True)
+    shutil.copy2(CODEX, target)
+    index = SessionIndex(default_roots(Settings()))
+    index.scan()
+    sid = "019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17"
+    assert index.plan_history(sid).changes  # its positive twin: read while it is there
+    target.unlink()
+    assert index.plan_history(sid) == PlanHistory()
