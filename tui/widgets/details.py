@@ -114,7 +114,7 @@ def timeline_parts(timeline: Sequence[TimelineEntry], rebuild: Rebuild | None) -
     elif not rebuild.done:
         parts.append((" (reading the transcript…)\n", palette.MUTED))
     else:
-        parts.append((" (from the transcript, then live)\n", palette.MUTED))
+        parts.append((" (from the transcript)\n", palette.MUTED))
         if rebuild.unread == "start":
             parts.append((f"  only the last {HISTORY_BOUND >> 20} MB of a longer transcript were read\n", palette.WARNING))
         elif rebuild.unread == "end":
