@@ -101,6 +101,8 @@ class CodexReader(TranscriptReader):
         self.facts = SessionFacts()
         self._replay = PlanReplay()
         self._pending: OrderedDict[str, FullList] = OrderedDict()
+        # A rollout from before September 2025 (no envelopes, FORMATS §3).
+        self._bare = False
 
     # -- the contract ------------------------------------------------------------------
 
@@ -128,7 +130,9 @@ class CodexReader(TranscriptReader):
             self._touch(record.get("timestamp"))
         elif "id" in record and "timestamp" in record and "type" not in record:
             kind, payload = "session_meta", record  # bare rollout: its meta line
-            self._touch(record.get("timestamp"))
+            # Its time is the session's start, and no later record carries one: the
+            # file's mtime tells the last activity (sessions.py), not this.
+            self._bare = True
         elif isinstance(kind, str) and "payload" not in record:
             kind, payload = "response_item", record  # bare rollout: a response item
         else:
@@ -165,6 +169,8 @@ class CodexReader(TranscriptReader):
     # -- records -----------------------------------------------------------------------
 
     def touch_line(self, line: bytes) -> bool:
+        if self._bare:
+            return True  # no record of a bare rollout has a time of its own
         moment = line_time(line, _TIME)
         self.facts.last_record(moment)
         return moment is not None

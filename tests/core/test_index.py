@@ -249,17 +249,31 @@ def test_activity_is_the_last_records_time_whatever_the_files_mtime(harness: str
     assert warm.get(entry.session.id).session.updated == _at(stamp)  # type: ignore[union-attr]
 
 
-def test_activity_falls_back_to_the_files_mtime_when_no_record_carries_a_time() -> None:
-    # A bare ACP log (no `{ts, from, msg}` wrapper) holds no time at all.
-    logs = paths.acp_log_dir()
-    logs.mkdir(parents=True, exist_ok=True)
-    path = logs / "bare.jsonl"
-    shutil.copy2(FIXTURES / "rules" / "acp" / "bare.jsonl", path)
+BARE_ROLLOUT = "codex/sessions/2025/08/14/rollout-2025-08-14T10-02-33-5f8e2c1a-3b4d-4e6f-8a9b-0c1d2e3f4a5b.jsonl"
+
+
+@pytest.mark.parametrize(
+    ("fixture", "place", "sid"),
+    [
+        # A bare ACP log (no `{ts, from, msg}` wrapper) holds no time at all.
+        ("rules/acp/bare.jsonl", lambda: paths.acp_log_dir() / "bare.jsonl", "sess_bare"),
+        # A Codex rollout from before September 2025: only its first line (the session's
+        # start) has a time; no record tells when it was last active.
+        (f"rules/{BARE_ROLLOUT}", lambda: paths.codex_home() / BARE_ROLLOUT.removeprefix("codex/"), "5f8e2c1a-3b4d-4e6f-8a9b-0c1d2e3f4a5b"),
+    ],
+)
+def test_activity_falls_back_to_the_files_mtime_when_no_record_carries_a_time(fixture: str, place, sid: str) -> None:  # type: ignore[no-untyped-def]
+    path = place()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(FIXTURES / fixture, path)
     _set_mtime(path, datetime(2031, 5, 5, tzinfo=UTC))
     index = SessionIndex(_roots())
     index.scan()
-    entry = index.get("sess_bare")
+    entry = index.get(sid)
     assert entry is not None and entry.session.updated == datetime(2031, 5, 5, tzinfo=UTC)
+    warm = SessionIndex(_roots())  # the same from the warm-start cache
+    warm.scan()
+    assert warm.get(sid).session.updated == datetime(2031, 5, 5, tzinfo=UTC)  # type: ignore[union-attr]
 
 
 def test_a_compressed_rollouts_activity_is_its_last_records_time() -> None:
