@@ -154,7 +154,8 @@ def readable_variables(variables: Mapping[str, str]) -> dict[str, str]:
     # A focused OptionList tints its surface by 5% of the foreground.
     tinted = surface.blend(foreground, 0.05)
     panel = _parse(variables.get("panel", ""), background) or background
-    grounds = [background, surface, tinted, panel]
+    # A focused DataTable (the store view) tints its $panel header the same way.
+    grounds = [background, surface, tinted, panel, panel.blend(foreground, 0.05)]
     changed: dict[str, str] = {}
     for name in TEXT_VARIABLES:
         value = variables.get(name)

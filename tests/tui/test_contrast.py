@@ -1,11 +1,13 @@
-"""Every checklist state, session row and pill reads at ≥ 4.5:1 (WCAG AA) in every
-bundled theme, under the cursor too, focused or not (issue 12 point 2, issue 13 point 4).
+"""Every checklist state, session row, pill and store status reads at ≥ 4.5:1 (WCAG AA)
+in every bundled theme, under the cursor too, focused or not (issue 12 point 2, issue 13
+point 4).
 
 The real app draws a checklist holding every state (agent pending, in progress, done,
 cancelled, ticked and unticked by you, high priority; own todo, doing, blocked, review, done, dropped),
 session rows (running or not, every harness, with open counts, a partial mark) and the pill; the test
 switches through every theme and measures each drawn cell's colour against its
-background. ANSI themes are left out: their colours are the terminal's own palette.
+background. The store view is walked the same way: a task in every status and plans
+drafted and active, the cursor on each row in turn. ANSI themes are left out: their colours are the terminal's own palette.
 """
 
 from __future__ import annotations
@@ -123,4 +125,46 @@ async def test_every_state_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env
         # A positive twin: every theme drew its rows (15 checklist rows, 5 sessions, the pill,
         # each under every cursor position, focused and not: some 330 cells a theme).
         assert MEASURED[0] >= len(THEMES) * 300
+        assert not failures, f"{len(failures)} cells below {MINIMUM_CONTRAST}:1\n" + "\n".join(sorted(set(failures))[:60])
+
+
+async def test_every_store_status_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env, frozen_now, copy_fixture) -> None:
+    """The store view's marks (todo, doing, blocked, review, done, dropped; draft and
+    active plans) take the theme's colours: each reads on the table and under the cursor."""
+    from planwatch.tui.screens.store import StoreScreen
+    from planwatch.tui.widgets.store_table import StoreTable
+
+    store = copy_fixture("views/store")
+    app = make_app(AppOptions(config_path=isolated_env.config, store_root=store, clock=lambda: frozen_now, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        app.theme_changed_signal.unsubscribe(app)  # walking the themes saves nothing
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, StoreScreen), what="the store view")
+        table = app.screen.query_one(StoreTable)
+        await until(pilot, lambda: table.row_count == 10, what="the store's rows")
+        statuses = {str(cell.plain).split(" ", 1)[-1] for cell in (table.get_row_at(i)[1] for i in range(table.row_count))}
+        assert statuses >= {"todo", "doing", "blocked", "review", "done", "dropped", "draft", "active"}
+        measured_before = MEASURED[0]
+        failures: list[str] = []
+        for theme in THEMES:
+            app.theme = theme
+            await pilot.pause()
+            await pilot.pause()
+            # The marks are coloured by the theme: a status differs from the plain text.
+            done_style = table.status_style("done")
+            assert done_style.color is not None, theme
+            for focused in (True, False):
+                if focused:
+                    table.focus()
+                else:
+                    app.screen.query_one("#filter-by").focus()
+                await pilot.pause()
+                for row in range(table.row_count):
+                    table.move_cursor(row=row, animate=False)
+                    await pilot.pause()
+                    where = f"{theme} store view (cursor {row}, {'focused' if focused else 'blurred'})"
+                    failures += worst(table, range(table.row_count + 1), where)
+        # A positive twin: every theme drew the header and ten rows under each cursor position.
+        assert MEASURED[0] - measured_before >= len(THEMES) * 2 * 10 * 11 * 3
         assert not failures, f"{len(failures)} cells below {MINIMUM_CONTRAST}:1\n" + "\n".join(sorted(set(failures))[:60])

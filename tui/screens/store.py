@@ -43,6 +43,7 @@ from planwatch.tui.screens.help import HelpScreen, ScreenKeysProvider
 from planwatch.tui.screens.store_rows import Filters, detail_text, plan_cells, problems_text, task_cells, toast_text
 from planwatch.tui.screens.store_texts import COLUMNS, NARROW, column_widths, empty_text, summary_text
 from planwatch.tui.store_service import StoreService
+from planwatch.tui.widgets.store_table import StoreTable
 
 NO_PLAN = "group:none"
 
@@ -132,8 +133,7 @@ class StoreScreen(Screen[None]):
             yield Input(placeholder="by (name)", id="filter-by", compact=True)
             yield Input(placeholder="since YYYY-MM-DD", id="filter-since", compact=True)
         yield Static("", id="store-summary", markup=False)
-        table: DataTable[Text] = DataTable(id="store-table", cursor_type="row", zebra_stripes=False)
-        yield table
+        yield StoreTable(id="store-table", cursor_type="row", zebra_stripes=False)
         yield Static("", id="store-empty", markup=False)
         with Vertical(id="store-bottom"):
             yield Static("", id="store-detail", markup=False)
@@ -147,6 +147,8 @@ class StoreScreen(Screen[None]):
         self.query_one(DataTable).focus()
         self.service.changed.subscribe(self, lambda _view: self.reload())
         self.service.settings_changed.subscribe(self, lambda _settings: self._fill())
+        # The status marks' colours are the theme's at the time of a fill (StoreTable).
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._fill())
         self.reload()
 
     def on_resize(self, event: Resize) -> None:
@@ -219,7 +221,7 @@ class StoreScreen(Screen[None]):
         return [task for task in tasks if task.id in self.shown]
 
     def _fill(self) -> None:
-        table: DataTable[Text] = self.query_one(DataTable)
+        table = self.query_one(StoreTable)
         keep = self.current_key()
         table.clear()
         tasks = self._visible_tasks()
@@ -245,11 +247,11 @@ class StoreScreen(Screen[None]):
         self._fill_texts(len(tasks))
         self._show_detail()
 
-    def _add_plan_row(self, table: DataTable[Text], plan: PlanRecord, tasks: list[TaskRecord]) -> None:
-        self._add_row(table, plan_cells(plan, tasks, self._session_title), plan.id)
+    def _add_plan_row(self, table: StoreTable, plan: PlanRecord, tasks: list[TaskRecord]) -> None:
+        self._add_row(table, plan_cells(plan, tasks, self._session_title, table.status_style), plan.id)
 
-    def _add_task_row(self, table: DataTable[Text], task: TaskRecord) -> None:
-        self._add_row(table, task_cells(task, self._session_title), task.id)
+    def _add_task_row(self, table: StoreTable, task: TaskRecord) -> None:
+        self._add_row(table, task_cells(task, self._session_title, table.status_style), task.id)
 
     def _session_title(self, session_id: str) -> str | None:
         # The app's public `entry(id)` when it has one (a host without sessions has none).

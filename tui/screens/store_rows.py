@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 
 from planwatch.core.mirror import SOURCE_TOOLS
@@ -17,18 +18,23 @@ from planwatch.core.store.recordfile import RecordProblem
 from planwatch.core.store.schema import PlanRecord, Scope, Source, Stamp, TaskRecord
 from planwatch.core.text import safe_text, shorten
 
-# The mark before each task status; colour comes from the style beside it.
-STATUS_MARKS: dict[str, tuple[str, str]] = {
-    "todo": ("○", ""),
-    "doing": ("◐", "bold yellow"),
-    "blocked": ("⊘", "red"),
-    "review": ("◎", "magenta"),
-    "done": ("●", "green"),
-    "dropped": ("✕", "dim"),
+# The mark before each status. Its colour is the theme's, through the table's
+# component classes (tui/widgets/store_table.py): the caller passes the style.
+STATUS_MARKS: dict[str, str] = {
+    "todo": "○",
+    "doing": "◐",
+    "blocked": "⊘",
+    "review": "◎",
+    "done": "●",
+    "dropped": "✕",
     # plans
-    "draft": ("◌", "dim"),
-    "active": ("▶", "bold cyan"),
+    "draft": "◌",
+    "active": "▶",
 }
+
+StatusStyle = Callable[[str], Style]
+"""A status's style, from the theme (StoreTable.status_style)."""
+
 
 @dataclass(frozen=True)
 class Filters:
@@ -73,9 +79,9 @@ def stamp_text(stamp: Stamp | None) -> str:
     return f"{stamp.at.strftime('%Y-%m-%d %H:%M')} by {stamp.by}" + (f" in {stamp.in_}" if stamp.in_ else "")
 
 
-def status_cell(status: str) -> Text:
-    mark, style = STATUS_MARKS.get(status, ("?", ""))
-    return Text(f"{mark} {status}", style=style)
+def status_cell(status: str, style_of: StatusStyle) -> Text:
+    """A status with its mark, in the style the theme gives it."""
+    return Text(f"{STATUS_MARKS.get(status, '?')} {status}", style=style_of(status))
 
 
 def count_noun(n: int, noun: str) -> str:
@@ -122,14 +128,14 @@ def scope_words(scope: Scope, titles: SessionTitle | None = None) -> str:
     return f"{scope.kind} {scope.value}"
 
 
-def plan_cells(plan: PlanRecord, tasks: list[TaskRecord], titles: SessionTitle | None = None) -> dict[str, Text]:
+def plan_cells(plan: PlanRecord, tasks: list[TaskRecord], titles: SessionTitle, style_of: StatusStyle) -> dict[str, Text]:
     """The cells of a plan's row: its tasks' done count and its scope."""
     done = sum(task.status == "done" for task in tasks)
     counted = sum(task.status != "dropped" for task in tasks)
     scope = scope_words(plan.scope, titles) if plan.scope is not None else ""
     cells = {
         "id": Text(plan.id, style="bold"),
-        "status": status_cell(plan.status),
+        "status": status_cell(plan.status, style_of),
         "priority": Text(f"{done}/{counted}"),
         "title": Text(shorten(plan.title, TITLE_WIDTH), style="bold"),
         "approved": line_text(f"✓ {plan.approved.by}" if plan.approved else ""),
@@ -138,7 +144,7 @@ def plan_cells(plan: PlanRecord, tasks: list[TaskRecord], titles: SessionTitle |
     return cells
 
 
-def task_cells(task: TaskRecord, titles: SessionTitle | None = None) -> dict[str, Text]:
+def task_cells(task: TaskRecord, titles: SessionTitle, style_of: StatusStyle) -> dict[str, Text]:
     """The cells of a task's row."""
     notes: list[str] = []
     if task.blocked_by:
@@ -154,7 +160,7 @@ def task_cells(task: TaskRecord, titles: SessionTitle | None = None) -> dict[str
         notes.append(session_words(task.session, titles))
     cells = {
         "id": Text(f"  {task.id}"),
-        "status": status_cell(task.status),
+        "status": status_cell(task.status, style_of),
         "priority": Text(task.priority),
         "title": line_text(task.title, TITLE_WIDTH),
         "approved": line_text(f"✓ {task.approved.by}" if task.approved else ""),

@@ -55,7 +55,7 @@ class PlanForm(RecordForm[PlanDraft]):
     PlanForm { align: center middle; }
     PlanForm #plan-form { width: 72; max-width: 100%; height: auto; border: round $primary;
         background: $surface; padding: 0 1; }
-    PlanForm #plan-form-title { text-style: bold; color: $accent; padding: 0 0 1 0; }
+    PlanForm #plan-form-title { text-style: bold; color: $text-accent; padding: 0 0 1 0; }
     PlanForm .row { height: auto; }
     PlanForm .row Label { width: 12; padding: 1 1 0 0; }
     PlanForm .row Input, PlanForm .row Select { width: 1fr; }

@@ -80,7 +80,7 @@ class TaskForm(RecordForm[TaskDraft]):
     TaskForm { align: center middle; }
     TaskForm #task-form { width: 72; max-width: 100%; height: auto; border: round $primary;
         background: $surface; padding: 0 1; }
-    TaskForm #task-form-title { text-style: bold; color: $accent; padding: 0 0 1 0; }
+    TaskForm #task-form-title { text-style: bold; color: $text-accent; padding: 0 0 1 0; }
     TaskForm .row { height: auto; }
     TaskForm .row Label { width: 12; padding: 1 1 0 0; }
     TaskForm .row Input, TaskForm .row Select { width: 1fr; }
@@ -188,7 +188,7 @@ class ReviewForm(ModalScreen[str | None]):
     ReviewForm { align: center middle; }
     ReviewForm #review-form { width: 56; max-width: 100%; height: auto; border: round $primary;
         background: $surface; padding: 0 1; }
-    ReviewForm #review-form-title { text-style: bold; color: $accent; padding: 0 0 1 0; }
+    ReviewForm #review-form-title { text-style: bold; color: $text-accent; padding: 0 0 1 0; }
     ReviewForm #review-buttons { height: auto; }
     ReviewForm #review-buttons Button { margin: 0 2 0 0; }
     """

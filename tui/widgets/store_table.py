@@ -1,0 +1,63 @@
+"""The store view's table: a DataTable whose status marks take the theme's colours.
+
+Each status has a component class (`store-table--doing`, …) styled with the theme's
+variables ($text-warning, $text-error, $text-success, $text-muted …), as Textual's own
+widgets style their parts; `status_style` hands the screen the Rich style to build a
+status cell with. The app makes those variables read at ≥ 4.5:1 on this table's
+backgrounds (tui.palette); under the cursor a cell takes the cursor's colours (the
+DataTable's default `cursor_foreground_priority="css"`).
+
+Cells are Rich `Text` built once per fill, so their colours are the theme's at that
+moment: the owner fills the table again when the theme changes.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.widgets import DataTable
+
+from planwatch.core.store.schema import PLAN_STATUSES, TASK_STATUSES
+
+STATUSES = tuple(dict.fromkeys((*TASK_STATUSES, *PLAN_STATUSES)))
+
+
+def status_class(status: str) -> str:
+    """The component class that colours `status`."""
+    return f"store-table--{status}"
+
+
+class StoreTable(DataTable[Text]):
+    """Plans and their tasks, one row each; marks coloured from the theme."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = DataTable.COMPONENT_CLASSES | {status_class(s) for s in STATUSES}
+
+    # Self-contained, as Textual's widgets style their component classes: the roles
+    # match tui.palette (doing and blocked bold, done in the success colour, dropped
+    # and draft quiet).
+    DEFAULT_CSS = """
+    StoreTable {
+        & > .store-table--todo { color: $foreground; }
+        & > .store-table--doing { color: $text-warning; text-style: bold; }
+        & > .store-table--blocked { color: $text-error; text-style: bold; }
+        & > .store-table--review { color: $text-secondary; }
+        & > .store-table--done { color: $text-success; }
+        & > .store-table--dropped { color: $text-muted; }
+        & > .store-table--draft { color: $text-muted; }
+        & > .store-table--active { color: $text-primary; text-style: bold; }
+    }
+    """
+
+    def status_style(self, status: str) -> Style:
+        """The Rich style of `status`'s mark and word (colour and emphasis only: the
+        row's background stays the table's, or the cursor's)."""
+        name = status_class(status)
+        own = self.get_component_rich_style(name, partial=True, default=Style())
+        if own.color is None:
+            return own
+        # A translucent or "auto" colour ($text-muted is "auto 60%") is only known over a
+        # background: take the colour the full style resolved over the table's.
+        over_table = self.get_component_rich_style(name, default=Style())
+        return own + Style(color=over_table.color)
