@@ -96,6 +96,20 @@ def test_browse_pane_light(snap_compare) -> None:  # type: ignore[no-untyped-def
     assert snap_compare(build_app("browse-pane-light"), terminal_size=PANE, run_before=light())
 
 
+def test_browse_grouped_by_folder(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """120×36 after `g` then `j`: the sessions grouped by folder, a heading above each
+    group (`api · 3 sessions`, `docs · 1 session`, …) flush left, the rows indented under
+    it, no folder column (the headings name the folders); the cursor on the second session
+    of `api` (j passed no heading)."""
+    assert snap_compare(build_app("browse-grouped"), terminal_size=WIDE, run_before=then("g", "home", "j"))
+
+
+def test_browse_grouped_by_folder_medium_light(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """80×24 in textual-light after `g`: the folder headings readable on the light
+    background, each with its count; the footer unchanged."""
+    assert snap_compare(build_app("browse-grouped-light"), terminal_size=MEDIUM, run_before=light("g"))
+
+
 def test_help_screen_narrow(snap_compare) -> None:  # type: ignore[no-untyped-def]
     """`?` at 40×30: no "Where" column; "Sessions" and "Everywhere" head their keys, so
     the descriptions keep the width."""

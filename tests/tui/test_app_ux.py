@@ -290,7 +290,9 @@ async def test_g_groups_by_folder_and_r_shows_running_sessions_only(isolated_env
         session_list = app.screen.query_one("#sessions", SessionList)
 
         def titles() -> list[str]:
-            return [next(t for t in ("Web one", "API one", "Web two") if t in row) for row in option_texts(session_list)]
+            # The sessions' rows; grouped, the folders' headings sit between them.
+            rows = [option.prompt.plain for option in session_list.options if not option.disabled]
+            return [next(t for t in ("Web one", "API one", "Web two") if t in row) for row in rows]
 
         assert titles() == ["Web one", "API one", "Web two"]  # newest first
         await pilot.press("g")

@@ -142,9 +142,12 @@ class BrowseScreen(Screen[None]):
         self.call_after_refresh(self._relayout_rows)
 
     def _relayout_rows(self) -> None:
-        session_list = self.query_one("#sessions", SessionList)
-        session_list.rerender(self.app.now())
-        self.query_one("#sessions-header", Static).update(header_text(session_list.row_layout))
+        self.query_one("#sessions", SessionList).rerender(self.app.now())
+        self._show_header()
+
+    def _show_header(self) -> None:
+        """The column names, for the list's layout now (its width, its grouping)."""
+        self.query_one("#sessions-header", Static).update(header_text(self.query_one("#sessions", SessionList).row_layout))
 
     @property
     def following(self) -> bool:
@@ -247,7 +250,7 @@ class BrowseScreen(Screen[None]):
         entries = self.app.entries()
         session_list = self.query_one("#sessions", SessionList)
         session_list.show_rows([self._row(entry) for entry in entries], self.app.now())
-        self.query_one("#sessions-header", Static).update(header_text(session_list.row_layout))
+        self._show_header()
         empty = self.query_one("#sessions-empty", Static)
         if entries:
             empty.display = False
@@ -377,12 +380,14 @@ class BrowseScreen(Screen[None]):
         session_list = self.query_one("#sessions", SessionList)
         order = ORDERS[(ORDERS.index(session_list.order) + 1) % len(ORDERS)]
         session_list.set_view(self.app.now(), order=order)
+        self._show_header()
         names = {"recent": "newest first", "folder": "grouped by folder", "harness": "grouped by harness"}
         self.notify(f"Sessions {names[order]}.", markup=False)
 
     def action_running_only(self) -> None:
         session_list = self.query_one("#sessions", SessionList)
         session_list.set_view(self.app.now(), running_only=not session_list.running_only)
+        self._show_header()
         self.notify("Only running sessions." if session_list.running_only else "All sessions.", markup=False)
         if not self.pane and session_list.selected_id is not None:
             self.select(session_list.selected_id)

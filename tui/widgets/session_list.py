@@ -3,13 +3,16 @@
 A row shows a running marker, the harness, the title, the folder, the age, the pill and
 the open count of the session's store tasks. The title gets most of the row: the folder
 shows only the tail that tells folders apart, and a narrow list shows the harness as a
-coloured letter. Rows are `Content` (literal text, theme colours), never markup.
+coloured letter. Grouped by folder or harness, a heading (the folder's short name or the
+harness, and its count of sessions) stands above each group; headings are disabled
+options, so the cursor passes over them. Rows are `Content` (literal text, theme
+colours), never markup.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Literal
 
@@ -217,6 +220,25 @@ def row_text(row: SessionRow, now: datetime, layout: RowLayout) -> Content:
     return Content.assemble(*parts)
 
 
+NO_FOLDER = "(no folder)"
+
+
+def group_key(row: SessionRow, order: Order) -> str:
+    """What a row is grouped by in `order` (folder or harness)."""
+    return row.folder if order == "folder" else row.harness
+
+
+def heading_text(label: str, count: int, width: int, style: str = palette.HEADING) -> Content:
+    """A group's heading: `api · 3 sessions`, the name cut to fit, the count kept."""
+    noun = "session" if count == 1 else "sessions"
+    tail = f" · {count} {noun}"
+    name = safe_text(label or NO_FOLDER, single_line=True)
+    room = max(1, width - len(tail))
+    if len(name) > room:
+        name = "…" + name[len(name) - room + 1 :]  # a folder's end tells it apart
+    return Content.assemble((name, style), (tail, palette.MUTED))
+
+
 class SessionList(CursorPlainOptionList):
     """Every session, filtered by a needle; the highlighted one is the selected session."""
 
@@ -231,6 +253,10 @@ class SessionList(CursorPlainOptionList):
         self.order: Order = "recent"
         self.running_only = False
         self._shown: list[SessionRow] = []
+        # The row each option stands for (None: a group's heading) and each shown row's
+        # option: grouped by folder or harness, headings sit between the rows.
+        self._option_rows: list[SessionRow | None] = []
+        self._positions: list[int] = []
         self._layout_key: tuple[RowLayout, datetime | None] | None = None
         self.row_layout = RowLayout.for_rows([], 100)
         # The pill's hover card of a session (set by the screen, which holds the data):
@@ -245,8 +271,9 @@ class SessionList(CursorPlainOptionList):
         start, end = pill_span(self.row_layout)
         x = event.x - self.gutter.left + self.scroll_offset.x
         over = None
-        if index is not None and 0 <= index < len(self._shown) and start <= x < end:
-            over = self._shown[index].id
+        row = self._option_rows[index] if index is not None and 0 <= index < len(self._option_rows) else None
+        if row is not None and start <= x < end:
+            over = row.id
         if over == self._hovered_pill:
             return
         self._hovered_pill = over
@@ -285,6 +312,9 @@ class SessionList(CursorPlainOptionList):
     def _render_rows(self, now: datetime, selected: str | None) -> None:
         # Laid out over every row, not only the filtered ones: columns stay put while typing.
         layout = RowLayout.for_rows(self.rows, self.row_width)
+        if self.order == "folder" and layout.folder:
+            # The heading above each group names the folder: its column goes to the title.
+            layout = replace(layout, title=layout.title + layout.folder + 1, folder=0)
         shown = [row for row in self.rows if not self.needle or row.matches(self.needle)]
         if self.running_only:
             shown = [row for row in shown if now - row.updated <= RUNNING_WINDOW]
@@ -296,19 +326,47 @@ class SessionList(CursorPlainOptionList):
         if [r.id for r in shown] == [r.id for r in self._shown] and key == self._layout_key:
             # Same rows in the same order (the usual live append): repaint only the rows
             # that changed instead of rebuilding a list of a thousand options.
-            for index, (old, new) in enumerate(zip(self._shown, shown, strict=True)):
+            for position, old, new in zip(self._positions, self._shown, shown, strict=True):
                 if old != new:
-                    self.replace_option_prompt_at_index(index, row_text(new, now, layout))
+                    self._option_rows[position] = new
+                    self.replace_option_prompt_at_index(position, row_text(new, now, layout))
             self._shown = shown
             return
         self._shown = shown
         self._layout_key = key
         self.row_layout = layout
-        self.set_options([Option(row_text(row, now, layout), id=row.id) for row in shown])
+        self._set_rows(shown, now, layout)
         if not shown:
             return
         index = next((i for i, row in enumerate(shown) if row.id == selected), 0)
-        self.highlighted = index
+        self.highlighted = self._positions[index]
+
+    def _set_rows(self, shown: list[SessionRow], now: datetime, layout: RowLayout) -> None:
+        """The options: the rows, and when grouped a heading above each group (disabled,
+        so the cursor passes over it)."""
+        options: list[Option] = []
+        self._option_rows = []
+        self._positions = []
+        counts: dict[str, int] = {}
+        if self.order != "recent":
+            for row in shown:
+                counts[group_key(row, self.order)] = counts.get(group_key(row, self.order), 0) + 1
+        group: str | None = None
+        for row in shown:
+            if self.order != "recent" and group_key(row, self.order) != group:
+                group = group_key(row, self.order)
+                options.append(Option(self._heading(group, counts[group], layout), disabled=True))
+                self._option_rows.append(None)
+            self._positions.append(len(options))
+            options.append(Option(row_text(row, now, layout), id=row.id))
+            self._option_rows.append(row)
+        self.set_options(options)
+
+    def _heading(self, group: str, count: int, layout: RowLayout) -> Content:
+        width = max(1, layout.width)
+        if self.order == "folder":
+            return heading_text(layout.folder_label.get(group, group), count, width)
+        return heading_text(group, count, width, f"bold {harness_style(group)}")
 
     @property
     def shown_ids(self) -> list[str]:
@@ -317,9 +375,9 @@ class SessionList(CursorPlainOptionList):
 
     def highlight_id(self, session_id: str) -> None:
         """Put the cursor on a session (when it is shown)."""
-        for index, row in enumerate(self._shown):
+        for position, row in zip(self._positions, self._shown, strict=True):
             if row.id == session_id:
-                self.highlighted = index
+                self.highlighted = position
                 return
 
     def rerender(self, now: datetime) -> None:
@@ -329,6 +387,7 @@ class SessionList(CursorPlainOptionList):
 
     @property
     def selected_id(self) -> str | None:
-        if self.highlighted is None or not (0 <= self.highlighted < len(self._shown)):
+        if self.highlighted is None or not (0 <= self.highlighted < len(self._option_rows)):
             return None
-        return self._shown[self.highlighted].id
+        row = self._option_rows[self.highlighted]
+        return row.id if row is not None else None
