@@ -49,7 +49,7 @@ from planwatch.tui.options import AppOptions, options_from_args
 from planwatch.tui.palette import HIGH_CONTRAST, readable_variables
 from planwatch.tui.session_palette import SessionsProvider
 from planwatch.tui.store_service import StoreOwner, StoreService
-from planwatch.tui.widgets.session_list import RUNNING_WINDOW
+from planwatch.tui.widgets.session_rows import RUNNING_WINDOW
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 from planwatch.core.text import safe_text, shorten
-from planwatch.tui.widgets.session_list import age, short_folder
+from planwatch.tui.widgets.session_rows import age, short_folder
 
 # The palette lists this many sessions before anything is typed (newest first).
 DISCOVER_LIMIT = 30

@@ -21,7 +21,8 @@ from planwatch.core.checklist import item_key
 from planwatch.tui import palette
 from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.widgets.checklist import ChecklistView
-from planwatch.tui.widgets.session_list import PARTIAL_MARK, SessionList, pill_span
+from planwatch.tui.widgets.session_list import SessionList
+from planwatch.tui.widgets.session_rows import PARTIAL_MARK, pill_span
 
 pytestmark = pytest.mark.asyncio
 

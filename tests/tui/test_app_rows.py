@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from planwatch.tui.widgets.pill import pie, pill_text
-from planwatch.tui.widgets.session_list import RowLayout, SessionRow, age, folder_labels, header_text, row_text
+from planwatch.tui.widgets.session_rows import RowLayout, SessionRow, age, folder_labels, header_text, row_text
 
 
 @pytest.mark.parametrize(

@@ -317,3 +317,30 @@ async def test_help_in_pane_mode_lists_only_keys_that_work_there(two_sessions, i
         await until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
         keys = [row.keys for row in app.screen.rows]
         assert "/" not in keys and "space" in keys and "s" in keys and "?" in keys
+
+
+async def test_after_a_the_cursor_moves_to_the_new_item_from_anywhere_and_space_ticks_it(two_sessions, isolated_env) -> None:
+    """Issue 12's smaller point ("after `a` the cursor stays on the old item"), in a 40×30
+    pane: with the cursor on an agent step or on an older item, the new item takes the
+    cursor, and space then ticks the new item, not the one the cursor was on."""
+    app = make(isolated_env, pane=True)
+    async with app.run_test(size=(40, 30)) as pilot:
+        await ready(pilot, app)
+        checklist = app.screen.query_one("#checklist", ChecklistView)
+
+        async def add(title: str) -> None:
+            await pilot.press("a")
+            await until(pilot, lambda: isinstance(app.screen, ItemEditor), what="the editor")
+            await pilot.press(*title, "enter")
+            await until(pilot, lambda: f"[ ] {title}" in checklist_rows(app), what=f"the item {title}")
+            await until(pilot, lambda: (row := checklist.current_own_row()) is not None and row.title == title, what="the cursor on it")
+
+        await add("First")
+        await pilot.press("home")  # back to the first agent step
+        await pilot.pause()
+        assert checklist.current_own_row() is None
+        await add("Second")
+        await pilot.press("space")
+        await until(pilot, lambda: "[x] Second" in checklist_rows(app), what="the tick")
+        assert "[ ] First" in checklist_rows(app)
+        assert "[x] Add the theme switch" in checklist_rows(app)  # the agent's step untouched

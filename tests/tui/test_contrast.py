@@ -25,7 +25,8 @@ from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.palette import HIGH_CONTRAST, MINIMUM_CONTRAST, contrast
 from planwatch.tui.widgets.checklist import ChecklistView
 from planwatch.tui.widgets.pill import Pill
-from planwatch.tui.widgets.session_list import SessionList, SessionRow
+from planwatch.tui.widgets.session_list import SessionList
+from planwatch.tui.widgets.session_rows import SessionRow
 
 pytestmark = pytest.mark.asyncio
 

@@ -1,14 +1,15 @@
 """The browse screen: the session list beside the selected session's checklist.
 
 In pane mode (`--pane`, or narrower than PANE_WIDTH columns) the `-pane` class hides the
-list and the screen follows the most recently active session (of a folder, with --cwd).
-The screen owns the selected session and sets it on its children; the app owns the data.
+list and the screen follows the most recently active session (of a folder, with --cwd:
+browse_follow.py). The screen owns the selected session and sets it on its children
+(the sessions pane, the head, the checklist, the details); the app owns the data. Its
+actions on items, its ways out of the app and its texts live beside it (browse_items,
+browse_outside, browse_texts).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -17,53 +18,25 @@ from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import Click, Resize
 from textual.screen import Screen
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import OptionList, Static
 
 from planwatch.core.checklist import Checklist
-from planwatch.core.text import safe_text, shorten
+from planwatch.core.text import safe_text
 from planwatch.tui import palette
 from planwatch.tui.commands import bindings
-from planwatch.tui.screens import browse_items, browse_texts
+from planwatch.tui.screens import browse_follow, browse_items, browse_outside, browse_texts
 from planwatch.tui.screens.browse_items import Undo
 from planwatch.tui.widgets.checklist import ChecklistView, RowRef
 from planwatch.tui.widgets.details import DetailsPanel, details_text, hover_card
 from planwatch.tui.widgets.key_footer import KeysFooter
 from planwatch.tui.widgets.pill import Pill
-from planwatch.tui.widgets.session_list import (
-    RUNNING_WINDOW,
-    SessionList,
-    SessionRow,
-    age,
-    header_text,
-    short_folder,
-)
+from planwatch.tui.widgets.session_list import SessionList
+from planwatch.tui.widgets.session_rows import SessionRow
+from planwatch.tui.widgets.sessions_pane import SessionsPane
 
 if TYPE_CHECKING:
     from planwatch.tui.app import PlanwatchApp
     from planwatch.tui.messages import ScanFinished
-
-READING_OFF = "Reading agents' plans is off. Turn it on in Settings (press ,) → Privacy."
-
-
-@lru_cache(maxsize=4096)
-def _resolved(folder: str) -> Path | None:
-    # Resolving reads the disk; pane mode asks on the UI thread for every session on
-    # every change, so each folder is resolved once.
-    try:
-        return Path(folder).resolve()
-    except (OSError, RuntimeError):
-        return None
-
-
-def folder_matches(session_cwd: str | None, folder: Path) -> bool:
-    """A session belongs to `folder` when it ran there or in a folder inside it."""
-    if not session_cwd:
-        return False
-    here, there = _resolved(session_cwd), _resolved(str(folder))
-    if here is None or there is None:
-        return False
-    return here == there or there in here.parents
-
 
 class BrowseScreen(Screen[None]):
     """Sessions on the left, the checklist and details on the right; one column in pane mode."""
@@ -79,20 +52,16 @@ class BrowseScreen(Screen[None]):
         self.selected_id: str | None = None
         self.undo_stack: list[Undo] = []
         # Set when the person picks a session in pane mode: the pane stops following.
-        self._pinned = False
+        self.pinned = False
         # (session, its own item ids) while an added item is on its way to the store.
-        self._awaited_item: tuple[str, set[str]] | None = None
+        self.awaited_item: tuple[str, set[str]] | None = None
         # Pill counts (done, total, partial) per session, dropped when the session, the
         # store or overrides change.
         self._counts: dict[str, tuple[int, int, bool]] = {}
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            with Vertical(id="sessions-pane"):
-                yield Input(placeholder="filter sessions…", id="filter")
-                yield Static(id="sessions-header", markup=False)
-                yield SessionList(id="sessions")
-                yield Static(id="sessions-empty", markup=False)
+            yield SessionsPane(self.app.now, id="sessions-pane")
             with Vertical(id="checklist-pane"):
                 with Horizontal(id="session-head"):
                     yield Static(id="session-title", markup=False)
@@ -110,7 +79,6 @@ class BrowseScreen(Screen[None]):
         store = self.app.store_service
         store.changed.subscribe(self, lambda _view: self.store_changed(), immediate=True)
         store.settings_changed.subscribe(self, lambda _settings: self.refresh_all(), immediate=True)
-        self.query_one("#filter", Input).display = False
         self.query_one("#sessions", SessionList).hover_card_for = self._hover_card
         self.set_class(self.app.options.pane, "-pane")
         if self.pane:
@@ -139,35 +107,13 @@ class BrowseScreen(Screen[None]):
                 self.query_one("#sessions", SessionList).highlight_id(self.selected_id)
             self.refresh_all()
         # Rows are laid out for a width: lay them out again once the new size is known.
-        self.call_after_refresh(self._relayout_rows)
+        self.call_after_refresh(self.sessions_pane().relayout)
 
-    def _relayout_rows(self) -> None:
-        self.query_one("#sessions", SessionList).rerender(self.app.now())
-        self._show_header()
-
-    def _show_header(self) -> None:
-        """The column names, for the list's layout now (its width, its grouping)."""
-        self.query_one("#sessions-header", Static).update(header_text(self.query_one("#sessions", SessionList).row_layout))
-
-    @property
-    def following(self) -> bool:
-        """Whether the screen follows the newest session: a pane started as one (`--pane`)
-        does, a window narrowed into pane mode keeps what was selected (it follows only
-        while nothing is)."""
-        return self.pane and not self._pinned and (self.app.options.pane or self.selected_id is None)
+    def sessions_pane(self) -> SessionsPane:
+        return self.query_one(SessionsPane)
 
     def _follow(self) -> None:
-        """Select the newest session (of the --cwd folder, in a pane started as one)."""
-        if not self.following:
-            return
-        folder = self.app.options.cwd if self.app.options.pane else None
-        for entry in self.app.entries():
-            if folder is None or folder_matches(entry.session.cwd, folder):
-                if entry.session.id != self.selected_id:
-                    self.select(entry.session.id)
-                return
-        if self.selected_id is not None and folder is not None:
-            self.select(None)
+        browse_follow.follow(self)
 
     # -- data from the app
 
@@ -186,21 +132,7 @@ class BrowseScreen(Screen[None]):
         self._refresh_list()
         self._show_selected()
         self._show_status()
-        self._select_added_item()
-
-    def _select_added_item(self) -> None:
-        """After `a`, put the cursor on the new item once the store shows it."""
-        if self._awaited_item is None:
-            return
-        session_id, before = self._awaited_item
-        if session_id != self.selected_id:
-            self._awaited_item = None
-            return
-        checklist = self.checklist_view()
-        new = [own.task_id for own in checklist.checklist.own if own.task_id not in before]
-        if new:
-            self._awaited_item = None
-            checklist.select_own(new[-1])
+        browse_items.select_added_item(self)
 
     def scan_finished(self, event: ScanFinished) -> None:
         self._refresh_list()
@@ -216,7 +148,7 @@ class BrowseScreen(Screen[None]):
         self._show_status()
 
     def _tick_clock(self) -> None:
-        self.query_one("#sessions", SessionList).rerender(self.app.now())
+        self.sessions_pane().relayout()
         if self.pane:
             self._show_selected()  # the head's age and running mark
 
@@ -226,18 +158,8 @@ class BrowseScreen(Screen[None]):
 
     def _row(self, entry: Any) -> SessionRow:
         session = entry.session
-        done, total, partial = self._session_counts(session.id)
-        return SessionRow(
-            id=session.id,
-            harness=session.harness,
-            title=session.title,
-            folder=short_folder(session.cwd or "", str(Path.home())),
-            updated=session.updated,
-            done=done,
-            total=total,
-            open_count=self.app.store_view.open_counts.get(session.id),
-            partial=partial,
-        )
+        open_count = self.app.store_view.open_counts.get(session.id)
+        return SessionRow.of(session, *self._session_counts(session.id), open_count)
 
     def _session_counts(self, session_id: str) -> tuple[int, int, bool]:
         cached = self._counts.get(session_id)
@@ -249,14 +171,7 @@ class BrowseScreen(Screen[None]):
     def _refresh_list(self) -> None:
         entries = self.app.entries()
         session_list = self.query_one("#sessions", SessionList)
-        session_list.show_rows([self._row(entry) for entry in entries], self.app.now())
-        self._show_header()
-        empty = self.query_one("#sessions-empty", Static)
-        if entries:
-            empty.display = False
-        else:
-            empty.display = True
-            empty.update(self._empty_text())
+        self.sessions_pane().show([self._row(entry) for entry in entries], None if entries else self._empty_text())
         gone = self.selected_id is not None and self.app.entry(self.selected_id) is None
         if (self.selected_id is None or gone) and not self.pane:
             self.select(session_list.selected_id)
@@ -303,34 +218,19 @@ class BrowseScreen(Screen[None]):
             return
         session = entry.session
         checklist = self.app.checklist_for(session.id)
-        parts: list[tuple[str, str]] = [(shorten(session.title or f"Session {session.id}", 80), "bold")]
-        if self.pane:
-            # One column has no list beside it: say where and how lively the session is.
-            now = self.app.now()
-            where = short_folder(shorten(session.cwd, 60), str(Path.home())) if session.cwd else session.harness
-            parts.append((f"\n{where} · {age(session.updated, now)} ago", palette.MUTED))
-            if now - session.updated <= RUNNING_WINDOW:
-                parts.append((" · ● running", palette.RUNNING))
-        title.update(Content.assemble(*parts))
+        title.update(browse_texts.head_text(session, self.app.now(), pane=self.pane))
         pill.set_counts(*checklist.counts())
         pill.tooltip = hover_card(checklist, self.app.reading)
-        agent_note = None
-        if not self.app.reading:
-            agent_note = READING_OFF
-        elif not checklist.sections and not checklist.documents:
-            agent_note = "No plan yet: this agent has made no plan calls in this session."
         own_note = None
         if self.app.store_view.error:
             own_note = safe_text(self.app.store_view.error, single_line=True)
-        checklist_view.show(checklist, agent_note=agent_note, own_note=own_note)
+        checklist_view.show(checklist, agent_note=browse_texts.agent_note(checklist, self.app.reading), own_note=own_note)
         self._show_details(session.id)
 
     def _no_selection_text(self) -> str:
-        if self.pane and self.app.options.pane and self.app.options.cwd is not None:
-            return f"No session in {safe_text(str(self.app.options.cwd), single_line=True)} yet."
-        if self.app.scan_done is None:
-            return "Looking for sessions…"
-        return "No session selected."
+        # Only a pane started as one, on a folder, waits for that folder's sessions.
+        folder = self.app.options.cwd if self.pane and self.app.options.pane else None
+        return browse_texts.no_selection_text(folder, scanned=self.app.scan_done is not None)
 
     def _show_details(self, session_id: str | None) -> None:
         panel = self.query_one("#details", DetailsPanel)
@@ -342,13 +242,8 @@ class BrowseScreen(Screen[None]):
             panel.show_documents(())
             return
         checklist = self.app.checklist_for(entry.session.id)
-        panel.show_text(details_text(
-            entry.session,
-            checklist,
-            self.app.timeline(entry.session.id),
-            reading=self.app.reading,
-            rebuild=self.app.timeline_rebuild(entry.session.id),
-        ))
+        timeline, rebuild = self.app.timeline(entry.session.id), self.app.timeline_rebuild(entry.session.id)
+        panel.show_text(details_text(entry.session, checklist, timeline, reading=self.app.reading, rebuild=rebuild))
         panel.show_documents(checklist.documents if self.app.reading else ())
 
     @on(OptionList.OptionHighlighted, "#sessions")
@@ -375,22 +270,13 @@ class BrowseScreen(Screen[None]):
     # -- order and running only
 
     def action_cycle_order(self) -> None:
-        from planwatch.tui.widgets.session_list import ORDERS
-
-        session_list = self.query_one("#sessions", SessionList)
-        order = ORDERS[(ORDERS.index(session_list.order) + 1) % len(ORDERS)]
-        session_list.set_view(self.app.now(), order=order)
-        self._show_header()
-        names = {"recent": "newest first", "folder": "grouped by folder", "harness": "grouped by harness"}
-        self.notify(f"Sessions {names[order]}.", markup=False)
+        self.notify(self.sessions_pane().cycle_order(), markup=False)
 
     def action_running_only(self) -> None:
-        session_list = self.query_one("#sessions", SessionList)
-        session_list.set_view(self.app.now(), running_only=not session_list.running_only)
-        self._show_header()
-        self.notify("Only running sessions." if session_list.running_only else "All sessions.", markup=False)
-        if not self.pane and session_list.selected_id is not None:
-            self.select(session_list.selected_id)
+        self.notify(self.sessions_pane().toggle_running_only(), markup=False)
+        selected = self.query_one("#sessions", SessionList).selected_id
+        if not self.pane and selected is not None:
+            self.select(selected)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that mean nothing in the current mode leave the footer (and do nothing)."""
@@ -412,65 +298,44 @@ class BrowseScreen(Screen[None]):
         if self.app.entry(session_id) is None:
             return
         if self.pane:
-            self._pinned = True
-        box = self.query_one("#filter", Input)
-        session_list = self.query_one("#sessions", SessionList)
-        if box.display and session_id not in session_list.shown_ids:
-            box.value = ""
-            box.display = False
-            session_list.set_needle("", self.app.now())
-        session_list.highlight_id(session_id)
+            self.pinned = True
+        self.sessions_pane().reveal(session_id)
         self.select(session_id)
 
     # -- filter
 
     def action_filter(self) -> None:
-        if self.pane:
-            return
-        box = self.query_one("#filter", Input)
-        box.display = True
-        box.focus()
+        if not self.pane:
+            self.sessions_pane().open_filter()
 
-    @on(Input.Changed, "#filter")
-    def _filter_changed(self, event: Input.Changed) -> None:
-        self.query_one("#sessions", SessionList).set_needle(event.value, self.app.now())
-        self.select(self.query_one("#sessions", SessionList).selected_id)
-
-    @on(Input.Submitted, "#filter")
-    def _filter_done(self) -> None:
-        self.query_one("#sessions", SessionList).focus()
+    @on(SessionsPane.Filtered)
+    def _filtered(self, event: SessionsPane.Filtered) -> None:
+        self.select(event.selected_id)
 
     def action_close(self) -> None:
+        """escape: close the details, else empty and close the filter."""
         panel = self.query_one("#details", DetailsPanel)
-        box = self.query_one("#filter", Input)
         if panel.has_class("-open"):
             panel.remove_class("-open")
-        elif box.display:
-            box.value = ""
-            box.display = False
-            self.query_one("#sessions", SessionList).focus()
+        else:
+            self.sessions_pane().close_filter()
 
     # -- moving
 
-    def _list(self) -> OptionList | DetailsPanel:
-        focused = self.focused
-        if isinstance(focused, (OptionList, DetailsPanel)):
-            return focused
-        return self.query_one("#checklist" if self.pane else "#sessions", OptionList)
-
     def action_cursor_down(self) -> None:
-        target = self._list()
-        if isinstance(target, DetailsPanel):
-            target.scroll_down()
-        else:
-            target.action_cursor_down()
+        self._move(down=True)
 
     def action_cursor_up(self) -> None:
-        target = self._list()
-        if isinstance(target, DetailsPanel):
-            target.scroll_up()
-        else:
-            target.action_cursor_up()
+        self._move(down=False)
+
+    def _move(self, *, down: bool) -> None:
+        """j/k: the focused list or details (which scroll), else the list the mode shows."""
+        focused = self.focused
+        if isinstance(focused, DetailsPanel):
+            (focused.scroll_down if down else focused.scroll_up)()
+            return
+        target = focused if isinstance(focused, OptionList) else self.query_one("#checklist" if self.pane else "#sessions", OptionList)
+        (target.action_cursor_down if down else target.action_cursor_up)()
 
     def action_switch_focus(self) -> None:
         """Focus the next part: session list → checklist → details (when open) → …;
@@ -494,10 +359,6 @@ class BrowseScreen(Screen[None]):
         self._show_selected()
         self._refresh_list()
 
-    def await_item(self, session_id: str, before: set[str]) -> None:
-        """When the store read brings a new own item (not in `before`), put the cursor on it."""
-        self._awaited_item = (session_id, before)
-
     def action_tick(self) -> None:
         browse_items.tick_current(self)
 
@@ -516,56 +377,16 @@ class BrowseScreen(Screen[None]):
     def action_drop_item(self) -> None:
         browse_items.drop_item(self)
 
-    # -- open and copy (tui.outside)
+    # -- open and copy (tui/screens/browse_outside.py)
 
     def action_copy_checklist(self) -> None:
-        entry = self.app.entry(self.selected_id) if self.selected_id else None
-        if entry is None:
-            self.notify("Select a session first.", markup=False)
-            return
-        from planwatch.tui.outside import checklist_markdown
-
-        title = entry.session.title or f"Session {entry.session.id}"
-        text = checklist_markdown(title, self.app.checklist_for(entry.session.id), self.app.reading)
-        self.app.copy_to_clipboard(text)
-        self.notify(f"Copied the checklist ({len(text.splitlines())} lines) as Markdown.", markup=False)
+        browse_outside.copy_checklist(self)
 
     def action_open_outside(self) -> None:
-        from planwatch.tui.outside import DEFAULT_PAGER, command_from, regular_file, run_outside
-
-        entry = self.app.entry(self.selected_id) if self.selected_id else None
-        if entry is None:
-            self.notify("Select a session first.", markup=False)
-            return
-        pager = command_from("PAGER", DEFAULT_PAGER)
-        details = self.query_one("#details", DetailsPanel)
-        documents = self.app.checklist_for(entry.session.id).documents if self.app.reading else ()
-        if documents and self.focused is details:
-            # The documents on the pager's standard input: plan text never goes to a file.
-            text = "\n\n".join(d.text for d in documents)
-            problem = run_outside(self.app, pager, stdin_text=text)
-        elif regular_file(entry.session.path):
-            problem = run_outside(self.app, [*pager, str(entry.session.path)])
-        else:
-            problem = f"{safe_text(str(entry.session.path), single_line=True)} is not a regular file."
-        if problem:
-            self.notify(problem, severity="error", markup=False)
+        browse_outside.open_outside(self)
 
     def action_edit_record(self) -> None:
-        from planwatch.tui.outside import DEFAULT_EDITOR, command_from, regular_file, run_outside
-
-        own = self.checklist_view().current_own_row()
-        if own is None:
-            self.notify("Move to one of your own items: its store record opens in $EDITOR.", markup=False)
-            return
-        path = Path(self.app.store_root) / "tasks" / f"{own.task_id}.md"
-        if not regular_file(path):
-            self.notify(f"No record file for {own.task_id} at {safe_text(str(path), single_line=True)}.", markup=False)
-            return
-        editor = command_from("VISUAL", "") or command_from("EDITOR", DEFAULT_EDITOR)
-        problem = run_outside(self.app, [*editor, str(path)])
-        if problem:
-            self.notify(problem, severity="error", markup=False)
+        browse_outside.edit_record(self)
 
     # -- details
 

@@ -33,6 +33,23 @@ def quoted(text: str, limit: int = 40) -> str:
     return f"“{shorten(safe_text(text, single_line=True), limit)}”"
 
 
+def select_added_item(view: BrowseScreen) -> None:
+    """After `a`, put the cursor on the new item once the store read brings it (items
+    are matched by task id: the store may list it anywhere among the others)."""
+    awaited = view.awaited_item
+    if awaited is None:
+        return
+    session_id, before = awaited
+    if session_id != view.selected_id:
+        view.awaited_item = None
+        return
+    checklist = view.checklist_view()
+    new = [own.task_id for own in checklist.checklist.own if own.task_id not in before]
+    if new:
+        view.awaited_item = None
+        checklist.select_own(new[-1])
+
+
 def tick_current(view: BrowseScreen) -> None:
     """`space`: tick the item under the cursor."""
     ref = view.checklist_view().current_ref()
@@ -96,7 +113,7 @@ async def _add_item(view: BrowseScreen, session_id: str) -> None:
     title = await view.app.push_screen_wait(ItemEditor(heading="New item for this session"))
     if title:
         # When the store read brings the new item, the cursor moves onto it.
-        view.await_item(session_id, {own.task_id for own in view.app.checklist_for(session_id).own})
+        view.awaited_item = (session_id, {own.task_id for own in view.app.checklist_for(session_id).own})
         payload: dict[str, Any] = {"title": title, "session": session_id}
         entry = view.app.entry(session_id)
         if entry is not None and entry.session.cwd:

@@ -1,17 +1,55 @@
-"""What the browse screen says when there is nothing to show, and its status line:
-pure functions of the app's state (untrusted paths and errors stay literal)."""
+"""What the browse screen says: the session's head, the notes when there is nothing to
+show, and its status line — pure functions of the app's state (untrusted titles, paths
+and errors stay literal)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.content import Content
 
 from planwatch.core.text import safe_text, shorten
 from planwatch.tui import palette
+from planwatch.tui.widgets.session_rows import RUNNING_WINDOW, age, short_folder
 
 if TYPE_CHECKING:
+    from planwatch.core.checklist import Checklist
+    from planwatch.core.model import Session
     from planwatch.tui.messages import ScanFinished, StoreView
+
+READING_OFF = "Reading agents' plans is off. Turn it on in Settings (press ,) → Privacy."
+
+
+def head_text(session: Session, now: datetime, *, pane: bool) -> Content:
+    """The head above the checklist: the session's title; in pane mode, with no list
+    beside it, also where it runs, how long ago it moved and whether it is running."""
+    parts: list[tuple[str, str]] = [(shorten(session.title or f"Session {session.id}", 80), "bold")]
+    if pane:
+        where = short_folder(shorten(session.cwd, 60), str(Path.home())) if session.cwd else session.harness
+        parts.append((f"\n{where} · {age(session.updated, now)} ago", palette.MUTED))
+        if now - session.updated <= RUNNING_WINDOW:
+            parts.append((" · ● running", palette.RUNNING))
+    return Content.assemble(*parts)
+
+
+def agent_note(checklist: Checklist, reading: bool) -> str | None:
+    """What the Agent plan section says in place of a plan (None: the plan is shown)."""
+    if not reading:
+        return READING_OFF
+    if not checklist.sections and not checklist.documents:
+        return "No plan yet: this agent has made no plan calls in this session."
+    return None
+
+
+def no_selection_text(folder: Path | None, *, scanned: bool) -> str:
+    """The head when no session is selected (`folder`: the one a pane waits on)."""
+    if folder is not None:
+        return f"No session in {safe_text(str(folder), single_line=True)} yet."
+    if not scanned:
+        return "Looking for sessions…"
+    return "No session selected."
 
 
 def empty_text(scan: ScanFinished | None) -> Content:

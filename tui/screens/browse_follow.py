@@ -1,0 +1,56 @@
+"""Which session a pane follows: the most recently active one, of a folder when asked
+(`--cwd`, or the tmux pane's folder), and when it follows at all: a pane started as one
+(`--pane`) does until the person picks a session; a window narrowed into pane mode keeps
+what was selected (it follows only while nothing is)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from planwatch.tui.screens.browse import BrowseScreen
+
+
+@lru_cache(maxsize=4096)
+def _resolved(folder: str) -> Path | None:
+    # Resolving reads the disk; pane mode asks on the UI thread for every session on
+    # every change, so each folder is resolved once.
+    try:
+        return Path(folder).resolve()
+    except (OSError, RuntimeError):
+        return None
+
+
+def folder_matches(session_cwd: str | None, folder: Path) -> bool:
+    """A session belongs to `folder` when it ran there or in a folder inside it."""
+    if not session_cwd:
+        return False
+    here, there = _resolved(session_cwd), _resolved(str(folder))
+    if here is None or there is None:
+        return False
+    return here == there or there in here.parents
+
+
+
+def newest_session(entries: Iterable[Any], folder: Path | None) -> str | None:
+    """The id of the first of `entries` (the index's, newest activity first) that ran in
+    `folder` or a folder inside it; any folder's when `folder` is None."""
+    for entry in entries:
+        if folder is None or folder_matches(entry.session.cwd, folder):
+            return str(entry.session.id)
+    return None
+
+
+def follow(view: BrowseScreen) -> None:
+    """Select the newest session (of the --cwd folder, in a pane started as one) when the
+    screen follows one."""
+    options = view.app.options
+    if not view.pane or view.pinned or not (options.pane or view.selected_id is None):
+        return
+    folder = options.cwd if options.pane else None
+    newest = newest_session(view.app.entries(), folder)
+    if newest is not None or folder is not None:
+        view.select(newest)

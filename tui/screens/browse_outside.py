@@ -1,0 +1,72 @@
+"""The browse screen's ways out of the app: `y` copies the checklist as Markdown, `o`
+pages the transcript (or, with the details focused, the plan documents), `E` opens the
+person's own item's store record in $EDITOR. The screen's keys call these with itself;
+running a program suspends the app (tui.outside)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from planwatch.core.text import safe_text
+from planwatch.tui.outside import (
+    DEFAULT_EDITOR,
+    DEFAULT_PAGER,
+    checklist_markdown,
+    command_from,
+    regular_file,
+    run_outside,
+)
+from planwatch.tui.widgets.details import DetailsPanel
+
+if TYPE_CHECKING:
+    from planwatch.tui.screens.browse import BrowseScreen
+
+
+def copy_checklist(view: BrowseScreen) -> None:
+    """`y`: the selected session's checklist as Markdown (`- [x] …`) on the clipboard."""
+    entry = view.app.entry(view.selected_id) if view.selected_id else None
+    if entry is None:
+        view.notify("Select a session first.", markup=False)
+        return
+    title = entry.session.title or f"Session {entry.session.id}"
+    text = checklist_markdown(title, view.app.checklist_for(entry.session.id), view.app.reading)
+    view.app.copy_to_clipboard(text)
+    view.notify(f"Copied the checklist ({len(text.splitlines())} lines) as Markdown.", markup=False)
+
+
+def open_outside(view: BrowseScreen) -> None:
+    """`o`: the transcript in $PAGER; with the details focused, the plan documents."""
+    entry = view.app.entry(view.selected_id) if view.selected_id else None
+    if entry is None:
+        view.notify("Select a session first.", markup=False)
+        return
+    pager = command_from("PAGER", DEFAULT_PAGER)
+    details = view.query_one("#details", DetailsPanel)
+    documents = view.app.checklist_for(entry.session.id).documents if view.app.reading else ()
+    if documents and view.focused is details:
+        # The documents on the pager's standard input: plan text never goes to a file.
+        text = "\n\n".join(d.text for d in documents)
+        problem = run_outside(view.app, pager, stdin_text=text)
+    elif regular_file(entry.session.path):
+        problem = run_outside(view.app, [*pager, str(entry.session.path)])
+    else:
+        problem = f"{safe_text(str(entry.session.path), single_line=True)} is not a regular file."
+    if problem:
+        view.notify(problem, severity="error", markup=False)
+
+
+def edit_record(view: BrowseScreen) -> None:
+    """`E`: the own item under the cursor's store record in $VISUAL or $EDITOR."""
+    own = view.checklist_view().current_own_row()
+    if own is None:
+        view.notify("Move to one of your own items: its store record opens in $EDITOR.", markup=False)
+        return
+    path = Path(view.app.store_root) / "tasks" / f"{own.task_id}.md"
+    if not regular_file(path):
+        view.notify(f"No record file for {own.task_id} at {safe_text(str(path), single_line=True)}.", markup=False)
+        return
+    editor = command_from("VISUAL", "") or command_from("EDITOR", DEFAULT_EDITOR)
+    problem = run_outside(view.app, [*editor, str(path)])
+    if problem:
+        view.notify(problem, severity="error", markup=False)

@@ -1,0 +1,127 @@
+"""The browse screen's left side: the filter box, the column names, the session list and
+its empty state, as one widget.
+
+The screen hands it rows (attributes down) and learns what the person picked from the
+list's own OptionList messages and from `Filtered` (messages up). The pane keeps how the
+list is viewed: its order (newest first, grouped by folder or harness), "running only",
+the filter's needle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from planwatch.tui.widgets.session_list import SessionList
+from planwatch.tui.widgets.session_rows import ORDERS, SessionRow, header_text
+
+ORDER_NAMES = {"recent": "newest first", "folder": "grouped by folder", "harness": "grouped by harness"}
+
+
+class SessionsPane(Vertical):
+    """Filter box, column names, the list and its empty state."""
+
+    class Filtered(Message):
+        """The filter changed what the list shows; `selected_id` is under the cursor now."""
+
+        def __init__(self, selected_id: str | None) -> None:
+            super().__init__()
+            self.selected_id = selected_id
+
+    def __init__(self, clock: Callable[[], datetime], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        # The app's clock (frozen in tests): ages and "running" are measured with it.
+        self.clock = clock
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder="filter sessions…", id="filter")
+        yield Static(id="sessions-header", markup=False)
+        yield SessionList(id="sessions")
+        yield Static(id="sessions-empty", markup=False)
+
+    def on_mount(self) -> None:
+        self.filter_box.display = False
+
+    @property
+    def session_list(self) -> SessionList:
+        return self.query_one("#sessions", SessionList)
+
+    @property
+    def filter_box(self) -> Input:
+        return self.query_one("#filter", Input)
+
+    def show(self, rows: list[SessionRow], empty: Content | None) -> None:
+        """Show `rows` (the cursor stays on its session), or `empty` when there are none."""
+        self.session_list.show_rows(rows, self.clock())
+        self._show_header()
+        message = self.query_one("#sessions-empty", Static)
+        message.display = not rows
+        if not rows and empty is not None:
+            message.update(empty)
+
+    def relayout(self) -> None:
+        """Lay the rows out again (the clock moved, the width changed)."""
+        self.session_list.rerender(self.clock())
+        self._show_header()
+
+    def _show_header(self) -> None:
+        # The column names, for the list's layout now (its width, its grouping).
+        self.query_one("#sessions-header", Static).update(header_text(self.session_list.row_layout))
+
+    # -- how the list is viewed
+
+    def cycle_order(self) -> str:
+        """The next order (newest first → by folder → by harness); says which."""
+        session_list = self.session_list
+        order = ORDERS[(ORDERS.index(session_list.order) + 1) % len(ORDERS)]
+        session_list.set_view(self.clock(), order=order)
+        self._show_header()
+        return f"Sessions {ORDER_NAMES[order]}."
+
+    def toggle_running_only(self) -> str:
+        """Only running sessions, or all again; says which."""
+        session_list = self.session_list
+        session_list.set_view(self.clock(), running_only=not session_list.running_only)
+        self._show_header()
+        return "Only running sessions." if session_list.running_only else "All sessions."
+
+    def open_filter(self) -> None:
+        self.filter_box.display = True
+        self.filter_box.focus()
+
+    def close_filter(self) -> bool:
+        """Empty and hide the filter (the list shows every session); False if it was not open."""
+        box = self.filter_box
+        if not box.display:
+            return False
+        box.value = ""
+        box.display = False
+        self.session_list.focus()
+        return True
+
+    def reveal(self, session_id: str) -> None:
+        """Put the cursor on a session, emptying a filter that hides it."""
+        box = self.filter_box
+        if box.display and session_id not in self.session_list.shown_ids:
+            box.value = ""
+            box.display = False
+            self.session_list.set_needle("", self.clock())
+        self.session_list.highlight_id(session_id)
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.session_list.set_needle(event.value, self.clock())
+        self.post_message(self.Filtered(self.session_list.selected_id))
+
+    @on(Input.Submitted, "#filter")
+    def _filter_done(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.session_list.focus()
