@@ -71,6 +71,8 @@ COMMANDS: tuple[Command, ...] = (
 # always stays (tui.widgets.key_footer); the rest are in the help and the palette.
 FOOTER_PRIORITY: tuple[str, ...] = (
     "help", "tick", "pick_session", "add_item", "undo", "details", "quit", "filter", "store_view", "edit_item", "drop_item", "settings",
+    # The store view's and the settings screen's own ways back, then their other keys.
+    "back", "save", "cancel",
 )
 
 

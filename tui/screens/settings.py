@@ -28,13 +28,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Input, Label, Static, Switch, TextArea
+from textual.widgets import Button, Input, Label, Static, Switch, TextArea
 
 from planwatch.core import paths
 from planwatch.core.settings import Settings, load_settings
 from planwatch.core.settings_save import SettingsNotSaved, save_settings
 from planwatch.tui.messages import SettingsSaved
 from planwatch.tui.screens.help import ScreenKeysProvider
+from planwatch.tui.widgets.key_footer import KeysFooter
 
 
 class SettingsChanged(SettingsSaved):
@@ -193,7 +194,7 @@ class SettingsScreen(Screen[Settings | None]):
                 yield Button("Save", variant="primary", id="save")
                 yield Button("Cancel", id="cancel")
             yield Static("", id="settings-error", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     @staticmethod
     def _switch_row(switch_id: str, value: bool, title: str, hint: str) -> ComposeResult:

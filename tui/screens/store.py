@@ -28,7 +28,7 @@ from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Checkbox, DataTable, Footer, Input, Select, Static
+from textual.widgets import Checkbox, DataTable, Input, Select, Static
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
@@ -43,6 +43,7 @@ from planwatch.tui.screens.help import HelpScreen, ScreenKeysProvider
 from planwatch.tui.screens.store_rows import Filters, detail_text, plan_cells, problems_text, task_cells, toast_text
 from planwatch.tui.screens.store_texts import COLUMNS, NARROW, column_widths, empty_text, summary_text
 from planwatch.tui.store_service import StoreService
+from planwatch.tui.widgets.key_footer import KeysFooter
 from planwatch.tui.widgets.store_table import StoreTable
 
 NO_PLAN = "group:none"
@@ -138,7 +139,7 @@ class StoreScreen(Screen[None]):
         with Vertical(id="store-bottom"):
             yield Static("", id="store-detail", markup=False)
             yield Static("", id="store-problems", markup=False)
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self._narrow = self.app.size.width < NARROW
