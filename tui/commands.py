@@ -70,9 +70,10 @@ COMMANDS: tuple[Command, ...] = (
 # Which footer keys stay when the footer is too narrow for all: the first ones. `help`
 # always stays (tui.widgets.key_footer); the rest are in the help and the palette.
 FOOTER_PRIORITY: tuple[str, ...] = (
-    "help", "tick", "pick_session", "add_item", "undo", "details", "quit", "filter", "store_view", "edit_item", "drop_item", "settings",
-    # The store view's and the settings screen's own ways back, then their other keys.
-    "back", "save", "cancel",
+    # back, save and cancel: the store view's and the settings screen's ways out; add_task
+    # the store view's first key (the browse screen has none of them).
+    "help", "back", "save", "cancel", "tick", "pick_session", "add_item", "undo", "details", "quit", "add_task",
+    "filter", "store_view", "edit_item", "drop_item", "settings",
 )
 
 

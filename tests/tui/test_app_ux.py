@@ -180,6 +180,32 @@ async def test_the_footer_keeps_help_and_the_keys_that_matter_at_every_size(two_
         assert "Help" in drawn
 
 
+@pytest.mark.parametrize("size", [(120, 36), (80, 24), (40, 30)])
+async def test_the_store_view_and_settings_footers_keep_help_and_their_way_back(two_sessions, isolated_env, size) -> None:
+    """Issue 12 point 9 on the other screens: the store view's footer at 40 columns showed
+    `a Add n New plan e Edit` and no `?`; it keeps `?` and `esc Back` at every size, and so
+    does the settings screen its `?` and ways out. Every key shown works there."""
+    from textual.widgets._footer import FooterKey
+
+    from planwatch.tui.screens.settings import SettingsScreen
+    from planwatch.tui.screens.store import StoreScreen
+
+    app = make(isolated_env)
+    async with app.run_test(size=size) as pilot:
+        await ready(pilot, app)
+        for key, screen_type, must in (("t", StoreScreen, {"?", "esc", "a"}), ("comma", SettingsScreen, {"?", "esc"})):
+            await pilot.press(key)
+            await until(pilot, lambda screen_type=screen_type: isinstance(app.screen, screen_type), what=key)
+            await pilot.pause(0.1)
+            keys = [k for k in app.screen.query(FooterKey) if k.display and not k.has_class("-command-palette")]
+            assert must <= {k.key_display for k in keys}, [k.key_display for k in keys]
+            assert all(k.region.right <= size[0] for k in keys)
+            # Each key shown is one the screen allows now; escape then leaves it.
+            assert all(app.screen.check_action(k.action.rpartition(".")[2], ()) is not False for k in keys if k.action.startswith("screen."))
+            await pilot.press("escape")
+            await until(pilot, lambda screen_type=screen_type: not isinstance(app.screen, screen_type), what="back")
+
+
 async def test_the_chosen_theme_is_saved_in_the_settings_and_used_next_time(two_sessions, isolated_env) -> None:
     """Smaller point: the chosen theme is saved (and the high-contrast theme is offered)."""
     app = make(isolated_env)
