@@ -54,10 +54,14 @@ class StoreTable(DataTable[Text]):
         """The Rich style of `status`'s mark and word (colour and emphasis only: the
         row's background stays the table's, or the cursor's)."""
         name = status_class(status)
-        own = self.get_component_rich_style(name, partial=True, default=Style())
-        if own.color is None:
+        if name not in self.COMPONENT_CLASSES:
+            return Style()
+        own = self.get_component_rich_style(name, partial=True)
+        styles = self.get_component_styles(name)
+        if not styles.has_rule("color"):
             return own
         # A translucent or "auto" colour ($text-muted is "auto 60%") is only known over a
-        # background: take the colour the full style resolved over the table's.
-        over_table = self.get_component_rich_style(name, default=Style())
-        return own + Style(color=over_table.color)
+        # background: the table's own, not the tint focus adds (which comes and goes), so a
+        # fill gives the same colours whatever has focus at that moment.
+        color = self.styles.background + styles.color
+        return own + Style(color=color.rich_color)
