@@ -10,7 +10,9 @@ store, settings object, writer and watcher: tui/store_service.py), the overrides
 the in-memory timelines. Screens read it (attributes down), subscribe to its signals
 (`sessions_changed`, `scan_finished`, and the store service's `changed` and
 `settings_changed`) and ask for writes through methods here, which run the IO in thread
-workers. The app never reaches into a screen.
+workers. The app never reaches into a screen. Keeping the settings (the file watched, a
+saved change applied, new transcript folders looked in, the theme) is the app's other
+half, tui/app_settings.py.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ from planwatch.core.history import PlanHistory
 from planwatch.core.model import EMPTY_PLAN, AgentPlan
 from planwatch.core.overrides import FILE_NAME as OVERRIDES_FILE
 from planwatch.core.overrides import Overrides
-from planwatch.core.settings import LiveSettings, Settings, load_settings
+from planwatch.core.settings import load_settings
 from planwatch.core.timeline import Rebuild, TimelineEntry, Timelines
+from planwatch.tui.app_settings import SettingsKeeper, default_roots
 from planwatch.tui.commands import PlanwatchCommands, bindings
 from planwatch.tui.live import LiveFeed
 from planwatch.tui.messages import (
@@ -46,7 +49,6 @@ from planwatch.tui.messages import (
 )
 from planwatch.tui.notices import Notice, desktop_escapes, idle_notice, plan_notices
 from planwatch.tui.options import AppOptions, options_from_args
-from planwatch.tui.palette import HIGH_CONTRAST, readable_variables
 from planwatch.tui.session_palette import SessionsProvider
 from planwatch.tui.store_service import StoreOwner, StoreService
 from planwatch.tui.widgets.session_rows import RUNNING_WINDOW
@@ -76,13 +78,7 @@ def _default_index(roots: list[Path], read_plans: bool) -> Any:
     return SessionIndex(roots, read_plans=read_plans)
 
 
-def _default_roots(settings: Settings, extra: list[Path]) -> list[Path]:
-    from planwatch.core.index import default_roots
-
-    return list(default_roots(settings, extra))
-
-
-class PlanwatchApp(StoreOwner, App[None]):
+class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
     """Browse sessions, tick checklists, follow an agent in a side pane."""
 
     TITLE = "planwatch"
@@ -96,9 +92,7 @@ class PlanwatchApp(StoreOwner, App[None]):
         self.config_path = options.config_path or paths.config_file()
         # Problems in the settings file show as a banner in the app, not on stderr.
         settings = load_settings(self.config_path, report=False)
-        self._live_settings = LiveSettings(self.config_path, report=False, initial=settings)
-        self._live_seen = settings
-        self._shown_problems: tuple[str, ...] = ()
+        self._keep_settings(settings)
         self.clock = options.clock
         state = options.state_dir or paths.state_dir()
         self.overrides = Overrides(state / OVERRIDES_FILE)
@@ -107,13 +101,11 @@ class PlanwatchApp(StoreOwner, App[None]):
         else:
             roots = options.roots
             if roots is None:
-                roots = _default_roots(settings, options.extra_roots)
+                roots = default_roots(settings, options.extra_roots)
             self.index = _default_index(roots, settings.read_agent_plans)
         store_root = options.store_root or paths.store_dir(settings.store)
         self.store_service = StoreService(self, store_root, settings, clock=self.clock)
         self.scan_done: ScanFinished | None = None
-        # Transcript folders saved while the first scan ran: looked in once it ends.
-        self._reroot_after_scan: Settings | None = None
         # True once the index follows the transcript folders (appends show live).
         self.following = False
         self.timelines = Timelines()
@@ -137,10 +129,7 @@ class PlanwatchApp(StoreOwner, App[None]):
         from planwatch.tui.screens.browse import BrowseScreen
 
         self.push_screen(BrowseScreen())
-        self._apply_saved_theme()
-        self._show_settings_problems(self.settings)
-        # A changed settings file (a revoked user, a fixed typo) applies within a second.
-        self.set_interval(1.0, self._check_settings, name="settings-watch")
+        self._watch_settings()
         self.set_interval(IDLE_CHECK_EVERY, self._check_idle, name="idle-watch")
         self.feed.start()
         self.store_service.start(watch=self.options.follow)
@@ -148,49 +137,12 @@ class PlanwatchApp(StoreOwner, App[None]):
         if not self.options.scan:
             self._remember_plans([entry.session.id for entry in self.index.entries()], record=False)
 
-    # -- the theme: saved in the settings when chosen
-
-    def _apply_saved_theme(self) -> None:
-        self.register_theme(HIGH_CONTRAST)
-        saved = self.settings.theme
-        if saved and saved in self.available_themes:
-            self.theme = saved
-        # Subscribed after the saved theme is applied: only a person's choice is saved.
-        self.theme_changed_signal.subscribe(self, self._theme_chosen)
-
-    def _theme_chosen(self, theme: Any) -> None:
-        if theme.name != self.settings.theme:
-            chosen = self.settings.model_copy(update={"theme": theme.name})
-            self.store_service.apply_settings(chosen)
-            self._save_theme(chosen)
-
-    @work(thread=True, group="theme", exclusive=True, exit_on_error=False)
-    def _save_theme(self, settings: Settings) -> None:
-        from planwatch.core.settings_save import SettingsNotSaved, save_settings
-
-        try:
-            save_settings(settings, self.config_path)
-        except (OSError, SettingsNotSaved) as exc:
-            self.call_from_thread(self.notify, f"The theme was not saved: {exc}", severity="warning", markup=False)
-
     def on_unmount(self) -> None:
         self.feed.stop()
         # Let writes already asked for finish: a tick made just before quitting counts.
         self.store_service.stop()
 
-    def get_css_variables(self) -> dict[str, str]:
-        """The theme's variables, with the text colours the rows use made readable on
-        this theme's backgrounds and cursor (tui.palette)."""
-        variables = super().get_css_variables()
-        variables.update(readable_variables(variables))
-        self.theme_variables = variables
-        return variables
-
     # -- what the screens read
-
-    @property
-    def settings(self) -> Settings:
-        return self.store_service.settings
 
     @property
     def store_root(self) -> Path:
@@ -199,10 +151,6 @@ class PlanwatchApp(StoreOwner, App[None]):
     @property
     def store_view(self) -> StoreView:
         return self.store_service.view
-
-    @property
-    def reading(self) -> bool:
-        return self.settings.read_agent_plans
 
     def now(self) -> datetime:
         return self.clock()
@@ -402,81 +350,9 @@ class PlanwatchApp(StoreOwner, App[None]):
             except Exception:
                 log.exception("keeping session %s's plan in the store failed", session.id)
 
-    # -- settings
-
-    @work(thread=True, exclusive=True, group="settings-watch", exit_on_error=False)
-    def _check_settings(self) -> None:
-        settings = self._live_settings.current()
-        if settings is not self._live_seen:  # the file changed since the last look
-            self._live_seen = settings
-            self.call_from_thread(self.post_message, SettingsSaved(settings))
-
-    def _show_settings_problems(self, settings: Settings) -> None:
-        """A banner (a notification that stays) for each new set of settings problems."""
-        shown = tuple(str(p) for p in settings.problems)
-        if shown == self._shown_problems:
-            return
-        self._shown_problems = shown
-        if not shown:
-            return
-        lines = [f"{p.key or p.file.name}: {p.problem}" for p in settings.problems]
-        if settings.directory_error:
-            lines.append("Approving is refused until the user directory is fixed.")
-        self.notify(
-            "\n".join(lines),
-            title=f"Problems in {self.config_path} (those settings are at their defaults)",
-            severity="error",
-            timeout=24 * 3600,
-            markup=False,
-        )
-
     @on(SettingsSaved)
     def _settings_saved(self, event: SettingsSaved) -> None:
-        before = self.settings
-        after: Settings = event.settings
-        # Every screen and the next tool call use the new settings from here on.
-        self.store_service.apply_settings(after)
-        self._show_settings_problems(after)
-        if before.read_agent_plans != after.read_agent_plans:
-            if not after.read_agent_plans:
-                # The timelines hold plan text (steps started): gone with the reading.
-                self.timelines = Timelines()
-            self._set_reading(after.read_agent_plans)
-        if after.keep_plans_in_store and not before.keep_plans_in_store and after.read_agent_plans:
-            self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
-        if before.transcript_roots != after.transcript_roots:
-            if self.options.index is not None or self.options.roots is not None:
-                # The folders were handed to this app (--demo, tests): they stay.
-                self.notify("This app keeps the transcript folders it was started on.", markup=False)
-            elif self.scan_done is None:
-                # The first scan still runs on the old folders: once it ends (ScanFinished).
-                self._reroot_after_scan = after
-            else:
-                self._reroot(after)
-        if before.store != after.store:
-            self.notify("Restart planwatch to use the new store folder.", markup=False)
-
-    @work(thread=True, group="reroot", exclusive=True, exit_on_error=False)
-    def _reroot(self, settings: Settings) -> None:
-        """The saved transcript folders, looked in now: the index reads the new ones,
-        drops the sessions of those removed, and follows the new set."""
-        setter = getattr(self.index, "set_roots", None)
-        if setter is None:
-            return
-        roots = _default_roots(settings, self.options.extra_roots)
-        changed = setter(roots)
-        self.feed.mark_changed(changed)
-        problems = self.index.problems() if hasattr(self.index, "problems") else []
-        # As after the first scan: the empty state names the folders now looked in.
-        self.post_message(ScanFinished(roots, None, problems))
-
-    @work(thread=True, group="index", exit_on_error=False)
-    def _set_reading(self, on: bool) -> None:
-        setter = getattr(self.index, "set_read_plans", None)
-        if setter is not None:
-            setter(on)
-        ids = [entry.session.id for entry in self.index.entries()]
-        self.feed.mark_changed(ids)
+        self._apply_settings(event.settings)
 
     # -- app-level actions (keys from tui.commands)
 
