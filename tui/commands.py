@@ -71,8 +71,9 @@ COMMANDS: tuple[Command, ...] = (
 # always stays (tui.widgets.key_footer); the rest are in the help and the palette.
 FOOTER_PRIORITY: tuple[str, ...] = (
     # back, save and cancel: the store view's and the settings screen's ways out; add_task
-    # the store view's first key (the browse screen has none of them).
-    "help", "back", "save", "cancel", "tick", "pick_session", "add_item", "undo", "details", "quit", "add_task",
+    # to filters: the store view's own keys (the browse screen has none of them).
+    "help", "back", "save", "cancel", "tick", "pick_session", "add_item", "undo", "details", "quit",
+    "add_task", "approve", "review", "edit_task", "new_plan", "filters",
     "filter", "store_view", "edit_item", "drop_item", "settings",
 )
 
