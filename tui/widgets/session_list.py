@@ -109,11 +109,15 @@ class SessionList(CursorPlainOptionList):
         if self.running_only:
             shown = [row for row in shown if now - row.updated <= RUNNING_WINDOW]
         if self.order != "recent":
-            # Stable: newest first within each folder or harness.
-            attribute = "folder" if self.order == "folder" else "harness"
-            shown.sort(key=lambda row: getattr(row, attribute).casefold())
+            # Stable: newest first within each folder or harness; one run of rows per group
+            # (two folders alike but for case are two groups, one after the other).
+            order = self.order
+            shown.sort(key=lambda row: (group_key(row, order).casefold(), group_key(row, order)))
         key = (layout, now.replace(second=0, microsecond=0) if now else None)
-        if [r.id for r in shown] == [r.id for r in self._shown] and key == self._layout_key:
+        same_groups = self.order == "recent" or [group_key(r, self.order) for r in shown] == [
+            group_key(r, self.order) for r in self._shown
+        ]
+        if [r.id for r in shown] == [r.id for r in self._shown] and same_groups and key == self._layout_key:
             # Same rows in the same order (the usual live append): repaint only the rows
             # that changed instead of rebuilding a list of a thousand options.
             for position, old, new in zip(self._positions, self._shown, shown, strict=True):
