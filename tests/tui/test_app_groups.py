@@ -10,10 +10,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from app_transcripts import ClaudeTranscript, until
+from textual.app import App
 from textual.geometry import Region
 
 from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.widgets.session_list import SessionList
+from planwatch.tui.widgets.session_rows import SessionRow
 
 pytestmark = pytest.mark.asyncio
 
@@ -169,3 +171,45 @@ async def test_grouping_survives_the_pane_width_and_comes_back_wider(five_sessio
         assert not app.screen.pane
         assert [text for heading, text in listed(session_list) if heading][1] == "web · 3 sessions"
         assert session_list.selected_id == selected
+
+
+class ListHost(App[None]):
+    """The session list alone, in a tiny app (a widget test)."""
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        yield SessionList(id="sessions")
+
+
+def rows_in(*folders: str) -> list[SessionRow]:
+    """One row per folder, newest first."""
+    return [
+        SessionRow(f"s{i}", "claude", f"Session {i}", folder, NOW - timedelta(minutes=10 * i), 0, 1)
+        for i, folder in enumerate(folders)
+    ]
+
+
+async def test_each_group_is_one_run_of_rows_under_one_heading() -> None:
+    app = ListHost()
+    async with app.run_test(size=(100, 20)) as pilot:
+        session_list = app.query_one(SessionList)
+        session_list.show_rows(rows_in("~/dev/API", "~/dev/api", "~/dev/API", "~/dev/api"), NOW)
+        session_list.set_view(NOW, order="folder")
+        await pilot.pause()
+        headings = [text for heading, text in listed(session_list) if heading]
+        # Folders alike but for case are two folders, each listed once with both its sessions.
+        assert len(headings) == 2 and all(text.endswith("· 2 sessions") for text in headings)
+
+
+async def test_a_session_that_moves_to_another_folder_moves_its_heading_count() -> None:
+    app = ListHost()
+    async with app.run_test(size=(100, 20)) as pilot:
+        session_list = app.query_one(SessionList)
+        session_list.show_rows(rows_in("~/a", "~/b", "~/b"), NOW)
+        session_list.set_view(NOW, order="folder")
+        await pilot.pause()
+        assert [text for heading, text in listed(session_list) if heading] == ["a · 1 session", "b · 2 sessions"]
+        # Same sessions in the same order; the second now runs in ~/a.
+        session_list.show_rows(rows_in("~/a", "~/a", "~/b"), NOW)
+        await pilot.pause()
+        assert [text for heading, text in listed(session_list) if heading] == ["a · 2 sessions", "b · 1 session"]
+        assert session_list.selected_id == "s0"
