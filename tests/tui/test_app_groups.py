@@ -50,6 +50,14 @@ async def ready(pilot, app) -> SessionList:  # type: ignore[no-untyped-def]
     return app.screen.query_one("#sessions", SessionList)
 
 
+async def grouped(pilot, app) -> SessionList:  # type: ignore[no-untyped-def]
+    """The list once the scan is done, grouped by folder (`g`)."""
+    session_list = await ready(pilot, app)
+    await pilot.press("g")
+    await pilot.pause()
+    return session_list
+
+
 def listed(session_list: SessionList) -> list[tuple[bool, str]]:
     """(is a heading, its text) for each option, in order."""
     return [(bool(option.disabled), option.prompt.plain.strip()) for option in session_list.options]
@@ -98,9 +106,7 @@ async def test_grouped_by_folder_a_heading_names_each_folder_with_its_count(five
 async def test_j_and_k_pass_over_the_headings(five_sessions, isolated_env) -> None:
     app = make(isolated_env)
     async with app.run_test(size=(120, 36)) as pilot:
-        session_list = await ready(pilot, app)
-        await pilot.press("g")
-        await pilot.pause()
+        session_list = await grouped(pilot, app)
         session_list.action_first()
         await pilot.pause()
         seen = [title_of(session_list)]
@@ -123,9 +129,7 @@ async def test_j_and_k_pass_over_the_headings(five_sessions, isolated_env) -> No
 async def test_a_click_on_a_heading_selects_nothing_new(five_sessions, isolated_env) -> None:
     app = make(isolated_env)
     async with app.run_test(size=(120, 36)) as pilot:
-        session_list = await ready(pilot, app)
-        await pilot.press("g")
-        await pilot.pause()
+        session_list = await grouped(pilot, app)
         before = app.screen.selected_id
         await pilot.click("#sessions", offset=(4, 0))
         await pilot.pause()
@@ -154,9 +158,7 @@ async def test_grouping_survives_the_pane_width_and_comes_back_wider(five_sessio
     widened again, the list is still grouped with its headings."""
     app = make(isolated_env)
     async with app.run_test(size=(120, 36)) as pilot:
-        session_list = await ready(pilot, app)
-        await pilot.press("g")
-        await pilot.pause()
+        session_list = await grouped(pilot, app)
         selected = app.screen.selected_id
         await pilot.resize_terminal(40, 30)
         await pilot.pause()
