@@ -63,5 +63,6 @@ class StoreTable(DataTable[Text]):
         # A translucent or "auto" colour ($text-muted is "auto 60%") is only known over a
         # background: the table's own, not the tint focus adds (which comes and goes), so a
         # fill gives the same colours whatever has focus at that moment.
-        color = self.styles.background + styles.color
-        return own + Style(color=color.rich_color)
+        background = self.styles.background
+        color = background.get_contrast_text(styles.color.a) if styles.auto_color else styles.color
+        return own + Style(color=(background + color).rich_color)
