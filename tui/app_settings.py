@@ -1,8 +1,8 @@
 """The app's half that keeps the settings: the file watched for changes, its problems
 shown as a banner, a saved change applied everywhere (reading switched on or off, the
 opt-in mirror caught up, saved transcript folders looked in without a restart), and the
-theme — the one the person chose saved in the
-settings, and every theme's text colours made readable (tui.palette).
+theme — the one the person chose saved in the settings, and every theme's text colours
+made readable (tui.palette).
 
 A mixin of `PlanwatchApp` (tui/app.py): the settings object itself is the store
 service's (one owner), read here as `settings`.
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 else:
     _AppBase = object
+
 
 def default_roots(settings: Settings, extra: list[Path]) -> list[Path]:
     """The transcript folders to read: the harnesses' own, the settings' and `extra`."""

@@ -34,7 +34,6 @@ def folder_matches(session_cwd: str | None, folder: Path) -> bool:
     return here == there or there in here.parents
 
 
-
 def newest_session(entries: Iterable[Any], folder: Path | None) -> str | None:
     """The id of the first of `entries` (the index's, newest activity first) that ran in
     `folder` or a folder inside it; any folder's when `folder` is None."""
