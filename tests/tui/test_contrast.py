@@ -4,7 +4,8 @@ point 4).
 
 The real app draws a checklist holding every state (agent pending, in progress, done,
 cancelled, ticked and unticked by you, high priority; own todo, doing, blocked, review, done, dropped),
-session rows (running or not, every harness, with open counts, a partial mark) and the pill; the test
+session rows (running or not, every harness, with open counts, a partial mark, grouped
+under their folders' headings) and the pill; the test
 switches through every theme and measures each drawn cell's colour against its
 background. The store view is walked the same way: a task in every status and plans
 drafted and active, the cursor on each row in turn. ANSI themes are left out: their colours are the terminal's own palette.
@@ -100,6 +101,8 @@ async def test_every_state_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env
         # change under the test and the app would repaint the real, empty, lists).
         app.theme_changed_signal.unsubscribe(app)
         sessions.show_rows(rows, frozen_now)
+        # Grouped by folder: a heading above each folder's rows is measured too.
+        sessions.set_view(frozen_now, order="folder")
         checklist.show(EVERY_STATE)
         pill.set_counts(2, 4)
         await pilot.pause()
@@ -114,6 +117,8 @@ async def test_every_state_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env
                     await pilot.pause()
                     failures += worst(checklist, range(checklist.option_count), f"{theme} checklist (cursor {index}, {focused.id} focused)")
                 for index in range(sessions.option_count):
+                    if sessions.get_option_at_index(index).disabled:
+                        continue  # a heading: the cursor passes over it
                     sessions.highlighted = index
                     await pilot.pause()
                     failures += worst(sessions, range(sessions.option_count), f"{theme} sessions (cursor {index}, {focused.id} focused)")
