@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -41,6 +42,9 @@ log = logging.getLogger(__name__)
 
 # How many bytes of a transcript's end the rebuild reads at most (the latest changes).
 HISTORY_BOUND = 64 << 20
+# How many of a file's latest changes the rebuild keeps (a timeline shows fewer): a
+# transcript of many plan calls holds one plan per change only this many times.
+KEPT_CHANGES = 200
 
 Change = tuple[datetime | None, AgentPlan]
 # Which part of a transcript over the bound was left unread ("" none).
@@ -54,6 +58,9 @@ class PlanHistory:
     """The session's plan after each change, oldest first, and what was left unread."""
 
     changes: tuple[Change, ...] = ()
+    # The plan before the first change kept, when older changes were let go (only the
+    # last `KEPT_CHANGES` are kept); None when `changes` starts from no plan.
+    base: AgentPlan | None = None
     # Which part of a transcript over the bound was left unread: its start (a plain
     # file, read from `bound` bytes before its end) or its end (a compressed rollout,
     # read as a stream from its start); "" when it was read whole.
@@ -96,32 +103,42 @@ def with_agents(main: PlanHistory, agents: Sequence[tuple[str, PlanHistory]]) ->
         return main
     # (when it sorts, which file, the change's own time or None, the file's key, its plan)
     events: list[tuple[datetime, int, datetime | None, str, AgentPlan]] = []
+    current: dict[str, AgentPlan] = {}
     for order, (key, history) in enumerate([("", main), *agents]):
+        if history.base is not None:
+            current[key] = history.base
         moment = _NO_TIME
         for at, plan in history.changes:
             moment = at or moment
             events.append((moment, order, at, key, plan))
     events.sort(key=lambda event: (event[0], event[1]))  # stable: a file's order holds
-    current: dict[str, AgentPlan] = {}
-    changes: list[Change] = []
+
+    def merged() -> AgentPlan:
+        kids = (as_agent(current[k], k) for k in sorted(current) if k)
+        return merge_plans(current.get("", EMPTY_PLAN), *kids)
+
+    base = merged() if current else None
+    changes: deque[Change] = deque(maxlen=KEPT_CHANGES)
     for _moment, _order, at, key, plan in events:
         current[key] = plan
-        kids = (as_agent(current[k], k) for k in sorted(current) if k)
-        changes.append((at, merge_plans(current.get("", EMPTY_PLAN), *kids)))
+        if len(changes) == KEPT_CHANGES:
+            base = changes[0][1]
+        changes.append((at, merged()))
     unread: Unread = ""
     for history in (main, *(h for _, h in agents)):
         unread = unread or history.unread
-    return PlanHistory(tuple(changes), unread=unread, read=main.read + sum(h.read for _, h in agents))
+    return PlanHistory(tuple(changes), base, unread=unread, read=main.read + sum(h.read for _, h in agents))
 
 
 def _replay(reader: TranscriptReader, session_id: str, scan: LineScan, start: int, bound: int | None) -> PlanHistory:
     """Feed `scan`'s lines from `start`; `bound`: stop at a line starting beyond it."""
-    changes: list[Change] = []
+    changes: deque[Change] = deque(maxlen=KEPT_CHANGES)
+    base: AgentPlan | None = None
     before: AgentPlan = EMPTY_PLAN
     several = reader.harness == "acp"
     for offset, line in scan:
         if bound is not None and offset >= bound:
-            return PlanHistory(tuple(changes), unread="end", read=offset)
+            return PlanHistory(tuple(changes), base, unread="end", read=offset)
         try:
             reader.feed_line(line)
             result = _session(reader.results(), session_id, several)
@@ -131,8 +148,10 @@ def _replay(reader: TranscriptReader, session_id: str, scan: LineScan, start: in
         if result is None or result.plan == before:
             continue
         before = result.plan
+        if len(changes) == KEPT_CHANGES:
+            base = changes[0][1]  # let go: the next kept change is told against it
         changes.append((result.facts.last_timestamp, result.plan))
-    return PlanHistory(tuple(changes), unread="start" if start else "", read=scan.offset - start)
+    return PlanHistory(tuple(changes), base, unread="start" if start else "", read=scan.offset - start)
 
 
 def _session(results: list[SessionResult], session_id: str, several: bool) -> SessionResult | None:

@@ -98,12 +98,19 @@ class Timelines:
         """How far the session's timeline was rebuilt (not done: not asked, or reading)."""
         return self._rebuilt.get(session_id, Rebuild())
 
-    def seed(self, session_id: str, history: Sequence[tuple[datetime | None, AgentPlan]], unread: Unread = "") -> None:
+    def seed(
+        self,
+        session_id: str,
+        history: Sequence[tuple[datetime | None, AgentPlan]],
+        unread: Unread = "",
+        base: AgentPlan | None = None,
+    ) -> None:
         """The changes rebuilt from the transcript (`history`: the plan after each
-        change, with its time, oldest first), before the changes noted live since the
-        rebuild began (those noted earlier are in the transcript too)."""
+        change, with its time, oldest first; `base`: the plan before the first of them,
+        None for none), before the changes noted live since the rebuild began (those
+        noted earlier are in the transcript too)."""
         seeded: list[TimelineEntry] = []
-        before: AgentPlan | None = None
+        before: AgentPlan | None = base
         for at, plan in history:
             what = describe_change(before, plan)
             if what:

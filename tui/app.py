@@ -194,7 +194,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         self.call_from_thread(self._seed_timeline, session_id, found)
 
     def _seed_timeline(self, session_id: str, history: PlanHistory) -> None:
-        self.timelines.seed(session_id, history.changes, history.unread)
+        self.timelines.seed(session_id, history.changes, history.unread, history.base)
         self._pending_ids.add(session_id)
         self._flush_changes()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from planwatch.core import paths
-from planwatch.core.history import PlanHistory, replay_history
+from planwatch.core.history import KEPT_CHANGES, PlanHistory, replay_history
 from planwatch.core.index import SessionIndex, default_roots
 from planwatch.core.model import EMPTY_PLAN, AgentPlan, PlanGroup, PlanItem
 from planwatch.core.settings import Settings
@@ -196,3 +196,25 @@ def test_a_transcript_gone_since_the_scan_gives_an_empty_history() -> None:
     assert index.plan_history(sid).changes  # its positive twin: read while it is there
     target.unlink()
     assert index.plan_history(sid) == PlanHistory()
+
+
+def test_a_transcript_of_many_plan_calls_keeps_its_latest_changes_told_against_the_one_before(tmp_path: Path) -> None:
+    from bench.corpus import ClaudeWriter
+
+    path = tmp_path / "5e0c2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c.jsonl"
+    with path.open("wb") as fh:
+        w = ClaudeWriter(fh, "5e0c2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c", "/home/dev/api")
+        w.prompt("Many calls")
+        for n in range(KEPT_CHANGES + 50):
+            w.todo_write([(f"Step {n}", "in_progress")])
+    history = replay_history(path, "claude", "x")
+    assert len(history.changes) == KEPT_CHANGES
+    assert history.base is not None and _statuses(history.base) == [("Step 49", "in_progress")]
+    assert _statuses(history.changes[0][1]) == [("Step 50", "in_progress")]
+    timelines = Timelines(length=KEPT_CHANGES)
+    timelines.begin_rebuild("s")
+    timelines.seed("s", history.changes, history.unread, history.base)
+    # The oldest kept change is told against the plan before it, not as a first list.
+    whats = [e.what for e in timelines.of("s")]
+    assert whats[0] == "list replaced; started: Doing step 50"
+    assert whats[-1] == "list replaced; started: Doing step 249"
