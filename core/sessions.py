@@ -185,11 +185,19 @@ def _orphan_entry(sid: str, owners: Owners, children: Children, read_plans: bool
 def _updated(state: FileState, result: SessionResult) -> datetime:
     """Last activity (SPEC §2, §7 "newest activity first"): the last record's time. The
     file's mtime counts only when no record carries a time (a harness that writes none,
-    a file whose records have none): a copied, touched or re-synced file keeps its age."""
+    a file whose records have none): a copied, touched or re-synced file keeps its age.
+
+    A record's time later than now is no activity (a skewed clock, a tool result holding
+    a date to come, a hostile line): it would pin the session on top of the list and
+    keep it "running" for ever. The file's last write stands in for it, never past now."""
     last = result.facts.last_timestamp
-    if last is not None:
-        return last
-    return datetime.fromtimestamp(state.mtime or state.file.mtime, tz=UTC)
+    mtime = datetime.fromtimestamp(state.mtime or state.file.mtime, tz=UTC)
+    if last is None:
+        return mtime
+    now = datetime.now(UTC)
+    if last > now:
+        return min(mtime, now)
+    return last
 
 
 def with_subagents(plan: AgentPlan, kids: list[FileState]) -> AgentPlan:

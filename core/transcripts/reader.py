@@ -249,8 +249,15 @@ def parse_timestamp(raw: object) -> datetime | None:
         moment = datetime.fromisoformat(raw)  # 3.11+ reads a trailing "Z"
     except ValueError:
         return None
-    # A naive time is taken as UTC so every timestamp compares with every other.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    # A naive time is taken as UTC so every timestamp compares with every other; a zoned
+    # one is held in UTC (one zone for every age and "Last activity"). A time that has
+    # no UTC form (year 1 at +05:00, year 9999 at -01:00) is not one.
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    try:
+        return moment.astimezone(UTC)
+    except OverflowError:
+        return None
 
 
 def time_pattern(key: str) -> re.Pattern[bytes]:
