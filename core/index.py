@@ -255,6 +255,11 @@ class SessionIndex(WarmStart, DatabaseSources):
         with self._lock:
             return self._entries.get(session_id)
 
+    @property
+    def reads_plans(self) -> bool:
+        """Whether plans are read (the privacy switch as the index last took it)."""
+        return self._read_plans
+
     def plan_history(self, session_id: str) -> PlanHistory:
         """The session's plan after each change, from its source: a database that keeps
         each call (OpenCode, `history`), else its transcript replayed again (history.py).
@@ -274,6 +279,8 @@ class SessionIndex(WarmStart, DatabaseSources):
         except (OSError, ValueError) as exc:  # unreadable now, or no line reader for it
             log.info("cannot read the history of %s: %s", state.file.path, exc)
             return PlanHistory()
+        if not self._read_plans:
+            return PlanHistory()  # reading was turned off meanwhile: no plan text handed out
         return with_agents(main, agents)
 
     def start_following(self, on_change: Callable[[list[str]], None]) -> None:

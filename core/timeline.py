@@ -94,6 +94,11 @@ class Timelines:
         self._rebuilds[session_id] = self._noted.get(session_id, 0)
         return True
 
+    def cancel_rebuild(self, session_id: str) -> None:
+        """The rebuild begun for the session did not read (plan reading was not back on
+        in the index yet): the next ask begins another."""
+        self._rebuilds.pop(session_id, None)
+
     def rebuild(self, session_id: str) -> Rebuild:
         """How far the session's timeline was rebuilt (not done: not asked, or reading)."""
         return self._rebuilt.get(session_id, Rebuild())

@@ -174,26 +174,37 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         before are rebuilt from the session's transcript in a worker (core/history.py);
         `timeline_rebuild` says how far that went."""
         if self.entry(session_id) is not None and self.reading and self.timelines.begin_rebuild(session_id):
-            self._read_history(session_id)
+            self._read_history(session_id, self.timelines)
         return self.timelines.of(session_id)
 
     def timeline_rebuild(self, session_id: str) -> Rebuild:
         return self.timelines.rebuild(session_id)
 
     @work(thread=True, group="history", exit_on_error=False)
-    def _read_history(self, session_id: str) -> None:
+    def _read_history(self, session_id: str, timelines: Timelines) -> None:
         """Rebuild the session's plan changes from its transcript (OpenCode: from its
-        completed todowrite parts), in memory only like the changes seen live."""
+        completed todowrite parts) for `timelines`, in memory only like the changes seen
+        live."""
         history = getattr(self.index, "plan_history", None)
+        if history is not None and self.reading and not getattr(self.index, "reads_plans", True):
+            # Reading was just turned back on and the index has not taken it yet: its
+            # history would be empty. Asked again once the index has read the plans (its
+            # change of every session refreshes the panel).
+            self.call_from_thread(timelines.cancel_rebuild, session_id)
+            return
         found = PlanHistory()
         try:
             if history is not None and self.reading:
                 found = history(session_id)
         except Exception:  # a reader's bug must not leave the panel "reading" for ever
             log.exception("rebuilding the timeline of %s failed", session_id)
-        self.call_from_thread(self._seed_timeline, session_id, found)
+        self.call_from_thread(self._seed_timeline, session_id, found, timelines)
 
-    def _seed_timeline(self, session_id: str, history: PlanHistory) -> None:
+    def _seed_timeline(self, session_id: str, history: PlanHistory, timelines: Timelines) -> None:
+        if timelines is not self.timelines or not self.reading:
+            # Reading was turned off while the transcript was read (SPEC §3 Privacy): the
+            # timelines it was read for are gone, and the plan text read goes with them.
+            return
         self.timelines.seed(session_id, history.changes, history.unread, history.base)
         self._pending_ids.add(session_id)
         self._flush_changes()
