@@ -12,11 +12,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from planwatch.core.model import EMPTY_PLAN, AgentPlan, PlanItem
+from planwatch.core.text import shorten
 
 if TYPE_CHECKING:
     from planwatch.core.history import Unread
 
 TIMELINE_LENGTH = 50
+# How many characters of a step a timeline line names at most.
+NAME_LIMIT = 120
 # How many added steps a timeline line names.
 ADDED_NAMED = 3
 
@@ -143,19 +146,19 @@ def describe_change(before: AgentPlan | None, after: AgentPlan) -> str:
     # Steps new to a list that held some (the first list is counted, not named).
     added = _added(before, after) if before.groups and not replaced else []
     if added:
-        names = [f"{item.text} (started)" if item.status == "in_progress" else item.text for item in added]
+        names = [f"{_named(item.text)} (started)" if item.status == "in_progress" else _named(item.text) for item in added]
         parts.append("added: " + ", ".join(names[:ADDED_NAMED]) + (", …" if len(names) > ADDED_NAMED else ""))
     if a_done != b_done:
         parts.append(f"{b_done} → {a_done} done")
     new = {id(item) for item in added}
     started = [
-        item.active_form or item.text
+        _named(item.active_form or item.text)
         for group in after.groups
         for item in group.items
         if item.status == "in_progress" and id(item) not in new
     ]
     before_started = {
-        item.active_form or item.text
+        _named(item.active_form or item.text)
         for group in before.groups
         for item in group.items
         if item.status == "in_progress"
@@ -168,6 +171,12 @@ def describe_change(before: AgentPlan | None, after: AgentPlan) -> str:
     if not parts and before != after:
         parts.append("plan updated")
     return "; ".join(parts)
+
+
+def _named(text: str) -> str:
+    """A step as a timeline line names it: one line of at most `NAME_LIMIT` characters (a
+    runaway or hostile step, a pasted file, would make the panel wrap megabytes)."""
+    return shorten(text, NAME_LIMIT)
 
 
 def _replaced(before: AgentPlan, after: AgentPlan) -> bool:

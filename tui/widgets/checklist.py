@@ -46,6 +46,8 @@ MARK_CELLS = 4
 # A high-priority agent step: a glyph after its status mark, so it reads without colour
 # (every theme, pane mode, a monochrome terminal); palette.PRIORITY colours it.
 PRIORITY_MARK = "!"
+# How many characters of a step's text its row shows at most (`capped`).
+ROW_TEXT_LIMIT = 1000
 # Lines of a plan document shown in the checklist; the details panel holds the rest.
 DOCUMENT_LINES = 6
 
@@ -87,10 +89,17 @@ def agent_row_text(row: AgentRow) -> Content:
     parts: list[tuple[str, str]] = [(mark, style), (" ", "")]
     if row.priority == "high":
         parts += [(PRIORITY_MARK, palette.PRIORITY), (" ", "")]
-    parts.append((safe_text(shown, single_line=True), body_style))
+    parts.append((safe_text(capped(shown), single_line=True), body_style))
     if row.override_label:
         parts.append((f"  {row.override_label}", palette.OVERRIDE_LABEL))
     return Content.assemble(*parts)
+
+
+def capped(text: str) -> str:
+    """A step's text as its row shows it: whole up to `ROW_TEXT_LIMIT` characters, then
+    cut with an ellipsis. The text is the agent's: a runaway or hostile step (a pasted
+    file) would take the list seconds to wrap on the UI thread."""
+    return text if len(text) <= ROW_TEXT_LIMIT else text[: ROW_TEXT_LIMIT - 1] + "…"
 
 
 def own_row_text(row: OwnRow) -> Content:
