@@ -75,13 +75,18 @@ def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[
 class SessionIndex(WarmStart, DatabaseSources):
     """Sessions of every harness, in memory, kept up to date while following."""
 
-    def __init__(self, roots: list[Path] | None = None, *, read_plans: bool = True) -> None:
+    def __init__(self, roots: list[Path] | None = None, *, read_plans: bool = True, summaries: bool = False) -> None:
+        """`summaries`: the index is used for facts and counts only (`planwatch
+        sessions`): an unchanged remembered file's plans are its summary from the
+        warm-start cache, items with statuses and no text (batch.read_file). Not for
+        the app, `show` or following."""
         if roots is None:
             settings = load_settings()
             roots = default_roots(settings)
             read_plans = read_plans and settings.read_agent_plans
         self.roots_searched: list[Path] = list(roots)
         self._read_plans = read_plans
+        self._summaries = summaries
         self._lock = threading.RLock()  # guards the maps below
         self._io_lock = threading.RLock()  # one reader is fed by one thread at a time
         self._roots_lock = threading.Lock()  # one change of folders at a time
@@ -151,7 +156,7 @@ class SessionIndex(WarmStart, DatabaseSources):
             return
         # The first scan: what the warm-start cache remembers is replayed; the rest is
         # spread over worker processes when there is enough to read.
-        reads = read_all(files, self._read_plans, remembered=self._remembered(files))
+        reads = read_all(files, self._read_plans, remembered=self._remembered(files), summaries=self._summaries)
         try:
             for chunk in reads:
                 for read in chunk:

@@ -4,7 +4,7 @@ index is ahead of it. The cache itself (format, fit checks, the locked write) is
 core/transcripts/warmcache.py; the index that holds the state is core/index.py.
 
 Privacy: with plans off nothing is remembered or written; the cache holds offsets,
-lengths and hashes, never text.
+lengths and hashes, and per file a summary of counts, statuses and sources, never text.
 """
 
 from __future__ import annotations
@@ -19,6 +19,14 @@ from planwatch.core.transcripts.discover import TranscriptFile
 from planwatch.core.transcripts.warmcache import Entry, WarmCache
 
 log = logging.getLogger(__name__)
+
+
+def _with_summary(trace: warmcache.Trace, state: FileState) -> warmcache.Trace:
+    """A copy of `trace` holding the text-free summary of what the file gave (a file
+    read through a database keeps its own state: no summary)."""
+    copy = trace.copy()
+    copy.summary = warmcache.summarize(state.results) if trace.ops else None
+    return copy
 
 
 class WarmStart:
@@ -57,7 +65,7 @@ class WarmStart:
                 return
             self._cache_stale = False
             traces = [
-                (path, state.file.harness, state.trace.copy())
+                (path, state.file.harness, _with_summary(state.trace, state))
                 for path, state in self._files.items()
                 if state.trace is not None
             ]

@@ -80,12 +80,14 @@ def _settings() -> Settings:
     return settings
 
 
-def _index(args: argparse.Namespace) -> SessionIndex:
+def _index(args: argparse.Namespace, *, summaries: bool = False) -> SessionIndex:
+    """`summaries`: only facts and counts are shown (`sessions`): an unchanged file's
+    plan counts come from the warm-start cache (core/transcripts/batch.read_file)."""
     from planwatch.core.index import SessionIndex, default_roots
 
     settings = _settings()
     roots = default_roots(settings, _roots(args))
-    index = SessionIndex(roots, read_plans=settings.read_agent_plans)
+    index = SessionIndex(roots, read_plans=settings.read_agent_plans, summaries=summaries)
     scan_with_progress(index)
     return index
 
@@ -328,7 +330,7 @@ def run_sessions(args: argparse.Namespace) -> int:
 
     if _missing_roots(args):
         return 2
-    index = _index(args)
+    index = _index(args, summaries=True)  # facts and counts only: no plan text shown
     entries = index.entries()
     if args.json:
         # One write: `json.dump` would write each token on its own.

@@ -37,6 +37,7 @@ from planwatch.core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     TranscriptReader,
+    facts_key,
     hold,
     json_needles,
     json_record,
@@ -142,6 +143,13 @@ class AcpReader(TranscriptReader):
             return False
         entry[0].last_record(moment)
         return True
+
+    def fact_state(self) -> tuple[object, object]:
+        # Several sessions: each one's last activity counts as a fact (a line changing
+        # any is a fact line), and a session first named by a plan line is one too.
+        # The session/new requests waiting for their result hold a cwd to come.
+        sessions = tuple((facts_key(f), f.last_timestamp) for f, _ in self._sessions.values())
+        return (sessions, tuple(self._new_requests.items())), None
 
     def results(self) -> list[SessionResult]:
         return [

@@ -36,7 +36,7 @@ from planwatch.core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW, read_tran
 from planwatch.core.transcripts.linescan import CHUNK
 from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
 from planwatch.core.transcripts.registry import reader_for
-from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, replay
+from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, replay, summary_results
 from planwatch.core.transcripts.workers import Driver, fork_workers
 from planwatch.core.transcripts.zst import is_zst
 
@@ -66,9 +66,12 @@ class FileRead:
     warm: str | None = None  # "same" or "grown": replayed from the cache (warmcache.fits)
 
 
-def read_file(item: TranscriptFile, read_plans: bool, remembered: Entry | None = None) -> FileRead:
+def read_file(item: TranscriptFile, read_plans: bool, remembered: Entry | None = None, *, summaries: bool = False) -> FileRead:
     """Read one transcript: from what the warm-start cache remembers of it when that
-    still fits the file (warmcache.py), else from scratch; never raises."""
+    still fits the file (warmcache.py), else from scratch; never raises. `summaries`:
+    the caller needs only facts and counts (`planwatch sessions`): an unchanged file
+    then re-reads its fact lines alone and takes its plans' counts from the cache (its
+    items hold statuses, no text; never for a checklist or `show`)."""
     if item.harness == "opencode":
         return read_database(item, read_plans, remembered)
     try:
@@ -82,7 +85,7 @@ def read_file(item: TranscriptFile, read_plans: bool, remembered: Entry | None =
     traced = read_plans and not is_zst(item.path) and not is_whole_document(item.path)
     try:
         if remembered is not None and traced:
-            warm = _read_warm(item, reader, remembered)
+            warm = _read_warm(item, reader, remembered, summaries)
             if warm is not None:
                 return warm
             reader = reader_for(item.harness)(item.path)  # the replay's reader is spoilt
@@ -125,14 +128,26 @@ def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | No
     return FileRead(item, reader, results, 0, trace=trace, warm="same" if same else None)
 
 
-def _read_warm(item: TranscriptFile, reader: TranscriptReader, remembered: Entry) -> FileRead | None:
+def _read_warm(item: TranscriptFile, reader: TranscriptReader, remembered: Entry, summaries: bool = False) -> FileRead | None:
     """`reader` fed what `remembered` points at, and then any bytes appended since; None
-    when the file changed otherwise (warmcache.fits, a line's hash)."""
+    when the file changed otherwise (warmcache.fits, a line's hash). With `summaries`
+    and the file unchanged, its fact lines only, its plans from the summary (when the
+    facts they give are the remembered ones; else the whole trace, with a new reader)."""
     fd = open_regular(item.path)
     try:
         st = os.fstat(fd)
         fit = fits(remembered, identity(st))
-        if fit is None or not replay(remembered, reader, fd):
+        if fit is None:
+            return None
+        if summaries and fit == "same" and remembered.summary is not None:
+            if replay(remembered, reader, fd, facts_only=True):
+                results = summary_results(remembered, reader)
+                if results is not None:
+                    trace = remembered.trace()
+                    trace.seen(st)
+                    return FileRead(item, reader, results, trace.offset, trace=trace, warm="same")
+            reader = reader_for(item.harness)(item.path)
+        if not replay(remembered, reader, fd):
             return None
     finally:
         os.close(fd)
@@ -192,16 +207,22 @@ def read_all(
     read_plans: bool,
     workers: int | None = None,
     remembered: Mapping[Path, Entry] | None = None,
+    *,
+    summaries: bool = False,
 ) -> Generator[list[FileRead], None, None]:
     """Read every file; yields the reads chunk by chunk as they are done. Files the
     warm-start cache remembers (`remembered`) come first, replayed in the calling
     thread (cheap); then the rest, the calling thread's chunks newest first, the
     workers' from the oldest end. Every item is read exactly once. Closing the
-    iterator early (an exception in the consumer) stops the workers."""
+    iterator early (an exception in the consumer) stops the workers. `summaries`: as
+    `read_file`'s, for the remembered files."""
     if remembered:
         warm = [item for item in items if item.path in remembered]
         for at in range(0, len(warm), CHUNK_FILES):
-            yield [read_file(item, read_plans, remembered[item.path]) for item in warm[at : at + CHUNK_FILES]]
+            yield [
+                read_file(item, read_plans, remembered[item.path], summaries=summaries)
+                for item in warm[at : at + CHUNK_FILES]
+            ]
         items = [item for item in items if item.path not in remembered]
     chunks = deque(_chunks(items))
     if workers is None:

@@ -32,6 +32,7 @@ from planwatch.core.transcripts.backward import confirmed, is_full, look_back_fo
 from planwatch.core.transcripts.discover import is_whole_document
 from planwatch.core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, Stream, fd_scan
 from planwatch.core.transcripts.reader import TranscriptReader
+from planwatch.core.transcripts.warmcache import FACT, LINE, WHEN
 from planwatch.core.transcripts.zst import is_zst, zst_reread, zst_stream
 
 if TYPE_CHECKING:
@@ -68,8 +69,18 @@ class _Feeder:
         self.trace = trace
 
     def __call__(self, offset: int, line: bytes) -> None:
-        if self.trace is not None:
-            self.trace.line(offset, line)
+        trace = self.trace
+        if trace is None:
+            self._feed(line)
+            return
+        # The trace tags the line by what feeding it changed (warmcache FACT, WHEN,
+        # LINE): a start that needs only the facts re-reads the fact lines alone.
+        facts, when = self.reader.fact_state()
+        self._feed(line)
+        facts_after, when_after = self.reader.fact_state()
+        trace.line(offset, line, FACT if facts_after != facts else WHEN if when_after != when else LINE)
+
+    def _feed(self, line: bytes) -> None:
         try:
             self.reader.feed_line(line)
         except Exception:  # a reader's bug on odd input must not stop the index

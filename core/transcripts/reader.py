@@ -80,6 +80,15 @@ class SessionFacts:
         return ""
 
 
+def facts_key(facts: SessionFacts) -> tuple[object, ...]:
+    """Every fact but the last activity, as one comparable value (warmcache.py tags a
+    line fed as a fact line when feeding it changed this)."""
+    return (
+        facts.id, facts.cwd, facts.git_branch, facts.custom_title, facts.ai_title, facts.summary,
+        facts.first_prompt, facts.parent_id, facts.is_subagent, tuple(facts.subagent_ids),
+    )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionResult:
 
@@ -119,6 +128,16 @@ class TranscriptReader(ABC):
     def __init__(self, path: Path) -> None:
         self.path = path
         self.skipped_lines = 0  # lines that were not valid JSON (FORMATS: count them)
+
+    def fact_state(self) -> tuple[object, object]:
+        """(the facts but the last activity, the last activity) as they stand: IO compares
+        them before and after feeding a line, so the warm-start cache knows which lines
+        carry facts (warmcache.py, FACT and WHEN). A reader with one `facts` has it
+        compared; one that keeps several sessions overrides this."""
+        facts = getattr(self, "facts", None)
+        if isinstance(facts, SessionFacts):
+            return facts_key(facts), facts.last_timestamp
+        return None, None
 
     def dynamic_needles(self) -> Sequence[bytes]:
         """Needles that depend on the lines fed so far (e.g. the quoted ids of calls

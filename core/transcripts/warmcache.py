@@ -49,19 +49,27 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from planwatch.core import paths
 from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write
-from planwatch.core.transcripts.reader import TranscriptReader
+from planwatch.core.model import TODO_STATUSES, AgentPlan, PlanGroup, PlanItem, Source
+from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, facts_key
 
 log = logging.getLogger(__name__)
 
-FORMAT = 3  # 3: CRC-32 line hashes
+FORMAT = 4  # 3: CRC-32 line hashes; 4: fact lines tagged (FACT, WHEN), summaries
 CACHE_NAME = "warm-start.json"
 # Kinds of a trace's operations (four ints each: kind, offset, length, hash). TOUCH is
-# a line read only for its time (`touch_line`: the last record's time).
-LINE, MIDDLE, GAP, TOUCH = 0, 1, 2, 3
+# a line read only for its time (`touch_line`: the last record's time). A line fed is
+# LINE (it changed no fact: a plan line), FACT (feeding it changed the reader's facts:
+# an id, the folder, a title candidate, ...) or WHEN (it changed only the last activity;
+# the last WHEN of a trace gives the final one).
+LINE, MIDDLE, GAP, TOUCH, FACT, WHEN = 0, 1, 2, 3, 4, 5
+KINDS = (LINE, MIDDLE, GAP, TOUCH, FACT, WHEN)
+# A result's summary names statuses and sources by their place in these.
+SUMMARY_STATUSES = TODO_STATUSES
+SUMMARY_SOURCES: tuple[str, ...] = get_args(Source)
 # A file whose trace grew past this many operations is left out of the cache (its
 # replay would cost about what reading it does).
 MAX_OPS = 200_000
@@ -93,9 +101,11 @@ class Trace:
     # A reader that is not fed lines (OpenCode's database): its own text-free state
     # (`warm_state()`: ids, times, counts), handed back to it at the next start.
     state: dict[str, Any] | None = None
+    # Per result of the file, text-free: what `sessions` shows of it (`summarize`).
+    summary: list[Any] | None = None
 
-    def line(self, offset: int, data: bytes) -> None:
-        self.ops += (LINE, offset, len(data), line_hash(data))
+    def line(self, offset: int, data: bytes, kind: int = LINE) -> None:
+        self.ops += (kind, offset, len(data), line_hash(data))
 
     def middle(self, offset: int, data: bytes) -> None:
         self.ops += (MIDDLE, offset, len(data), line_hash(data))
@@ -110,7 +120,7 @@ class Trace:
         self.ident = identity(st)
 
     def copy(self) -> Trace:
-        return Trace(list(self.ops), self.ident, self.offset, self.state)
+        return Trace(list(self.ops), self.ident, self.offset, self.state, self.summary)
 
 
 @dataclass(frozen=True)
@@ -122,17 +132,29 @@ class Entry:
     offset: int
     ops: list[int]
     state: dict[str, Any] | None = None
+    summary: list[Any] | None = None
 
     def trace(self) -> Trace:
-        return Trace(list(self.ops), self.ident, self.offset, self.state)
+        return Trace(list(self.ops), self.ident, self.offset, self.state, self.summary)
 
 
-def replay(entry: Entry, reader: TranscriptReader, fd: int) -> bool:
+def replay(entry: Entry, reader: TranscriptReader, fd: int, *, facts_only: bool = False) -> bool:
     """Feed `reader` the remembered lines again from `fd`; False (the reader then holds
-    a part of them: throw it away) as soon as one line's bytes no longer match."""
+    a part of them: throw it away) as soon as one line's bytes no longer match.
+    `facts_only`: only the lines that carry facts (FACT, the last WHEN, MIDDLE, TOUCH):
+    the reader's facts come out as a full replay's would (`summary_results` checks),
+    its plan does not."""
     ops = entry.ops
+    last_when = -1
+    if facts_only:
+        for i in range(len(ops) - 4, -1, -4):
+            if ops[i] == WHEN:
+                last_when = i
+                break
     for i in range(0, len(ops), 4):
         kind, offset, length, digest = ops[i], ops[i + 1], ops[i + 2], ops[i + 3]
+        if facts_only and (kind == LINE or (kind == WHEN and i != last_when)):
+            continue
         if kind == GAP:
             try:
                 reader.note_gap()
@@ -143,7 +165,7 @@ def replay(entry: Entry, reader: TranscriptReader, fd: int) -> bool:
         if len(data) != length or line_hash(data) != digest:
             return False
         try:
-            if kind == LINE:
+            if kind in (LINE, FACT, WHEN):
                 reader.feed_line(data)
             elif kind == TOUCH:
                 reader.touch_line(data)
@@ -152,6 +174,81 @@ def replay(entry: Entry, reader: TranscriptReader, fd: int) -> bool:
         except Exception:  # as IO does: a reader's bug on odd input is not fatal
             log.debug("reader failed on a remembered line of %s", reader.path, exc_info=True)
     return True
+
+
+def facts_hash(facts: SessionFacts) -> int:
+    """A short hash of every fact of a result (as `line_hash` is of a line's bytes): a
+    replay of the fact lines alone is trusted only when it gives the same facts."""
+    return zlib.crc32(repr((facts_key(facts), facts.last_timestamp)).encode("utf-8", "backslashreplace"))
+
+
+def summarize(results: Iterable[SessionResult]) -> list[Any]:
+    """What `planwatch sessions` shows of each result, without text: the hash of its
+    facts, and per plan group its key (an id: "", "acp:<planId>", "agent-<agentId>"),
+    its source and each item's status (places in SUMMARY_SOURCES / SUMMARY_STATUSES),
+    and whether it is partial. No item text, no title, no document."""
+    return [
+        [
+            facts_hash(result.facts),
+            [
+                [g.key, SUMMARY_SOURCES.index(g.source), int(g.partial), [SUMMARY_STATUSES.index(i.status) for i in g.items]]
+                for g in result.plan.groups
+            ],
+        ]
+        for result in results
+    ]
+
+
+def _valid_summary(raw: Any) -> bool:
+    if not isinstance(raw, list):
+        return False
+    for result in raw:
+        if not (isinstance(result, list) and len(result) == 2 and type(result[0]) is int and isinstance(result[1], list)):
+            return False
+        for group in result[1]:
+            if not (
+                isinstance(group, list)
+                and len(group) == 4
+                and isinstance(group[0], str)
+                and type(group[1]) is int
+                and 0 <= group[1] < len(SUMMARY_SOURCES)
+                and group[2] in (0, 1)
+                and isinstance(group[3], list)
+                and all(type(n) is int and 0 <= n < len(SUMMARY_STATUSES) for n in group[3])
+            ):
+                return False
+    return True
+
+
+def summary_results(entry: Entry, reader: TranscriptReader) -> list[SessionResult] | None:
+    """The results of a file from its summary, for a `reader` fed its fact lines only
+    (`replay(..., facts_only=True)`): the reader's facts, each checked against the
+    remembered hash, with a plan of the remembered groups whose items hold statuses and
+    no text (counts, sources, partial: all `sessions` shows). None when anything
+    differs (then replay the whole trace)."""
+    summary = entry.summary
+    if summary is None:
+        return None
+    results = reader.results()
+    if len(results) != len(summary):
+        return None
+    out: list[SessionResult] = []
+    for result, (digest, groups) in zip(results, summary, strict=True):
+        if facts_hash(result.facts) != digest:
+            return None
+        plan = AgentPlan(
+            groups=tuple(
+                PlanGroup(
+                    key=key,
+                    source=SUMMARY_SOURCES[source],  # type: ignore[arg-type]
+                    items=tuple(PlanItem(text="", status=SUMMARY_STATUSES[n]) for n in statuses),
+                    partial=bool(partial),
+                )
+                for key, source, partial, statuses in groups
+            )
+        )
+        out.append(SessionResult(facts=result.facts, plan=plan))
+    return out
 
 
 def fits(entry: Entry, now: Identity) -> str | None:
@@ -200,20 +297,22 @@ def code_stamp() -> str:
 
 
 def _valid_entry(raw: Any) -> Entry | None:
-    if not (isinstance(raw, list) and len(raw) == 8 and isinstance(raw[0], str) and isinstance(raw[6], list)):
+    if not (isinstance(raw, list) and len(raw) == 9 and isinstance(raw[0], str) and isinstance(raw[6], list)):
         return None
-    harness, dev, ino, size, mtime, offset, ops, state = raw
+    harness, dev, ino, size, mtime, offset, ops, state, summary = raw
     if state is not None and not isinstance(state, dict):
         return None
+    if summary is not None and not _valid_summary(summary):
+        summary = None  # not trusted: the whole trace is replayed
     numbers = (dev, ino, size, mtime, offset)
     if not all(type(n) is int and n >= 0 for n in numbers) or offset > size:
         return None
     if len(ops) % 4 or len(ops) > 4 * MAX_OPS or not all(type(n) is int for n in ops):
         return None
     for i in range(0, len(ops), 4):
-        if ops[i] not in (LINE, MIDDLE, GAP, TOUCH) or ops[i + 1] < 0 or not 0 <= ops[i + 2] <= size:
+        if ops[i] not in KINDS or ops[i + 1] < 0 or not 0 <= ops[i + 2] <= size:
             return None
-    return Entry(harness, (dev, ino, size, mtime), offset, ops, state)
+    return Entry(harness, (dev, ino, size, mtime), offset, ops, state, summary)
 
 
 class WarmCache:
@@ -274,7 +373,7 @@ class WarmCache:
 def _row(harness: str, trace: Trace) -> list[Any] | None:
     if trace.ident is None or len(trace.ops) > 4 * MAX_OPS or trace.offset > trace.ident[2]:
         return None
-    return [harness, *trace.ident, trace.offset, trace.ops, trace.state]
+    return [harness, *trace.ident, trace.offset, trace.ops, trace.state, trace.summary]
 
 
 def save(

@@ -21,7 +21,7 @@ from planwatch.core.index import SessionIndex
 from planwatch.core.transcripts import warmcache
 from planwatch.core.transcripts.batch import FileRead, read_file
 from planwatch.core.transcripts.discover import TranscriptFile, classify, is_whole_document
-from planwatch.core.transcripts.warmcache import GAP, LINE, MIDDLE, WarmCache
+from planwatch.core.transcripts.warmcache import FACT, GAP, LINE, MIDDLE, WHEN, WarmCache
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
@@ -116,7 +116,8 @@ def test_a_long_transcript_replays_its_gap_and_middle_title(tmp_path: Path) -> N
     first = cold(path)
     assert first.trace is not None
     kinds = set(first.trace.ops[0::4])
-    assert {LINE, MIDDLE, GAP} <= kinds
+    # Lines fed are tagged by what they changed (LINE, FACT or WHEN: format 4).
+    assert {MIDDLE, GAP} <= kinds and kinds & {LINE, FACT, WHEN}
     assert first.results[0].facts.title() == "The long job"
     remember(first)
     second = warm(path)
@@ -401,3 +402,101 @@ def test_a_foreign_opencode_state_is_ignored(tmp_path: Path) -> None:
         wrong = warmcache.Entry("opencode", first.trace.ident or (0, 0, 0, 0), 0, [], {"sessions": sessions})
         assert opencode_answer(read_file(item, True, wrong)) == opencode_answer(first)
     db.close()
+
+
+# -- summaries: a start that shows facts and counts only (`planwatch sessions`) --------
+
+
+def summary_read(path: Path) -> FileRead:
+    item = item_of(path)
+    return read_file(item, True, WarmCache.load().get(item.path, item.harness), summaries=True)
+
+
+def counts_of(read: FileRead) -> list[object]:
+    """What `sessions` shows of a read's results: facts, and per group its key, source,
+    statuses and partial (no item text)."""
+    return [
+        (dataclasses.asdict(r.facts), [(g.key, g.source, [i.status for i in g.items], g.partial) for g in r.plan.groups])
+        for r in read.results
+    ]
+
+
+def index_summaries(base: Path) -> None:
+    """A cold scan through the index, which writes each file's summary in the cache."""
+    SessionIndex([base]).scan()
+
+
+@pytest.mark.parametrize("path", [p for p in fixture_transcripts() if not is_whole_document(p)],
+                         ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_an_unchanged_file_needing_only_counts_rereads_its_fact_lines_alone(path: Path) -> None:
+    """Every line-read fixture of every harness: a start that needs only facts and
+    counts feeds the lines that carried facts, takes the counts from the cache's
+    summary, and gives the facts and counts of a cold read; its items hold no text."""
+    first = cold(path)
+    index_summaries(path)
+    second = summary_read(path)
+    assert second.warm == "same"
+    assert counts_of(second) == counts_of(first)
+    assert all(i.text == "" for r in second.results for g in r.plan.groups for i in g.items)
+    entry = WarmCache.load().get(path, first.item.harness)
+    assert entry is not None and entry.summary is not None
+
+
+def test_the_summary_start_reads_fewer_lines_than_the_full_replay(tmp_path: Path) -> None:
+    path = claude_file(tmp_path, [("Read the code", "in_progress"), ("Write tests", "pending")])
+    index_summaries(path)
+    entry = WarmCache.load().get(path, "claude")
+    assert entry is not None
+    kinds = entry.ops[0::4]
+    assert FACT in kinds and (LINE in kinds or kinds.count(WHEN) > 1)  # plan lines are not fact lines
+    assert summary_read(path).warm == "same"
+
+
+def test_a_file_needing_the_plan_still_replays_every_line(tmp_path: Path) -> None:
+    path = claude_file(tmp_path, [("Read the code", "in_progress"), ("Write tests", "pending")])
+    index_summaries(path)
+    assert main_items(warm(path)) == [("Read the code", "in_progress"), ("Write tests", "pending")]
+
+
+def test_a_changed_file_needing_only_counts_is_read_as_before(tmp_path: Path) -> None:
+    """Grown: replayed whole, then the append read; rewritten in place: from scratch.
+    Either way the plan holds the file's text again, not a summary."""
+    path = claude_file(tmp_path, [("Read the code", "in_progress")])
+    index_summaries(path)
+    append_todo(path, [("Read the code", "completed"), ("Ship", "pending")])
+    grown = summary_read(path)
+    assert grown.warm == "grown"
+    assert main_items(grown) == [("Read the code", "completed"), ("Ship", "pending")]
+    index_summaries(path)
+    st = path.stat()
+    data = path.read_bytes()
+    with path.open("r+b") as fh:  # same inode, size and mtime; other bytes
+        fh.write(data.replace(b"Read the code", b"Mend the dog"))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    rewritten = summary_read(path)
+    assert rewritten.warm is None
+    assert main_items(rewritten) == [("Mend the dog", "completed"), ("Ship", "pending")]
+
+
+def test_a_summary_whose_facts_do_not_match_falls_back_to_the_full_replay(tmp_path: Path) -> None:
+    """A summary is trusted only when the fact lines give the facts it was made from."""
+    path = claude_file(tmp_path, [("Read the code", "in_progress")])
+    index_summaries(path)
+    doc = json.loads(warmcache.cache_file().read_bytes())
+    row = doc["files"][str(path)]
+    row[8][0][0] ^= 1  # another facts hash
+    warmcache.cache_file().write_text(json.dumps(doc))
+    read = summary_read(path)
+    assert read.warm == "same"
+    assert main_items(read) == [("Read the code", "in_progress")]
+
+
+def test_a_summary_that_is_not_counts_and_places_is_ignored(tmp_path: Path) -> None:
+    path = claude_file(tmp_path, [("Read the code", "in_progress")])
+    index_summaries(path)
+    doc = json.loads(warmcache.cache_file().read_bytes())
+    doc["files"][str(path)][8][0][1][0][3] = ["Read the code"]  # text where a status goes
+    warmcache.cache_file().write_text(json.dumps(doc))
+    entry = WarmCache.load().get(path, "claude")
+    assert entry is not None and entry.summary is None
+    assert main_items(summary_read(path)) == [("Read the code", "in_progress")]

@@ -126,6 +126,17 @@ async def test_the_warm_start_cache_holds_no_plan_text_and_no_title(isolated_env
     assert cache, "the app wrote no warm-start cache"
     assert files_holding(MARKER, paths.cache_dir()) == []
     assert files_holding("Rotate", paths.cache_dir()) == []
+    # Its summary of the file (format 4): a hash of the facts, then per group its key,
+    # its source and each item's status as places in fixed tables, partial as 0/1.
+    import json
+
+    from planwatch.core.transcripts import warmcache
+
+    [row] = json.loads(warmcache.cache_file().read_bytes())["files"].values()
+    [[facts_hash, groups]] = row[8]
+    assert type(facts_hash) is int
+    done, pending = (warmcache.SUMMARY_STATUSES.index(s) for s in ("completed", "pending"))
+    assert groups == [["", warmcache.SUMMARY_SOURCES.index("claude_todos"), 0, [done, pending]]]
     # The next start is warm and shows the same text, read from the transcript.
     from planwatch.core.index import SessionIndex
 
