@@ -147,7 +147,11 @@ def replay(entry: Entry, reader: TranscriptReader, fd: int, *, facts_only: bool 
     ops = entry.ops
     last_when = -1
     if facts_only:
+        # The last activity: the last WHEN line gives it, unless a TOUCH line after it
+        # sets it outright (a reader whose `touch_line` keeps the record's time).
         for i in range(len(ops) - 4, -1, -4):
+            if ops[i] == TOUCH and reader.touch_sets_time:
+                break
             if ops[i] == WHEN:
                 last_when = i
                 break
@@ -220,6 +224,10 @@ def _valid_summary(raw: Any) -> bool:
     return True
 
 
+# A summary's items: a status and no text (frozen values, shared).
+_BLANK_ITEMS = tuple(PlanItem(text="", status=status) for status in SUMMARY_STATUSES)
+
+
 def summary_results(entry: Entry, reader: TranscriptReader) -> list[SessionResult] | None:
     """The results of a file from its summary, for a `reader` fed its fact lines only
     (`replay(..., facts_only=True)`): the reader's facts, each checked against the
@@ -241,7 +249,7 @@ def summary_results(entry: Entry, reader: TranscriptReader) -> list[SessionResul
                 PlanGroup(
                     key=key,
                     source=SUMMARY_SOURCES[source],  # type: ignore[arg-type]
-                    items=tuple(PlanItem(text="", status=SUMMARY_STATUSES[n]) for n in statuses),
+                    items=tuple(map(_BLANK_ITEMS.__getitem__, statuses)),
                     partial=bool(partial),
                 )
                 for key, source, partial, statuses in groups
@@ -307,11 +315,12 @@ def _valid_entry(raw: Any) -> Entry | None:
     numbers = (dev, ino, size, mtime, offset)
     if not all(type(n) is int and n >= 0 for n in numbers) or offset > size:
         return None
-    if len(ops) % 4 or len(ops) > 4 * MAX_OPS or not all(type(n) is int for n in ops):
+    if len(ops) % 4 or len(ops) > 4 * MAX_OPS or not set(map(type, ops)) <= {int}:
         return None
-    for i in range(0, len(ops), 4):
-        if ops[i] not in KINDS or ops[i + 1] < 0 or not 0 <= ops[i + 2] <= size:
-            return None
+    if ops and (
+        not set(ops[0::4]) <= set(KINDS) or min(ops[1::4]) < 0 or min(ops[2::4]) < 0 or max(ops[2::4]) > size
+    ):
+        return None
     return Entry(harness, (dev, ino, size, mtime), offset, ops, state, summary)
 
 
