@@ -9,9 +9,21 @@ skipped middle (`feed_middle_line`), of the line read for the last record's time
 (device, inode, size, mtime_ns) with the offset where reading resumes. Nothing else: no
 titles, no plan text, no prompts, no path but the file's own (the cache's key).
 
+Each line fed is tagged by what feeding it changed (IO compares the reader's
+`fact_state()` before and after): FACT (an id, a folder, a branch, a title candidate,
+lineage), WHEN (only the last activity) or LINE (neither: a plan line). Beside the
+trace, the index keeps each file's `summarize`d results: per result a CRC-32 of its
+facts, and per plan group its key (an id), its source and its items' statuses (places
+in fixed tables) and partial flag — counts, enums and flags, no text.
+
 On the next start (`replay`), a file whose identity still fits is not scanned: a fresh
 reader is fed the same lines again, each re-read with `pread` at its offset and checked
 against its hash, and only bytes appended since the resume offset are read as an append.
+A start that shows only facts and counts (`planwatch sessions`: `summaries`) feeds an
+unchanged file's fact lines alone (FACT, MIDDLE, TOUCH and the last WHEN) and takes its
+plans from the summary — items holding a status and no text — when the facts the
+reader gives hash as remembered; otherwise the whole trace is replayed. The app, `show`
+and following always replay whole.
 - same inode, same size, same mtime: replay only;
 - same inode, grown: replay, then read from the resume offset (the live follower's
   append read);
