@@ -12,7 +12,8 @@ one 50 MB line; the rest small sessions with plans, titles and task calls.
 
 - cold: `planwatch sessions --json` with an empty cache folder (the page cache warm, as
   for every other row: each command runs once untimed first);
-- warm: the same command again, reading the warm-start index the cold run wrote; its
+- warm: the same command again, reading the warm-start index the cold run wrote (an
+  unchanged file's fact lines re-read, its plan counts from the index's summaries); its
   output must be byte-identical to the cold run's (checked);
 - cat: `cat` of every file; naive: `json.loads` on every line of every file;
 - ccusage: `session --offline --json` over the same folder (CCUSAGE=path, else
