@@ -9,10 +9,11 @@ instead of scanning the files again. The first scan, when there is much to
 read, is spread over worker processes (batch.py), which send the readers back. It
 hands out frozen `SessionEntry` values; callbacks run on the calling or the follower thread and carry only ids.
 
-Which files make which sessions, and the entries shown, is core/sessions.py; loading
-and saving the warm-start cache is core/warmstart.py; the database-backed sources
-(OpenCode's database and its -wal, an unreadable database reported) are
-core/databases.py.
+Following the folders after the scan (and moving to folders saved later) is
+core/following.py; which files make which sessions, and the entries shown, is
+core/sessions.py; loading and saving the warm-start cache is core/warmstart.py; the
+database-backed sources (OpenCode's database and its -wal, an unreadable database
+reported) are core/databases.py.
 
 Privacy: with `read_plans` off no line naming a planning tool reaches a reader, and
 every plan is empty. Plan text lives only in these objects, never on disk or in logs.
@@ -28,7 +29,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planwatch.core import paths
-from planwatch.core.databases import DatabaseSources, database_of, opencode_root
+from planwatch.core.databases import DatabaseSources
+from planwatch.core.following import Following
 from planwatch.core.history import PlanHistory, replay_history, with_agents
 from planwatch.core.model import EMPTY_PLAN
 from planwatch.core.sessions import FileState, SessionEntry, build_entry, ids_of, orphan_ids, relations
@@ -36,9 +38,7 @@ from planwatch.core.settings import Settings, load_settings
 from planwatch.core.transcripts.batch import FileRead, read_all, read_file
 from planwatch.core.transcripts.discover import (
     TranscriptFile,
-    classify,
     discover,
-    is_transcript_name,
 )
 from planwatch.core.transcripts.lines import read_transcript
 from planwatch.core.transcripts.reader import SessionResult
@@ -72,7 +72,7 @@ def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[
     return unique
 
 
-class SessionIndex(WarmStart, DatabaseSources):
+class SessionIndex(WarmStart, DatabaseSources, Following):
     """Sessions of every harness, in memory, kept up to date while following."""
 
     def __init__(self, roots: list[Path] | None = None, *, read_plans: bool = True, summaries: bool = False) -> None:
@@ -288,77 +288,6 @@ class SessionIndex(WarmStart, DatabaseSources):
             return PlanHistory()  # reading was turned off meanwhile: no plan text handed out
         return with_agents(main, agents)
 
-    def start_following(self, on_change: Callable[[list[str]], None]) -> None:
-        """Follow every root; `on_change(session ids)` is called from the follower thread
-        after each burst of changes."""
-        with self._lock:
-            if self._follower is not None:
-                self._on_change = on_change
-                return
-            self._on_change = on_change
-            from planwatch.core.transcripts.follow import Follower  # watchdog: only when following
-
-            # OpenCode's database: its folder is watched without subfolders, for the
-            # database and its -wal (which changes on every write). Its older storage/
-            # folder: the session files and the todo files only.
-            databases = self._databases()
-            storages = {db for db in databases if db.name == "storage"}
-            follower = Follower(
-                [
-                    *(r for r in self.roots_searched if not r.is_file() and not opencode_root(r, databases)),
-                    *(storage / "session" for storage in storages),
-                ],
-                self._consume,
-                accept=lambda path: is_transcript_name(path) or database_of(path) in databases,
-                rewritten=lambda path: database_of(path) is not None,
-                flat_roots=sorted({db.parent for db in databases - storages} | {s / "todo" for s in storages}),
-                on_removed=self._removed,
-                after_batch=self._after_batch,
-            )
-            for path, state in self._files.items():
-                follower.track(path, state.offset)
-            self._follower = follower
-        follower.start()
-        # Files that appeared between the scan and now.
-        with self._lock:
-            known = set(self._files)
-        follower.poke(item.path for item in discover(self.roots_searched) if item.path not in known)
-
-    def set_roots(self, roots: Sequence[Path]) -> list[str]:
-        """Look in `roots` from now on (the person saved other transcript folders):
-        sessions of folders no longer listed go, those of new folders are read, the
-        others keep what was read, and following restarts on the new folders. Returns
-        the ids whose entry changed or went (also told to `on_change` while following).
-        Blocking: call it from a worker thread."""
-        with self._roots_lock:
-            return self._set_roots(roots)
-
-    def _set_roots(self, roots: Sequence[Path]) -> list[str]:
-        with self._lock:
-            if list(roots) == self.roots_searched:
-                return []
-            self.roots_searched = list(roots)
-            follower, self._follower = self._follower, None
-            on_change = self._on_change
-        if follower is not None:
-            follower.stop()  # its roots are fixed: a new one watches the new folders
-        files = discover(self.roots_searched)
-        with self._lock:
-            known = set(self._files)
-        ids: set[str] = set()
-        for path in known - {item.path for item in files}:
-            ids |= self._forget(path)
-        for item in files:
-            if item.path not in known:
-                ids |= self._load(item)
-        if ids:
-            self._cache_stale = True
-        changed = self._rebuild(ids, orphans=True)
-        if follower is not None and on_change is not None:
-            self.start_following(on_change)
-        self._notify(changed)
-        return changed
-
     def stop(self) -> None:
         """Stop following (joins the follower's threads). What was appended while
         following is written to the warm-start cache on a thread of its own (the app
@@ -402,45 +331,6 @@ class SessionIndex(WarmStart, DatabaseSources):
                 follower = self._follower
             if follower is not None and state is not None:
                 follower.track(item.path, state.offset)
-        self._notify(self._rebuild(ids, orphans=True))
-
-    # -- follower callbacks (follower thread) ------------------------------------------
-
-    def _consume(self, path: Path, start: int, reset: bool) -> int | None:
-        database = database_of(path)
-        if database is not None:
-            return self._refresh_database(database)
-        # A plain rollout beside its compressed copy wins (FORMATS §3), also while live.
-        if path.name.endswith(".jsonl.zst") and path.with_name(path.name[:-4]).exists():
-            self._removed(path)
-            return None
-        twin = path.with_name(path.name + ".zst")
-        if path.name.endswith(".jsonl") and twin in self._files:
-            self._removed(twin)
-        with self._lock:
-            state = self._files.get(path)
-        if reset or state is None or state.reader is None:
-            item = classify(path)
-            if item is None:
-                return None
-            ids = self._load(item)
-            with self._lock:
-                state = self._files.get(path)
-                self._changed |= ids
-            return state.offset if state is not None else None
-        ids, offset = self._append(path, start)
-        with self._lock:
-            self._changed |= ids
-        return offset
-
-    def _removed(self, path: Path) -> None:
-        ids = self._forget(path)
-        with self._lock:
-            self._changed |= ids
-
-    def _after_batch(self, _paths: list[Path]) -> None:
-        with self._lock:
-            ids, self._changed = self._changed, set()
         self._notify(self._rebuild(ids, orphans=True))
 
     def _notify(self, ids: list[str]) -> None:
