@@ -31,12 +31,21 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from planwatch.core.model import LIST_STATUSES, PlanItem, read_priority, read_status
 from planwatch.core.replay import PlanReplay
 from planwatch.core.transcripts import ccd
+from planwatch.core.transcripts.claude_records import (
+    EXIT_PLAN_MODE,
+    TODO_WRITE,
+    blocks,
+    call_event,
+    full_list_calls,
+    is_error,
+    message,
+    prompt_text,
+)
 from planwatch.core.transcripts.claude_tasks import TOOL_NAMES as TASK_TOOLS
 from planwatch.core.transcripts.claude_tasks import TaskCorrelator
-from planwatch.core.transcripts.events import DocumentSet, FullList, Gap, PlanEvent
+from planwatch.core.transcripts.events import Gap, PlanEvent
 from planwatch.core.transcripts.reader import (
     SessionFacts,
     SessionResult,
@@ -56,8 +65,6 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 # A record's own time in raw bytes (`touch_line`).
 _TIME = time_pattern("timestamp")
 
-TODO_WRITE = "TodoWrite"
-EXIT_PLAN_MODE = "ExitPlanMode"
 PLAN_TOOLS: tuple[str, ...] = (TODO_WRITE, EXIT_PLAN_MODE, *TASK_TOOLS, *ccd.TOOL_NAMES)
 FULL_LIST_TOOLS: tuple[str, ...] = (TODO_WRITE, ccd.UPDATE_PLAN)
 TITLE_TYPES: tuple[str, ...] = ("custom-title", "ai-title", "summary")
@@ -84,23 +91,6 @@ _PROMPT_MARKERS = (
 # The first user record, prompt or not: it carries the session's cwd, branch and id
 # (and, when it is torn, it is counted as a skipped line).
 _USER_RECORD = json_needles("type", "user")
-# User text that is a harness wrapper, not something the person typed.
-_WRAPPER_PREFIXES = (
-    "<command-name>",
-    "<command-message>",
-    "<command-args>",
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "<local-command-caveat>",
-    "<system-reminder>",
-    "<user-prompt-submit-hook>",
-    "<ide_",
-    "<bash-input>",
-    "<bash-stdout>",
-    "<bash-stderr>",
-    "Caveat: The messages below were generated",
-    "[Request interrupted",
-)
 
 
 class ClaudeReader(TranscriptReader):
@@ -210,28 +200,28 @@ class ClaudeReader(TranscriptReader):
         if self.full_list_pattern.search(line) is None:
             return False
         record = json_record(line)
-        return record is not None and bool(_full_list_calls(record))
+        return record is not None and bool(full_list_calls(record))
 
     def full_list_result_needles(self, line: bytes) -> tuple[bytes, ...]:
         record = json_record(line)
-        calls = _full_list_calls(record) if record is not None else []
+        calls = full_list_calls(record) if record is not None else []
         return tuple(f'"{call_id}"'.encode() for call_id in calls)
 
     def full_list_result(self, line: bytes, later: bytes) -> bool | None:
         record, result = json_record(line), json_record(later)
         if record is None or result is None or result.get("type") != "user":
             return None
-        calls = set(_full_list_calls(record))
-        content = _message(result).get("content")
-        blocks = [
+        calls = set(full_list_calls(record))
+        content = message(result).get("content")
+        answers = [
             b for b in (content if isinstance(content, list) else [])
             if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in calls
         ]
-        if not blocks:
+        if not answers:
             return None  # another record naming the id (progress, hooks): look further
         # The same rule as `_user`: an error block or a string toolUseResult failed.
         envelope = result.get("toolUseResult")
-        return any(not _is_error(b) and not isinstance(envelope, str) for b in blocks)
+        return any(not is_error(b) and not isinstance(envelope, str) for b in answers)
 
     def results(self) -> list[SessionResult]:
         return [SessionResult(facts=dataclasses.replace(self.facts), plan=self._replay.snapshot())]
@@ -282,7 +272,7 @@ class ClaudeReader(TranscriptReader):
 
     def _assistant(self, record: dict[str, Any]) -> None:
         group = self._group(record)
-        for block in _blocks(record):
+        for block in blocks(record):
             if block.get("type") != "tool_use":
                 continue
             call_id, name = block.get("id"), block.get("name")
@@ -292,12 +282,12 @@ class ClaudeReader(TranscriptReader):
             if name in TASK_TOOLS:
                 self._tasks.on_call(call_id, name, tool_input, group)
                 continue
-            event = _call_event(name, tool_input, group)
+            event = call_event(name, tool_input, group)
             if event is not None:
                 self._hold(call_id, event)
 
     def _user(self, record: dict[str, Any]) -> None:
-        content = _message(record).get("content")
+        content = message(record).get("content")
         results = (
             [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
             if isinstance(content, list)
@@ -316,7 +306,7 @@ class ClaudeReader(TranscriptReader):
                 continue
             # A string envelope says a call was refused or failed; in a batched record
             # it cannot be told which one, so none of them applies (no guessing).
-            failed = _is_error(block) or isinstance(envelope, str)
+            failed = is_error(block) or isinstance(envelope, str)
             event = self._pending.pop(call_id, None)
             if event is not None:
                 if not failed:
@@ -335,7 +325,7 @@ class ClaudeReader(TranscriptReader):
             return
         if self._subagent_group is None and record.get("isSidechain") is True:
             return  # an inline subagent's prompt does not name the session
-        text = _prompt_text(content)
+        text = prompt_text(content)
         if text:
             self.facts.first_prompt = prompt_title(text, MAX_TITLE_CHARS)
 
@@ -347,98 +337,3 @@ class ClaudeReader(TranscriptReader):
     def _waiting_ids(self) -> list[str]:
         return [*self._pending, *self._tasks.pending_ids]
 
-
-def _message(record: dict[str, Any]) -> dict[str, Any]:
-    message = record.get("message")
-    return message if isinstance(message, dict) else {}
-
-
-def _blocks(record: dict[str, Any]) -> list[dict[str, Any]]:
-    content = _message(record).get("content")
-    if not isinstance(content, list):
-        return []
-    return [block for block in content if isinstance(block, dict)]
-
-
-def _full_list_calls(record: dict[str, Any]) -> list[str]:
-    """The call ids of the full-list calls an assistant record holds (TodoWrite, ccd
-    update_plan with items), each of a recognised shape."""
-    if record.get("type") != "assistant":
-        return []
-    calls: list[str] = []
-    for block in _blocks(record):
-        if block.get("type") != "tool_use":
-            continue
-        call_id, name, tool_input = block.get("id"), block.get("name"), block.get("input")
-        if not isinstance(call_id, str) or not call_id or not isinstance(name, str):
-            continue
-        if (name == TODO_WRITE and _todo_items(tool_input) is not None) or ccd.is_full_list(name, tool_input):
-            calls.append(call_id)
-    return calls
-
-
-def _call_event(name: str, tool_input: Any, group: str) -> PlanEvent | None:
-    """The event a (non-task) planning call states, or None for any unknown shape."""
-    if name == TODO_WRITE:
-        items = _todo_items(tool_input)
-        return None if items is None else FullList(group, "claude_todos", items)
-    if name in ccd.TOOL_NAMES:
-        return ccd.parse_call(name, tool_input, group)
-    if name == EXIT_PLAN_MODE and isinstance(tool_input, dict):
-        plan = tool_input.get("plan")
-        if isinstance(plan, str) and plan.strip():
-            return DocumentSet(key=group, source="claude_plan_mode", text=plan)
-    return None
-
-
-def _todo_items(tool_input: Any) -> tuple[PlanItem, ...] | None:
-    if not isinstance(tool_input, dict):
-        return None
-    todos = tool_input.get("todos")
-    if not isinstance(todos, list):
-        return None
-    items: list[PlanItem] = []
-    for todo in todos:
-        if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
-            return None  # one unknown item makes the call unrecognised: no wrong plan
-        active = todo.get("activeForm")
-        items.append(
-            PlanItem(
-                text=todo["content"],
-                status=read_status(todo.get("status"), LIST_STATUSES),
-                active_form=active if isinstance(active, str) and active else None,
-                priority=read_priority(todo.get("priority")),
-            )
-        )
-    return tuple(items)
-
-
-def _is_error(block: dict[str, Any]) -> bool:
-    if block.get("is_error") is True:
-        return True
-    content = block.get("content")
-    if isinstance(content, list):
-        content = next(
-            (c.get("text") for c in content if isinstance(c, dict) and c.get("type") == "text"),
-            None,
-        )
-    return isinstance(content, str) and content.lstrip().startswith("<tool_use_error>")
-
-
-def _prompt_text(content: Any) -> str | None:
-    """The text a person typed, or None for tool results, images and harness wrappers."""
-    if isinstance(content, str):
-        texts = [content]
-    elif isinstance(content, list):
-        texts = [
-            b["text"]
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
-        ]
-    else:
-        return None
-    for text in texts:
-        stripped = text.strip()
-        if stripped and not stripped.startswith(_WRAPPER_PREFIXES):
-            return stripped
-    return None
