@@ -50,6 +50,10 @@ def test_age_is_at_most_four_characters() -> None:
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     for seconds in (0, 59, 3599, 86399, 604799, 10**8):
         assert len(age(now - timedelta(seconds=seconds), now)) <= 4
+    # A record stamped in year 1 (hostile or broken) must not break the column.
+    assert age(datetime(1, 1, 1, tzinfo=UTC), now) == "99y+"
+    assert age(now - timedelta(days=400), now) == "1y"
+    assert age(now - timedelta(days=364), now) == "52w"
 
 
 def test_folders_show_the_tail_that_tells_them_apart() -> None:

@@ -54,8 +54,14 @@ class SessionRow:
 
 
 def age(updated: datetime, now: datetime) -> str:
-    """How long ago, in at most four characters: 45s, 12m, 3h, 5d, 7w."""
+    """How long ago, in at most four characters: 45s, 12m, 3h, 5d, 7w, 2y (a record
+    stamped in year 1 reads 99y+, not a number that breaks the column)."""
     seconds = max(0, int((now - updated).total_seconds()))
+    years = seconds // (365 * 86400)
+    if years >= 100:
+        return "99y+"
+    if years >= 1:
+        return f"{years}y"
     for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
             return f"{seconds // size}{unit}"
