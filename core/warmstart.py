@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 
 from planwatch.core.sessions import FileState
-from planwatch.core.transcripts import warmcache
+from planwatch.core.transcripts import warmcache, warmsummary
 from planwatch.core.transcripts.discover import TranscriptFile
 from planwatch.core.transcripts.warmcache import Entry, WarmCache
 
@@ -25,7 +25,7 @@ def _with_summary(trace: warmcache.Trace, state: FileState) -> warmcache.Trace:
     """A copy of `trace` holding the text-free summary of what the file gave (a file
     read through a database keeps its own state: no summary)."""
     copy = trace.copy()
-    copy.summary = warmcache.summarize(state.results) if trace.ops else None
+    copy.summary = warmsummary.summarize(state.results) if trace.ops else None
     return copy
 
 

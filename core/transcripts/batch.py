@@ -36,7 +36,8 @@ from planwatch.core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW, read_tran
 from planwatch.core.transcripts.linescan import CHUNK
 from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
 from planwatch.core.transcripts.registry import reader_for
-from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, replay, summary_results
+from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, replay
+from planwatch.core.transcripts.warmsummary import summary_results
 from planwatch.core.transcripts.workers import Driver, fork_workers
 from planwatch.core.transcripts.zst import is_zst
 
@@ -141,7 +142,7 @@ def _read_warm(item: TranscriptFile, reader: TranscriptReader, remembered: Entry
             return None
         if summaries and fit == "same" and remembered.summary is not None:
             if replay(remembered, reader, fd, facts_only=True):
-                results = summary_results(remembered, reader)
+                results = summary_results(remembered.summary, reader)
                 if results is not None:
                     trace = remembered.trace()
                     trace.seen(st)

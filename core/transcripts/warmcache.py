@@ -12,9 +12,9 @@ titles, no plan text, no prompts, no path but the file's own (the cache's key).
 Each line fed is tagged by what feeding it changed (IO compares the reader's
 `fact_state()` before and after): FACT (an id, a folder, a branch, a title candidate,
 lineage), WHEN (only the last activity) or LINE (neither: a plan line). Beside the
-trace, the index keeps each file's `summarize`d results: per result a CRC-32 of its
-facts, and per plan group its key (an id), its source and its items' statuses (places
-in fixed tables) and partial flag — counts, enums and flags, no text.
+trace, the index keeps each file's text-free summary (warmsummary.py): per result a
+CRC-32 of its facts, and per plan group its key (an id), its source and its items'
+statuses (places in fixed tables) and partial flag — counts, enums and flags, no text.
 
 On the next start (`replay`), a file whose identity still fits is not scanned: a fresh
 reader is fed the same lines again, each re-read with `pread` at its offset and checked
@@ -61,12 +61,12 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from planwatch.core import paths
 from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write
-from planwatch.core.model import TODO_STATUSES, AgentPlan, PlanGroup, PlanItem, Source
-from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, facts_key
+from planwatch.core.transcripts.reader import TranscriptReader
+from planwatch.core.transcripts.warmsummary import valid_summary
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +79,6 @@ CACHE_NAME = "warm-start.json"
 # the last WHEN of a trace gives the final one).
 LINE, MIDDLE, GAP, TOUCH, FACT, WHEN = 0, 1, 2, 3, 4, 5
 KINDS = (LINE, MIDDLE, GAP, TOUCH, FACT, WHEN)
-# A result's summary names statuses and sources by their place in these.
-SUMMARY_STATUSES = TODO_STATUSES
-SUMMARY_SOURCES: tuple[str, ...] = get_args(Source)
 # A file whose trace grew past this many operations is left out of the cache (its
 # replay would cost about what reading it does).
 MAX_OPS = 200_000
@@ -192,85 +189,6 @@ def replay(entry: Entry, reader: TranscriptReader, fd: int, *, facts_only: bool 
     return True
 
 
-def facts_hash(facts: SessionFacts) -> int:
-    """A short hash of every fact of a result (as `line_hash` is of a line's bytes): a
-    replay of the fact lines alone is trusted only when it gives the same facts."""
-    return zlib.crc32(repr((facts_key(facts), facts.last_timestamp)).encode("utf-8", "backslashreplace"))
-
-
-def summarize(results: Iterable[SessionResult]) -> list[Any]:
-    """What `planwatch sessions` shows of each result, without text: the hash of its
-    facts, and per plan group its key (an id: "", "acp:<planId>", "agent-<agentId>"),
-    its source and each item's status (places in SUMMARY_SOURCES / SUMMARY_STATUSES),
-    and whether it is partial. No item text, no title, no document."""
-    return [
-        [
-            facts_hash(result.facts),
-            [
-                [g.key, SUMMARY_SOURCES.index(g.source), int(g.partial), [SUMMARY_STATUSES.index(i.status) for i in g.items]]
-                for g in result.plan.groups
-            ],
-        ]
-        for result in results
-    ]
-
-
-def _valid_summary(raw: Any) -> bool:
-    if not isinstance(raw, list):
-        return False
-    for result in raw:
-        if not (isinstance(result, list) and len(result) == 2 and type(result[0]) is int and isinstance(result[1], list)):
-            return False
-        for group in result[1]:
-            if not (
-                isinstance(group, list)
-                and len(group) == 4
-                and isinstance(group[0], str)
-                and type(group[1]) is int
-                and 0 <= group[1] < len(SUMMARY_SOURCES)
-                and group[2] in (0, 1)
-                and isinstance(group[3], list)
-                and all(type(n) is int and 0 <= n < len(SUMMARY_STATUSES) for n in group[3])
-            ):
-                return False
-    return True
-
-
-# A summary's items: a status and no text (frozen values, shared).
-_BLANK_ITEMS = tuple(PlanItem(text="", status=status) for status in SUMMARY_STATUSES)
-
-
-def summary_results(entry: Entry, reader: TranscriptReader) -> list[SessionResult] | None:
-    """The results of a file from its summary, for a `reader` fed its fact lines only
-    (`replay(..., facts_only=True)`): the reader's facts, each checked against the
-    remembered hash, with a plan of the remembered groups whose items hold statuses and
-    no text (counts, sources, partial: all `sessions` shows). None when anything
-    differs (then replay the whole trace)."""
-    summary = entry.summary
-    if summary is None:
-        return None
-    results = reader.results()
-    if len(results) != len(summary):
-        return None
-    out: list[SessionResult] = []
-    for result, (digest, groups) in zip(results, summary, strict=True):
-        if facts_hash(result.facts) != digest:
-            return None
-        plan = AgentPlan(
-            groups=tuple(
-                PlanGroup(
-                    key=key,
-                    source=SUMMARY_SOURCES[source],  # type: ignore[arg-type]
-                    items=tuple(map(_BLANK_ITEMS.__getitem__, statuses)),
-                    partial=bool(partial),
-                )
-                for key, source, partial, statuses in groups
-            )
-        )
-        out.append(SessionResult(facts=result.facts, plan=plan))
-    return out
-
-
 def fits(entry: Entry, now: Identity) -> str | None:
     """How a file seen now relates to its entry: "same", "grown", or None (read it from
     scratch: replaced, shrunk, or rewritten in place)."""
@@ -322,7 +240,7 @@ def _valid_entry(raw: Any) -> Entry | None:
     harness, dev, ino, size, mtime, offset, ops, state, summary = raw
     if state is not None and not isinstance(state, dict):
         return None
-    if summary is not None and not _valid_summary(summary):
+    if summary is not None and not valid_summary(summary):
         summary = None  # not trusted: the whole trace is replayed
     numbers = (dev, ino, size, mtime, offset)
     if not all(type(n) is int and n >= 0 for n in numbers) or offset > size:

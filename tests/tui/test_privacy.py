@@ -130,15 +130,15 @@ async def test_the_warm_start_cache_holds_no_plan_text_and_no_title(isolated_env
     # its source and each item's status as places in fixed tables, partial as 0/1.
     import json
 
-    from planwatch.core.transcripts import warmcache
+    from planwatch.core.transcripts import warmcache, warmsummary
 
     [row] = json.loads(warmcache.cache_file().read_bytes())["files"].values()
     [[facts_hash, groups]] = row[8]
     assert type(facts_hash) is int
     # (as the first scan saw the list, or after the append when the app wrote it again)
-    done, doing, pending = (warmcache.SUMMARY_STATUSES.index(s) for s in ("completed", "in_progress", "pending"))
+    done, doing, pending = (warmsummary.SUMMARY_STATUSES.index(s) for s in ("completed", "in_progress", "pending"))
     [[key, source, partial, statuses]] = groups
-    assert (key, source, partial) == ("", warmcache.SUMMARY_SOURCES.index("claude_todos"), 0)
+    assert (key, source, partial) == ("", warmsummary.SUMMARY_SOURCES.index("claude_todos"), 0)
     assert statuses in ([doing], [done, pending])
     # The next start is warm and shows the same text, read from the transcript.
     from planwatch.core.index import SessionIndex

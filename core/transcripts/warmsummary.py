@@ -1,0 +1,99 @@
+"""A transcript's text-free summary in the warm-start cache: what `planwatch sessions`
+shows of each result without text — a hash of its facts, and per plan group its key,
+its source and its items' statuses (places in fixed tables) and partial flag. A start
+that needs only facts and counts re-reads an unchanged file's fact lines and takes its
+plans from here (items holding a status and no text). The cache file, its traces and
+their replay are warmcache.py.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable
+from typing import Any, get_args
+
+from planwatch.core.model import TODO_STATUSES, AgentPlan, PlanGroup, PlanItem, Source
+from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, facts_key
+
+# A result's summary names statuses and sources by their place in these.
+SUMMARY_STATUSES = TODO_STATUSES
+SUMMARY_SOURCES: tuple[str, ...] = get_args(Source)
+
+
+def facts_hash(facts: SessionFacts) -> int:
+    """A short hash of every fact of a result (as `line_hash` is of a line's bytes): a
+    replay of the fact lines alone is trusted only when it gives the same facts."""
+    return zlib.crc32(repr((facts_key(facts), facts.last_timestamp)).encode("utf-8", "backslashreplace"))
+
+
+def summarize(results: Iterable[SessionResult]) -> list[Any]:
+    """What `planwatch sessions` shows of each result, without text: the hash of its
+    facts, and per plan group its key (an id: "", "acp:<planId>", "agent-<agentId>"),
+    its source and each item's status (places in SUMMARY_SOURCES / SUMMARY_STATUSES),
+    and whether it is partial. No item text, no title, no document."""
+    return [
+        [
+            facts_hash(result.facts),
+            [
+                [g.key, SUMMARY_SOURCES.index(g.source), int(g.partial), [SUMMARY_STATUSES.index(i.status) for i in g.items]]
+                for g in result.plan.groups
+            ],
+        ]
+        for result in results
+    ]
+
+
+def valid_summary(raw: Any) -> bool:
+    """A summary made only of what `summarize` writes (anything else is not trusted)."""
+    if not isinstance(raw, list):
+        return False
+    for result in raw:
+        if not (isinstance(result, list) and len(result) == 2 and type(result[0]) is int and isinstance(result[1], list)):
+            return False
+        for group in result[1]:
+            if not (
+                isinstance(group, list)
+                and len(group) == 4
+                and isinstance(group[0], str)
+                and type(group[1]) is int
+                and 0 <= group[1] < len(SUMMARY_SOURCES)
+                and group[2] in (0, 1)
+                and isinstance(group[3], list)
+                and all(type(n) is int and 0 <= n < len(SUMMARY_STATUSES) for n in group[3])
+            ):
+                return False
+    return True
+
+
+# A summary's items: a status and no text (frozen values, shared).
+_BLANK_ITEMS = tuple(PlanItem(text="", status=status) for status in SUMMARY_STATUSES)
+
+
+def summary_results(summary: list[Any] | None, reader: TranscriptReader) -> list[SessionResult] | None:
+    """The results of a file from its summary, for a `reader` fed its fact lines only
+    (`replay(..., facts_only=True)`): the reader's facts, each checked against the
+    remembered hash, with a plan of the remembered groups whose items hold statuses and
+    no text (counts, sources, partial: all `sessions` shows). None when anything
+    differs (then replay the whole trace)."""
+    if summary is None:
+        return None
+    results = reader.results()
+    if len(results) != len(summary):
+        return None
+    out: list[SessionResult] = []
+    for result, (digest, groups) in zip(results, summary, strict=True):
+        if facts_hash(result.facts) != digest:
+            return None
+        plan = AgentPlan(
+            groups=tuple(
+                PlanGroup(
+                    key=key,
+                    source=SUMMARY_SOURCES[source],  # type: ignore[arg-type]
+                    items=tuple(map(_BLANK_ITEMS.__getitem__, statuses)),
+                    partial=bool(partial),
+                )
+                for key, source, partial, statuses in groups
+            )
+        )
+        out.append(SessionResult(facts=result.facts, plan=plan))
+    return out
