@@ -66,18 +66,26 @@ def _validate(model: type[BaseModel], values: dict[str, Any], statuses: tuple[st
         raise RecordInvalid(describe_validation_error(exc, statuses=statuses)) from None
 
 
-def task_from_frontmatter(data: object, body: str) -> TaskRecord:
-    """Validate a loaded frontmatter mapping as a task; raise `RecordInvalid` when it is not one."""
+def _fields_of(data: object, fields: Any, stamps: Any, below: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A loaded frontmatter mapping split into the record's known fields (stamps read)
+    and the hand-written others, which are kept; `below` is the field that lives in the
+    body and may not be in the frontmatter."""
     if not isinstance(data, dict):
         raise RecordInvalid("frontmatter must be a mapping of fields.")
     for key in data:
         if not isinstance(key, str):
             raise RecordInvalid(f"field name {key!r} must be text.")
-    values: dict[str, Any] = {k: v for k, v in data.items() if k in TASK_FIELDS and v is not None}
-    extra = {k: v for k, v in data.items() if k not in TASK_FIELDS}
-    if "body" in extra:
-        raise RecordInvalid("body belongs below the frontmatter, not in it.")
-    values.update(_stamps_from(data, TASK_STAMPS))
+    values: dict[str, Any] = {k: v for k, v in data.items() if k in fields and v is not None}
+    extra = {k: v for k, v in data.items() if k not in fields}
+    if below in extra:
+        raise RecordInvalid(f"{below} belongs below the frontmatter, not in it.")
+    values.update(_stamps_from(data, stamps))
+    return values, extra
+
+
+def task_from_frontmatter(data: object, body: str) -> TaskRecord:
+    """Validate a loaded frontmatter mapping as a task; raise `RecordInvalid` when it is not one."""
+    values, extra = _fields_of(data, TASK_FIELDS, TASK_STAMPS, "body")
     if "source" in values and not isinstance(values["source"], dict):
         raise RecordInvalid("source must be a mapping {tool, id}.")
     values["body"] = body
@@ -87,16 +95,7 @@ def task_from_frontmatter(data: object, body: str) -> TaskRecord:
 
 def plan_from_frontmatter(data: object, body: str) -> PlanRecord:
     """Validate a loaded frontmatter mapping as a plan; raise `RecordInvalid` when it is not one."""
-    if not isinstance(data, dict):
-        raise RecordInvalid("frontmatter must be a mapping of fields.")
-    for key in data:
-        if not isinstance(key, str):
-            raise RecordInvalid(f"field name {key!r} must be text.")
-    values: dict[str, Any] = {k: v for k, v in data.items() if k in PLAN_FIELDS and v is not None}
-    extra = {k: v for k, v in data.items() if k not in PLAN_FIELDS}
-    if "goal" in extra:
-        raise RecordInvalid("goal belongs below the frontmatter, not in it.")
-    values.update(_stamps_from(data, PLAN_STAMPS))
+    values, extra = _fields_of(data, PLAN_FIELDS, PLAN_STAMPS, "goal")
     if "scope" in values:
         values["scope"] = Scope.from_yaml(values["scope"])
     values["goal"] = body

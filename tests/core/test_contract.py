@@ -23,6 +23,7 @@ import pytest
 from conftest import IsolatedEnv
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from stdout_lines import Lines
 from test_mcp import DEADLINE, ROOT, server_env, text_of
 
 from planwatch.core.store.tools import TOOL_NAMES, TOOLS
@@ -238,8 +239,6 @@ async def test_task_set_clears_active_when_the_task_leaves_doing(isolated_env: I
 async def test_the_channel_sends_each_action_with_the_seeds_payload(isolated_env: IsolatedEnv) -> None:
     """SPEC §6 and the seed: `taskAdded {task}`, `taskSet {task}`, `taskRemoved
     {taskId}`, `set {plan}` — each exactly `{type, <payload>}`."""
-    from test_cli_channel import Lines
-
     assert cli("plan", "create", "Ship").returncode == 0
     assert cli("plan", "create", "Other").returncode == 0
     proc = subprocess.Popen(

@@ -8,16 +8,15 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import signal
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
+from stdout_lines import Lines
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
@@ -49,28 +48,6 @@ def store(tmp_path: Path) -> Store:
         tool="TodoWrite",
     )  # fmt: skip
     return store
-
-
-class Lines:
-    """A subprocess's stdout lines, read on a thread so the test can wait with a deadline."""
-
-    def __init__(self, stream: IO[str]) -> None:
-        self._queue: queue.Queue[str | None] = queue.Queue()
-        self._thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
-        self._thread.start()
-
-    def _pump(self, stream: IO[str]) -> None:
-        for line in stream:
-            self._queue.put(line)
-        self._queue.put(None)
-
-    def next(self) -> str:
-        try:
-            line = self._queue.get(timeout=DEADLINE)
-        except queue.Empty:
-            raise AssertionError("no line before the deadline") from None
-        assert line is not None, "the command ended early"
-        return line
 
 
 @pytest.fixture
