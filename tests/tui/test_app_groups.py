@@ -6,6 +6,7 @@ the three sizes the review used and in a dark and a light theme."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -215,3 +216,20 @@ async def test_a_session_that_moves_to_another_folder_moves_its_heading_count() 
         await pilot.pause()
         assert [text for heading, text in listed(session_list) if heading] == ["a · 2 sessions", "b · 1 session"]
         assert session_list.selected_id == "s0"
+
+
+async def test_running_only_with_no_running_session_empties_the_list_without_a_crash() -> None:
+    """`r` when no session ran in the last minutes: an empty list (it raised in the
+    repaint-only path, which took "no rows" for "the same rows")."""
+    app = ListHost()
+    async with app.run_test(size=(100, 20)) as pilot:
+        session_list = app.query_one(SessionList)
+        old = [replace(row, updated=NOW - timedelta(days=1)) for row in rows_in("~/a", "~/b")]
+        session_list.show_rows(old, NOW)
+        await pilot.pause()
+        session_list.set_view(NOW, running_only=True)
+        await pilot.pause()
+        assert listed(session_list) == []
+        session_list.set_view(NOW, running_only=False)
+        await pilot.pause()
+        assert [text for heading, text in listed(session_list) if not heading] and session_list.selected_id == "s0"

@@ -87,7 +87,7 @@ class SessionList(CursorPlainOptionList):
             self.order = order
         if running_only is not None:
             self.running_only = running_only
-        self._shown = []  # a new order: lay every row out again
+        self._layout_key = None  # a new order or filter: lay every row out again
         self._render_rows(now, selected)
 
     def set_needle(self, needle: str, now: datetime) -> None:
