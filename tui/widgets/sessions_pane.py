@@ -90,7 +90,11 @@ class SessionsPane(Vertical):
         session_list = self.session_list
         session_list.set_view(self.clock(), running_only=not session_list.running_only)
         self._show_header()
-        return "Only running sessions." if session_list.running_only else "All sessions."
+        if not session_list.running_only:
+            return "All sessions."
+        if session_list.option_count == 0:
+            return "Only running sessions: none ran in the last minutes (r shows all again)."
+        return "Only running sessions."
 
     def open_filter(self) -> None:
         self.filter_box.display = True
