@@ -37,3 +37,8 @@ def shorten(text: str, limit: int = 80) -> str:
     """One safe line of at most `limit` characters, with an ellipsis when cut."""
     line = " ".join(safe_text(text, single_line=True).split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def quoted(text: str, limit: int = 40) -> str:
+    """An item's text for a toast or a heading: one line, short, in quotes."""
+    return f"“{shorten(safe_text(text, single_line=True), limit)}”"

@@ -454,3 +454,16 @@ async def test_store_keys_are_in_the_command_palette(store_root: Path) -> None:
         assert [(a.tool, a.refused) for a in app.answers] == [("task_approve", False)]
     task = Store(store_root).read_task("t4")
     assert task is not None and task.approved is not None
+
+
+@pytest.mark.asyncio
+async def test_store_edit_dialog_names_the_record_it_edits(store_root: Path) -> None:
+    """Issue 12 point 6: a title that names the item, not only its id."""
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await move_to(app, pilot, "t6")
+        await pilot.press("e")
+        await pilot.pause()
+        heading = app.screen.query_one("#task-form-title").render()
+        assert str(heading) == "Edit t6 “Update the README screenshots”"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from planwatch.core.checklist import toggle_agent, toggle_own
-from planwatch.core.text import safe_text, shorten
+from planwatch.core.text import quoted
 from planwatch.tui.widgets.item_editor import ItemEditor
 
 if TYPE_CHECKING:
@@ -26,11 +26,6 @@ class Undo:
     target: str  # item key or task id
     before: Any
     done: str = ""  # what was done, for the toast: "ticked “Write tests”"
-
-
-def quoted(text: str, limit: int = 40) -> str:
-    """An item's text for a toast or a heading: one line, short, in quotes."""
-    return f"“{shorten(safe_text(text, single_line=True), limit)}”"
 
 
 def select_added_item(view: BrowseScreen) -> None:

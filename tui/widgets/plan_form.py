@@ -18,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from planwatch.core.store.schema import PLAN_STATUSES
+from planwatch.core.text import quoted
 from planwatch.tui.widgets.record_form import RecordForm
 
 
@@ -84,7 +85,7 @@ class PlanForm(RecordForm[PlanDraft]):
         plan = self._record
         with Vertical(id="plan-form"):
             # Text of the record is untrusted: no markup anywhere in the form.
-            yield Static("New plan" if plan is None else f"Edit plan {plan.id}", id="plan-form-title", markup=False)
+            yield Static("New plan" if plan is None else f"Edit plan {plan.id} {quoted(plan.title, 50)}", id="plan-form-title", markup=False)
             with Horizontal(classes="row"):
                 yield Label("Title")
                 yield Input(plan.title if plan else "", placeholder="what the plan is for", id="title")

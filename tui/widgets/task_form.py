@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
 from planwatch.core.store.schema import TASK_PRIORITIES, TASK_STATUSES
-from planwatch.core.text import shorten
+from planwatch.core.text import quoted, shorten
 from planwatch.tui.widgets.record_form import RecordForm
 
 
@@ -119,7 +119,7 @@ class TaskForm(RecordForm[TaskDraft]):
 
     def compose(self) -> ComposeResult:
         task = self._record
-        heading = "New task" if task is None else f"Edit {task.id}"
+        heading = "New task" if task is None else f"Edit {task.id} {quoted(task.title, 50)}"
         plan_ids = {plan_id for plan_id, _ in self._plans}
         wanted = task.plan if task is not None else self._default_plan
         plan_value = wanted if wanted in plan_ids else Select.NULL
