@@ -157,10 +157,17 @@ def read_settings_text(path: Path) -> str | None:
         raise ValueError(f"is not UTF-8 text (byte {exc.start})") from None
 
 
+# Settings that guard access fail closed when they cannot be read: a file or value that
+# cannot be read never turns approval off (the brief: trust fails closed).
+_CLOSED = {"require_approval": True}
+
+
 def _unreadable(path: Path, reason: str) -> Settings:
-    problem = SettingsProblem(path, "", f"{reason}; every setting is at its default")
+    problem = SettingsProblem(
+        path, "", f"{reason}; every setting is at its default, and approval is required until it is fixed"
+    )
     error = f"the settings file {path} {reason}, so its user directory cannot be checked"
-    return Settings().with_problems([problem], error)
+    return Settings(**_CLOSED).with_problems([problem], error)
 
 
 def _message(exc: ValidationError) -> str:
@@ -223,7 +230,11 @@ def _load(path: Path) -> Settings:
         try:
             values[name] = getattr(Settings.model_validate({key: value}), name)
         except ValidationError as exc:
-            problems.append(SettingsProblem(path, key, f"{_message(exc)}; the default is used instead"))
+            if name in _CLOSED:
+                values[name] = _CLOSED[name]
+                problems.append(SettingsProblem(path, key, f"{_message(exc)}; approval is required until it is fixed"))
+            else:
+                problems.append(SettingsProblem(path, key, f"{_message(exc)}; the default is used instead"))
     directory, directory_errors = load_directory(data)
     errors = [SettingsProblem(path, key, problem) for key, problem in directory_errors]
     problems.extend(errors)

@@ -39,7 +39,8 @@ def test_a_broken_settings_file_gives_the_defaults_and_fails_closed(tmp_path: Pa
     path = tmp_path / "config.yaml"
     path.write_text("readAgentPlans: [unclosed\n")
     broken = load_settings(path)
-    assert broken.model_dump() == Settings().model_dump()
+    # ... and approval, which guards starting a task, is required (fails closed too).
+    assert broken.model_dump() == Settings(require_approval=True).model_dump()
     assert [p.key for p in broken.problems] == [""] and "is not valid YAML" in broken.problems[0].problem
     assert broken.directory_error is not None and str(path) in broken.directory_error
     path.write_text("sweepAfterDays: -3\nowner: dana\n")
@@ -60,3 +61,18 @@ def test_the_owner_defaults_to_the_login_name_even_without_a_terminal() -> None:
     )
     assert out.stdout.strip() == pwd.getpwuid(os.getuid()).pw_name
     assert Settings(owner="dana").owner_name() == "dana"
+
+
+def test_an_unreadable_require_approval_means_approval_is_required(tmp_path: Path) -> None:
+    """Trust fails closed: a requireApproval value that cannot be read never turns
+    approval off; the problem names the key and says so."""
+    path = tmp_path / "config.yaml"
+    path.write_text("requireApproval: maybe\nowner: dana\n")
+    settings = load_settings(path)
+    assert settings.require_approval is True and settings.owner == "dana"
+    [problem] = settings.problems
+    assert problem.key == "requireApproval" and "approval is required until it is fixed" in problem.problem
+    path.write_text("requireApproval: [unclosed\n")
+    assert load_settings(path).require_approval is True
+    path.write_text("requireApproval: false\n")
+    assert load_settings(path).require_approval is False  # a value that reads is kept
