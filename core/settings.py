@@ -1,9 +1,14 @@
-"""The person's settings: a pydantic model read from YAML, fail closed, saved field by field.
+"""The person's settings: a plain frozen dataclass read from YAML, fail closed, saved field by field.
 
 API summary:
-- `Settings` — every setting (camelCase keys in the file). `problems` lists what was
-  wrong in the file it came from; `directory_error` is set while a user directory
-  (`roles`/`users`) is present but not valid: calls that need a grant are refused.
+- `Settings` — every setting (camelCase keys in the file, snake_case attributes;
+  `SETTING_KEYS` maps one to the other). Building one checks each field (ValueError
+  naming the key and what it should be), so an invalid `Settings` cannot exist; change
+  one with `dataclasses.replace`. `problems` lists what was wrong in the file it came
+  from; `directory_error` is set while a user directory (`roles`/`users`) is present but
+  not valid: calls that need a grant are refused.
+- `check_setting(name, value)` — the value as the setting keeps it, or ValueError with
+  what it should be (the loader, `Settings` itself and the Settings screen use it).
 - `load_settings(path=None, *, report=True)` — never raises. A missing file is the
   defaults. Each valid setting is kept; each invalid one is reported as a
   `SettingsProblem(file, key, problem)` (logged at WARNING once per process when
@@ -13,32 +18,50 @@ API summary:
   it changed (one `stat` per call), so an edit applies on the next call.
 - Saving only the keys that changed into the file's own text: core/settings_save.py.
   The user directory (`roles`, `users`) and the built-in roles: core/user_directory.py.
+
+Why not a pydantic model (STYLE §14 suggests one): every planwatch command loads the
+settings, and importing pydantic costs more than the rest of a warm `planwatch sessions`
+(issue 11). The settings are a dozen scalars and one list; a small explicit table of
+checks (`_CHECKS`) says what each accepts, in plain words. ruamel.yaml is imported only
+when there is a file to parse, and the user directory (pydantic; a real validation job)
+only when the file has `users` or `roles`.
+
+What each kind of setting accepts — deliberately strict, never coerced:
+- switches (`readAgentPlans`, `requireApproval`, …): only YAML's `true` or `false`.
+  Not `yes`/`no`/`on`/`off` (which YAML 1.2 reads as text), not `1`/`0`: whether
+  such a word meant on or off is a guess, and a guard must not be guessed off. An
+  invalid `requireApproval` means approval is required (see `_CLOSED`); any other
+  invalid switch is reported and left at its default.
+- `sweepAfterDays`: a number of days, 0 or more (finite; not `true`, not quoted text),
+  or absent to keep everything.
+- `store`, `owner`: text, or absent. `theme`: a theme's name, or absent.
+- `transcriptRoots`: a list of folders, each one text.
 """
 
 from __future__ import annotations
 
-import difflib
-import getpass
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
-from ruamel.yaml.error import YAMLError
+from typing import TYPE_CHECKING, Any
 
 from planwatch.core import paths
 from planwatch.core.atomic import describe_os_error
 from planwatch.core.regular import file_identity, read_regular
-from planwatch.core.user_directory import UserDirectory, load_directory
-from planwatch.core.yamlio import safe_yaml
+from planwatch.core.text import quoted
+
+if TYPE_CHECKING:
+    from planwatch.core.user_directory import UserDirectory
 
 log = logging.getLogger(__name__)
 
 MAX_CONFIG_BYTES = 1_000_000
+
+
 @dataclass(frozen=True)
 class SettingsProblem:
     """One thing wrong in a settings file: which file, which key, what."""
@@ -53,22 +76,126 @@ class SettingsProblem:
         return f"{where}: {self.problem}"
 
 
-class Settings(BaseModel):
-    """Everything a person can set. Keys are camelCase in the YAML file."""
+class SettingInvalid(ValueError):
+    """A value a setting does not accept; `problem` says what it should be, in a sentence
+    that follows the key (`sweepAfterDays should be a number of days, 0 or more, …`)."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"{key} {problem}")
+        self.key = key
+        self.problem = problem
 
-    read_agent_plans: bool = Field(True, alias="readAgentPlans")
+
+# ---------------------------------------------------------------- the checks
+
+
+def _found(value: object) -> str:
+    """What a value in the file is, in words, for a problem (`the text “yes”`)."""
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"the number {value}" if abs(value) < 10**15 else "a very large number"
+    if isinstance(value, float):
+        return f"the number {value:g}"
+    if isinstance(value, str):
+        return f"the text {quoted(value)}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping of keys"
+    return f"a {type(value).__name__}"
+
+
+def _switch(value: object) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ValueError(f"should be true or false, not {_found(value)}")
+
+
+def _days(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            days = float(value)
+        except OverflowError:
+            days = math.inf
+        if math.isfinite(days) and days >= 0:
+            return days
+    raise ValueError(f"should be a number of days, 0 or more (or left out to keep everything), not {_found(value)}")
+
+
+def _text(value: object) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise ValueError(f"should be text (or left out), not {_found(value)}")
+
+
+def _theme(value: object) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise ValueError(f"should be the name of a theme (or left out), not {_found(value)}")
+
+
+def _folders(value: object) -> list[str]:
+    if not isinstance(value, list):
+        raise ValueError(f"should be a list of folders, one `- folder` line each, not {_found(value)}")
+    for number, item in enumerate(value, 1):
+        if not isinstance(item, str):
+            raise ValueError(f"should be a list of folders, but item {number} is {_found(item)}, not a folder")
+    return list(value)
+
+
+# Every setting: its attribute → (its key in the file, what it accepts). The user
+# directory (`users`, `roles`) is not here: core/user_directory.py checks it.
+_TABLE: dict[str, tuple[str, Callable[[object], Any]]] = {
+    "read_agent_plans": ("readAgentPlans", _switch),
+    "keep_plans_in_store": ("keepPlansInStore", _switch),
+    "require_approval": ("requireApproval", _switch),
+    "sweep_after_days": ("sweepAfterDays", _days),
+    "store": ("store", _text),
+    "transcript_roots": ("transcriptRoots", _folders),
+    "owner": ("owner", _text),
+    "theme": ("theme", _theme),
+    "notify_plan_complete": ("notifyPlanComplete", _switch),
+    "notify_item_blocked": ("notifyItemBlocked", _switch),
+    "notify_session_idle": ("notifySessionIdle", _switch),
+    "desktop_notifications": ("desktopNotifications", _switch),
+}
+
+SETTING_KEYS: dict[str, str] = {name: key for name, (key, _check) in _TABLE.items()}
+"""Each setting's attribute → its camelCase key in the file (the user directory not included)."""
+
+_FIELDS = {key: name for name, key in SETTING_KEYS.items()}
+
+
+def check_setting(name: str, value: object) -> Any:
+    """`value` as the setting `name` keeps it (days as a float, a copy of a list);
+    `SettingInvalid` saying what it should be when the setting does not accept it."""
+    key, check = _TABLE[name]
+    try:
+        return check(value)
+    except ValueError as exc:
+        raise SettingInvalid(key, str(exc)) from None
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a person can set. Keys are camelCase in the YAML file (`SETTING_KEYS`)."""
+
+    read_agent_plans: bool = True
     """Privacy: read agents' plans into their checklists. Off turns all reading off."""
-    keep_plans_in_store: bool = Field(False, alias="keepPlansInStore")
+    keep_plans_in_store: bool = False
     """Privacy opt-in: keep agents' plans in the shared task list (SPEC §5)."""
-    require_approval: bool = Field(False, alias="requireApproval")
+    require_approval: bool = False
     """task_set refuses to move a task to doing until it has been approved."""
-    sweep_after_days: float | None = Field(None, alias="sweepAfterDays", ge=0)
+    sweep_after_days: float | None = None
     """Finished plans and their tasks go this many days after their newest stamp; absent keeps forever."""
     store: str | None = None
     """The record store's folder (PLANWATCH_STORE wins)."""
-    transcript_roots: list[str] = Field(default_factory=list, alias="transcriptRoots")
+    transcript_roots: list[str] = field(default_factory=list)
     """Extra folders to look for transcripts in, beside the harnesses' own."""
     owner: str | None = None
     """The person stamps name when no user token is presented."""
@@ -76,32 +203,33 @@ class Settings(BaseModel):
     """The user directory; when present, approving needs the task:approve grant."""
     theme: str | None = None
     """The app's colour theme, by name (chosen in the command palette; saved as chosen)."""
-    notify_plan_complete: bool = Field(True, alias="notifyPlanComplete")
+    notify_plan_complete: bool = True
     """Bell and a toast when an agent's plan becomes complete."""
-    notify_item_blocked: bool = Field(True, alias="notifyItemBlocked")
+    notify_item_blocked: bool = True
     """Bell and a toast when an agent's step becomes blocked."""
-    notify_session_idle: bool = Field(False, alias="notifySessionIdle")
+    notify_session_idle: bool = False
     """Bell and a toast when a running session goes idle."""
-    desktop_notifications: bool = Field(False, alias="desktopNotifications")
+    desktop_notifications: bool = False
     """Also send each notification to the desktop (OSC 9 and OSC 777, where the terminal supports them)."""
 
-    _problems: tuple[SettingsProblem, ...] = PrivateAttr(default=())
-    _directory_error: str | None = PrivateAttr(default=None)
+    problems: tuple[SettingsProblem, ...] = field(default=(), repr=False)
+    """What was wrong in the file these settings were read from (empty: nothing)."""
+    directory_error: str | None = field(default=None, repr=False)
+    """Set while a user directory is present but cannot be read or validated: a
+    sentence naming the file and the problem. Calls that need a grant are refused."""
 
-    @property
-    def problems(self) -> tuple[SettingsProblem, ...]:
-        """What was wrong in the file these settings were read from (empty: nothing)."""
-        return self._problems
-
-    @property
-    def directory_error(self) -> str | None:
-        """Set while a user directory is present but cannot be read or validated: a
-        sentence naming the file and the problem. Calls that need a grant are refused."""
-        return self._directory_error
+    def __post_init__(self) -> None:
+        # Checked like the file's values, so no code path can build settings the
+        # file could not hold (the Settings screen relies on it).
+        for name in _TABLE:
+            value = getattr(self, name)
+            kept = check_setting(name, value)
+            if kept is not value:
+                object.__setattr__(self, name, kept)
 
     def has_directory(self) -> bool:
         """A user directory is configured (valid or not: a broken one fails closed)."""
-        return self.users is not None or self._directory_error is not None
+        return self.users is not None or self.directory_error is not None
 
     def owner_name(self) -> str:
         """The name stamps carry when no valid token is presented.
@@ -113,6 +241,8 @@ class Settings(BaseModel):
             return self.owner
         if self.has_directory():
             return "host"
+        import getpass
+
         # getpass asks the environment, then the password database: it finds the login
         # name without a controlling terminal too (os.getlogin does not: cron, CI, MCP).
         try:
@@ -120,20 +250,11 @@ class Settings(BaseModel):
         except Exception:
             return "host"
 
-    def with_problems(self, problems: list[SettingsProblem], directory_error: str | None) -> Settings:
-        """These settings, marked with what was wrong in their file (for the loader)."""
-        self._problems = tuple(problems)
-        self._directory_error = directory_error
-        return self
-
 
 # ---------------------------------------------------------------- loading
 
-_FIELDS = {(info.alias or name): name for name, info in Settings.model_fields.items() if name != "users"}
 _reported: set[str] = set()
 _reported_lock = threading.Lock()
-
-
 
 
 def yaml_problem(exc: Exception) -> str:
@@ -159,7 +280,7 @@ def read_settings_text(path: Path) -> str | None:
 
 # Settings that guard access fail closed when they cannot be read: a file or value that
 # cannot be read never turns approval off (the brief: trust fails closed).
-_CLOSED = {"require_approval": True}
+_CLOSED: dict[str, Any] = {"require_approval": True}
 
 
 def _unreadable(path: Path, reason: str) -> Settings:
@@ -167,13 +288,7 @@ def _unreadable(path: Path, reason: str) -> Settings:
         path, "", f"{reason}; every setting is at its default, and approval is required until it is fixed"
     )
     error = f"the settings file {path} {reason}, so its user directory cannot be checked"
-    return Settings(**_CLOSED).with_problems([problem], error)
-
-
-def _message(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    msg = str(first.get("msg", exc))
-    return msg[0].lower() + msg[1:] if msg else "is not valid"
+    return Settings(**_CLOSED, problems=(problem,), directory_error=error)
 
 
 def load_settings(path: Path | None = None, *, report: bool = True) -> Settings:
@@ -205,8 +320,14 @@ def _load(path: Path) -> Settings:
         return _unreadable(path, f"cannot be read ({describe_os_error(exc)})")
     except ValueError as exc:
         return _unreadable(path, str(exc))
-    if text is None:
+    if text is None or not text.strip():
         return Settings()
+    # Imported here, not at the top: most commands run without a settings file, and
+    # ruamel.yaml is a tenth of a warm start (issue 11).
+    from ruamel.yaml.error import YAMLError
+
+    from planwatch.core.yamlio import safe_yaml
+
     try:
         data = safe_yaml().load(text)
     except YAMLError as exc:
@@ -228,27 +349,33 @@ def _load(path: Path) -> Settings:
                 problems.append(SettingsProblem(path, str(key), _unknown_key(key)))
             continue
         try:
-            values[name] = getattr(Settings.model_validate({key: value}), name)
-        except ValidationError as exc:
+            values[name] = check_setting(name, value)
+        except SettingInvalid as exc:
             if name in _CLOSED:
                 values[name] = _CLOSED[name]
-                problems.append(SettingsProblem(path, key, f"{_message(exc)}; approval is required until it is fixed"))
+                problems.append(SettingsProblem(path, key, f"{exc.problem}; approval is required until it is fixed"))
             else:
-                problems.append(SettingsProblem(path, key, f"{_message(exc)}; the default is used instead"))
-    directory, directory_errors = load_directory(data)
-    errors = [SettingsProblem(path, key, problem) for key, problem in directory_errors]
-    problems.extend(errors)
+                problems.append(SettingsProblem(path, key, f"{exc.problem}; the default is used instead"))
+    directory = None
     directory_error = None
-    if errors:
-        first = errors[0]
-        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-        directory_error = f"the user directory in {path} is not valid: {first.key}: {first.problem}{more}"
-    settings = Settings.model_validate(values).model_copy(update={"users": directory})
-    return settings.with_problems(problems, directory_error)
+    if "roles" in data or "users" in data:
+        # The directory's checks (pydantic) load only for a file that has one.
+        from planwatch.core.user_directory import load_directory
+
+        directory, directory_errors = load_directory(data)
+        errors = [SettingsProblem(path, key, problem) for key, problem in directory_errors]
+        problems.extend(errors)
+        if errors:
+            first = errors[0]
+            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+            directory_error = f"the user directory in {path} is not valid: {first.key}: {first.problem}{more}"
+    return Settings(**values, users=directory, problems=tuple(problems), directory_error=directory_error)
 
 
 def _unknown_key(key: object) -> str:
     """What is said of a top-level key planwatch does not know, with the nearest known one."""
+    import difflib
+
     known = [*_FIELDS, "roles", "users"]
     near = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6) if isinstance(key, str) else []
     hint = f" (did you mean {near[0]}?)" if near else ""

@@ -14,6 +14,7 @@ craft, and changes apart from what the settings are (core/settings.py).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import fields
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from ruamel.yaml.error import YAMLError
 
 from planwatch.core import paths
 from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write, describe_os_error
-from planwatch.core.settings import Settings, load_settings, read_settings_text, yaml_problem
+from planwatch.core.settings import SETTING_KEYS, Settings, load_settings, read_settings_text, yaml_problem
 from planwatch.core.yamlio import rt_yaml
 
 __all__ = ["SettingsNotSaved", "save_settings", "splice_settings"]
@@ -58,12 +59,13 @@ def save_settings(settings: Settings, path: Path | None = None, *, base: Setting
     if base is None:
         base = load_settings(path, report=False)
     changes: dict[str, Any] = {}
-    for name, info in Settings.model_fields.items():
-        if name == "users":
+    for field in fields(Settings):
+        key = SETTING_KEYS.get(field.name)
+        if key is None:  # the user directory and what the loader found wrong: never written
             continue
-        new, old = getattr(settings, name), getattr(base, name)
+        new, old = getattr(settings, field.name), getattr(base, field.name)
         if new != old:
-            changes[info.alias or name] = _dump_value(new)
+            changes[key] = _dump_value(new)
     if not changes:
         return []
     atomic_write(path, splice_settings(text, changes, path), mode=PRIVATE_FILE_MODE, make_parents=True)

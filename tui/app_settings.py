@@ -10,6 +10,7 @@ service's (one owner), read here as `settings`.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -95,7 +96,7 @@ class SettingsKeeper(_AppBase):
 
     def _theme_chosen(self, theme: Any) -> None:
         if theme.name != self.settings.theme:
-            chosen = self.settings.model_copy(update={"theme": theme.name})
+            chosen = replace(self.settings, theme=theme.name)
             self.store_service.apply_settings(chosen)
             self._save_theme(chosen)
 

@@ -23,6 +23,7 @@ import json
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -250,10 +251,11 @@ def _run_sweep(args: argparse.Namespace) -> int:
 
     store, settings = _context(args)
     if args.after_days is not None:
-        if args.after_days < 0:
-            print("Invalid sweep input: --after-days must be 0 or more.", file=sys.stderr)
+        try:  # the setting's own check: a number of days, 0 or more (not inf, not nan)
+            settings = replace(settings, sweep_after_days=args.after_days)
+        except ValueError:
+            print("Invalid sweep input: --after-days must be a number of days, 0 or more.", file=sys.stderr)
             return 2
-        settings = settings.model_copy(update={"sweep_after_days": args.after_days})
     if settings.sweep_after_days is None:
         print("sweepAfterDays is not set: the store keeps everything.")
         return 0

@@ -401,7 +401,7 @@ def test_entries_are_immutable_snapshots() -> None:
 
 
 def test_default_roots_cover_every_harness_settings_and_extra(tmp_path: Path) -> None:
-    settings = Settings(transcriptRoots=[str(tmp_path / "a")])
+    settings = Settings(transcript_roots=[str(tmp_path / "a")])
     roots = default_roots(settings, [str(tmp_path / "b"), str(tmp_path / "a")])
     assert roots == [
         paths.claude_projects_dir(),

@@ -20,7 +20,7 @@ FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "translate"
 SESSION_ID = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
 SECRET_STEPS = ("Rotate the zebra-quartz credentials", "Migrate the ledger of Mount Obscura")
 
-ON = Settings(keepPlansInStore=True, owner="dana")
+ON = Settings(keep_plans_in_store=True, owner="dana")
 OFF = Settings()
 
 

@@ -7,6 +7,7 @@ import os
 import pwd
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from planwatch.core.settings import Settings, load_settings
@@ -26,7 +27,7 @@ def test_saving_keeps_the_persons_comments_and_order(tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
     path.write_text("# my planwatch\nowner: dana  # that's me\nrequireApproval: false\n")
     settings = load_settings(path)
-    save_settings(settings.model_copy(update={"require_approval": True, "sweep_after_days": 30}), path)
+    save_settings(replace(settings, require_approval=True, sweep_after_days=30), path)
     text = path.read_text()
     assert text.startswith("# my planwatch\nowner: dana  # that's me\nrequireApproval: true\n")
     assert "sweepAfterDays: 30" in text
@@ -40,7 +41,7 @@ def test_a_broken_settings_file_gives_the_defaults_and_fails_closed(tmp_path: Pa
     path.write_text("readAgentPlans: [unclosed\n")
     broken = load_settings(path)
     # ... and approval, which guards starting a task, is required (fails closed too).
-    assert broken.model_dump() == Settings(require_approval=True).model_dump()
+    assert replace(broken, problems=(), directory_error=None) == Settings(require_approval=True)
     assert [p.key for p in broken.problems] == [""] and "is not valid YAML" in broken.problems[0].problem
     assert broken.directory_error is not None and str(path) in broken.directory_error
     path.write_text("sweepAfterDays: -3\nowner: dana\n")

@@ -6,6 +6,7 @@ validation stay byte-for-byte; a file that is not YAML is not written at all. Th
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -39,7 +40,7 @@ def test_saving_one_field_changes_only_its_line(isolated_env: IsolatedEnv) -> No
     before = path.read_text()
     settings = load_settings(path)
     assert settings.directory_error is not None  # bo's email: the directory is closed
-    written = save_settings(settings.model_copy(update={"read_agent_plans": False}), path, base=settings)
+    written = save_settings(replace(settings, read_agent_plans=False), path, base=settings)
     assert written == ["readAgentPlans"]
     after = path.read_text()
     assert changed_lines(before, after) == [
@@ -53,7 +54,7 @@ def test_a_new_field_is_added_and_a_cleared_one_removed(isolated_env: IsolatedEn
     path = shutil.copyfile(CONFIGS / "person-edited.yaml", isolated_env.config)
     before = path.read_text()
     settings = load_settings(path)
-    save_settings(settings.model_copy(update={"owner": None, "require_approval": True}), path, base=settings)
+    save_settings(replace(settings, owner=None, require_approval=True), path, base=settings)
     after = path.read_text()
     assert after == before.replace("owner: dana\n", "") + "requireApproval: true\n"
 
@@ -63,7 +64,7 @@ def test_a_file_that_is_not_yaml_is_never_written(isolated_env: IsolatedEnv) -> 
     before = path.read_bytes()
     settings = load_settings(path)
     with pytest.raises(SettingsNotSaved, match="is not valid YAML"):
-        save_settings(settings.model_copy(update={"owner": "dana"}), path, base=settings)
+        save_settings(replace(settings, owner="dana"), path, base=settings)
     assert path.read_bytes() == before
 
 

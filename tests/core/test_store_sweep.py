@@ -18,7 +18,7 @@ from planwatch.core.store.sweep import Sweeper, run_sweep
 from planwatch.core.store.tools import run_tool
 
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
-WEEK = Settings(sweepAfterDays=7)
+WEEK = Settings(sweep_after_days=7)
 
 
 class World:
@@ -67,7 +67,7 @@ def test_the_newest_stamp_among_plan_and_tasks_counts(world: World) -> None:
 
 
 def test_draft_and_active_plans_never_go(world: World) -> None:
-    run_sweep(world.store, Settings(sweepAfterDays=0), T0 + timedelta(days=10_000))
+    run_sweep(world.store, Settings(sweep_after_days=0), T0 + timedelta(days=10_000))
     assert sorted(world.store.load().plans) == ["p3", "p4"]
 
 

@@ -46,7 +46,7 @@ def caller(settings: Settings, secret: str | None) -> Caller:
 
 
 def test_require_approval_refuses_doing_until_approved(store: Store) -> None:
-    settings = Settings(requireApproval=True)
+    settings = Settings(require_approval=True)
     dana = Caller(by="dana")
     with pytest.raises(ToolRefused) as refused:
         run_tool("task_set", store, settings, dana, {"task": "t1", "status": "doing"})
@@ -64,7 +64,7 @@ def test_require_approval_refuses_doing_until_approved(store: Store) -> None:
 def test_require_approval_cannot_be_skipped_by_adding_a_task_as_doing(store: Store) -> None:
     """A new task is always todo (the seed): task_add takes no status, so no task is born doing."""
     with pytest.raises(ToolRefused, match=r"^Invalid task_add input: status is not an input: a new task is always todo \(change it with task_set\)\.$"):
-        run_tool("task_add", store, Settings(requireApproval=True), Caller(by="dana"), {"title": "Eager", "status": "doing"})
+        run_tool("task_add", store, Settings(require_approval=True), Caller(by="dana"), {"title": "Eager", "status": "doing"})
     assert store.read_task("t2") is None
 
 

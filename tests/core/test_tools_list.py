@@ -77,7 +77,7 @@ def test_ready_is_todo_with_every_blocker_done(world: World) -> None:
 
 
 def test_ready_also_needs_approval_when_approval_is_required(world: World) -> None:
-    strict = Settings(requireApproval=True)
+    strict = Settings(require_approval=True)
     assert world.ids(settings=strict, ready=True) == ["t3"]  # only t3 is approved
 
 

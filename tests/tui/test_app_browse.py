@@ -253,11 +253,11 @@ async def test_turning_reading_off_and_on_in_settings_applies_at_once(sessions, 
         await until(pilot, lambda: app.scan_done is not None, what="the scan")
         checklist = app.screen.query_one("#checklist", ChecklistView)
         assert "[x] Add the theme switch" in option_texts(checklist)
-        app.post_message(SettingsSaved(Settings(readAgentPlans=False)))
+        app.post_message(SettingsSaved(Settings(read_agent_plans=False)))
         await until(pilot, lambda: "Agent plan" in option_texts(checklist)[:1] and len(option_texts(checklist)) > 1
                     and option_texts(checklist)[1].startswith("Reading agents' plans is off"), what="reading off")
         await until(pilot, lambda: all(e.plan.counts() == (0, 0) for e in app.entries()), what="plans dropped")
-        app.post_message(SettingsSaved(Settings(readAgentPlans=True)))
+        app.post_message(SettingsSaved(Settings(read_agent_plans=True)))
         await until(pilot, lambda: "[x] Add the theme switch" in option_texts(checklist), what="reading on again")
 
 

@@ -50,7 +50,7 @@ async def test_plan_reading_turned_off_during_a_rebuild_keeps_nothing_it_read(is
         app.simulate_key("enter")
         await _wait(lambda: _history_running(app), "the rebuild")
         # Reading off while the transcript is read (the Settings screen's message).
-        app.post_message(SettingsSaved(Settings(readAgentPlans=False)))
+        app.post_message(SettingsSaved(Settings(read_agent_plans=False)))
         await _wait(lambda: not app.reading, "reading off")
         assert _history_running(app)  # the rebuild was still reading
         await until(pilot, lambda: not _history_running(app), timeout=60.0, what="the rebuild's end")
@@ -64,7 +64,7 @@ async def test_plan_reading_turned_off_during_a_rebuild_keeps_nothing_it_read(is
         # Its positive twin: reading on again rebuilds the timeline from the transcript.
         # Asked for at once, before the index has taken reading back on: the rebuild
         # waits for it rather than finding no changes.
-        app.post_message(SettingsSaved(Settings(readAgentPlans=True)))
+        app.post_message(SettingsSaved(Settings(read_agent_plans=True)))
         await _wait(lambda: app.reading, "reading on")
         app.timeline(past.session_id)
         await until(pilot, lambda: app.timeline_rebuild(past.session_id).done, timeout=60.0, what="the rebuild")

@@ -19,9 +19,10 @@ callback)` works too: the result is the saved `Settings`, or None when cancelled
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from pydantic import ValidationError
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -31,7 +32,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Input, Label, Static, Switch, TextArea
 
 from planwatch.core import paths
-from planwatch.core.settings import Settings, load_settings
+from planwatch.core.settings import SettingInvalid, Settings, load_settings
 from planwatch.core.settings_save import SettingsNotSaved, save_settings
 from planwatch.tui.messages import SettingsSaved
 from planwatch.tui.screens.help import ScreenKeysProvider
@@ -218,7 +219,7 @@ class SettingsScreen(Screen[Settings | None]):
         except ValueError:
             raise ValueError("Sweep after days must be a number of days (0 or more), or blank to keep forever.") from None
         owner = self.query_one("#owner", Input).value.strip() or None
-        update = {
+        update: dict[str, Any] = {
             "read_agent_plans": self.query_one("#read-agent-plans", Switch).value,
             "keep_plans_in_store": self.query_one("#keep-plans-in-store", Switch).value,
             "require_approval": self.query_one("#require-approval", Switch).value,
@@ -230,11 +231,12 @@ class SettingsScreen(Screen[Settings | None]):
             "notify_session_idle": self.query_one("#notify-session-idle", Switch).value,
             "desktop_notifications": self.query_one("#desktop-notifications", Switch).value,
         }
+        # Settings checks each field as it is built (core.settings.check_setting), so a
+        # value the file could not hold is refused here with what it should be.
         try:
-            # Validate through the model so a future constraint on a field is honoured here too.
-            return Settings.model_validate({**self.initial.model_dump(), **update})
-        except ValidationError as exc:
-            raise ValueError(str(exc.errors()[0].get("msg", exc))) from None
+            return replace(self.initial, **update)
+        except SettingInvalid as exc:
+            raise ValueError(f"{exc}.") from None
 
     @on(Button.Pressed, "#save")
     def action_save(self) -> None:
