@@ -127,16 +127,19 @@ def _days(value: object) -> float | None:
     raise ValueError(f"should be a number of days, 0 or more (or left out to keep everything), not {_found(value)}")
 
 
-def _text(value: object) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    raise ValueError(f"should be text (or left out), not {_found(value)}")
+def _optional_text(what: str) -> Callable[[object], str | None]:
+    """The check of a setting that is text, or absent; `what` names it in the problem."""
+
+    def check(value: object) -> str | None:
+        if value is None or isinstance(value, str):
+            return value
+        raise ValueError(f"should be {what} (or left out), not {_found(value)}")
+
+    return check
 
 
-def _theme(value: object) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    raise ValueError(f"should be the name of a theme (or left out), not {_found(value)}")
+_text = _optional_text("text")
+_theme = _optional_text("the name of a theme")
 
 
 def _folders(value: object) -> list[str]:
