@@ -21,11 +21,11 @@ import functools
 import logging
 import mmap
 import os
-import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from planwatch.core.transcripts.linescan import Prefilter, fd_scan, wanted_lines
-from planwatch.core.transcripts.reader import TranscriptReader, needle_pattern
+from planwatch.core.transcripts.needles import Needles
+from planwatch.core.transcripts.reader import TranscriptReader
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,8 @@ def look_back_for_facts(
     The caller bounds it to `FACTS_BOUND` bytes before the replay, like the plan
     recovery: a title outranking what head and tail hold is found when it lies within
     that reach, and a multi-GB transcript is still never read whole. Cost: one backward
-    pass of the needles' compiled pattern (about 0.7 ms per MB from the page cache),
+    pass of the needles (needles.py: about 0.15 ms per MB from the page cache with
+    Hyperscan, 0.35 ms with re),
     memory bounded by `chunk`; it ends as soon as the reader wants nothing more (a
     custom-title found), and never runs when the tail held one."""
     try:
@@ -60,7 +61,7 @@ def look_back_for_facts(
     if not needles or upper <= lower:
         return
     # The file mapped, not copied: the needles are searched in the page cache itself,
-    # at the regex engine's speed, and a hit's line is cut out of the same view.
+    # at the search engine's speed, and a hit's line is cut out of the same view.
     try:
         view = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):  # cannot be mapped: read the pieces instead
@@ -79,13 +80,11 @@ class _Bytes:
         self.fd = fd
         self.view = view
 
-    def search_in(self, pattern: re.Pattern[bytes], base: int, lo: int, hi: int) -> Iterator[int]:
-        """The start of every match of `pattern` starting in [lo, hi) and ending by `hi`,
-        in order; a lookbehind may see the bytes from `base` on."""
+    def positions(self, needles: Needles, lo: int, hi: int) -> list[int]:
+        """Every occurrence of `needles` inside [lo, hi), in order (`Needles.positions`)."""
         if self.view is not None:
-            return (m.start() for m in pattern.finditer(self.view, lo, hi))
-        data = os.pread(self.fd, hi - base, base)
-        return (base + m.start() for m in pattern.finditer(data, lo - base))
+            return needles.positions(self.view, lo, hi)
+        return [lo + at for at in needles.positions(os.pread(self.fd, hi - lo, lo))]
 
     def line_start_before(self, pos: int, floor: int, floor_is_line_start: bool, chunk: int) -> int | None:
         if self.view is None:
@@ -136,25 +135,25 @@ def _look_back(
 
 
 def _last_needle(data: _Bytes, needles: tuple[bytes, ...], lower: int, a: int, b: int, upper: int) -> int | None:
-    """A byte inside the latest occurrence of one of `needles` whose match starts in
-    [a, b); None when there is none. One pass of the needles' compiled trie
-    (`needle_pattern`): all needles at once, as fast as one `rfind` of one of them."""
-    pattern = _pattern_of(needles)
-    if pattern is None:
+    """The last byte of the latest occurrence of one of `needles` whose last byte lies in
+    [a, b); None when there is none. One pass for all needles at once (needles.py).
+    Each piece looks `longest` bytes beyond its ends, so an occurrence across a piece's
+    edge is found whole, and counted by the one piece holding its last byte."""
+    found = _needles_of(needles)
+    if not found.needles:
         return None
-    longest = max(len(n) for n in needles)
-    base = max(lower, a - longest)  # bytes before `a`: the pattern looks behind its anchor
     last = None
-    for at in data.search_in(pattern, base, a, min(upper, b + longest)):
+    for at in data.positions(found, max(lower, a - found.longest), min(upper, b + found.longest)):
         if at >= b:
             break  # counted by the piece above this one
-        last = at
+        if at >= a:
+            last = at
     return last
 
 
 @functools.lru_cache(maxsize=16)
-def _pattern_of(needles: tuple[bytes, ...]) -> re.Pattern[bytes] | None:
-    return needle_pattern(needles)
+def _needles_of(needles: tuple[bytes, ...]) -> Needles:
+    return Needles(needles)
 
 
 def _line_end(fd: int, pos: int, upper: int, bound: int) -> int | None:
@@ -190,10 +189,10 @@ def confirmed(fd: int, reader: TranscriptReader, offset: int, line: bytes, size:
         needles = tuple(reader.full_list_result_needles(line))
         if not needles:
             return True
-        pattern = _pattern_of(needles)
-        if pattern is None:
+        found = _needles_of(needles)
+        if not found.needles:
             return True
-        test = Prefilter.matching(pattern)
+        test = Prefilter.matching(found)
         start = offset + len(line) + 1
         later = fd_scan(fd, start, test, limit=size, chunk=chunk, max_line=max_line)
         for _offset, result in later:

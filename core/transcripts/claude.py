@@ -197,7 +197,7 @@ class ClaudeReader(TranscriptReader):
 
     def is_full_list(self, line: bytes) -> bool:
         assert self.full_list_pattern is not None
-        if self.full_list_pattern.search(line) is None:
+        if not self.full_list_pattern.occurs(line):
             return False
         record = json_record(line)
         return record is not None and bool(full_list_calls(record))

@@ -148,7 +148,7 @@ class CodexReader(TranscriptReader):
 
     def is_full_list(self, line: bytes) -> bool:
         assert self.full_list_pattern is not None
-        if self.full_list_pattern.search(line) is None:
+        if not self.full_list_pattern.occurs(line):
             return False
         return _plan_call(_payload(line)) is not None
 

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from planwatch.core.transcripts.needles import Needles
 from planwatch.core.transcripts.reader import TranscriptReader
 
 log = logging.getLogger(__name__)
@@ -75,12 +75,12 @@ class Prefilter:
     """
 
     wants: Wants
-    pattern: re.Pattern[bytes] | None = None
+    pattern: Needles | None = None
     dynamic: Callable[[], Sequence[bytes]] = lambda: ()
     one_pass: bool = False
     # Lines this matches are dropped after the cut (the privacy switch: with plan
     # reading off, lines naming a planning tool are never parsed).
-    exclude: re.Pattern[bytes] | None = None
+    exclude: Needles | None = None
     # An excluded line is still a record: its time is handed on here (the reader's
     # `touch_line`, which reads the time from the raw bytes and parses nothing).
     touch: Callable[[bytes], object] | None = None
@@ -104,10 +104,9 @@ class Prefilter:
         return cls.matching(pattern, forward.exclude)
 
     @classmethod
-    def matching(cls, pattern: re.Pattern[bytes], exclude: re.Pattern[bytes] | None = None) -> Prefilter:
-        """The lines `pattern` matches, located in one pass."""
-        search = pattern.search
-        return cls(lambda data: search(data) is not None, pattern, lambda: (), True, exclude)
+    def matching(cls, pattern: Needles, exclude: Needles | None = None) -> Prefilter:
+        """The lines holding one of `pattern`'s needles, located in one pass."""
+        return cls(pattern.occurs, pattern, lambda: (), True, exclude)
 
 
 def _strip(line: bytes) -> bytes:
@@ -132,7 +131,7 @@ def wanted_lines(
         return
     touch = prefilter.touch
     for offset, line in lines:
-        if exclude.search(line) is None:
+        if not exclude.occurs(line):
             yield offset, line
         elif touch is not None:
             touch(line)
@@ -146,7 +145,7 @@ def _located(block: bytes, base: int, prefilter: Prefilter, pos: int, end: int) 
     the pattern's next hit, and for each dynamic needle either where it was found or how
     far it is known to be absent. A dynamic needle is searched only up to the earliest
     hit known so far (a needle that never occurs costs nothing past the next hit)."""
-    search = prefilter.pattern.search if prefilter.pattern is not None else None
+    first = prefilter.pattern.first if prefilter.pattern is not None else None
     dynamic = prefilter.dynamic
     find = block.find
     static_hit = -1  # the pattern's earliest hit at or after `pos` (`end`: none)
@@ -154,8 +153,8 @@ def _located(block: bytes, base: int, prefilter: Prefilter, pos: int, end: int) 
     clear: dict[bytes, int] = {}  # no start of that needle before this offset
     while pos < end:
         if static_hit < pos:
-            match = search(block, pos, end) if search is not None else None
-            static_hit = match.start() if match is not None else end
+            at = first(block, pos, end) if first is not None else -1
+            static_hit = at if at >= 0 else end
         hit = static_hit
         for needle in dynamic():
             at = found.get(needle, -1)

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from planwatch.core.model import AgentPlan, Harness
+from planwatch.core.transcripts.needles import Needles
 
 
 @dataclass(slots=True, kw_only=True)
@@ -101,29 +102,29 @@ class TranscriptReader(ABC):
     # Lines containing none of these bytes (and no dynamic needle) carry no plan event
     # and no session fact the reader still needs; IO skips them without json.loads.
     needles: tuple[bytes, ...] = ()
-    # `needles` as one compiled pattern (set for each subclass that declares `needles`,
+    # `needles` searched all at once (set for each subclass that declares `needles`,
     # unless it declares its own `pattern`); None matches nothing.
-    pattern: re.Pattern[bytes] | None = None
+    pattern: Needles | None = None
 
     # Raw bytes for IO's backward scan prefilter (SPEC §2, Long transcripts): the
     # planning tool names and, for Claude, the structured tool-result envelope. Also
     # the privacy switch's exclusion list (lines naming a planning tool).
     scan_needles: tuple[bytes, ...] = ()
-    scan_pattern: re.Pattern[bytes] | None = None
+    scan_pattern: Needles | None = None
     # Narrower, when a reader can tell: only lines holding one of these can be a full
     # list (`is_full_list`); the backward scan looks at no other line. Default: the
     # scan needles.
     full_list_needles: tuple[bytes, ...] = ()
-    full_list_pattern: re.Pattern[bytes] | None = None
+    full_list_pattern: Needles | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "needles" in cls.__dict__ and "pattern" not in cls.__dict__:
-            cls.pattern = needle_pattern(cls.needles)
+            cls.pattern = Needles(cls.needles) if cls.needles else None
         if "scan_needles" in cls.__dict__ and "scan_pattern" not in cls.__dict__:
-            cls.scan_pattern = needle_pattern(cls.scan_needles)
+            cls.scan_pattern = Needles(cls.scan_needles) if cls.scan_needles else None
         if "full_list_needles" in cls.__dict__ and "full_list_pattern" not in cls.__dict__:
-            cls.full_list_pattern = needle_pattern(cls.full_list_needles)
+            cls.full_list_pattern = Needles(cls.full_list_needles) if cls.full_list_needles else None
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -151,7 +152,7 @@ class TranscriptReader(ABC):
     def wants(self, line: bytes) -> bool:
         """Cheap raw-byte prefilter: the static pattern, or any dynamic needle."""
         pattern = self.pattern
-        if pattern is not None and pattern.search(line) is not None:
+        if pattern is not None and pattern.occurs(line):
             return True
         return any(needle in line for needle in self.dynamic_needles())
 
@@ -313,51 +314,6 @@ def json_needles(key: str, value: str) -> tuple[bytes, ...]:
 def json_value_needles(value: str) -> tuple[bytes, ...]:
     """A JSON string value after its key (`"name":"TodoWrite"`, any key) as raw bytes,
     compact and with a space: `:"value"` and `: "value"`. Like `json_needles`, it only
-    matches JSON structure, and its colon lets `needle_pattern` scan fast."""
+    matches JSON structure, and its colon lets `needle_pattern` (needles.py) scan fast."""
     return (f':"{value}"'.encode(), f': "{value}"'.encode())
 
-
-# Needles are searched by anchoring on this byte when every needle holds one: in JSON a
-# colon is several times rarer than a quote, the byte most needles would start with.
-_ANCHOR = ord(":")
-
-
-def needle_pattern(needles: Sequence[bytes]) -> re.Pattern[bytes] | None:
-    """One regex that matches exactly where any of `needles` occurs (None for none):
-    one pass over the bytes for all needles, instead of one pass per needle.
-
-    The needles are factored into a trie (`"(?:T(?:ask…|odo…)|…)`), so the regex engine
-    looks for one literal first byte and rejects most candidates on the next one. How
-    fast that goes depends on how often that byte occurs: when every needle holds a
-    colon, the trie starts at each needle's first colon, and what comes before it is
-    checked by a lookbehind at the end (`:"(?:summary"(?<="type":"summary")|…)`).
-    Matches then start at that colon, inside the needle's line, which is all IO uses.
-    """
-    needles = [needle for needle in needles if needle]
-    if not needles:
-        return None
-    # byte -> child node; the key -1 holds the set of needles that end at this node.
-    trie: dict[int, Any] = {}
-    anchored = all(_ANCHOR in needle for needle in needles)
-    for needle in needles:
-        at = needle.index(_ANCHOR) if anchored else 0
-        node = trie
-        for byte in needle[at:]:
-            node = node.setdefault(byte, {})
-        # A needle ends here; the bytes before its anchor are to be checked behind it.
-        node.setdefault(-1, set()).add(needle if at else b"")
-    return re.compile(_trie_regex(trie))
-
-
-def _trie_regex(node: dict[int, Any]) -> bytes:
-    ends: set[bytes] = node.get(-1, set())
-    if b"" in ends:
-        return b""  # a needle ends here: longer ones with this prefix add nothing
-    alternatives = [
-        re.escape(bytes([byte])) + _trie_regex(child) for byte, child in sorted(node.items()) if byte != -1
-    ]
-    # Needles ending here that start before the anchor: fixed-width lookbehinds.
-    alternatives += [b"(?<=" + re.escape(needle) + b")" for needle in sorted(ends)]
-    if len(alternatives) == 1:
-        return alternatives[0]
-    return b"(?:" + b"|".join(alternatives) + b")"

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import os
 import pickle
@@ -222,6 +223,7 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> No
         stdout = os.fdopen(os.dup(1), "wb")
         os.dup2(2, 1)
     stdin = stdin or sys.stdin.buffer
+    gc.disable()  # a reader of chunks makes no garbage cycles worth collecting (index.py)
     capture = _Capture()
     root = logging.getLogger()
     root.addHandler(capture)

@@ -516,31 +516,6 @@ def test_a_session_new_result_beside_other_lines_keeps_its_cwd(tmp_path: Path) -
     assert (result.facts.id, result.facts.cwd) == ("sess_blk", "/home/dev/blocks")
 
 
-def test_a_needle_pattern_matches_exactly_where_one_of_its_needles_occurs() -> None:
-    """`needle_pattern` (a trie, anchored on the colon when every needle has one) is
-    the same test as "any needle in the bytes", on random needles and texts."""
-    import random
-
-    from planwatch.core.transcripts.reader import json_needles, json_value_needles, needle_pattern
-
-    rnd = random.Random(7)
-    alphabet = b'ab:" {'
-    for _ in range(2000):
-        needles = [bytes(rnd.choice(alphabet) for _ in range(rnd.randint(1, 6))) for _ in range(rnd.randint(1, 6))]
-        pattern = needle_pattern(needles)
-        assert pattern is not None
-        for _ in range(20):
-            text = bytes(rnd.choice(alphabet) for _ in range(rnd.randint(0, 24)))
-            assert (pattern.search(text) is not None) == any(n in text for n in needles), (needles, text)
-    real = [*json_value_needles("TodoWrite"), *json_needles("type", "summary"), *json_needles("method", "session/new")]
-    anchored = needle_pattern(real)
-    assert anchored is not None and anchored.pattern.startswith(b":")
-    assert anchored.search(b'{"type": "summary", "summary": "x"}')
-    assert anchored.search(b'{"name":"TodoWrite","input":{}}')
-    assert not anchored.search(b'{"summary":"type","tools":["TodoWrite"]}')
-    assert needle_pattern([]) is None and needle_pattern([b""]) is None
-
-
 def _title_line(kind: str, field: str, text: str, session: str) -> bytes:
     return json.dumps({"type": kind, field: text, "sessionId": session}, separators=(",", ":")).encode() + b"\n"
 
