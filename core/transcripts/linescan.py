@@ -294,7 +294,7 @@ class LineScan:
                 else:
                     line = _strip(self._reread(start, length))
                     exclude = self._prefilter.exclude
-                    excluded = exclude is not None and exclude.search(line) is not None
+                    excluded = exclude is not None and exclude.occurs(line)
                     if wants(line) and not excluded:  # confirmed on the whole line
                         yield start, line
             self.offset = start + length + 1

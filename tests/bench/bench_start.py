@@ -418,8 +418,10 @@ def main() -> int:
     peak = max(int(cli["rss"]), app_rss)  # type: ignore[call-overload]
     rows.append(("peak RSS (CLI, app and scan workers)", f"{peak / MB:.0f} MB", "", ""))
     load = os.getloadavg()[0]
+    from planwatch.core.transcripts.needles import engine
+
     print(f"\n{len(files)} sessions ({cli['sessions']} listed), {total / 1e9:.2f} GB; best of {args.rounds}; "
-          f"load average {load:.1f} on {os.cpu_count()} cores\n")
+          f"load average {load:.1f} on {os.cpu_count()} cores; byte search: {engine()}\n")
     print("| | time | CPU | ratio |")
     print("|---|---|---|---|")
     for name, value, used, note in rows:

@@ -394,6 +394,31 @@ def test_plan_lines_are_not_read_when_plan_reading_is_off(tmp_path: Path) -> Non
 
 
 
+def test_a_plan_line_longer_than_a_read_is_not_read_when_plan_reading_is_off(tmp_path: Path) -> None:
+    """A line over the read chunk is streamed, then re-read whole; with plan reading
+    off, one naming a planning tool is still never handed on (the exclusion runs on the
+    streamed path too), and the lines around it are."""
+    import os
+
+    from planwatch.core.transcripts.linescan import MAX_LINE, Prefilter, fd_scan
+
+    path = _codex(
+        tmp_path / "rollout-long.jsonl",
+        lambda w: w.update_plan([("Secret step " + "x" * 20_000, "in_progress")]),
+    )
+    reader = reader_for("codex")(path)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        private = [line for _, line in fd_scan(fd, 0, Prefilter.of(reader, plans=False), chunk=4096, max_line=MAX_LINE)]
+        shown = [line for _, line in fd_scan(fd, 0, Prefilter.of(reader), chunk=4096, max_line=MAX_LINE)]
+    finally:
+        os.close(fd)
+    secret = [line for line in shown if b"Secret step" in line]
+    assert len(secret) == 1 and len(secret[0]) > 20_000  # streamed, then re-read whole
+    assert private and not any(b"Secret step" in line for line in private)
+    assert len(private) == len(shown) - 1
+
+
 class CallReader(TranscriptReader):
     """A reader with both prefilter kinds, like the real ones: static needles, and a
     dynamic needle per call waiting for its result (`{"call": id}` … `{"result": id}`),
