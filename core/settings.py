@@ -2,13 +2,12 @@
 
 API summary:
 - `Settings` — every setting (camelCase keys in the file, snake_case attributes;
-  `SETTING_KEYS` maps one to the other). Building one checks each field (ValueError
-  naming the key and what it should be), so an invalid `Settings` cannot exist; change
-  one with `dataclasses.replace`. `problems` lists what was wrong in the file it came
-  from; `directory_error` is set while a user directory (`roles`/`users`) is present but
-  not valid: calls that need a grant are refused.
-- `check_setting(name, value)` — the value as the setting keeps it, or ValueError with
-  what it should be (the loader, `Settings` itself and the Settings screen use it).
+  `SETTING_KEYS` maps one to the other). Building one checks each field, so an invalid
+  `Settings` cannot exist; change one with `dataclasses.replace`. `problems` lists what
+  was wrong in the file it came from; `directory_error` is set while a user directory
+  (`roles`/`users`) is present but not valid: calls that need a grant are refused.
+- `SettingInvalid` — the ValueError raised for a value a setting does not accept; it
+  names the key and what the value should be (the Settings screen shows it).
 - `load_settings(path=None, *, report=True)` — never raises. A missing file is the
   defaults. Each valid setting is kept; each invalid one is reported as a
   `SettingsProblem(file, key, problem)` (logged at WARNING once per process when
@@ -20,13 +19,13 @@ API summary:
   The user directory (`roles`, `users`) and the built-in roles: core/user_directory.py.
 
 Why not a pydantic model (STYLE §14 suggests one): every planwatch command loads the
-settings, and importing pydantic costs more than the rest of a warm `planwatch sessions`
-(issue 11). The settings are a dozen scalars and one list; a small explicit table of
-checks (`_CHECKS`) says what each accepts, in plain words. ruamel.yaml is imported only
+settings, and importing pydantic and ruamel.yaml for them took about 90 ms of the
+0.34 s of a warm `planwatch sessions` (issue 11). The settings are a dozen scalars and one list; a small explicit table of
+checks (`_TABLE`) says what each accepts, in plain words. ruamel.yaml is imported only
 when there is a file to parse, and the user directory (pydantic; a real validation job)
 only when the file has `users` or `roles`.
 
-What each kind of setting accepts — deliberately strict, never coerced:
+What each kind of setting accepts — deliberately strict: no text read as a switch or a number:
 - switches (`readAgentPlans`, `requireApproval`, …): only YAML's `true` or `false`.
   Not `yes`/`no`/`on`/`off` (which YAML 1.2 reads as text), not `1`/`0`: whether
   such a word meant on or off is a guess, and a guard must not be guessed off. An
@@ -174,7 +173,7 @@ SETTING_KEYS: dict[str, str] = {name: key for name, (key, _check) in _TABLE.item
 _FIELDS = {key: name for name, key in SETTING_KEYS.items()}
 
 
-def check_setting(name: str, value: object) -> Any:
+def _check_setting(name: str, value: object) -> Any:
     """`value` as the setting `name` keeps it (days as a float, a copy of a list);
     `SettingInvalid` saying what it should be when the setting does not accept it."""
     key, check = _TABLE[name]
@@ -226,7 +225,7 @@ class Settings:
         # file could not hold (the Settings screen relies on it).
         for name in _TABLE:
             value = getattr(self, name)
-            kept = check_setting(name, value)
+            kept = _check_setting(name, value)
             if kept is not value:
                 object.__setattr__(self, name, kept)
 
@@ -352,7 +351,7 @@ def _load(path: Path) -> Settings:
                 problems.append(SettingsProblem(path, str(key), _unknown_key(key)))
             continue
         try:
-            values[name] = check_setting(name, value)
+            values[name] = _check_setting(name, value)
         except SettingInvalid as exc:
             if name in _CLOSED:
                 values[name] = _CLOSED[name]

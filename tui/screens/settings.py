@@ -231,7 +231,7 @@ class SettingsScreen(Screen[Settings | None]):
             "notify_session_idle": self.query_one("#notify-session-idle", Switch).value,
             "desktop_notifications": self.query_one("#desktop-notifications", Switch).value,
         }
-        # Settings checks each field as it is built (core.settings.check_setting), so a
+        # Settings checks each field as it is built (core/settings.py's table of checks), so a
         # value the file could not hold is refused here with what it should be.
         try:
             return replace(self.initial, **update)
