@@ -17,7 +17,6 @@ What differs between callers is a parameter: `mode` (records are shared like any
 
 from __future__ import annotations
 
-import ctypes
 import errno
 import os
 import tempfile
@@ -132,6 +131,8 @@ def exchange(a: Path, b: Path) -> bool:
     """Swap the files named `a` and `b` atomically; False where that is not supported
     (not Linux, an old kernel or C library, a filesystem without it, `b` missing)."""
     global _renameat2, _renameat2_looked_up
+    import ctypes  # only for this swap: ~2 ms of every start that never writes otherwise
+
     if not _renameat2_looked_up:
         _renameat2_looked_up = True
         try:

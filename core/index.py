@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING
 from planwatch.core import paths
 from planwatch.core.databases import DatabaseSources
 from planwatch.core.following import Following
-from planwatch.core.history import PlanHistory, replay_history, with_agents
 from planwatch.core.model import EMPTY_PLAN
 from planwatch.core.sessions import FileState, SessionEntry, build_entry, ids_of, orphan_ids, relations
 from planwatch.core.settings import Settings, load_settings
@@ -42,11 +41,11 @@ from planwatch.core.transcripts.discover import (
     TranscriptFile,
     discover,
 )
-from planwatch.core.transcripts.lines import read_transcript
 from planwatch.core.transcripts.reader import SessionResult
 from planwatch.core.warmstart import WarmStart
 
 if TYPE_CHECKING:
+    from planwatch.core.history import PlanHistory
     from planwatch.core.transcripts.follow import Follower
 
 log = logging.getLogger(__name__)
@@ -207,6 +206,8 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
                 state = self._files.get(path)
             if state is None or state.reader is None:
                 return set(), None
+            from planwatch.core.transcripts.lines import read_transcript  # loaded by the first scan already
+
             try:
                 trace = state.trace if self._read_plans else None
                 outcome = read_transcript(state.reader, path, start, head=0, plans=self._read_plans, trace=trace)
@@ -275,6 +276,8 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         """The session's plan after each change, from its source: a database that keeps
         each call (OpenCode, `history`), else its transcript replayed again (history.py).
         Reads files: call it from a worker thread. Empty with plan reading off."""
+        from planwatch.core.history import PlanHistory, replay_history, with_agents  # only the timeline asks
+
         with self._lock:
             entry = self._entries.get(session_id)
             state = self._files.get(entry.session.path) if entry is not None else None

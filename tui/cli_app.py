@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -39,6 +38,8 @@ def tmux_pane_folder(timeout: float = 1.0) -> str | None:
     """
     if not os.environ.get("TMUX"):
         return None
+    import subprocess  # only inside tmux: every other command starts without it
+
     try:
         out = subprocess.run(
             ["tmux", "display", "-p", "#{pane_current_path}"],

@@ -32,13 +32,10 @@ from typing import Any
 
 from planwatch.core.regular import open_regular
 from planwatch.core.transcripts.discover import TranscriptFile, is_whole_document
-from planwatch.core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW, read_transcript
-from planwatch.core.transcripts.linescan import CHUNK
 from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
 from planwatch.core.transcripts.registry import reader_for
 from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, replay
 from planwatch.core.transcripts.warmsummary import summary_results
-from planwatch.core.transcripts.workers import Driver, fork_workers
 from planwatch.core.transcripts.zst import is_zst
 
 log = logging.getLogger(__name__)
@@ -47,8 +44,6 @@ CHUNK_WORK = 24 << 20  # bytes of reading per chunk handed out
 CHUNK_FILES = 64  # and at most this many files per chunk
 PARALLEL_MIN = 160 << 20  # less reading than this is done in the calling thread only
 MAX_WORKERS = 3
-# A file beyond the head + tail windows costs about the windows plus a backward scan.
-_LARGE_COST = HEAD_WINDOW + 3 * TAIL_WINDOW
 
 
 @dataclass
@@ -90,6 +85,10 @@ def read_file(item: TranscriptFile, read_plans: bool, remembered: Entry | None =
             if warm is not None:
                 return warm
             reader = reader_for(item.harness)(item.path)  # the replay's reader is spoilt
+        # The reading code (windows, line scans, the backward scan) loads only when a
+        # file is read from scratch or grew: a warm start of unchanged files replays.
+        from planwatch.core.transcripts.lines import read_transcript
+
         trace = Trace() if traced else None
         outcome = read_transcript(reader, item.path, plans=read_plans, trace=trace)
         results = reader.results()
@@ -154,6 +153,8 @@ def _read_warm(item: TranscriptFile, reader: TranscriptReader, remembered: Entry
         os.close(fd)
     trace = remembered.trace()
     if fit == "grown":
+        from planwatch.core.transcripts.lines import read_transcript  # as in read_file
+
         read_transcript(reader, item.path, remembered.offset, head=0, trace=trace)
     else:
         trace.seen(st)
@@ -166,10 +167,15 @@ def read_files(items: Sequence[TranscriptFile], read_plans: bool) -> list[FileRe
 
 
 def _cost(item: TranscriptFile) -> int:
+    # Only files read from scratch are costed: the reading code is loaded by then.
+    from planwatch.core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW
+    from planwatch.core.transcripts.linescan import CHUNK
+
     if item.harness == "opencode":
         return CHUNK  # SQLite reads what the queries need, not the file
     whole = HEAD_WINDOW + TAIL_WINDOW + CHUNK  # what read_transcript reads whole
-    return item.size if item.size <= whole else _LARGE_COST
+    # A file beyond the head + tail windows costs about the windows plus a backward scan.
+    return item.size if item.size <= whole else HEAD_WINDOW + 3 * TAIL_WINDOW
 
 
 def _chunks(items: Sequence[TranscriptFile]) -> list[list[TranscriptFile]]:
@@ -238,6 +244,9 @@ def read_all(
     def take_back() -> list[TranscriptFile] | None:
         with lock:
             return None if stopped.is_set() or not chunks else chunks.pop()
+
+    # Worker processes (pickle, subprocess) load only when a scan is worth them.
+    from planwatch.core.transcripts.workers import Driver, fork_workers
 
     answers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
     count = min(workers, len(chunks) - 1)

@@ -53,7 +53,6 @@ With plan reading off, no cache is read or written (the index never asks).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -64,13 +63,12 @@ from pathlib import Path
 from typing import Any
 
 from planwatch.core import paths
-from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write
 from planwatch.core.transcripts.reader import TranscriptReader
 from planwatch.core.transcripts.warmsummary import valid_summary
 
 log = logging.getLogger(__name__)
 
-FORMAT = 4  # 3: CRC-32 line hashes; 4: fact lines tagged (FACT, WHEN), summaries
+FORMAT = 5  # 3: CRC-32 line hashes; 4: fact lines tagged (FACT, WHEN), summaries; 5: code stamp by zlib
 CACHE_NAME = "warm-start.json"
 # Kinds of a trace's operations (four ints each: kind, offset, length, hash). TOUCH is
 # a line read only for its time (`touch_line`: the last record's time). A line fed is
@@ -217,9 +215,11 @@ def code_stamp() -> str:
     """A hash of the code that decides what a reader is fed and makes of it (every module
     of `core` and `core/transcripts`): a cache made by another planwatch — an upgrade, a
     downgrade, a local change — is discarded. Reading the ~40 small files costs about a
-    millisecond; asking the package metadata for the version costs ten."""
+    millisecond; asking the package metadata for the version costs ten. CRC-32 and
+    Adler-32 of the same bytes (64 bits, two algorithms) tell one version from another
+    without hashlib, whose OpenSSL set-up costs a warm start ~3 ms."""
     if not _STAMP:
-        digest = hashlib.blake2b(digest_size=16)
+        crc, adler = 0, 1
         core = Path(__file__).resolve().parents[1]
         for folder in (core, core / "transcripts"):
             try:
@@ -228,9 +228,9 @@ def code_stamp() -> str:
                 continue
             for name in names:
                 with contextlib.suppress(OSError):
-                    digest.update(f"{folder.name}/{name}\0".encode())
-                    digest.update((folder / name).read_bytes())
-        _STAMP.append(digest.hexdigest())
+                    data = f"{folder.name}/{name}\0".encode() + (folder / name).read_bytes()
+                    crc, adler = zlib.crc32(data, crc), zlib.adler32(data, adler)
+        _STAMP.append(f"{crc:08x}{adler:08x}")
     return _STAMP[0]
 
 
@@ -324,6 +324,8 @@ def save(
     entries another process wrote for files outside them (merged under a lock, written
     atomically). Entries under `roots` that are not in `traces` are dropped (those
     files are gone). Returns False when the cache could not be written (logged)."""
+    from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write  # a start that only reads never writes
+
     path = path or cache_file()
     ours: dict[str, Any] = {}
     for file, harness, trace in traces:

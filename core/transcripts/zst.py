@@ -7,9 +7,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planwatch.core.regular import open_regular
-from planwatch.core.transcripts.linescan import CHUNK, Stream
+
+if TYPE_CHECKING:
+    from planwatch.core.transcripts.linescan import Stream
 
 
 def is_zst(path: Path) -> bool:
@@ -26,6 +29,8 @@ def zst_stream(path: Path) -> Stream:
 def zst_reread(path: Path) -> Callable[[int, int], bytes]:
     """Read decompressed bytes [offset, offset + n) by decompressing again from the start
     (only for long lines that match, which are rare)."""
+    # Here, not at the top: `is_zst` is asked of every file, warm starts included.
+    from planwatch.core.transcripts.linescan import CHUNK
 
     def reread(offset: int, n: int) -> bytes:
         stream = zst_stream(path)
