@@ -8,9 +8,12 @@ terminal escape ever reaches the terminal or a pipe.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import json
 import sys
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -325,11 +328,31 @@ def _summary(entry: SessionEntry) -> dict[str, object]:
     }
 
 
-def run_sessions(args: argparse.Namespace) -> int:
-    from planwatch.core.text import shorten
+@contextlib.contextmanager
+def _without_cycle_collection() -> Iterator[None]:
+    """The cyclic garbage collector paused: a scan builds hundreds of thousands of small
+    objects that nearly all live to the end of the command, so each collection walks
+    them to free a few hundred (~10% of a warm `sessions --json`); memory is unchanged.
+    Reference counting still frees everything else at once."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
+
+def run_sessions(args: argparse.Namespace) -> int:
     if _missing_roots(args):
         return 2
+    with _without_cycle_collection():
+        return _list_sessions(args)
+
+
+def _list_sessions(args: argparse.Namespace) -> int:
+    from planwatch.core.text import shorten
+
     index = _index(args, summaries=True)  # facts and counts only: no plan text shown
     entries = index.entries()
     if args.json:
