@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from planwatch.core import paths
+from planwatch.tui import cli_sessions
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "samples"
@@ -228,3 +229,17 @@ def test_show_plain_keeps_every_item_on_one_line_whatever_its_text() -> None:
     assert all(line.startswith("pending\t") and line.count("\t") == 1 for line in lines[1:])
     rows = json.loads(planwatch("sessions", "--json").stdout)
     assert len(rows[0]["title"].splitlines()) == 1
+
+
+def test_sessions_json_rows_are_the_text_json_dumps_writes_with_indent_one() -> None:
+    """`sessions --json` lays its rows out by the C encoder (json_rows): byte for byte
+    what `json.dumps(rows, ensure_ascii=False, indent=1)` writes, for every kind of
+    scalar and for strings holding what could look like a separator."""
+    rows: list[dict[str, object]] = [
+        {"id": "a", "title": 'x\ny "q" \\ é 😀 \x00 \u2028 ,\n  "k": 1', "cwd": None, "partial": True,
+         "done": 0, "total": -3, "ratio": 1.5, "off": False},
+        {},
+        {"": ""},
+    ]
+    for case in (rows, [], [{}], rows[:1]):
+        assert cli_sessions.json_rows(case) == json.dumps(case, ensure_ascii=False, indent=1)
