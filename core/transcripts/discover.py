@@ -69,14 +69,24 @@ def is_transcript_name(path: Path) -> bool:
     Lines, plain or zstd-compressed, not hidden; and Gemini CLI's legacy whole-file
     sessions (`chats/session-*.json`)."""
     name = path.name
+    return _transcript_name(name, path.parent.name if name.endswith(".json") else "")
+
+
+def _transcript_name(name: str, folder: str) -> bool:
+    """`is_transcript_name` from the file's name and its folder's name (only a `.json`
+    file's folder matters): the walk tells both without making a Path."""
     if name.startswith("."):
         return False
-    return name.endswith(".jsonl") or name.endswith(".jsonl.zst") or _is_legacy_gemini_name(path)
+    return name.endswith(".jsonl") or name.endswith(".jsonl.zst") or _legacy_gemini_name(name, folder)
+
+
+def _legacy_gemini_name(name: str, folder: str) -> bool:
+    return name.startswith("session-") and name.endswith(".json") and folder == "chats"
 
 
 def _is_legacy_gemini_name(path: Path) -> bool:
     name = path.name
-    return name.startswith("session-") and name.endswith(".json") and path.parent.name == "chats"
+    return name.endswith(".json") and _legacy_gemini_name(name, path.parent.name)
 
 
 def is_whole_document(path: Path) -> bool:
@@ -235,19 +245,25 @@ def classify(
     return TranscriptFile(path, harness, st.st_mtime, st.st_size, subagent, parent_hint, folder_hint)
 
 
-def _walk(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
-    """Every transcript-named file under root, with its stat; unreadable folders skipped."""
-    stack = [root]
+def _walk(root: Path) -> Iterator[tuple[Path, tuple[str, ...], os.stat_result]]:
+    """Every transcript-named file under root, with the names of the folders and file
+    below root and its stat; unreadable folders skipped. One Path is made per file found
+    (Path parsing was most of a warm start's walk)."""
+    stack: list[tuple[str, tuple[str, ...]]] = [(os.fspath(root), ())]
     while stack:
-        folder = stack.pop()
+        folder, rel = stack.pop()
+        folder_name = rel[-1] if rel else root.name
         try:
             with os.scandir(folder) as it:
                 for entry in it:
                     try:
+                        name = entry.name
                         if entry.is_dir(follow_symlinks=False):
-                            stack.append(Path(entry.path))
-                        elif entry.is_file() and (entry.name == OPENCODE_DB_NAME or is_transcript_name(Path(entry.path))):
-                            yield Path(entry.path), entry.stat()
+                            stack.append((entry.path, (*rel, name)))
+                        elif entry.is_file() and (
+                            name == OPENCODE_DB_NAME or _transcript_name(name, folder_name)
+                        ):
+                            yield Path(entry.path), (*rel, name), entry.stat()
                     except OSError:
                         continue
         except OSError as exc:
@@ -257,8 +273,7 @@ def _walk(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
 def _claude_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
     """Claude's projects folder: session files one level down, subagents below them.
     Other JSONL files in a session's folder (tool outputs and the like) are not sessions."""
-    for path, st in _walk(root):
-        rel = path.relative_to(root).parts
+    for path, rel, st in _walk(root):
         if len(rel) == 2:  # <slug>/<sessionId>.jsonl or <slug>/agent-<id>.jsonl
             yield path, st
         elif len(rel) == 4 and rel[2] == "subagents" and rel[3].startswith("agent-"):
@@ -268,8 +283,7 @@ def _claude_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
 def _gemini_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
     """Gemini's tmp folder: `<slug>/chats/session-*` and `<slug>/chats/<parent>/<id>.jsonl`.
     Other files there (logs, checkpoints, tool outputs) are not sessions."""
-    for path, st in _walk(root):
-        rel = path.relative_to(root).parts
+    for path, rel, st in _walk(root):
         if len(rel) in (3, 4) and rel[1] == "chats" and is_gemini_name(path):
             yield path, st
 
@@ -299,7 +313,7 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
         elif root == gemini_root:
             walker = _gemini_layout(root)
         else:
-            walker = _walk(root)
+            walker = ((path, st) for path, _rel, st in _walk(root))
         # Every file under a harness's own folder is that harness's: told once per root.
         known = _known_harness(root)
         for path, st in walker:
