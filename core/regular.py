@@ -6,7 +6,8 @@ path is `stat`ed first (a device is never opened at all), then opened with
 `O_NONBLOCK` and checked again with `fstat` on the descriptor (the name may have been
 swapped in between). Symlinks to regular files are followed unless `follow=False`.
 
-- `open_regular(path, flags=O_RDONLY, *, follow=True) -> fd` — raises `NotRegularFile`
+- `open_regular(path, flags=O_RDONLY, *, follow=True) -> fd` (`open_regular_stat`: and
+  its `fstat`) — raises `NotRegularFile`
   (an `OSError`) with `strerror` like `is a FIFO, not a regular file`, or the `OSError`
   of `open` itself (`FileNotFoundError`, `PermissionError`, …).
 - `read_regular(path, limit=None) -> bytes` — the whole file, or `limit + 1` bytes at
@@ -58,6 +59,14 @@ def open_regular(path: Path | str, flags: int = os.O_RDONLY, mode: int = 0o644, 
 
     With `os.O_CREAT` in `flags` a missing file is created (no stat first).
     """
+    return open_regular_stat(path, flags, mode, follow=follow)[0]
+
+
+def open_regular_stat(
+    path: Path | str, flags: int = os.O_RDONLY, mode: int = 0o644, *, follow: bool = True
+) -> tuple[int, os.stat_result]:
+    """`open_regular`, with the `fstat` of the descriptor it checked (a caller that needs
+    the file's identity need not ask again: a warm start asks it of every file)."""
     if not flags & os.O_CREAT:
         check_regular(path, follow=follow)
     extra = os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -79,7 +88,7 @@ def open_regular(path: Path | str, flags: int = os.O_RDONLY, mode: int = 0o644, 
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return fd, st
 
 
 def file_identity(path: Path | str) -> tuple[int, int, int, int] | None:

@@ -25,6 +25,8 @@ def safe_text(text: str, *, single_line: bool = False) -> str:
 
     With `single_line`, newlines and tabs become spaces as well (titles, list rows).
     """
+    if text.isascii() and text.isprintable():
+        return text  # nothing to change (most ids, paths, titles): two C-speed tests
     if single_line:
         text = text.replace("\r\n", " ").replace("\n", " ").replace("\t", " ")
         # Unicode line and paragraph separators end a line for str.splitlines too.

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planwatch.core.regular import open_regular
+from planwatch.core.regular import open_regular_stat
 from planwatch.core.transcripts.discover import TranscriptFile, is_whole_document
 from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
 from planwatch.core.transcripts.registry import reader_for
@@ -133,9 +133,8 @@ def _read_warm(item: TranscriptFile, reader: TranscriptReader, remembered: Entry
     when the file changed otherwise (warmcache.fits, a line's hash). With `summaries`
     and the file unchanged, its fact lines only, its plans from the summary (when the
     facts they give are the remembered ones; else the whole trace, with a new reader)."""
-    fd = open_regular(item.path)
+    fd, st = open_regular_stat(item.path)
     try:
-        st = os.fstat(fd)
         fit = fits(remembered, identity(st))
         if fit is None:
             return None

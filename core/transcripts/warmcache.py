@@ -234,6 +234,10 @@ def code_stamp() -> str:
     return _STAMP[0]
 
 
+_INT = frozenset((int,))
+_KIND_SET = frozenset(KINDS)
+
+
 def _valid_entry(raw: Any) -> Entry | None:
     if not (isinstance(raw, list) and len(raw) == 9 and isinstance(raw[0], str) and isinstance(raw[6], list)):
         return None
@@ -245,10 +249,10 @@ def _valid_entry(raw: Any) -> Entry | None:
     numbers = (dev, ino, size, mtime, offset)
     if not all(type(n) is int and n >= 0 for n in numbers) or offset > size:
         return None
-    if len(ops) % 4 or len(ops) > 4 * MAX_OPS or not set(map(type, ops)) <= {int}:
+    if len(ops) % 4 or len(ops) > 4 * MAX_OPS or not _INT.issuperset(map(type, ops)):
         return None
     if ops and (
-        not set(ops[0::4]) <= set(KINDS) or min(ops[1::4]) < 0 or min(ops[2::4]) < 0 or max(ops[2::4]) > size
+        not _KIND_SET.issuperset(ops[0::4]) or min(ops[1::4]) < 0 or min(lengths := ops[2::4]) < 0 or max(lengths) > size
     ):
         return None
     return Entry(harness, (dev, ino, size, mtime), offset, ops, state, summary)
