@@ -52,6 +52,54 @@ def test_sessions_json_imports_no_textual_no_mcp_no_store_and_no_watchdog(isolat
         assert [m for m in modules if m.startswith(("planwatch.core.store", "planwatch.core.agents", "planwatch.tui.screens", "planwatch.tui.widgets"))] == []
 
 
+# What `sessions --json` has no use for (issue 11): the app (Textual, Rich), the MCP SDK,
+# the store's pydantic models, the follower (watchdog), OpenCode's database code when no
+# OpenCode source exists (sqlite3), the timeline's plan history.
+_NEVER = ("textual", "rich", "mcp", "watchdog", "sqlite3", "_sqlite3",
+          "planwatch.core.history", "planwatch.core.transcripts.opencode", "planwatch.core.transcripts.opencode_sql",
+          "planwatch.core.store", "planwatch.core.agents", "planwatch.tui.screens", "planwatch.tui.widgets",
+          "planwatch.tui.app")
+# What a warm run of unchanged files has no use for besides: the reading code (it replays
+# remembered offsets), the scan's worker processes (pickle, subprocess), and ctypes (only
+# the atomic rename swap of a write uses it; nothing is written).
+_NEVER_WARM = ("planwatch.core.transcripts.lines", "planwatch.core.transcripts.linescan",
+               "planwatch.core.transcripts.backward", "planwatch.core.transcripts.workers", "pickle",
+               "subprocess", "ctypes")
+
+
+def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if any(m == name or m.startswith(name + ".") for name in names)]
+
+
+def test_sessions_json_must_not_import_textual_pydantic_models_it_does_not_use_or_the_mcp_sdk(  # type: ignore[no-untyped-def]
+    isolated_env, copy_fixture
+) -> None:
+    """Issue 11's rule, on the real CLI in a subprocess over the bundled fixtures of the
+    line harnesses (Claude with a subagent, Codex, Gemini CLI, an ACP log): neither the
+    first run nor the warm one imports what `sessions --json` does not use, and the warm
+    one (every file unchanged) not even the reading code."""
+    copy_fixture("transcripts/claude", isolated_env.claude)
+    copy_fixture("transcripts/codex", isolated_env.codex)
+    copy_fixture("transcripts/acp", isolated_env.acp_logs)
+    copy_fixture("transcripts/gemini", isolated_env.root / "gemini-home" / ".gemini")
+    outputs = []
+    for run in ("cold", "warm"):
+        out = subprocess.run([sys.executable, "-c", _MODULES], cwd=ROOT, env=os.environ.copy(),
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        outputs.append(out.stdout)
+        modules = json.loads(out.stderr.strip().splitlines()[-1])
+        assert "planwatch.core.transcripts.claude" in modules  # the path under test ran
+        assert _loaded(modules, _NEVER) == [], run
+        if run == "warm":
+            assert _loaded(modules, _NEVER_WARM) == []
+        else:
+            assert "planwatch.core.transcripts.lines" in modules  # the cold run read the files
+    harnesses = {row["harness"] for row in json.loads(outputs[1])}
+    assert harnesses == {"claude", "codex", "gemini", "acp"}
+    assert outputs[0] == outputs[1]
+
+
 def test_the_command_line_looks_its_version_up_only_when_asked() -> None:
     """`--version` reads the package metadata (importlib.metadata, ~25 ms); building the
     parser for any other command does not."""
