@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import errno
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -63,6 +62,8 @@ def _as_bytes(data: str | bytes) -> bytes:
 
 def write_temp(folder: Path, name: str, data: str | bytes, *, mode: int = SHARED_FILE_MODE) -> Path:
     """Write `data` to a fresh temp file in `folder`, fsynced, with `mode`; return its path."""
+    import tempfile  # only a write needs it (random, shutil): not a start that only reads
+
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=temp_prefix(name), suffix=TEMP_SUFFIX)
     try:
         if mode != PRIVATE_FILE_MODE:

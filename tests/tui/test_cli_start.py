@@ -53,9 +53,11 @@ def test_sessions_json_imports_no_textual_no_mcp_no_store_and_no_watchdog(isolat
 
 
 # What `sessions --json` has no use for (issue 11): the app (Textual, Rich), the MCP SDK,
-# the store's pydantic models, the follower (watchdog), OpenCode's database code when no
-# OpenCode source exists (sqlite3), the timeline's plan history.
-_NEVER = ("textual", "rich", "mcp", "watchdog", "sqlite3", "_sqlite3",
+# pydantic (the store's models and the user directory; no settings file here) and
+# ruamel.yaml, the follower (watchdog), OpenCode's database code when no OpenCode source
+# exists (sqlite3), the timeline's plan history, hashlib (the cache hashes with zlib).
+_NEVER = ("textual", "rich", "mcp", "pydantic", "pydantic_core", "ruamel", "watchdog", "sqlite3", "_sqlite3",
+          "hashlib", "_hashlib",
           "planwatch.core.history", "planwatch.core.transcripts.opencode", "planwatch.core.transcripts.opencode_sql",
           "planwatch.core.store", "planwatch.core.agents", "planwatch.tui.screens", "planwatch.tui.widgets",
           "planwatch.tui.app")
