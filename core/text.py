@@ -11,8 +11,9 @@ import re
 
 # C0 controls except \t and \n, DEL, and C1 controls (which include the 8-bit CSI 0x9b).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# Bidi overrides and isolates can reorder what a person reads; show them as escapes too.
-_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069]")
+# Bidi overrides, isolates and marks (LRM, RLM, ALM) can reorder what a person reads
+# without showing themselves; show them as escapes too.
+_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 
 
 def _escape(match: re.Match[str]) -> str:

@@ -519,3 +519,14 @@ def test_a_title_from_the_first_prompt_is_shortened_to_one_line(tmp_path: Path) 
     prompt = _record("user", {"role": "user", "content": "Fix the loader\n\n   It drops  keys.\n" + "x" * 5000})
     facts = read_lines(tmp_path, [prompt]).facts
     assert facts.title().startswith("Fix the loader It drops keys. xxx") and len(facts.title()) == 1000
+
+
+def test_invisible_bidi_controls_are_shown_as_escapes() -> None:
+    """Overrides, isolates and the marks LRM, RLM and ALM can each reorder what a
+    person reads while staying invisible: all are shown as escapes; the text around
+    them, right-to-left script included, is kept."""
+    hostile = "ok \u202e \u2066 \u2069 \u200e \u200f \u061c שלום مرحبا"
+    shown = safe_text(hostile)
+    for mark in ("\u202e", "\u2066", "\u2069", "\u200e", "\u200f", "\u061c"):
+        assert mark not in shown and f"\\u{ord(mark):04x}" in shown
+    assert shown.endswith("שלום مرحبا")
