@@ -40,6 +40,7 @@ from planwatch.core.transcripts.batch import FileRead, read_all, read_file
 from planwatch.core.transcripts.discover import (
     TranscriptFile,
     discover,
+    unusable_root,
 )
 from planwatch.core.transcripts.reader import SessionResult
 from planwatch.core.warmstart import WarmStart
@@ -105,6 +106,12 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         # Databases that cannot be read (OpenCode's): file → what is wrong, each logged
         # once; `problems()` hands them to the CLI and the app.
         self._problems: dict[Path, str] = {}
+
+    def problems(self) -> list[str]:
+        """What keeps sources from being read, each naming the file: a transcript folder
+        that is a FIFO, socket or device; a database that cannot be read."""
+        unusable = [problem for root in self.roots_searched if (problem := unusable_root(root)) is not None]
+        return [*unusable, *DatabaseSources.problems(self)]
 
     # -- reading -----------------------------------------------------------------------
 

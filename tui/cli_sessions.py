@@ -64,13 +64,22 @@ def _roots(args: argparse.Namespace) -> list[str]:
 
 
 def _missing_roots(args: argparse.Namespace) -> bool:
-    """Say so (stderr) when a `--root` given does not exist; True when one is missing."""
+    """Say so (stderr) when a `--root` given does not exist, or is a FIFO, socket or
+    device (never opened: it could block for ever); True when one is."""
     from planwatch.core.text import shorten
+    from planwatch.core.transcripts.discover import unusable_root
 
-    missing = [r for r in _roots(args) if not Path(r).expanduser().exists()]
-    for root in missing:
-        print(f"planwatch: --root {shorten(str(root), 200)}: no such file or folder", file=sys.stderr)
-    return bool(missing)
+    wrong = False
+    for root in _roots(args):
+        problem = unusable_root(Path(root))
+        if not Path(root).expanduser().exists():
+            print(f"planwatch: --root {shorten(str(root), 200)}: no such file or folder", file=sys.stderr)
+        elif problem is not None:
+            print(f"planwatch: --root {shorten(problem, 300)}", file=sys.stderr)
+        else:
+            continue
+        wrong = True
+    return wrong
 
 
 def _settings() -> Settings:

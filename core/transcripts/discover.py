@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -286,6 +287,20 @@ def _gemini_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
     for path, rel, st in _walk(root):
         if len(rel) in (3, 4) and rel[1] == "chats" and is_gemini_name(path):
             yield path, st
+
+
+def unusable_root(root: Path) -> str | None:
+    """What is wrong with a transcript folder that is there but is neither a folder nor a
+    regular file (a FIFO, a socket, a device: never opened, so never waited on); None
+    for a folder, a file, or nothing there (a harness's folder may come later)."""
+    try:
+        mode = os.stat(Path(root).expanduser()).st_mode
+    except OSError:
+        return None
+    if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
+        return None
+    kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device or other special file"
+    return f"{root}: is {kind}, not a folder or a transcript file; nothing is read from it"
 
 
 def discover(roots: Sequence[Path]) -> list[TranscriptFile]:

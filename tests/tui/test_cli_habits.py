@@ -97,6 +97,21 @@ def test_sessions_with_a_missing_root_is_an_error(isolated_env: IsolatedEnv) -> 
     assert planwatch("show", SESSION, "--root", str(missing)).returncode == 2
 
 
+def test_a_fifo_as_a_transcript_folder_is_named_and_never_opened(isolated_env: IsolatedEnv, transcripts: Path) -> None:
+    """A FIFO given as `--root` is refused like a missing one; one named in the settings'
+    `transcriptRoots` is skipped with a sentence naming it, and the other sessions are
+    listed. Neither is opened (opening a FIFO with no writer would block for ever)."""
+    fifo = isolated_env.root / "pipe"
+    os.mkfifo(fifo)
+    out = planwatch("sessions", "--root", str(fifo))
+    assert (out.returncode, out.stdout) == (2, "")
+    assert out.stderr == f"planwatch: --root {fifo}: is a FIFO, not a folder or a transcript file; nothing is read from it\n"
+    isolated_env.config.write_text(f"transcriptRoots:\n  - {fifo}\n")
+    listed = planwatch("sessions", "--json")
+    assert listed.returncode == 0 and json.loads(listed.stdout)  # the other sessions
+    assert f"planwatch: skipped {fifo}: is a FIFO, not a folder or a transcript file" in listed.stderr
+
+
 def test_show_of_a_folder_says_it_is_a_folder_not_a_transcript(transcripts: Path) -> None:
     folder = transcripts / "-home-dev-api"
     out = planwatch("show", str(folder))
