@@ -29,8 +29,10 @@ What each kind of setting accepts — deliberately strict: no text read as a swi
 - switches (`readAgentPlans`, `requireApproval`, …): only YAML's `true` or `false`.
   Not `yes`/`no`/`on`/`off` (which YAML 1.2 reads as text), not `1`/`0`: whether
   such a word meant on or off is a guess, and a guard must not be guessed off. An
-  invalid `requireApproval` means approval is required (see `_CLOSED`); any other
-  invalid switch is reported and left at its default.
+  invalid `requireApproval` means approval is required, an invalid `readAgentPlans`
+  that plans are not read (`_CLOSED`: `readAgentPlans: off` is text in YAML 1.2, and
+  the person meant off); any other invalid switch is reported and left at its default.
+  A file that cannot be read or parsed means both too.
 - `sweepAfterDays`: a number of days, 0 or more (finite; not `true`, not quoted text),
   or absent to keep everything.
 - `store`, `owner`: text, or absent. `theme`: a theme's name, or absent.
@@ -280,17 +282,26 @@ def read_settings_text(path: Path) -> str | None:
         raise ValueError(f"is not UTF-8 text (byte {exc.start})") from None
 
 
-# Settings that guard access fail closed when they cannot be read: a file or value that
-# cannot be read never turns approval off (the brief: trust fails closed).
-_CLOSED: dict[str, Any] = {"require_approval": True}
+# Settings that guard access or privacy fail closed when they cannot be read: a file or
+# value that cannot be read never turns approval off, and never turns plan reading on
+# for a person who may have written it off (the brief: trust fails closed; SPEC §3).
+# Each: the value it then takes, and what the problem says of it.
+_CLOSED: dict[str, tuple[Any, str]] = {
+    "require_approval": (True, "approval is required until it is fixed"),
+    "read_agent_plans": (False, "agents' plans are not read until it is fixed"),
+}
 
 
 def _unreadable(path: Path, reason: str) -> Settings:
     problem = SettingsProblem(
-        path, "", f"{reason}; every setting is at its default, and approval is required until it is fixed"
+        path,
+        "",
+        f"{reason}; every setting is at its default, except that approval is required and agents' plans "
+        "are not read until it is fixed",
     )
     error = f"the settings file {path} {reason}, so its user directory cannot be checked"
-    return Settings(**_CLOSED, problems=(problem,), directory_error=error)
+    closed = {name: value for name, (value, _said) in _CLOSED.items()}
+    return Settings(**closed, problems=(problem,), directory_error=error)
 
 
 def load_settings(path: Path | None = None, *, report: bool = True) -> Settings:
@@ -354,8 +365,8 @@ def _load(path: Path) -> Settings:
             values[name] = _check_setting(name, value)
         except SettingInvalid as exc:
             if name in _CLOSED:
-                values[name] = _CLOSED[name]
-                problems.append(SettingsProblem(path, key, f"{exc.problem}; approval is required until it is fixed"))
+                values[name], said = _CLOSED[name]
+                problems.append(SettingsProblem(path, key, f"{exc.problem}; {said}"))
             else:
                 problems.append(SettingsProblem(path, key, f"{exc.problem}; the default is used instead"))
     directory = None

@@ -10,6 +10,8 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from planwatch.core.settings import Settings, load_settings
 from planwatch.core.settings_save import save_settings
 
@@ -40,8 +42,11 @@ def test_a_broken_settings_file_gives_the_defaults_and_fails_closed(tmp_path: Pa
     path = tmp_path / "config.yaml"
     path.write_text("readAgentPlans: [unclosed\n")
     broken = load_settings(path)
-    # ... and approval, which guards starting a task, is required (fails closed too).
-    assert replace(broken, problems=(), directory_error=None) == Settings(require_approval=True)
+    # ... and approval, which guards starting a task, is required, and agents' plans,
+    # which the file may have turned off, are not read (both fail closed too; this
+    # session's change: plans were read).
+    assert replace(broken, problems=(), directory_error=None) == Settings(require_approval=True, read_agent_plans=False)
+    assert "agents' plans are not read until it is fixed" in broken.problems[0].problem
     assert [p.key for p in broken.problems] == [""] and "is not valid YAML" in broken.problems[0].problem
     assert broken.directory_error is not None and str(path) in broken.directory_error
     path.write_text("sweepAfterDays: -3\nowner: dana\n")
@@ -49,6 +54,21 @@ def test_a_broken_settings_file_gives_the_defaults_and_fails_closed(tmp_path: Pa
     assert invalid.sweep_after_days is None and invalid.owner == "dana"  # the valid setting is kept
     assert [(p.file, p.key) for p in invalid.problems] == [(path, "sweepAfterDays")]
     assert invalid.directory_error is None
+
+
+@pytest.mark.parametrize("written", ["off", "no", "0", "'false'", "[false]"])
+def test_an_invalid_read_agent_plans_means_plans_are_not_read(tmp_path: Path, written: str) -> None:
+    """Privacy fails closed (SPEC §3): `readAgentPlans: off` is text in YAML 1.2, not a
+    switch, and the person who wrote it meant off; so does anything else that is not
+    `true` or `false`: plans are not read, and the problem says so."""
+    path = tmp_path / "config.yaml"
+    path.write_text(f"readAgentPlans: {written}\nowner: dana\n")
+    settings = load_settings(path)
+    assert settings.read_agent_plans is False and settings.owner == "dana"
+    [problem] = settings.problems
+    assert problem.key == "readAgentPlans" and problem.problem.endswith("agents' plans are not read until it is fixed")
+    path.write_text("readAgentPlans: true\n")
+    assert load_settings(path).read_agent_plans is True
 
 
 def test_the_owner_defaults_to_the_login_name_even_without_a_terminal() -> None:

@@ -36,14 +36,14 @@ def test_valid_values_are_kept_as_the_setting_holds_them(tmp_path: Path) -> None
     assert settings.transcript_roots == ["~/work/old-transcripts"]
 
 
-def test_a_lenient_value_is_reported_in_plain_words_and_never_turns_approval_off(tmp_path: Path) -> None:
+def test_a_lenient_value_is_reported_in_plain_words_and_never_turns_a_guard_off(tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
     shutil.copy(CONFIGS / "lenient-values.yaml", path)
     settings = load_settings(path, report=False)
     said = {p.key: p.problem for p in settings.problems}
     assert said == {
         "requireApproval": "should be true or false, not the text “no”; approval is required until it is fixed",
-        "readAgentPlans": "should be true or false, not the text “off”; the default is used instead",
+        "readAgentPlans": "should be true or false, not the text “off”; agents' plans are not read until it is fixed",
         "notifyPlanComplete": "should be true or false, not the number 1; the default is used instead",
         "sweepAfterDays": "should be a number of days, 0 or more (or left out to keep everything), "
         "not the text “30”; the default is used instead",
@@ -53,11 +53,12 @@ def test_a_lenient_value_is_reported_in_plain_words_and_never_turns_approval_off
         "theme": "should be the name of a theme (or left out), not a list; the default is used instead",
     }
     assert all(p.file == path for p in settings.problems)
-    # Fails closed: "no" is not read as off. Every other invalid value is at its default,
-    # and the one valid setting beside them is kept.
-    assert settings.require_approval is True
+    # Fails closed: "no" is not read as off, nor "off" as on (this session's change: the
+    # default, plans read, was used). Every other invalid value is at its default, and
+    # the one valid setting beside them is kept.
+    assert settings.require_approval is True and settings.read_agent_plans is False
     assert settings == replace(
-        Settings(require_approval=True, keep_plans_in_store=True), problems=settings.problems
+        Settings(require_approval=True, read_agent_plans=False, keep_plans_in_store=True), problems=settings.problems
     )
 
 
