@@ -284,24 +284,41 @@ def parse_timestamp(raw: object) -> datetime | None:
         return None
 
 
-def time_pattern(key: str) -> re.Pattern[bytes]:
+# A time key as `line_time` searches for it: the quoted key every match starts with,
+# and the pattern of the whole `"key":"<time>"`.
+TimePattern = tuple[bytes, re.Pattern[bytes]]
+
+
+def time_pattern(key: str) -> TimePattern:
     """`"key":"<time>"` in raw bytes; like `json_needles`, only JSON structure matches
     (inside a JSON string the quotes would be escaped)."""
-    return re.compile(b'"' + re.escape(key.encode()) + rb'"\s*:\s*"([0-9][0-9T:.+\-Z ]{9,40})"')
+    quoted = b'"' + key.encode() + b'"'
+    return quoted, re.compile(re.escape(quoted) + rb'\s*:\s*"([0-9][0-9T:.+\-Z ]{9,40})"')
 
 
-def line_time(line: bytes, pattern: re.Pattern[bytes]) -> datetime | None:
+def line_time(line: bytes, pattern: TimePattern) -> datetime | None:
     """The latest time `pattern` finds in `line` (a record's own time key and any
     nested one: a nested time never postdates its record); None when there is none, or
-    when the line is not a whole JSON object (a torn line is no record)."""
+    when the line is not a whole JSON object (a torn line is no record).
+
+    Every match starts with the quoted key: `bytes.find` goes from one to the next, and
+    the pattern is tried only there (the regex alone would try at every quote of a long
+    last line: most of a warm start's reading of last records)."""
     stripped = line.strip()
     if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
         return None
+    quoted, regex = pattern
     latest = None
-    for match in pattern.finditer(line):
+    at = line.find(quoted)
+    while at >= 0:
+        match = regex.match(line, at)
+        if match is None:
+            at = line.find(quoted, at + 1)
+            continue
         moment = parse_timestamp(match.group(1).decode("ascii"))
         if moment is not None and (latest is None or moment > latest):
             latest = moment
+        at = line.find(quoted, match.end())
     return latest
 
 

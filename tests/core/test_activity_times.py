@@ -10,9 +10,12 @@ import os
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
+
 from planwatch.core import paths
 from planwatch.core.index import SessionIndex, default_roots
 from planwatch.core.settings import Settings
+from planwatch.core.transcripts.reader import line_time, time_pattern
 
 ROOT = Path(__file__).resolve().parents[2]
 _spec = importlib.util.spec_from_file_location("bench_corpus", ROOT / "tests" / "bench" / "corpus.py")
@@ -110,3 +113,22 @@ def test_a_record_time_with_no_utc_form_is_no_time() -> None:
     entry = _index().get(CURRENT)
     assert entry is not None
     assert datetime(2026, 11, 30, 8, 0, tzinfo=UTC) < entry.session.updated < datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("line", "latest"),
+    [
+        (b'{"timestamp":"2026-11-26T16:03:18.222Z","x":1}', datetime(2026, 11, 26, 16, 3, 18, 222000, tzinfo=UTC)),
+        # a nested time counts, the latest wins; a spaced colon is still JSON structure
+        (b'{"timestamp": "2026-01-01T00:00:00Z","r":{"timestamp" : "2026-02-01T00:00:00Z"}}',
+         datetime(2026, 2, 1, tzinfo=UTC)),
+        # the key inside a string (quotes escaped) is text, not a time; a key with no time is passed over
+        (b'{"t":"\\"timestamp\\":\\"2030-01-01T00:00:00Z\\"","timestamp":"bad","timestamp":"2026-03-01T00:00:00Z"}',
+         datetime(2026, 3, 1, tzinfo=UTC)),
+        (b'{"timestamp""timestamp":"2026-04-01T00:00:00Z"}', datetime(2026, 4, 1, tzinfo=UTC)),
+        (b'{"timestamp":"2027-13-99T00:00:00Z"}', None),  # not a time
+        (b'{"timestamp":"2026-11-26T16:03:18Z"', None),  # a torn line is no record
+    ],
+)
+def test_a_records_time_is_the_latest_time_key_in_its_line(line: bytes, latest: datetime | None) -> None:
+    assert line_time(line, time_pattern("timestamp")) == latest
