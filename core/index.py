@@ -119,7 +119,7 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         """Find and read every transcript, newest first (blocking: call it from a worker
         thread). `on_batch` gets the entries made by each batch of files so the UI fills
         in as the scan goes."""
-        with _cyclic_gc_paused():
+        with cyclic_gc_paused():
             self._scan(on_batch)
 
     def _scan(self, on_batch: Callable[[list[SessionEntry]], None] | None) -> None:
@@ -359,10 +359,11 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
 
 
 @contextlib.contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
+def cyclic_gc_paused() -> Iterator[None]:
     """The first scan makes hundreds of thousands of objects (readers, facts, items) and
     no garbage cycles: the cyclic collector would walk them all again and again, about
-    a tenth of a scan's time for nothing. Reference counting still frees what goes."""
+    a tenth of a scan's time for nothing. Reference counting still frees what goes.
+    (`planwatch sessions` keeps it paused for the whole command: tui/cli_sessions.py.)"""
     enabled = gc.isenabled()
     gc.disable()
     try:
