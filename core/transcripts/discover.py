@@ -248,9 +248,9 @@ def classify(
 
 def _walk(root: Path) -> Iterator[tuple[Path, tuple[str, ...], os.stat_result]]:
     """Every transcript-named file under root, with the names of the folders and file
-    below root and its stat; unreadable folders skipped. One Path is made per file found
-    (Path parsing was most of a warm start's walk)."""
-    stack: list[tuple[str, tuple[str, ...]]] = [(os.fspath(root), ())]
+    below root and its stat; unreadable folders skipped. Each Path is its folder's and
+    a name (parsing whole paths was most of a warm start's walk)."""
+    stack: list[tuple[Path, tuple[str, ...]]] = [(root, ())]
     while stack:
         folder, rel = stack.pop()
         folder_name = rel[-1] if rel else root.name
@@ -260,11 +260,11 @@ def _walk(root: Path) -> Iterator[tuple[Path, tuple[str, ...], os.stat_result]]:
                     try:
                         name = entry.name
                         if entry.is_dir(follow_symlinks=False):
-                            stack.append((entry.path, (*rel, name)))
+                            stack.append((folder / name, (*rel, name)))
                         elif entry.is_file() and (
                             name == OPENCODE_DB_NAME or _transcript_name(name, folder_name)
                         ):
-                            yield Path(entry.path), (*rel, name), entry.stat()
+                            yield folder / name, (*rel, name), entry.stat()
                     except OSError:
                         continue
         except OSError as exc:
