@@ -122,6 +122,12 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         # Touches the disk only when used (not at all while the setting is off).
         self._mirror = Mirror(self.store_service.store, lambda: self.settings)
         self.feed = LiveFeed(self, self.index, follow=options.follow, scan=options.scan)
+        if options.scan and options.index is None:
+            # The first scan runs on a thread, where forking is unsafe: its workers are
+            # forked now, before the app starts any thread, and wait for it.
+            from planwatch.core.transcripts.batch import fork_ahead
+
+            fork_ahead()
 
     # -- life cycle
 
@@ -139,6 +145,9 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
 
     def on_unmount(self) -> None:
         self.feed.stop()
+        from planwatch.core.transcripts.batch import release_ahead
+
+        release_ahead()  # workers forked for a scan that never took them
         # Let writes already asked for finish: a tick made just before quitting counts.
         self.store_service.stop()
 

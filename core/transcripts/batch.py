@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import sys
 import threading
 from collections import deque
 from collections.abc import Generator, Mapping, Sequence
@@ -200,6 +201,26 @@ def worker_count(items: Sequence[TranscriptFile]) -> int:
     return spare
 
 
+def fork_ahead() -> int:
+    """Fork the first scan's workers now, while this process has no other thread (an app
+    about to start its own): its scan, which runs on a thread, then takes them ready,
+    every module already imported, instead of starting fresh interpreters that import
+    for a tenth of a second first. How many were forked (0: that scan starts its own)."""
+    count = min(MAX_WORKERS, _cores() - 1)
+    if count < 1:
+        return 0
+    from planwatch.core.transcripts.workers import fork_spares
+
+    return fork_spares(count)
+
+
+def release_ahead() -> None:
+    """Let go of the workers `fork_ahead` made that no scan took (an app that ends first)."""
+    pool = sys.modules.get("planwatch.core.transcripts.workers")
+    if pool is not None:
+        pool.release(pool.take_spares())
+
+
 def _cores() -> int:
     """The cores this process may run on (a container may allow fewer than it has)."""
     try:
@@ -215,6 +236,29 @@ def read_all(
     remembered: Mapping[Path, Entry] | None = None,
     *,
     summaries: bool = False,
+) -> Generator[list[FileRead], None, None]:
+    """`_read_all` (below), with the workers forked ahead for it (workers.fork_spares:
+    the app forks them before it starts its threads) used first; those it does not
+    use are let go when it ends."""
+    # Loaded only if something forked spares: a scan without workers imports none of it.
+    pool = sys.modules.get("planwatch.core.transcripts.workers")
+    spares = pool.take_spares() if pool is not None else []
+    try:
+        yield from _read_all(items, read_plans, workers, remembered, summaries=summaries, spares=spares)
+    finally:
+        if spares:
+            assert pool is not None
+            pool.release(spares)
+
+
+def _read_all(
+    items: Sequence[TranscriptFile],
+    read_plans: bool,
+    workers: int | None,
+    remembered: Mapping[Path, Entry] | None,
+    *,
+    summaries: bool,
+    spares: list[Any],
 ) -> Generator[list[FileRead], None, None]:
     """Read every file; yields the reads chunk by chunk as they are done. Files the
     warm-start cache remembers (`remembered`) come first, replayed in the calling
@@ -248,8 +292,12 @@ def read_all(
     from planwatch.core.transcripts.workers import Driver, fork_workers
 
     answers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    if spares:  # forked ahead, ready now: each is worth using
+        workers = max(workers, len(spares))
     count = min(workers, len(chunks) - 1)
     forked = fork_workers(count)
+    if not forked and spares:  # the spares used are the drivers' now; the rest go at the end
+        forked, spares[:] = spares[:count], spares[count:]
     # Each worker's first chunk is handed out now, before this thread starts reading.
     drivers = [Driver(read_plans, chunks.pop(), take_back, answers, forked[n] if forked else None) for n in range(count)]
     running = len(drivers)

@@ -9,7 +9,8 @@
 - When the scan runs on the main thread with no other thread alive (the command line),
   the workers are forked instead (`fork_workers`), which is safe there: they start at
   once, every module already imported (a fresh interpreter's imports cost about what a
-  worker saves on a small scan).
+  worker saves on a small scan). The app, whose scan runs on a thread, forks them
+  ahead, before it starts any thread (`fork_spares`); the scan takes them from there.
 - A `Driver` thread per worker feeds it chunk after chunk and queues its answers;
   anything going wrong with a worker (it cannot start, dies, answers garbage) hands
   its chunk back to the calling thread.
@@ -189,6 +190,50 @@ def fork_workers(count: int) -> list[Forked]:
                 child.wait(5)
         return []
     return forked
+
+
+# Workers forked ahead of a scan that will run on a thread (the app's first scan): forked
+# while that is still safe, taken by the scan when it starts (batch.read_all).
+_spares: list[Forked] = []
+_spares_lock = threading.Lock()
+
+
+def fork_spares(count: int) -> int:
+    """Fork `count` workers now, while this process has no other thread (an app before
+    it starts), for the next scan to take (`take_spares`) even from a thread; they
+    start at once and import nothing. How many were forked (0 where forking is unsafe
+    or impossible: that scan starts its workers afresh)."""
+    forked = fork_workers(count)
+    with _spares_lock:
+        _spares.extend(forked)
+    return len(forked)
+
+
+def take_spares(count: int | None = None) -> list[Forked]:
+    """Up to `count` (None: all) of the workers `fork_spares` made; the caller owns them."""
+    with _spares_lock:
+        taken = _spares[:count] if count is not None else list(_spares)
+        del _spares[: len(taken)]
+    return taken
+
+
+def release(workers: list[Forked]) -> None:
+    """Let unused forked workers go: their input closes, and they exit (else they are
+    killed); their pipes are closed."""
+    for worker in workers:
+        with contextlib.suppress(OSError):
+            if worker.stdin is not None:
+                worker.stdin.close()
+    for worker in workers:
+        try:
+            worker.wait(5)
+        except (OSError, subprocess.TimeoutExpired):
+            worker.kill()
+            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+                worker.wait(5)
+        with contextlib.suppress(OSError):
+            if worker.stdout is not None:
+                worker.stdout.close()
 
 
 # The worker imports this module under its installed name: the classes it pickles back

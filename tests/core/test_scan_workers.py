@@ -249,3 +249,68 @@ def test_the_index_scan_uses_workers_and_an_early_stop_ends_them(monkeypatch: py
     with pytest.raises(Stop):
         SessionIndex(default_roots(Settings())).scan(stop)
     assert _children() <= before  # no worker left behind
+
+
+_AHEAD = r"""
+import dataclasses, json, os, subprocess, sys, threading
+from pathlib import Path
+from planwatch.core.transcripts import batch, workers
+from planwatch.core.transcripts.discover import discover
+
+batch.PARALLEL_MIN, batch.CHUNK_FILES, batch._cores = 0, 1, lambda: 2
+forked = batch.fork_ahead()  # as the app does, before it starts any thread
+pids = [w.pid for w in workers._spares]
+subprocess.Popen = None  # no fresh interpreter may be started: the spares must serve
+files = discover([Path(sys.argv[1])])
+here = []
+real = batch.read_files
+def spy(items, read_plans):
+    here.extend(str(item.path) for item in items)
+    return real(items, read_plans)
+batch.read_files = spy  # this process only: the spare was forked before
+got = {}
+def scan():
+    got["reads"] = [read for chunk in batch.read_all(files, True) for read in chunk]
+thread = threading.Thread(target=scan)  # the app's scan runs on a thread
+thread.start(); thread.join(60)
+batch.read_files = real
+alone = [read for chunk in batch.read_all(files, True, workers=0) for read in chunk]
+def summary(reads):
+    return sorted((str(r.item.path), repr([(dataclasses.asdict(x.facts), x.plan) for x in r.results])) for r in reads)
+def reaped(pid):
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+print(json.dumps({
+    "forked": forked, "files": len(files), "here": len(here), "left": len(workers._spares),
+    "same": summary(got["reads"]) == summary(alone), "reaped": all(reaped(p) for p in pids),
+}))
+"""
+
+
+def test_workers_forked_ahead_serve_a_scan_on_a_thread_and_then_go() -> None:
+    """The app forks its first scan's workers before it starts any thread (forking from
+    a thread is unsafe); its scan, on a thread, takes them ready instead of starting
+    fresh interpreters, reads the same as one thread alone, and lets them go at the end.
+    In a fresh process: the test run may have threads of its own going."""
+    out = subprocess.run(
+        [sys.executable, "-c", _AHEAD, str(ROOT / "fixtures" / "transcripts")],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+    )
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["forked"] == 1 and got["files"] > 10
+    assert 0 < got["here"] < got["files"]  # the spare read the rest
+    assert got["same"] and got["left"] == 0 and got["reaped"]
+
+
+def test_workers_forked_ahead_that_no_scan_takes_are_let_go() -> None:
+    code = (
+        "import os\nfrom planwatch.core.transcripts import batch, workers\n"
+        "batch._cores = lambda: 2\nassert batch.fork_ahead() == 1\npid = workers._spares[0].pid\n"
+        "batch.release_ahead()\nassert workers._spares == []\n"
+        "try:\n    os.waitpid(pid, 0)\nexcept ChildProcessError:\n    print('gone')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "gone"
