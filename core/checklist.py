@@ -212,6 +212,35 @@ def build_checklist(
     return Checklist(sections=tuple(sections), documents=plan.documents, own=own)
 
 
+def pill_counts(
+    plan: AgentPlan,
+    overrides: Mapping[str, str] | None = None,
+    own_tasks: Sequence[OwnTask] = (),
+) -> tuple[int, int, bool]:
+    """The pill's (done, total) and whether an agent section is partial: what
+    `build_checklist(...)`'s `counts()` and `partial_labels()` say, without building the
+    rows. Item keys (a hash per item) are made only for a session with overrides: a list
+    of a thousand sessions asks this of each."""
+    if overrides:
+        checklist = build_checklist(plan, overrides, own_tasks)
+        return (*checklist.counts(), bool(checklist.partial_labels()))
+    done = total = 0
+    partial = False
+    for group in plan.groups:
+        partial = partial or group.partial
+        for item in group.items:
+            if item.status == "cancelled":
+                continue
+            total += 1
+            done += item.status == "completed"
+    for task in own_tasks:
+        if task.status == OWN_DROPPED:
+            continue
+        total += 1
+        done += task.status == OWN_DONE
+    return done, total, partial
+
+
 def toggle_agent(row: AgentRow) -> OverrideStatus | None:
     """The override after the person presses tick on `row` (None: no override).
 

@@ -29,7 +29,7 @@ from textual.binding import Binding
 from textual.signal import Signal
 
 from planwatch.core import paths
-from planwatch.core.checklist import Checklist, OverrideStatus, build_checklist
+from planwatch.core.checklist import Checklist, OverrideStatus, build_checklist, pill_counts
 from planwatch.core.history import PlanHistory
 from planwatch.core.model import EMPTY_PLAN, AgentPlan
 from planwatch.core.overrides import FILE_NAME as OVERRIDES_FILE
@@ -177,6 +177,12 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         entry = self.entry(session_id)
         plan = entry.plan if entry is not None and self.reading and entry.plan is not None else EMPTY_PLAN
         return build_checklist(plan, self.overrides.for_session(session_id), self.own_tasks(session_id))
+
+    def pill_counts(self, session_id: str) -> tuple[int, int, bool]:
+        """`checklist_for(session_id)`'s (done, total, partial), without building it."""
+        entry = self.entry(session_id)
+        plan = entry.plan if entry is not None and self.reading and entry.plan is not None else EMPTY_PLAN
+        return pill_counts(plan, self.overrides.for_session(session_id), self.own_tasks(session_id))
 
     def timeline(self, session_id: str) -> list[TimelineEntry]:
         """The session's timeline. The first time it is asked for, the changes from

@@ -10,6 +10,7 @@ browse_outside, browse_texts).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -156,22 +157,22 @@ class BrowseScreen(Screen[None]):
         """The hover card of a session's pill, wherever the pill is shown (SPEC §3)."""
         return hover_card(self.app.checklist_for(session_id), self.app.reading)
 
-    def _row(self, entry: Any) -> SessionRow:
+    def _row(self, entry: Any, home: str) -> SessionRow:
         session = entry.session
         open_count = self.app.store_view.open_counts.get(session.id)
-        return SessionRow.of(session, *self._session_counts(session.id), open_count)
+        return SessionRow.of(session, *self._session_counts(session.id), open_count, home)
 
     def _session_counts(self, session_id: str) -> tuple[int, int, bool]:
         cached = self._counts.get(session_id)
         if cached is None:
-            checklist = self.app.checklist_for(session_id)
-            cached = self._counts[session_id] = (*checklist.counts(), bool(checklist.partial_labels()))
+            cached = self._counts[session_id] = self.app.pill_counts(session_id)
         return cached
 
     def _refresh_list(self) -> None:
         entries = self.app.entries()
         session_list = self.query_one("#sessions", SessionList)
-        self.sessions_pane().show([self._row(entry) for entry in entries], None if entries else self._empty_text())
+        home = str(Path.home())
+        self.sessions_pane().show([self._row(entry, home) for entry in entries], None if entries else self._empty_text())
         gone = self.selected_id is not None and self.app.entry(self.selected_id) is None
         if (self.selected_id is None or gone) and not self.pane:
             self.select(session_list.selected_id)

@@ -13,6 +13,10 @@ from datetime import datetime
 from textual import events
 from textual.binding import Binding
 from textual.content import Content
+from textual.css.styles import RulesMap
+from textual.strip import Strip
+from textual.style import Style
+from textual.visual import RenderOptions, Visual, VisualType
 from textual.widgets.option_list import Option
 
 from planwatch.tui.palette import CursorPlainOptionList
@@ -25,8 +29,67 @@ from planwatch.tui.widgets.session_rows import (
     harness_style,
     heading_text,
     pill_span,
+    row_cells,
+    row_face,
     row_text,
 )
+
+
+class RowOption(Option):
+    """A session's option. Its text is made when it is first drawn or read, from the
+    row, the clock and the layout it was listed with: of a thousand rows the list draws
+    the few on screen. Its height needs no text when the row's cells are known to fit."""
+
+    def __init__(self, row: SessionRow, now: datetime, layout: RowLayout) -> None:
+        super().__init__("", id=row.id)
+        self.row = row
+        self.now = now
+        self.layout = layout
+        # What of the clock the text shows: the list makes the text again when it changes.
+        self.face = row_face(row, now)
+        self.cells = row_cells(row, layout)
+        self._made = False
+        self._visual = _RowVisual(self)
+
+    @property
+    def prompt(self) -> VisualType:
+        if not self._made:
+            self._prompt = row_text(self.row, self.now, self.layout)
+            self._made = True
+        return self._prompt
+
+    @property
+    def content(self) -> Content:
+        prompt = self.prompt
+        assert isinstance(prompt, Content)
+        return prompt
+
+    def _set_prompt(self, prompt: VisualType) -> None:
+        super()._set_prompt(prompt)
+        self._made = True
+
+
+class _RowVisual(Visual):
+    """A row option's visual: one line high when its cells fit the width (known without
+    its text); drawn from its text, made then."""
+
+    def __init__(self, option: RowOption) -> None:
+        self._option = option
+
+    def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
+        return self._option.content.render_strips(width, height, style, options)
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return self._option.content.get_optimal_width(rules, container_width)
+
+    def get_minimal_width(self, rules: RulesMap) -> int:
+        return self._option.content.get_minimal_width(rules)
+
+    def get_height(self, rules: RulesMap, width: int) -> int:
+        cells = self._option.cells
+        if cells is not None and cells <= width - rules.get("line_pad", 0) * 2:
+            return 1  # one line, no newline in a row (safe_text): what the text would say
+        return self._option.content.get_height(rules, width)
 
 
 class SessionList(CursorPlainOptionList):
@@ -47,7 +110,9 @@ class SessionList(CursorPlainOptionList):
         # option: grouped by folder or harness, headings sit between the rows.
         self._option_rows: list[SessionRow | None] = []
         self._positions: list[int] = []
-        self._layout_key: tuple[RowLayout, datetime | None] | None = None
+        # The layout the options were made with, and each shown row's option.
+        self._layout_key: RowLayout | None = None
+        self._row_options: list[RowOption] = []
         self.row_layout = RowLayout.for_rows([], 100)
         # The pill's hover card of a session (set by the screen, which holds the data):
         # shown as this list's tooltip while the mouse is over a row's pill (SPEC §3).
@@ -113,21 +178,24 @@ class SessionList(CursorPlainOptionList):
             # (two folders alike but for case are two groups, one after the other).
             order = self.order
             shown.sort(key=lambda row: (group_key(row, order).casefold(), group_key(row, order)))
-        key = (layout, now.replace(second=0, microsecond=0) if now else None)
         same_groups = self.order == "recent" or [group_key(r, self.order) for r in shown] == [
             group_key(r, self.order) for r in self._shown
         ]
-        if [r.id for r in shown] == [r.id for r in self._shown] and same_groups and key == self._layout_key:
-            # Same rows in the same order (the usual live append): repaint only the rows
-            # that changed instead of rebuilding a list of a thousand options.
-            for position, old, new in zip(self._positions, self._shown, shown, strict=True):
-                if old != new:
+        if [r.id for r in shown] == [r.id for r in self._shown] and same_groups and layout == self._layout_key:
+            # Same rows in the same order and columns (the usual live append, a store
+            # change, the clock's tick): make again only the rows whose text changes (the
+            # row, or its age or running mark) instead of rebuilding a thousand options.
+            for position, option, new in zip(self._positions, self._row_options, shown, strict=True):
+                face = row_face(new, now)
+                if option.row != new or option.face != face:
+                    option.row, option.now, option.face = new, now, face
+                    option.cells = row_cells(new, layout)
                     self._option_rows[position] = new
                     self.replace_option_prompt_at_index(position, row_text(new, now, layout))
             self._shown = shown
             return
         self._shown = shown
-        self._layout_key = key
+        self._layout_key = layout
         self.row_layout = layout
         self._set_rows(shown, now, layout)
         if not shown:
@@ -141,6 +209,7 @@ class SessionList(CursorPlainOptionList):
         options: list[Option] = []
         self._option_rows = []
         self._positions = []
+        self._row_options = []
         counts: dict[str, int] = {}
         if self.order != "recent":
             for row in shown:
@@ -152,7 +221,9 @@ class SessionList(CursorPlainOptionList):
                 options.append(Option(self._heading(group, counts[group], layout), disabled=True))
                 self._option_rows.append(None)
             self._positions.append(len(options))
-            options.append(Option(row_text(row, now, layout), id=row.id))
+            option = RowOption(row, now, layout)
+            options.append(option)
+            self._row_options.append(option)
             self._option_rows.append(row)
         self.set_options(options)
 
@@ -175,8 +246,8 @@ class SessionList(CursorPlainOptionList):
                 return
 
     def rerender(self, now: datetime) -> None:
-        """Lay every row out again (the clock moved: ages; the width changed)."""
-        self._layout_key = None
+        """Show the rows for `now` and the list's width now (the clock moved: ages and
+        running marks; the width changed: every row laid out again)."""
         self._render_rows(now, self.selected_id)
 
     @property

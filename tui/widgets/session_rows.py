@@ -43,9 +43,12 @@ class SessionRow:
     partial: bool = False
 
     @classmethod
-    def of(cls, session: Session, done: int, total: int, partial: bool, open_count: int | None) -> SessionRow:
-        """A session's row: its pill's counts and open tasks given, the folder under ~."""
-        folder = short_folder(session.cwd or "", str(Path.home()))
+    def of(
+        cls, session: Session, done: int, total: int, partial: bool, open_count: int | None, home: str | None = None
+    ) -> SessionRow:
+        """A session's row: its pill's counts and open tasks given, the folder under ~
+        (`home`: the home folder, looked up once by a caller making a row per session)."""
+        folder = short_folder(session.cwd or "", str(Path.home()) if home is None else home)
         return cls(session.id, session.harness, session.title, folder, session.updated, done, total, open_count, partial)
 
     def matches(self, needle: str) -> bool:
@@ -148,7 +151,9 @@ class RowLayout:
     def for_rows(cls, rows: Sequence[SessionRow], width: int) -> RowLayout:
         wide = width >= WIDE_LIST
         harness = HARNESS_CELLS if wide else (1 if width >= 24 else 0)
-        pill = max([PILL_MIN, *(len(pill_text(r.done, r.total).plain) + r.partial for r in rows)])
+        # Measured once per distinct pill, not per row: a list holds a thousand rows.
+        pills = {(r.done, r.total, r.partial) for r in rows}
+        pill = max([PILL_MIN, *(len(pill_text(done, total).plain) + partial for done, total, partial in pills)])
         counts = [r.open_count for r in rows if r.open_count]
         if width >= OPEN_WORDS:
             open_cells = OPEN_CELLS
@@ -197,6 +202,22 @@ def pill_span(layout: RowLayout) -> tuple[int, int]:
     start = 2 + (layout.harness + 1 if layout.harness else 0) + layout.title + 1
     start += (layout.folder + 1 if layout.folder else 0) + AGE_CELLS + 1
     return start, start + layout.pill
+
+
+def row_cells(row: SessionRow, layout: RowLayout) -> int | None:
+    """The cells `row_text(row, …, layout)` takes, known without making it when every
+    character takes one cell (an ASCII title, folder and harness: the usual row); None
+    otherwise (measure the text)."""
+    title = row.title or row.id
+    label = layout.folder_label.get(row.folder, row.folder) if layout.folder else ""
+    if not (title.isascii() and row.harness.isascii() and label.isascii()):
+        return None
+    return pill_span(layout)[1] + (layout.open + 1 if layout.open else 0)
+
+
+def row_face(row: SessionRow, now: datetime) -> tuple[bool, str]:
+    """What of `now` a row's text shows: running or not, and its age."""
+    return now - row.updated <= RUNNING_WINDOW, age(row.updated, now)
 
 
 def row_text(row: SessionRow, now: datetime, layout: RowLayout) -> Content:
