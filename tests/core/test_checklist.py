@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from planwatch.core.checklist import build_checklist, item_key, item_keys, toggle_agent, toggle_own
+from planwatch.core.checklist import build_checklist, item_key, item_keys, pill_counts, toggle_agent, toggle_own
 from planwatch.core.model import AgentPlan, PlanGroup, PlanItem
 
 
@@ -86,6 +86,31 @@ def test_pill_counts_both_sections_without_cancelled_or_dropped() -> None:
     )
     assert checklist.counts() == (2, 4)
     assert [r.text for r in checklist.in_progress()] == ["b"]
+
+
+def test_pill_counts_without_the_checklist_are_the_checklists() -> None:
+    """The session list asks each session's pill of `pill_counts` (no item keys hashed
+    unless the session has overrides): it says what the built checklist says."""
+    statuses = ("pending", "in_progress", "completed", "cancelled")
+    steps = tuple(PlanItem(text=f"step {n % 3}", status=statuses[n % 4]) for n in range(9))
+    plans = [
+        AgentPlan(),
+        plan(("a", "completed"), ("b", "in_progress"), ("c", "cancelled")),
+        AgentPlan(groups=(
+            PlanGroup(key="", source="claude_tasks", items=steps, partial=True),
+            PlanGroup(key="agent-a1", source="claude_todos", items=steps),
+        )),
+        AgentPlan(groups=(PlanGroup(key="x", source="codex", items=steps[:2], partial=True),)),
+    ]
+    owns = [(), [Task("t1", "mine", "done"), Task("t2", "other", "todo"), Task("t3", "gone", "dropped")]]
+    for agent_plan in plans:
+        keys = [row.key for row in build_checklist(agent_plan).agent_rows]
+        choices = [None, {}, {k: "completed" for k in keys[::2]}, {k: "pending" for k in keys}, {"0" * 32: "completed"}]
+        for overrides in choices:
+            for own in owns:
+                built = build_checklist(agent_plan, overrides, own)
+                expected = (*built.counts(), bool(built.partial_labels()))
+                assert pill_counts(agent_plan, overrides, own) == expected, (agent_plan, overrides, own)
 
 
 def test_groups_keep_separate_keys_for_the_same_text() -> None:

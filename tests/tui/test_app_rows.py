@@ -90,3 +90,40 @@ def test_a_wide_list_names_the_harness() -> None:
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     row = SessionRow("s1", "codex", "Title", "/home/dev/x", now, 1, 4, 2)
     assert "● codex  Title" in row_text(row, now, RowLayout.for_rows([row], 120)).plain
+
+
+ODD_ROWS = [
+    ("s1", "claude", "Plain ASCII title", "/home/dev/api", 3, 7, 2, False),
+    ("s2", "codex", "", "", 0, 0, None, False),  # no title: "Session <id>"
+    ("s3", "gemini", "Tabs\tand\nnewlines\x1b[31m", "/srv/x\ty", 12, 120, 140, True),  # escapes
+    ("s4", "claude", "漢字のタイトル" * 4, "/home/dev/api", 1, 2, None, False),  # two cells a character
+    ("s5", "opencode", "Title", "/home/dev/プロジェクト", 1, 2, 1, True),  # a wide folder
+    ("s6", "acp", "e\u0301 combining", "/a/b", 1, 1, None, False),  # a character of no cell
+]
+
+
+@pytest.mark.parametrize("width", [6, 12, 24, 34, 40, 59, 60, 99, 100, 140])
+def test_a_rows_cells_known_without_its_text_are_its_texts_and_so_is_its_height(width) -> None:
+    """What lets the list skip making a row's text until it is drawn (issue 11): the cells
+    `row_cells` knows are the text's, and an option not yet drawn is as high as its text."""
+    from textual.content import Content
+
+    from planwatch.tui.widgets.session_list import RowOption
+    from planwatch.tui.widgets.session_rows import row_cells
+
+    now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+    rows = [SessionRow(i, h, t, f, now - timedelta(minutes=7), d, n, o, p) for i, h, t, f, d, n, o, p in ODD_ROWS]
+    layout = RowLayout.for_rows(rows, width)
+    rules = {"text_wrap": "wrap", "text_overflow": "fold", "line_pad": 0}
+    for row in rows:
+        text = row_text(row, now, layout)
+        cells = row_cells(row, layout)
+        assert cells is None or cells == text.cell_length, row
+        if row.title.isascii() and row.folder.isascii():
+            assert cells is not None  # the usual row is measured without its text
+        for at in (width, width - 3, width + 20):
+            option = RowOption(row, now, layout)
+            assert option._visual is not None
+            height = option._visual.get_height(rules, at)  # asked before the text is made
+            assert height == Content(text.plain).get_height(rules, at), (row, at)
+            assert option.prompt == text  # made as row_text makes it

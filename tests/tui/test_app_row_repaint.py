@@ -1,0 +1,103 @@
+"""The session list makes a row's text only when it is drawn and again only when what it
+shows changed (issue 11): a row whose counts, title or age change is repainted, a new
+width lays every row out again, and a store change that moves no count rebuilds nothing.
+Driven through the real app (Pilot): what the list draws is compared with the rows made
+afresh for the clock and width of the moment."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from app_transcripts import ClaudeTranscript, option_texts, until
+
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.widgets.session_list import SessionList
+from planwatch.tui.widgets.session_rows import row_text
+
+pytestmark = pytest.mark.asyncio
+
+START = datetime.now(UTC).replace(microsecond=0)
+
+
+@pytest.fixture
+def sessions(isolated_env) -> list[ClaudeTranscript]:
+    made = []
+    for n, minutes in enumerate((200, 40, 10)):
+        transcript = ClaudeTranscript(isolated_env.claude, f"/home/dev/proj{n}", at=START - timedelta(minutes=minutes))
+        transcript.custom_title(f"Session number {n}").todo_write([("Read", "completed"), ("Write", "pending")])
+        made.append(transcript)
+    return made
+
+
+def fresh(session_list: SessionList, now: datetime) -> list[str]:
+    """Each shown row's text made afresh for `now` and the list's width now."""
+    return [row_text(row, now, session_list.row_layout).plain for row in session_list._shown]
+
+
+def drawn(session_list: SessionList) -> list[str]:
+    """What the list draws, line by line (through its render cache)."""
+    return [session_list.render_line(y).text for y in range(session_list.option_count)]
+
+
+def assert_shows_now(session_list: SessionList, now: datetime) -> None:
+    expected = fresh(session_list, now)
+    assert option_texts(session_list) == expected
+    # Every row is one line here: the drawn lines are the rows, padded to the width.
+    assert [line.rstrip() for line in drawn(session_list)] == [text.rstrip() for text in expected]
+
+
+async def test_a_row_whose_counts_title_or_age_change_is_repainted(sessions, isolated_env) -> None:
+    clock = [START]
+    app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: clock[0]))
+    async with app.run_test(size=(120, 20)) as pilot:
+        session_list = app.screen.query_one("#sessions", SessionList)
+        await until(pilot, lambda: app.scan_done is not None and session_list.option_count == 3, what="the scan")
+        await until(pilot, lambda: app.following, what="following")
+        await pilot.pause()
+        assert_shows_now(session_list, clock[0])
+        before = option_texts(session_list)
+        assert "Session number 2" in before[0] and "◑ 1/2" in before[0]
+
+        # The newest session is renamed and ticks a step: its row (and only its row's
+        # text) changes, on the same rows in the same order.
+        options = list(session_list.options)
+        sessions[2].custom_title("Renamed session").todo_write([("Read", "completed"), ("Write", "completed")])
+        await until(pilot, lambda: "Renamed session" in option_texts(session_list)[0], what="the renamed row")
+        await until(pilot, lambda: "● 2/2" in option_texts(session_list)[0], what="the new counts")
+        assert list(session_list.options) == options  # repainted in place, not rebuilt
+        assert option_texts(session_list)[1:] == before[1:]
+        assert_shows_now(session_list, clock[0])
+
+        # The clock moves on (the screen's 30-second tick): every age is what it is now.
+        clock[0] = START + timedelta(hours=3, seconds=7)
+        app.screen.sessions_pane().relayout()
+        await pilot.pause()
+        assert option_texts(session_list) != before
+        assert_shows_now(session_list, clock[0])
+
+        # A store change that moves no count makes no row again.
+        options = list(session_list.options)
+        texts = [option.prompt for option in options]
+        app.store_service.changed.publish(app.store_view)
+        await pilot.pause()
+        assert list(session_list.options) == options
+        assert [option.prompt for option in session_list.options] == texts
+
+
+async def test_a_new_width_lays_every_row_out_again(sessions, isolated_env) -> None:
+    app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: START))
+    async with app.run_test(size=(200, 20)) as pilot:
+        session_list = app.screen.query_one("#sessions", SessionList)
+        await until(pilot, lambda: app.scan_done is not None and session_list.option_count == 3, what="the scan")
+        await pilot.pause()
+        wide = session_list.row_layout
+        assert_shows_now(session_list, START)
+        assert " claude " in option_texts(session_list)[0]  # a wide list names the harness
+
+        await pilot.resize_terminal(100, 20)
+        await until(pilot, lambda: session_list.row_layout != wide, what="the new layout")
+        await pilot.pause()
+        assert session_list.row_layout.width == session_list.row_width < wide.width
+        assert " claude " not in option_texts(session_list)[0]  # a letter now
+        assert_shows_now(session_list, START)
