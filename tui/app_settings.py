@@ -139,7 +139,7 @@ class SettingsKeeper(_AppBase):
             lines.append("Approving is refused until the user directory is fixed.")
         self.notify(
             "\n".join(lines),
-            title=f"Problems in {self.config_path} (those settings are at their defaults)",
+            title=f"Problems in {self.config_path} (each says what is used instead)",
             severity="error",
             timeout=24 * 3600,
             markup=False,

@@ -79,7 +79,7 @@ def parse_folders(raw: str) -> list[str]:
 
 def problems_text(settings: Settings) -> str:
     """The problems of the settings file, one per line, for a banner."""
-    lines = [f"The settings file has {len(settings.problems)} problem(s); those settings are at their defaults:"]
+    lines = [f"The settings file has {len(settings.problems)} problem(s); each says what is used instead:"]
     lines += [f"• {p.key or 'file'}: {p.problem}" for p in settings.problems]
     if settings.directory_error:
         lines.append("Approving is refused until the user directory is fixed.")
