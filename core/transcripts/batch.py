@@ -161,9 +161,14 @@ def _read_warm(item: TranscriptFile, reader: TranscriptReader, remembered: Entry
     return FileRead(item, reader, reader.results(), trace.offset, trace=trace, warm=fit)
 
 
-def read_files(items: Sequence[TranscriptFile], read_plans: bool) -> list[FileRead]:
-    """A worker's job: read a chunk of files from scratch."""
-    return [read_file(item, read_plans) for item in items]
+# A file to read: from scratch, or with what the warm-start cache remembers of it.
+Job = TranscriptFile | tuple[TranscriptFile, Entry]
+
+
+def read_files(jobs: Sequence[Job], read_plans: bool) -> list[FileRead]:
+    """A worker's job: read a chunk of files (each from scratch, or replayed from what
+    the cache remembers of it when that comes with it)."""
+    return [read_file(job[0], read_plans, job[1]) if isinstance(job, tuple) else read_file(job, read_plans) for job in jobs]
 
 
 def _cost(item: TranscriptFile) -> int:
@@ -178,13 +183,17 @@ def _cost(item: TranscriptFile) -> int:
     return item.size if item.size <= whole else HEAD_WINDOW + 3 * TAIL_WINDOW
 
 
-def _chunks(items: Sequence[TranscriptFile]) -> list[list[TranscriptFile]]:
-    chunks: list[list[TranscriptFile]] = []
-    current: list[TranscriptFile] = []
+# A remembered file costs a few lines re-read, not its size.
+_REPLAY_COST = 64 << 10
+
+
+def _chunks(jobs: Sequence[Job]) -> list[list[Job]]:
+    chunks: list[list[Job]] = []
+    current: list[Job] = []
     work = 0
-    for item in items:
-        current.append(item)
-        work += _cost(item)
+    for job in jobs:
+        current.append(job)
+        work += _REPLAY_COST if isinstance(job, tuple) else _cost(job)
         if work >= CHUNK_WORK or len(current) >= CHUNK_FILES:
             chunks.append(current)
             current, work = [], 0
@@ -262,21 +271,27 @@ def _read_all(
 ) -> Generator[list[FileRead], None, None]:
     """Read every file; yields the reads chunk by chunk as they are done. Files the
     warm-start cache remembers (`remembered`) come first, replayed in the calling
-    thread (cheap); then the rest, the calling thread's chunks newest first, the
-    workers' from the oldest end. Every item is read exactly once. Closing the
-    iterator early (an exception in the consumer) stops the workers. `summaries`: as
-    `read_file`'s, for the remembered files."""
-    if remembered:
+    thread (cheap) — unless workers forked ahead wait ready (`spares`: the app), which
+    then replay their share too; then the rest, the calling thread's chunks newest
+    first, the workers' from the oldest end. Every item is read exactly once. Closing
+    the iterator early (an exception in the consumer) stops the workers. `summaries`:
+    as `read_file`'s, for the remembered files (the command line: no spares)."""
+    jobs: list[Job] = list(items)
+    if remembered and (summaries or not spares):
         warm = [item for item in items if item.path in remembered]
         for at in range(0, len(warm), CHUNK_FILES):
             yield [
                 read_file(item, read_plans, remembered[item.path], summaries=summaries)
                 for item in warm[at : at + CHUNK_FILES]
             ]
-        items = [item for item in items if item.path not in remembered]
-    chunks = deque(_chunks(items))
+        jobs = [item for item in items if item.path not in remembered]
+    elif remembered:
+        jobs = [(item, remembered[item.path]) if item.path in remembered else item for item in items]
+    chunks = deque(_chunks(jobs))
     if workers is None:
-        workers = worker_count(items)
+        workers = worker_count([job for job in jobs if not isinstance(job, tuple)])
+    if spares:  # forked ahead, ready now: each is worth using
+        workers = max(workers, len(spares))
     if workers < 1 or len(chunks) < 2:
         for each in chunks:
             yield read_files(each, read_plans)
@@ -284,7 +299,7 @@ def _read_all(
     lock = threading.Lock()
     stopped = threading.Event()
 
-    def take_back() -> list[TranscriptFile] | None:
+    def take_back() -> list[Job] | None:
         with lock:
             return None if stopped.is_set() or not chunks else chunks.pop()
 
@@ -292,8 +307,6 @@ def _read_all(
     from planwatch.core.transcripts.workers import Driver, fork_workers
 
     answers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
-    if spares:  # forked ahead, ready now: each is worth using
-        workers = max(workers, len(spares))
     count = min(workers, len(chunks) - 1)
     forked = fork_workers(count)
     if not forked and spares:  # the spares used are the drivers' now; the rest go at the end

@@ -32,8 +32,6 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from planwatch.core.transcripts.discover import TranscriptFile
-
 log = logging.getLogger(__name__)
 
 
@@ -43,14 +41,14 @@ class Driver(threading.Thread):
     def __init__(
         self,
         read_plans: bool,
-        first: list[TranscriptFile],
-        take: Callable[[], list[TranscriptFile] | None],
+        first: list[Any],  # a chunk of batch.Job: files, some with what the cache remembers
+        take: Callable[[], list[Any] | None],
         answers: queue.SimpleQueue[tuple[str, Any]],
         forked: Forked | None = None,
     ) -> None:
         super().__init__(name="planwatch-scan-worker", daemon=True)
         self._read_plans = read_plans
-        self._first: list[TranscriptFile] | None = first
+        self._first: list[Any] | None = first
         self._take = take
         self._answers = answers
         self._lock = threading.Lock()  # guards _proc and _halted

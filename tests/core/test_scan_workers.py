@@ -264,9 +264,9 @@ subprocess.Popen = None  # no fresh interpreter may be started: the spares must 
 files = discover([Path(sys.argv[1])])
 here = []
 real = batch.read_files
-def spy(items, read_plans):
-    here.extend(str(item.path) for item in items)
-    return real(items, read_plans)
+def spy(jobs, read_plans):  # a job is a file, or a file with what the cache remembers
+    here.extend(str((job[0] if isinstance(job, tuple) else job).path) for job in jobs)
+    return real(jobs, read_plans)
 batch.read_files = spy  # this process only: the spare was forked before
 got = {}
 def scan():
@@ -274,6 +274,7 @@ def scan():
 thread = threading.Thread(target=scan)  # the app's scan runs on a thread
 thread.start(); thread.join(60)
 batch.read_files = real
+here_cold = list(here)
 alone = [read for chunk in batch.read_all(files, True, workers=0) for read in chunk]
 def summary(reads):
     return sorted((str(r.item.path), repr([(dataclasses.asdict(x.facts), x.plan) for x in r.results])) for r in reads)
@@ -283,26 +284,47 @@ def reaped(pid):
     except ChildProcessError:
         return True
     return False
+# A warm start: what the cache remembers is replayed by the spare too, not only here.
+from planwatch.core.transcripts import warmcache
+assert warmcache.save([(r.item.path, r.item.harness, r.trace) for r in alone if r.trace is not None], [r.item.path for r in alone])
+cache = warmcache.WarmCache.load()
+remembered = {f.path: e for f in files if (e := cache.get(f.path, f.harness)) is not None}
+warm_forked = batch.fork_ahead()
+here.clear()
+batch.read_files = spy
+def warm_scan():
+    got["warm"] = [read for chunk in batch.read_all(files, True, remembered=remembered) for read in chunk]
+thread = threading.Thread(target=warm_scan)
+thread.start(); thread.join(60)
 print(json.dumps({
-    "forked": forked, "files": len(files), "here": len(here), "left": len(workers._spares),
+    "forked": forked, "files": len(files), "here": len(here_cold), "left": len(workers._spares),
     "same": summary(got["reads"]) == summary(alone), "reaped": all(reaped(p) for p in pids),
+    "warm_forked": warm_forked, "remembered": len(remembered), "warm_here": len(here),
+    "warm_same": summary(got["warm"]) == summary(alone),
+    "replayed": sum(1 for r in got["warm"] if r.warm == "same"),
 }))
 """
 
 
-def test_workers_forked_ahead_serve_a_scan_on_a_thread_and_then_go() -> None:
+def test_workers_forked_ahead_serve_a_scan_on_a_thread_and_then_go(tmp_path: Path) -> None:
     """The app forks its first scan's workers before it starts any thread (forking from
     a thread is unsafe); its scan, on a thread, takes them ready instead of starting
-    fresh interpreters, reads the same as one thread alone, and lets them go at the end.
-    In a fresh process: the test run may have threads of its own going."""
+    fresh interpreters, reads the same as one thread alone, and lets them go at the end;
+    on a warm start they replay part of what the cache remembers. In a fresh process:
+    the test run may have threads of its own going."""
     out = subprocess.run(
         [sys.executable, "-c", _AHEAD, str(ROOT / "fixtures" / "transcripts")],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+        env={**os.environ, "PLANWATCH_CACHE": str(tmp_path / "cache")},
     )
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["forked"] == 1 and got["files"] > 10
     assert 0 < got["here"] < got["files"]  # the spare read the rest
     assert got["same"] and got["left"] == 0 and got["reaped"]
+    # Warm: the files the cache remembers are replayed, some of them by the spare.
+    assert got["warm_forked"] == 1 and got["remembered"] > 10
+    assert got["replayed"] == got["remembered"] and 0 < got["warm_here"] < got["files"]
+    assert got["warm_same"]
 
 
 def test_workers_forked_ahead_that_no_scan_takes_are_let_go() -> None:
