@@ -44,25 +44,18 @@ class RowOption(Option):
         super().__init__("", id=row.id)
         self.row = row
         self.now = now
-        self.layout = layout
         # What of the clock the text shows: the list makes the text again when it changes.
         self.face = row_face(row, now)
-        self.cells = row_cells(row, layout)
+        self._row_visual = _RowVisual(row, now, layout)
+        self._visual = self._row_visual
         self._made = False
-        self._visual = _RowVisual(self)
 
     @property
     def prompt(self) -> VisualType:
         if not self._made:
-            self._prompt = row_text(self.row, self.now, self.layout)
+            self._prompt = self._row_visual.content
             self._made = True
         return self._prompt
-
-    @property
-    def content(self) -> Content:
-        prompt = self.prompt
-        assert isinstance(prompt, Content)
-        return prompt
 
     def _set_prompt(self, prompt: VisualType) -> None:
         super()._set_prompt(prompt)
@@ -70,26 +63,37 @@ class RowOption(Option):
 
 
 class _RowVisual(Visual):
-    """A row option's visual: one line high when its cells fit the width (known without
-    its text); drawn from its text, made then."""
+    """A row's visual until its option is given another text: one line high when the
+    row's cells fit the width (known without its text); its text made when first drawn.
+    (It holds no reference back to its option: a thousand options are no thousand cycles
+    for the cyclic collector.)"""
 
-    def __init__(self, option: RowOption) -> None:
-        self._option = option
+    def __init__(self, row: SessionRow, now: datetime, layout: RowLayout) -> None:
+        self._row = row
+        self._now = now
+        self._layout = layout
+        self._cells = row_cells(row, layout)
+        self._content: Content | None = None
+
+    @property
+    def content(self) -> Content:
+        if self._content is None:
+            self._content = row_text(self._row, self._now, self._layout)
+        return self._content
 
     def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
-        return self._option.content.render_strips(width, height, style, options)
+        return self.content.render_strips(width, height, style, options)
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
-        return self._option.content.get_optimal_width(rules, container_width)
+        return self.content.get_optimal_width(rules, container_width)
 
     def get_minimal_width(self, rules: RulesMap) -> int:
-        return self._option.content.get_minimal_width(rules)
+        return self.content.get_minimal_width(rules)
 
     def get_height(self, rules: RulesMap, width: int) -> int:
-        cells = self._option.cells
-        if cells is not None and cells <= width - rules.get("line_pad", 0) * 2:
+        if self._cells is not None and self._cells <= width - rules.get("line_pad", 0) * 2:
             return 1  # one line, no newline in a row (safe_text): what the text would say
-        return self._option.content.get_height(rules, width)
+        return self.content.get_height(rules, width)
 
 
 class SessionList(CursorPlainOptionList):
@@ -189,7 +193,6 @@ class SessionList(CursorPlainOptionList):
                 face = row_face(new, now)
                 if option.row != new or option.face != face:
                     option.row, option.now, option.face = new, now, face
-                    option.cells = row_cells(new, layout)
                     self._option_rows[position] = new
                     self.replace_option_prompt_at_index(position, row_text(new, now, layout))
             self._shown = shown
