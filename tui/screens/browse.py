@@ -59,6 +59,9 @@ class BrowseScreen(Screen[None]):
         # Pill counts (done, total, partial) per session, dropped when the session, the
         # store or overrides change.
         self._counts: dict[str, tuple[int, int, bool]] = {}
+        # Each listed session's row and what it was made from (see _row).
+        self._made_rows: dict[str, tuple[Any, tuple[Any, ...], SessionRow]] = {}
+        self._next_rows: dict[str, tuple[Any, tuple[Any, ...], SessionRow]] = {}
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -157,10 +160,19 @@ class BrowseScreen(Screen[None]):
         """The hover card of a session's pill, wherever the pill is shown (SPEC §3)."""
         return hover_card(self.app.checklist_for(session_id), self.app.reading)
 
-    def _row(self, entry: Any, home: str) -> SessionRow:
+    def _row(self, entry: Any, home: str, open_counts: dict[str, int]) -> SessionRow:
+        # The row made last time while its session (a frozen value: a change makes a new
+        # one), counts, open tasks and home folder are the same: a list of a thousand rows
+        # is refreshed on every change of one.
         session = entry.session
-        open_count = self.app.store_view.open_counts.get(session.id)
-        return SessionRow.of(session, *self._session_counts(session.id), open_count, home)
+        inputs = (self._session_counts(session.id), open_counts.get(session.id), home)
+        made = self._made_rows.get(session.id)
+        if made is not None and made[0] is session and made[1] == inputs:
+            row = made[2]
+        else:
+            row = SessionRow.of(session, *inputs[0], inputs[1], home)
+        self._next_rows[session.id] = (session, inputs, row)
+        return row
 
     def _session_counts(self, session_id: str) -> tuple[int, int, bool]:
         cached = self._counts.get(session_id)
@@ -172,7 +184,11 @@ class BrowseScreen(Screen[None]):
         entries = self.app.entries()
         session_list = self.query_one("#sessions", SessionList)
         home = str(Path.home())
-        self.sessions_pane().show([self._row(entry, home) for entry in entries], None if entries else self._empty_text())
+        open_counts = self.app.store_view.open_counts
+        self._next_rows = {}
+        rows = [self._row(entry, home, open_counts) for entry in entries]
+        self._made_rows, self._next_rows = self._next_rows, {}  # only the sessions listed now
+        self.sessions_pane().show(rows, None if entries else self._empty_text())
         gone = self.selected_id is not None and self.app.entry(self.selected_id) is None
         if (self.selected_id is None or gone) and not self.pane:
             self.select(session_list.selected_id)

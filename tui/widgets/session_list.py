@@ -191,7 +191,7 @@ class SessionList(CursorPlainOptionList):
             # row, or its age or running mark) instead of rebuilding a thousand options.
             for position, option, new in zip(self._positions, self._row_options, shown, strict=True):
                 face = row_face(new, now)
-                if option.row != new or option.face != face:
+                if (option.row is not new and option.row != new) or option.face != face:
                     option.row, option.now, option.face = new, now, face
                     self._option_rows[position] = new
                     self.replace_option_prompt_at_index(position, row_text(new, now, layout))
