@@ -101,3 +101,32 @@ async def test_a_new_width_lays_every_row_out_again(sessions, isolated_env) -> N
         assert session_list.row_layout.width == session_list.row_width < wide.width
         assert " claude " not in option_texts(session_list)[0]  # a letter now
         assert_shows_now(session_list, START)
+
+
+def painted(session_list: SessionList) -> list[list[tuple[str, object]]]:
+    """Each drawn line's segments: text and colours."""
+    return [[(seg.text, seg.style) for seg in session_list.render_line(y)] for y in range(session_list.option_count)]
+
+
+async def test_rows_kept_across_rebuilds_are_drawn_in_the_theme_of_the_moment(sessions, isolated_env) -> None:
+    """A row that only moved keeps what it drew; a theme change draws every row anew."""
+    app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: START))
+    async with app.run_test(size=(120, 20)) as pilot:
+        session_list = app.screen.query_one("#sessions", SessionList)
+        await until(pilot, lambda: app.scan_done is not None and session_list.option_count == 3, what="the scan")
+        await pilot.pause()
+        before = painted(session_list)
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"
+        await pilot.pause()
+        for needle in ("number 1", ""):  # a filter typed and taken back: rows kept
+            session_list.set_needle(needle, START)
+            await pilot.pause()
+        themed = painted(session_list)
+        assert themed != before
+        # Laid out from scratch (another width and back): drawn the same.
+        await pilot.resize_terminal(100, 20)
+        await pilot.pause()
+        await pilot.resize_terminal(120, 20)
+        await until(pilot, lambda: [text for text, _ in painted(session_list)[0]] == [text for text, _ in themed[0]], what="the first width again")
+        assert painted(session_list) == themed
+        assert_shows_now(session_list, START)

@@ -108,8 +108,8 @@ def test_a_rows_cells_known_without_its_text_are_its_texts_and_so_is_its_height(
     `row_cells` knows are the text's, and an option not yet drawn is as high as its text."""
     from textual.content import Content
 
-    from planwatch.tui.widgets.session_list import RowOption
-    from planwatch.tui.widgets.session_rows import row_cells
+    from planwatch.tui.widgets.session_list import RowOption, _RowVisual
+    from planwatch.tui.widgets.session_rows import row_cells, row_face
 
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     rows = [SessionRow(i, h, t, f, now - timedelta(minutes=7), d, n, o, p) for i, h, t, f, d, n, o, p in ODD_ROWS]
@@ -122,8 +122,7 @@ def test_a_rows_cells_known_without_its_text_are_its_texts_and_so_is_its_height(
         if row.title.isascii() and row.folder.isascii():
             assert cells is not None  # the usual row is measured without its text
         for at in (width, width - 3, width + 20):
-            option = RowOption(row, now, layout)
-            assert option._visual is not None
-            height = option._visual.get_height(rules, at)  # asked before the text is made
+            option = RowOption(_RowVisual(row, now, layout, row_face(row, now)))
+            height = option.row_visual.get_height(rules, at)  # asked before the text is made
             assert height == Content(text.plain).get_height(rules, at), (row, at)
             assert option.prompt == text  # made as row_text makes it

@@ -36,53 +36,69 @@ from planwatch.tui.widgets.session_rows import (
 
 
 class RowOption(Option):
-    """A session's option. Its text is made when it is first drawn or read, from the
-    row, the clock and the layout it was listed with: of a thousand rows the list draws
-    the few on screen. Its height needs no text when the row's cells are known to fit."""
+    """A session's option, drawn from a `_RowVisual`: its text made when first drawn or
+    read (of a thousand rows the list draws the few on screen), its height known without
+    the text when the row's cells fit."""
 
-    def __init__(self, row: SessionRow, now: datetime, layout: RowLayout) -> None:
-        super().__init__("", id=row.id)
-        self.row = row
-        self.now = now
-        # What of the clock the text shows: the list makes the text again when it changes.
-        self.face = row_face(row, now)
-        self._row_visual = _RowVisual(row, now, layout)
-        self._visual = self._row_visual
-        self._made = False
+    def __init__(self, visual: _RowVisual) -> None:
+        super().__init__("", id=visual.row.id)
+        self._row_visual = visual
+        self._visual = visual
+
+    @property
+    def row_visual(self) -> _RowVisual:
+        return self._row_visual
 
     @property
     def prompt(self) -> VisualType:
-        if not self._made:
-            self._prompt = self._row_visual.content
-            self._made = True
-        return self._prompt
+        return self._row_visual.content
 
     def _set_prompt(self, prompt: VisualType) -> None:
-        super()._set_prompt(prompt)
-        self._made = True
+        # The list gives a row option another row's visual only (replace_option_prompt).
+        assert isinstance(prompt, _RowVisual)
+        self._row_visual = prompt
+        self._visual = prompt
 
 
 class _RowVisual(Visual):
-    """A row's visual until its option is given another text: one line high when the
-    row's cells fit the width (known without its text); its text made when first drawn.
-    (It holds no reference back to its option: a thousand options are no thousand cycles
-    for the cyclic collector.)"""
+    """One row as shown: made from the row, the clock and the layout, and equal to
+    another made from the same row, face (what of the clock it shows) and columns, so the
+    list keeps it across rebuilds. One line high when the row's cells fit the width
+    (known without its text); its text made when first drawn, its strips kept per width
+    and style. (It holds no reference to an option: no reference cycle per row.)"""
 
-    def __init__(self, row: SessionRow, now: datetime, layout: RowLayout) -> None:
-        self._row = row
-        self._now = now
-        self._layout = layout
+    def __init__(self, row: SessionRow, now: datetime, layout: RowLayout, face: tuple[bool, str]) -> None:
+        self.row = row
+        self.now = now
+        self.layout = layout
+        self.face = face
+        self.columns = columns_of(layout, row)
         self._cells = row_cells(row, layout)
         self._content: Content | None = None
+        self._strips: dict[tuple[object, ...], list[Strip]] = {}
+
+    def shows(self, row: SessionRow, face: tuple[bool, str], columns: tuple[object, ...]) -> bool:
+        """Whether this visual's text is the one `row` would show now in `columns`."""
+        return (self.row is row or self.row == row) and self.face == face and self.columns == columns
 
     @property
     def content(self) -> Content:
         if self._content is None:
-            self._content = row_text(self._row, self._now, self._layout)
+            self._content = row_text(self.row, self.now, self.layout)
         return self._content
 
     def render_strips(self, width: int, height: int | None, style: Style, options: RenderOptions) -> list[Strip]:
-        return self.content.render_strips(width, height, style, options)
+        if options.selection is not None or options.post_style is not None:
+            return self.content.render_strips(width, height, style, options)
+        get_rule = options.rules.get
+        key = (width, height, style, get_rule("text_align", "left"), get_rule("text_overflow", "fold"),
+               get_rule("text_wrap", "wrap"), get_rule("line_pad", 0))
+        strips = self._strips.get(key)
+        if strips is None:
+            if len(self._strips) >= 8:
+                self._strips.clear()
+            strips = self._strips[key] = self.content.render_strips(width, height, style, options)
+        return list(strips)
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
         return self.content.get_optimal_width(rules, container_width)
@@ -94,6 +110,12 @@ class _RowVisual(Visual):
         if self._cells is not None and self._cells <= width - rules.get("line_pad", 0) * 2:
             return 1  # one line, no newline in a row (safe_text): what the text would say
         return self.content.get_height(rules, width)
+
+
+def columns_of(layout: RowLayout, row: SessionRow) -> tuple[object, ...]:
+    """What of a layout one row's text depends on: the column widths and its folder's label."""
+    label = layout.folder_label.get(row.folder, row.folder) if layout.folder else None
+    return (layout.width, layout.harness, layout.title, layout.folder, layout.pill, layout.open, label)
 
 
 class SessionList(CursorPlainOptionList):
@@ -117,6 +139,9 @@ class SessionList(CursorPlainOptionList):
         # The layout the options were made with, and each shown row's option.
         self._layout_key: RowLayout | None = None
         self._row_options: list[RowOption] = []
+        # Each listed session's visual (its text and strips), kept while its text holds.
+        self._visuals: dict[str, _RowVisual] = {}
+        self._visuals_theme: str | None = None
         self.row_layout = RowLayout.for_rows([], 100)
         # The pill's hover card of a session (set by the screen, which holds the data):
         # shown as this list's tooltip while the mouse is over a row's pill (SPEC §3).
@@ -187,14 +212,15 @@ class SessionList(CursorPlainOptionList):
         ]
         if [r.id for r in shown] == [r.id for r in self._shown] and same_groups and layout == self._layout_key:
             # Same rows in the same order and columns (the usual live append, a store
-            # change, the clock's tick): make again only the rows whose text changes (the
-            # row, or its age or running mark) instead of rebuilding a thousand options.
+            # change, the clock's tick): give a new visual only to the rows whose text
+            # changes (the row, or its age or running mark); no rebuild of a thousand options.
             for position, option, new in zip(self._positions, self._row_options, shown, strict=True):
                 face = row_face(new, now)
-                if (option.row is not new and option.row != new) or option.face != face:
-                    option.row, option.now, option.face = new, now, face
+                visual = option.row_visual
+                if not visual.shows(new, face, visual.columns):
+                    visual = self._visual_for(new, now, layout, face)
                     self._option_rows[position] = new
-                    self.replace_option_prompt_at_index(position, row_text(new, now, layout))
+                    self.replace_option_prompt_at_index(position, visual)
             self._shown = shown
             return
         self._shown = shown
@@ -206,6 +232,15 @@ class SessionList(CursorPlainOptionList):
         index = next((i for i, row in enumerate(shown) if row.id == selected), 0)
         self.highlighted = self._positions[index]
 
+    def _visual_for(self, row: SessionRow, now: datetime, layout: RowLayout, face: tuple[bool, str]) -> _RowVisual:
+        """The row's visual: the one it had if its text would be the same (kept with its
+        strips across rebuilds: a row that only moved is not laid out again), else a new one."""
+        columns = columns_of(layout, row)
+        visual = self._visuals.get(row.id)
+        if visual is None or not visual.shows(row, face, columns):
+            visual = self._visuals[row.id] = _RowVisual(row, now, layout, face)
+        return visual
+
     def _set_rows(self, shown: list[SessionRow], now: datetime, layout: RowLayout) -> None:
         """The options: the rows, and when grouped a heading above each group (disabled,
         so the cursor passes over it)."""
@@ -213,6 +248,15 @@ class SessionList(CursorPlainOptionList):
         self._option_rows = []
         self._positions = []
         self._row_options = []
+        theme = self.app.theme if self.is_attached else None
+        if theme != self._visuals_theme:
+            self._visuals = {}  # strips drawn in another theme's colours
+            self._visuals_theme = theme
+        # Kept for every row of the list, shown or filtered out (typing a filter and
+        # taking it back draws no row anew).
+        listed = {row.id for row in self.rows}
+        visuals = self._visuals
+        self._visuals = {key: visual for key, visual in visuals.items() if key in listed}
         counts: dict[str, int] = {}
         if self.order != "recent":
             for row in shown:
@@ -224,7 +268,12 @@ class SessionList(CursorPlainOptionList):
                 options.append(Option(self._heading(group, counts[group], layout), disabled=True))
                 self._option_rows.append(None)
             self._positions.append(len(options))
-            option = RowOption(row, now, layout)
+            face = row_face(row, now)
+            visual = visuals.get(row.id)
+            if visual is None or not visual.shows(row, face, columns_of(layout, row)):
+                visual = _RowVisual(row, now, layout, face)
+            self._visuals[row.id] = visual
+            option = RowOption(visual)
             options.append(option)
             self._row_options.append(option)
             self._option_rows.append(row)
