@@ -47,12 +47,19 @@ def assert_shows_now(session_list: SessionList, now: datetime) -> None:
     assert [line.rstrip() for line in drawn(session_list)] == [text.rstrip() for text in expected]
 
 
+async def listed(pilot, app) -> SessionList:
+    """The session list once the scan has listed the three sessions."""
+    session_list = app.screen.query_one("#sessions", SessionList)
+    await until(pilot, lambda: app.scan_done is not None and session_list.option_count == 3, what="the scan")
+    await pilot.pause()
+    return session_list
+
+
 async def test_a_row_whose_counts_title_or_age_change_is_repainted(sessions, isolated_env) -> None:
     clock = [START]
     app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: clock[0]))
     async with app.run_test(size=(120, 20)) as pilot:
-        session_list = app.screen.query_one("#sessions", SessionList)
-        await until(pilot, lambda: app.scan_done is not None and session_list.option_count == 3, what="the scan")
+        session_list = await listed(pilot, app)
         await until(pilot, lambda: app.following, what="following")
         await pilot.pause()
         assert_shows_now(session_list, clock[0])
@@ -88,9 +95,7 @@ async def test_a_row_whose_counts_title_or_age_change_is_repainted(sessions, iso
 async def test_a_new_width_lays_every_row_out_again(sessions, isolated_env) -> None:
     app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: START))
     async with app.run_test(size=(200, 20)) as pilot:
-        session_list = app.screen.query_one("#sessions", SessionList)
-        await until(pilot, lambda: app.scan_done is not None and session_list.option_count == 3, what="the scan")
-        await pilot.pause()
+        session_list = await listed(pilot, app)
         wide = session_list.row_layout
         assert_shows_now(session_list, START)
         assert " claude " in option_texts(session_list)[0]  # a wide list names the harness
@@ -112,9 +117,7 @@ async def test_rows_kept_across_rebuilds_are_drawn_in_the_theme_of_the_moment(se
     """A row that only moved keeps what it drew; a theme change draws every row anew."""
     app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: START))
     async with app.run_test(size=(120, 20)) as pilot:
-        session_list = app.screen.query_one("#sessions", SessionList)
-        await until(pilot, lambda: app.scan_done is not None and session_list.option_count == 3, what="the scan")
-        await pilot.pause()
+        session_list = await listed(pilot, app)
         before = painted(session_list)
         app.theme = "textual-light" if app.theme != "textual-light" else "nord"
         await pilot.pause()
