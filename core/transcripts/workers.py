@@ -98,21 +98,27 @@ class Driver(threading.Thread):
     def _close(self) -> None:
         with self._lock:
             proc = self._proc
-        if proc is None:
-            return
+        if proc is not None:
+            _end(proc, kill=self._halted, close_output=threading.current_thread() is self)  # its reader
+
+
+def _end(proc: subprocess.Popen[bytes] | Forked, *, kill: bool = False, close_output: bool = True) -> None:
+    """End a worker: its input closes (a worker ends when its stdin does); it is killed
+    now when `kill`, or when it has not ended within 5 s; its output is closed when
+    `close_output` (by its reader only)."""
+    with contextlib.suppress(OSError, ValueError):
+        if proc.stdin is not None:
+            proc.stdin.close()
+    if kill and proc.poll() is None:
+        proc.kill()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    if close_output and proc.stdout is not None:
         with contextlib.suppress(OSError, ValueError):
-            if proc.stdin is not None:
-                proc.stdin.close()  # a worker ends when its stdin does
-        if self._halted and proc.poll() is None:
-            proc.kill()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout is not None and threading.current_thread() is self:  # its reader
-            with contextlib.suppress(OSError, ValueError):
-                proc.stdout.close()
+            proc.stdout.close()
 
 
 class Forked:
@@ -219,19 +225,7 @@ def release(workers: list[Forked]) -> None:
     """Let unused forked workers go: their input closes, and they exit (else they are
     killed); their pipes are closed."""
     for worker in workers:
-        with contextlib.suppress(OSError):
-            if worker.stdin is not None:
-                worker.stdin.close()
-    for worker in workers:
-        try:
-            worker.wait(5)
-        except (OSError, subprocess.TimeoutExpired):
-            worker.kill()
-            with contextlib.suppress(OSError, subprocess.TimeoutExpired):
-                worker.wait(5)
-        with contextlib.suppress(OSError):
-            if worker.stdout is not None:
-                worker.stdout.close()
+        _end(worker)
 
 
 # The worker imports this module under its installed name: the classes it pickles back
