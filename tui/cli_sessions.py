@@ -68,10 +68,9 @@ def _missing_roots(args: argparse.Namespace) -> bool:
 
     wrong = False
     for root in _roots(args):
-        problem = unusable_root(Path(root))
         if not Path(root).expanduser().exists():
             print(f"planwatch: --root {shorten(str(root), 200)}: no such file or folder", file=sys.stderr)
-        elif problem is not None:
+        elif (problem := unusable_root(Path(root))) is not None:
             print(f"planwatch: --root {shorten(problem, 300)}", file=sys.stderr)
         else:
             continue
