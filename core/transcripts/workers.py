@@ -35,6 +35,12 @@ from typing import IO, Any
 log = logging.getLogger(__name__)
 
 
+# The parent's ends of the pipes of every forked worker still running: each new child
+# closes them all, or it would hold another worker's input open and that worker would
+# never see it end (a spare let go was then waited on for 5 s, and killed).
+_ends: set[int] = set()
+
+
 class Driver(threading.Thread):
     """Feeds one worker process chunk after chunk and queues its answers."""
 
@@ -106,6 +112,8 @@ def _end(proc: subprocess.Popen[bytes] | Forked, *, kill: bool = False, close_ou
     """End a worker: its input closes (a worker ends when its stdin does); it is killed
     now when `kill`, or when it has not ended within 5 s; its output is closed when
     `close_output` (by its reader only)."""
+    if isinstance(proc, Forked):
+        _ends.difference_update(f.fileno() for f in (proc.stdin, proc.stdout) if f is not None and not f.closed)
     with contextlib.suppress(OSError, ValueError):
         if proc.stdin is not None:
             proc.stdin.close()
@@ -166,7 +174,6 @@ def fork_workers(count: int) -> list[Forked]:
     ):
         return []
     forked: list[Forked] = []
-    ours: list[int] = []  # the parent's ends of earlier workers' pipes: closed in each child
     try:
         for _ in range(count):
             chunks_r, chunks_w = os.pipe()
@@ -174,7 +181,7 @@ def fork_workers(count: int) -> list[Forked]:
             pid = os.fork()
             if pid == 0:  # the worker
                 try:
-                    for fd in (chunks_w, answers_r, *ours):
+                    for fd in (chunks_w, answers_r, *_ends):  # _ends: earlier workers' pipes
                         os.close(fd)
                     quiet = os.open(os.devnull, os.O_RDWR)
                     for fd in (0, 1, 2):  # nothing it prints reaches the caller's terminal or pipe
@@ -184,7 +191,7 @@ def fork_workers(count: int) -> list[Forked]:
                     os._exit(0)  # never the caller's exit handlers or buffered output
             os.close(chunks_r)
             os.close(answers_w)
-            ours += [chunks_w, answers_r]
+            _ends.update((chunks_w, answers_r))
             forked.append(Forked(pid, os.fdopen(chunks_w, "wb"), os.fdopen(answers_r, "rb")))
     except OSError:
         log.info("cannot fork a scan worker; starting them afresh", exc_info=True)
