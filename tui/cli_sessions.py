@@ -226,9 +226,10 @@ def _group_header(group: PlanGroup) -> str:
 
 def _plain(entry: SessionEntry) -> list[str]:
     """`# <source>` for the main plan (`# none` without one), `<status>\\t<text>` per
-    item, then each further group under its own header, then each plan document under
-    its header, `# > <line>` per line of its text (comment lines: a script reading
-    `<status>\\t<text>` items never takes a document's line for an item)."""
+    item, then each further group under its own header, then each plan document after
+    its `# document …` header, each of its lines framed as `> <line>` (`>` alone for an
+    empty one), so a document's own `# ` lines never read as headers and its lines never
+    as items (SPEC §8)."""
     from planwatch.core.text import safe_text
 
     plan = entry.plan
@@ -239,12 +240,17 @@ def _plain(entry: SessionEntry) -> list[str]:
             lines.append(_group_header(group))
         lines += [f"{item.status}\t{safe_text(item.text, single_line=True)}" for item in group.items]
     for document in plan.documents:
-        # The whole document after its own header, each line made safe to print.
+        # The whole document after its own header, each line framed and made safe to print.
         key = f" {safe_text(document.key, single_line=True)}" if document.key else ""
         kind = f" {document.plan_type}" if document.plan_type else ""
         lines.append(safe_text(f"# document {document.source}{key}{kind}", single_line=True))
-        lines += [safe_text(line, single_line=True) for line in document.text.splitlines()]
+        lines += [_framed(safe_text(line, single_line=True)) for line in document.text.splitlines()]
     return lines
+
+
+def _framed(line: str) -> str:
+    """A document's line in `--plain`: `> <line>`, or `>` alone for an empty line."""
+    return f"> {line}" if line else ">"
 
 
 def _person(entry: SessionEntry) -> list[str]:

@@ -119,16 +119,16 @@ def test_show_plain_prints_custom_and_future_plans_generically_made_safe() -> No
     out = plain(LOG)
     assert out.endswith(
         "# document acp acp:notes _codex_notes\n"
-        'data: {"owner": "codex", "steps": ["lex", "parse"], "note": "\\u202eevil\\u202c \\u001b[31mred\\u001b[0m"}\n'
+        '> data: {"owner": "codex", "steps": ["lex", "parse"], "note": "\\u202eevil\\u202c \\u001b[31mred\\u001b[0m"}\n'
         "# document acp acp:next checklist_v2\n"
-        'entries: [{"content": "Ship the fix", "status": "pending"}]\n'
+        '> entries: [{"content": "Ship the fix", "status": "pending"}]\n'
     )
     assert "\x1b" not in out and "\u202e" not in out
 
 
 def test_a_plan_with_nothing_but_its_type_is_still_shown(tmp_path) -> None:
     log = acp_log(tmp_path, '{"sessionUpdate":"plan_update","plan":{"type":"_bare","planId":"b1"}}')
-    assert plain(log).endswith("# document acp acp:b1 _bare\n(no content)\n")
+    assert plain(log).endswith("# document acp acp:b1 _bare\n> (no content)\n")
 
 
 def test_a_later_items_plan_replaces_a_document_of_the_same_plan_id(tmp_path) -> None:

@@ -195,11 +195,13 @@ def test_sessions_and_show_on_the_fixture_layouts(fixture_path) -> None:  # type
         assert re.match(r"^# (none|claude_desktop|claude_todos|claude_tasks|codex|acp|gemini_todos|opencode_todos)$", lines[0])
         in_document = False
         for line in lines[1:]:
-            # A plan document comes whole, after its `# document` header (issue 12 point 7).
-            in_document = in_document or line.startswith("# document ")
-            if in_document:
-                continue
-            assert line.startswith("# ") or re.match(r"^(pending|in_progress|completed|cancelled|blocked)\t", line), line
+            # A plan document comes whole after its `# document` header, each line framed.
+            if line.startswith("# "):
+                in_document = line.startswith("# document ")
+            elif in_document:
+                assert line == ">" or line.startswith("> "), line
+            else:
+                assert re.match(r"^(pending|in_progress|completed|cancelled|blocked)\t", line), line
         assert not UNSAFE.search(shown.stdout)
 
 

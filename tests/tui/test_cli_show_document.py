@@ -1,5 +1,6 @@
-"""`planwatch show` prints a session's plan document whole (issue 12 point 7): under its
-heading for a person, after a `# document <source>` header with `--plain`."""
+"""`planwatch show` prints a session's plan document whole: under its
+heading for a person, after a `# document <source>` header with `--plain`, each line
+framed as `> <line>` there."""
 
 from __future__ import annotations
 
@@ -33,11 +34,26 @@ def test_show_prints_the_whole_plan_document() -> None:
     assert body[: len(DOCUMENT_LINES)] == DOCUMENT_LINES
 
 
-def test_show_plain_prints_the_document_in_its_own_section() -> None:
+def test_show_plain_frames_each_document_line_after_its_header() -> None:
     lines = show("--plain", str(RATE_LIMITING)).splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("# document "))
     assert lines[header].startswith("# document claude")
-    body = [line for line in lines[header + 1:] if line.strip()]
-    assert body[: len(DOCUMENT_LINES)] == DOCUMENT_LINES
+    body = lines[header + 1 :]
+    # Every line of the document is framed: `> <line>`, or `>` alone where it is empty.
+    assert all(line == ">" or line.startswith("> ") for line in body)
+    assert [line[2:] for line in body if line != ">"][: len(DOCUMENT_LINES)] == DOCUMENT_LINES
+    assert ">" in body  # the empty line after the document's heading
     # The checklist's sections come first, the document after them.
     assert lines[0].startswith("# ") and not lines[0].startswith("# document")
+
+
+def test_show_plain_never_reads_a_documents_heading_as_a_header() -> None:
+    """Each line is a header, an item or a framed document line, and the only headers
+    are planwatch's own: the document's `# Rate limiting` stays inside its frame."""
+    lines = show("--plain", str(RATE_LIMITING)).splitlines()
+    headers = [line for line in lines if line.startswith("# ")]
+    items = [line for line in lines if "\t" in line and not line.startswith((">", "# "))]
+    framed = [line for line in lines if line == ">" or line.startswith("> ")]
+    assert len(headers) + len(items) + len(framed) == len(lines)
+    assert "# Rate limiting" not in headers and "> # Rate limiting" in framed
+    assert [h.split()[1] for h in headers] == ["claude_todos", "claude_todos", "document"]
