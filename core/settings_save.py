@@ -8,6 +8,8 @@ craft, and changes apart from what the settings are (core/settings.py).
   `settings` differs from `base` (default: what the file holds now), into the file's
   own text: every other line stays byte-for-byte. Refuses (`SettingsNotSaved`) a file
   that is not YAML.
+- `changed_settings(settings, base)` — the keys that differ, what a save would write (the
+  Settings screen asks before it leaves with such changes unsaved).
 - `splice_settings(text, changes, path=None)` — the text with those keys set or removed.
 """
 
@@ -27,7 +29,7 @@ from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write, describe_os_e
 from planwatch.core.settings import SETTING_KEYS, Settings, load_settings, read_settings_text, yaml_problem
 from planwatch.core.yamlio import rt_yaml
 
-__all__ = ["SettingsNotSaved", "save_settings", "splice_settings"]
+__all__ = ["SettingsNotSaved", "changed_settings", "save_settings", "splice_settings"]
 
 
 class SettingsNotSaved(RuntimeError):
@@ -40,6 +42,23 @@ def _dump_value(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return value
+
+
+def changed_settings(settings: Settings, base: Settings) -> dict[str, Any]:
+    """The file keys (with the values to write) where `settings` differs from `base`.
+
+    Only the fields a person sets are compared: the user directory and what the loader
+    found wrong are never written, so they never count as a change.
+    """
+    changes: dict[str, Any] = {}
+    for field in fields(Settings):
+        key = SETTING_KEYS.get(field.name)
+        if key is None:
+            continue
+        new, old = getattr(settings, field.name), getattr(base, field.name)
+        if new != old:
+            changes[key] = _dump_value(new)
+    return changes
 
 
 def save_settings(settings: Settings, path: Path | None = None, *, base: Settings | None = None) -> list[str]:
@@ -58,14 +77,7 @@ def save_settings(settings: Settings, path: Path | None = None, *, base: Setting
         raise SettingsNotSaved(f"Nothing was saved: the settings file {path} {reason}.") from None
     if base is None:
         base = load_settings(path, report=False)
-    changes: dict[str, Any] = {}
-    for field in fields(Settings):
-        key = SETTING_KEYS.get(field.name)
-        if key is None:  # the user directory and what the loader found wrong: never written
-            continue
-        new, old = getattr(settings, field.name), getattr(base, field.name)
-        if new != old:
-            changes[key] = _dump_value(new)
+    changes = changed_settings(settings, base)
     if not changes:
         return []
     atomic_write(path, splice_settings(text, changes, path), mode=PRIVATE_FILE_MODE, make_parents=True)

@@ -5,12 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from app_transcripts import until
 from textual import on
 from textual.app import App
 from textual.widgets import Input, Switch, TextArea
 
 from planwatch.core.settings import Settings, load_settings
-from planwatch.tui.screens.settings import SettingsChanged, SettingsScreen, parse_folders, parse_sweep_days
+from planwatch.tui.screens.settings import (
+    SettingsChanged,
+    SettingsScreen,
+    UnsavedChanges,
+    parse_folders,
+    parse_sweep_days,
+)
 
 CONFIG_WITH_COMMENTS = """\
 # my planwatch settings — keep this line
@@ -113,15 +120,76 @@ async def test_settings_invalid_sweep_days_refused_and_nothing_written(isolated_
 
 
 @pytest.mark.asyncio
-async def test_settings_cancel_writes_nothing(isolated_env) -> None:
+async def test_settings_discarded_on_leaving_writes_nothing(isolated_env) -> None:
     app = Host(isolated_env.config)
     async with app.run_test(size=(100, 40)) as pilot:
         await pilot.pause()
         await pilot.press("space", "escape")
-        await pilot.pause()
-        assert not isinstance(app.screen, SettingsScreen)
+        await until(pilot, lambda: isinstance(app.screen, UnsavedChanges), what="the question")
+        await pilot.press("d")
+        await until(pilot, lambda: not isinstance(app.screen, (SettingsScreen, UnsavedChanges)), what="leaving")
     assert not isolated_env.config.exists()
     assert app.results == [None]
+    assert app.changed == []
+
+
+@pytest.mark.asyncio
+async def test_settings_left_unchanged_leaves_without_asking(isolated_env) -> None:
+    app = Host(isolated_env.config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("escape")
+        await until(pilot, lambda: app.results == [None], what="leaving")
+        assert not isinstance(app.screen, (SettingsScreen, UnsavedChanges))
+    assert not isolated_env.config.exists()
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("leave", ["escape", "q"])
+async def test_settings_leaving_with_a_change_asks_and_keep_editing_keeps_it(isolated_env, leave: str) -> None:
+    app = Host(isolated_env.config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("space", leave)  # reading off, then leave
+        await until(pilot, lambda: isinstance(app.screen, UnsavedChanges), what="the question")
+        assert app.results == [], "nothing is thrown away before the person answers"
+        await pilot.press("escape")  # keep editing
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen), what="back to the form")
+        assert app.screen.query_one("#read-agent-plans", Switch).value is False, "the change is still there"
+    assert not isolated_env.config.exists()
+    assert app.results == []
+
+
+@pytest.mark.asyncio
+async def test_settings_leaving_with_a_change_and_answering_save_writes_it(isolated_env) -> None:
+    app = Host(isolated_env.config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("space", "escape")
+        await until(pilot, lambda: isinstance(app.screen, UnsavedChanges), what="the question")
+        await pilot.press("s")
+        await until(pilot, lambda: len(app.results) == 1, what="the save")
+    saved = load_settings(isolated_env.config)
+    assert saved.read_agent_plans is False
+    assert app.results == [saved]
+    assert [event.settings for event in app.changed] == [saved]
+
+
+@pytest.mark.asyncio
+async def test_settings_save_with_nothing_changed_says_so_and_writes_nothing(isolated_env) -> None:
+    config: Path = isolated_env.config
+    config.write_text(CONFIG_WITH_COMMENTS, encoding="utf-8")
+    before = config.stat()
+    app = Host(config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        await _save(app, pilot)
+        await until(pilot, lambda: app.results == [None], what="leaving")
+        messages = [str(n.message) for n in app._notifications]
+    assert any("Nothing changed" in m for m in messages), messages
+    assert not any("saved" in m.lower() for m in messages), messages
+    after = config.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns), "the file was not rewritten"
     assert app.changed == []
 
 
@@ -183,3 +251,30 @@ async def test_settings_saved_from_the_app_reach_the_app(isolated_env) -> None:
         assert not isinstance(app.screen, SettingsScreen)
         assert app.settings.read_agent_plans is False
     assert load_settings(isolated_env.config).read_agent_plans is False
+
+
+@pytest.mark.asyncio
+async def test_q_on_the_settings_screen_never_quits_the_app(isolated_env) -> None:
+    """Through the real app, whose `q` quits from the sessions: on the settings it leaves them."""
+    from planwatch.tui.app import AppOptions, make_app
+
+    empty = isolated_env.root / "no-transcripts"
+    empty.mkdir()
+    options = AppOptions(
+        roots=[empty], store_root=isolated_env.store, config_path=isolated_env.config,
+        state_dir=isolated_env.state, follow=False,
+    )
+    app = make_app(options)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("comma")
+        await until(pilot, lambda: isinstance(app.screen, SettingsScreen), what="the settings")
+        await pilot.press("space", "q")
+        await until(pilot, lambda: isinstance(app.screen, UnsavedChanges), what="the question")
+        assert app.is_running
+        await pilot.press("escape", "q")
+        await until(pilot, lambda: isinstance(app.screen, UnsavedChanges), what="the question again")
+        await pilot.press("d")
+        await until(pilot, lambda: not isinstance(app.screen, (SettingsScreen, UnsavedChanges)), what="the sessions")
+        assert app.is_running, "q left the settings; the app runs on"
+    assert not isolated_env.config.exists()

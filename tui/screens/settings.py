@@ -7,7 +7,10 @@ unknown keys, the user directory and any section that failed validation stay
 byte-for-byte. While the file has problems they are listed at the top of the screen;
 a save says they are still there, and a file that is not YAML at all is not written.
 Saving runs in a thread worker; when the file is written the screen re-reads it, posts
-`SettingsChanged` to the app with what the file now holds, and dismisses itself.
+`SettingsChanged` to the app with what the file now holds, and dismisses itself. A save
+with nothing changed writes nothing and says so ("Nothing changed"), never "saved".
+Leaving (`esc`, `q`, Cancel) with changes not saved asks first (`UnsavedChanges`: save,
+discard or keep editing); `q` never quits the app from here.
 
 `SettingsChanged` subclasses `tui.messages.SettingsSaved`, so the app's
 `@on(SettingsSaved)` handler (`PlanwatchApp._settings_saved`) applies it. It is posted
@@ -28,12 +31,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.events import Resize
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, Static, Switch, TextArea
 
 from planwatch.core import paths
 from planwatch.core.settings import SettingInvalid, Settings, load_settings
-from planwatch.core.settings_save import SettingsNotSaved, save_settings
+from planwatch.core.settings_save import SettingsNotSaved, changed_settings, save_settings
 from planwatch.tui.messages import SettingsSaved
 from planwatch.tui.screens.help import ScreenKeysProvider
 from planwatch.tui.widgets.key_footer import KeysFooter
@@ -101,7 +104,10 @@ class SettingsScreen(Screen[Settings | None]):
     HELP_GROUP = "settings"
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", tooltip="Write the settings to the config file"),
-        Binding("escape", "cancel", "Cancel", tooltip="Leave without saving"),
+        # q leaves the screen as esc does (asking first about unsaved changes): quitting the
+        # app from a form that holds changes would throw them away unasked.
+        Binding("escape", "cancel", "Back", tooltip="Leave the settings (asks first when a change is not saved)"),
+        Binding("q", "cancel", "Back", show=False, tooltip="Leave the settings, as esc does"),
     ]
 
     def __init__(self, settings: Settings | None = None, config_path: Path | None = None) -> None:
@@ -250,19 +256,40 @@ class SettingsScreen(Screen[Settings | None]):
         error.update("")
         self._save(settings, self.config_path)
 
+    def unsaved(self) -> bool:
+        """Whether the form holds something the file does not: a change, or a field not yet valid."""
+        try:
+            edited = self.edited()
+        except ValueError:
+            return True
+        return bool(changed_settings(edited, self.initial))
+
     @on(Button.Pressed, "#cancel")
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if not self.unsaved():
+            self.dismiss(None)
+            return
+        self.app.push_screen(UnsavedChanges(), self._leave_answered)
+
+    def _leave_answered(self, answer: str | None) -> None:
+        if answer == "save":
+            self.action_save()
+        elif answer == "discard":
+            self.dismiss(None)
+        # "keep" (or the modal closed otherwise): back to the form as it was.
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="settings-save")
     def _save(self, settings: Settings, path: Path) -> None:
         try:
-            save_settings(settings, path, base=self.initial)
+            written = save_settings(settings, path, base=self.initial)
         except SettingsNotSaved as exc:
             self.app.call_from_thread(self._save_failed, str(exc))
             return
         except OSError as exc:
             self.app.call_from_thread(self._save_failed, f"Could not save {path}: {exc.strerror or exc}.")
+            return
+        if not written:
+            self.app.call_from_thread(self._unchanged)
             return
         # What the file now holds (with its remaining problems, and its user directory,
         # which this screen never writes) is what the app goes on with.
@@ -271,6 +298,12 @@ class SettingsScreen(Screen[Settings | None]):
     def _save_failed(self, message: str) -> None:
         self.query_one("#settings-error", Static).update(message)
         self.notify(message, severity="error", markup=False)
+
+    def _unchanged(self) -> None:
+        # Nothing differed from what the file holds, so nothing was written: saying "saved"
+        # here would claim a write that never happened.
+        self.notify("Nothing changed; the settings file was not written.", markup=False)
+        self.dismiss(None)
 
     def _saved(self, settings: Settings, path: Path) -> None:
         self.app.post_message(SettingsChanged(settings, path))
@@ -286,3 +319,53 @@ class SettingsScreen(Screen[Settings | None]):
         else:
             self.notify("Settings saved.")
         self.dismiss(settings)
+
+
+class UnsavedChanges(ModalScreen[str]):
+    """Asked when the Settings screen is left with changes not saved: "save", "discard" or "keep"."""
+
+    DEFAULT_CSS = """
+    UnsavedChanges {
+        align: center middle;
+    }
+    UnsavedChanges > Vertical {
+        width: 60;
+        max-width: 95%;
+        height: auto;
+        border: round $warning;
+        padding: 0 1;
+        background: $surface;
+    }
+    UnsavedChanges Horizontal {
+        height: auto;
+        margin: 1 0 0 0;
+    }
+    UnsavedChanges Button {
+        margin: 0 1 0 0;
+    }
+    """
+
+    BINDINGS = [
+        Binding("s", "answer('save')", "Save", tooltip="Save the changes, then leave"),
+        Binding("d", "answer('discard')", "Discard", tooltip="Leave without saving the changes"),
+        Binding("escape", "answer('keep')", "Keep editing", tooltip="Back to the settings, changes kept"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("The settings have changes that are not saved.", markup=False)
+            with Horizontal():
+                yield Button("Save (s)", variant="primary", id="unsaved-save")
+                yield Button("Discard (d)", variant="error", id="unsaved-discard")
+                yield Button("Keep editing (esc)", id="unsaved-keep")
+
+    def on_mount(self) -> None:
+        # Keep editing has focus: an enter pressed by habit loses nothing.
+        self.query_one("#unsaved-keep", Button).focus()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        self.dismiss((event.button.id or "unsaved-keep").removeprefix("unsaved-"))
+
+    def action_answer(self, answer: str) -> None:
+        self.dismiss(answer)
