@@ -103,6 +103,29 @@ class ClaudeTranscript:
         return self
 
 
+    def exit_plan_mode(self, plan: str) -> ClaudeTranscript:
+        """Append a plan-mode ExitPlanMode call and the person's approval (a plan document)."""
+        call_id = f"toolu_{uuid.uuid4().hex[:24]}"
+        plan_file = f"/home/dev/.claude/plans/{self.session_id}.md"
+        call = self._base("assistant")
+        call["message"] = {
+            "id": f"msg_{uuid.uuid4().hex[:24]}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "tool_use", "id": call_id, "name": "ExitPlanMode", "input": {"plan": plan, "planFilePath": plan_file}}],
+            "stop_reason": "tool_use",
+        }
+        result = self._base("user")
+        result["message"] = {
+            "role": "user",
+            "content": [{"tool_use_id": call_id, "type": "tool_result", "content": "User has approved your plan. You can now start coding."}],
+        }
+        result["toolUseResult"] = {"plan": plan, "isAgent": False, "filePath": plan_file}
+        self._append(call, result)
+        return self
+
+
 async def until(pilot: Any, condition: Any, timeout: float = 5.0, what: str = "condition") -> None:
     """Let the app run until `condition()` holds; fail after `timeout` seconds."""
     import time

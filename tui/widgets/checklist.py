@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from textual import events
+from textual.binding import Binding
 from textual.content import Content
 from textual.message import Message
 from textual.widgets.option_list import Option
@@ -147,6 +148,11 @@ class RowRef:
 
 class ChecklistView(CursorPlainOptionList):
     """The two sections of one session as a keyboard- and mouse-driven list."""
+
+    # enter opens the details whatever the cursor is on, as in the session list
+    # (tui.commands): a session whose checklist holds only a plan document has no row to
+    # highlight, and its note promises "enter for the whole text". A click still selects.
+    BINDINGS = [Binding("enter", "screen.details", "Details", show=False)]
 
     class TickRequested(Message):
         """The person clicked a row's mark."""

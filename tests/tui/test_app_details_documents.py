@@ -1,0 +1,79 @@
+"""The details panel shows a plan document whole (Pilot): the checklist's document row
+says "enter for the whole text", so every line of a long document must scroll into view
+in the details, rendered as Markdown, for a Claude plan-mode document and for ACP plan
+documents alike. Transcripts are written in the real on-disk shape."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from app_transcripts import ClaudeTranscript, until
+
+from planwatch.tui.app import AppOptions, make_app
+
+pytestmark = pytest.mark.asyncio
+
+ROOT = Path(__file__).resolve().parents[2]
+ACP_LOG = ROOT / "fixtures/transcripts/rules/acp/planid-and-types.jsonl"
+STEPS = 80
+LONG_PLAN = "# Migrate the billing service\n\n" + "\n".join(f"{n}. Step {n} of the migration" for n in range(1, STEPS + 1))
+
+
+async def open_details(pilot, app) -> None:
+    await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id is not None, what="the scan")
+    await pilot.press("tab", "enter")
+    panel = app.screen.query_one("#details")
+    await until(pilot, lambda: panel.has_class("-open") and bool(panel.query(".document")), what="the details")
+    await pilot.pause()
+
+
+def visible(app, widget) -> bool:
+    """The widget's whole region lies inside the panel's visible content (not clipped)."""
+    panel = app.screen.query_one("#details")
+    region = widget.region
+    return bool(region) and panel.content_region.contains_region(region)
+
+
+async def test_a_long_plan_mode_document_scrolls_into_view_to_its_last_line(isolated_env) -> None:
+    from textual.widgets import Markdown
+
+    ClaudeTranscript(isolated_env.claude, "/home/dev/billing").prompt("Migrate billing").exit_plan_mode(LONG_PLAN)
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_details(pilot, app)
+        panel = app.screen.query_one("#details")
+        document = panel.query_one(".document", Markdown)
+        # The document is rendered as Markdown: its heading, one numbered item per step.
+        await until(pilot, lambda: bool(document.query("MarkdownOrderedList")), what="the Markdown blocks")
+        assert [h.render().plain for h in document.query("MarkdownH1")] == ["Migrate the billing service"]
+        steps = document.query_one("MarkdownOrderedList").children
+        assert len(steps) == STEPS
+        # The holder is as tall as its documents, so the panel scrolls to their end.
+        holder = panel.query_one("#details-documents")
+        assert holder.outer_size.height >= document.outer_size.height >= STEPS
+        last = steps[-1]
+        assert not visible(app, last)
+        panel.focus()
+        await pilot.press("end")
+        await until(pilot, lambda: visible(app, last), what="the document's last line in view")
+        assert last.query("MarkdownParagraph").last().render().plain == f"Step {STEPS} of the migration"
+
+
+async def test_acp_plan_documents_are_whole_in_the_details(isolated_env) -> None:
+    from textual.widgets import Markdown
+
+    isolated_env.acp_logs.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ACP_LOG, isolated_env.acp_logs / ACP_LOG.name)
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_details(pilot, app)
+        panel = app.screen.query_one("#details")
+        documents = list(panel.query(".document").results(Markdown))
+        assert len(documents) == 2
+        panel.focus()
+        await pilot.press("end")
+        # The last document's last block is in view, not clipped below one row.
+        await until(pilot, lambda: documents[-1].children and visible(app, documents[-1].children[-1]), what="the last document in view")
+        assert all(document.outer_size.height >= 1 for document in documents)
