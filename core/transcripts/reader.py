@@ -34,6 +34,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
+import msgspec
+
 from planwatch.core.model import AgentPlan, Harness
 from planwatch.core.transcripts.needles import Needles
 
@@ -224,13 +226,25 @@ _DECODE = json.JSONDecoder().decode
 _BOM = b"\xef\xbb\xbf"
 # What `load_json_line` raises on a line that is not JSON.
 _BAD_JSON = (ValueError, UnicodeDecodeError, RecursionError)
+# msgspec's C decoder reads the lines a scan decodes (tool calls, their results, prompts:
+# 1-3 KB each) 2.5-3x as fast as the standard library's (docs/performance.md). It takes
+# bytes as they are, with no str made first.
+_FAST_DECODE = msgspec.json.Decoder().decode
+_FAST_REFUSED = msgspec.DecodeError
 
 
 def load_json_line(line: bytes) -> Any:
     """One JSONL line (UTF-8, as JSON Lines are) parsed; raises ValueError on bad JSON.
 
-    What `json.loads(bytes)` does for UTF-8, without its per-call encoding sniffing
-    (a measurable share of parsing the many short lines a scan hands on)."""
+    msgspec decodes what is strict JSON in UTF-8. What it refuses goes to the standard
+    library, which decides as before: it also takes what real writers emit and msgspec
+    does not (`NaN`, numbers beyond a float's range, escaped or raw lone surrogates,
+    which Python's own JSON writer produces from a torn string), and its error is the one
+    raised. So a line parses exactly when it did, to the same value."""
+    try:
+        return _FAST_DECODE(line)
+    except _FAST_REFUSED:
+        pass
     if line.startswith(_BOM):
         line = line[3:]
     return _DECODE(line.decode("utf-8", "surrogatepass"))
