@@ -54,29 +54,61 @@ def tmux_pane_folder(timeout: float = 1.0) -> str | None:
     return folder if out.returncode == 0 and folder else None
 
 
+def _screenshot_problem(shot: Path) -> str | None:
+    """Why `--screenshot` cannot be written there, before the app runs for it; None if it can."""
+    from planwatch.core.text import shorten
+
+    folder = shot.expanduser().parent
+    if not folder.exists():
+        return f"--screenshot {shorten(str(shot), 200)}: no folder {shorten(str(folder), 200)} (make it first)"
+    if not folder.is_dir():
+        return f"--screenshot {shorten(str(shot), 200)}: {shorten(str(folder), 200)} is not a folder"
+    if shot.expanduser().is_dir():
+        return f"--screenshot {shorten(str(shot), 200)} is a folder: give a file name (FILE.svg)"
+    return None
+
+
 def run_app(args: argparse.Namespace) -> int:
     from planwatch.tui.app import make_app
+    from planwatch.tui.cli_sessions import missing_roots
 
+    # The same refusal as `sessions` and `show`: a folder that is not there is a typo,
+    # not a folder with no sessions yet.
+    if missing_roots(args):
+        return 2
+    shot: Path | None = getattr(args, "screenshot", None)
+    if shot is not None and (problem := _screenshot_problem(shot)) is not None:
+        print(f"planwatch: {problem}", file=sys.stderr)
+        return 2
     # Pane mode may also switch on by itself in a narrow terminal, so the tmux folder is
     # asked for whenever it could matter, not only with --pane.
     if not getattr(args, "cwd", None) and not getattr(args, "demo", False):
         args.cwd = tmux_pane_folder()
     app = make_app(args)
-    shot: Path | None = getattr(args, "screenshot", None)
     if shot is None:
         app.run()
         return 0
     saved: list[str] = []
+    failed: list[str] = []
+    target = shot.expanduser()
 
     async def take(pilot: Any) -> None:
         deadline = time.monotonic() + SCREENSHOT_WAIT
         while app.scan_done is None and time.monotonic() < deadline:
             await pilot.pause(0.05)
         await pilot.pause()
-        saved.append(app.save_screenshot(shot.name, str(shot.parent.resolve())))
+        try:
+            saved.append(app.save_screenshot(target.name, str(target.parent.resolve())))
+        except OSError as exc:  # the folder went, or cannot be written
+            failed.append(f"{exc.strerror or exc}")
         app.exit()
 
     app.run(headless=True, size=SCREENSHOT_SIZE, auto_pilot=take)
+    if failed:
+        from planwatch.core.text import shorten
+
+        print(f"planwatch: --screenshot {shorten(str(shot), 200)}: could not write it: {failed[0]}", file=sys.stderr)
+        return 1
     if not saved:
         print("planwatch: no screenshot was taken", file=sys.stderr)
         return 1

@@ -2,8 +2,10 @@
 
 - `todo SESSION` prints the session's todo lines (`- [x] <title>` / `- [ ] <title>`);
   `--meta` prints the session's `_meta` part (`{"ahpd.tasks": {"open": N}}`, or `{}`).
-  A session id that no task names and no transcript holds is refused (stderr, exit
-  status 1): a typo must not read as "no tasks". Broken records are reported on stderr.
+  SESSION is an id, or the start of one (as `show` takes it), that a plan's scope, a
+  task or a transcript names; one that names none is refused (stderr, exit status 1):
+  a typo must not read as "no tasks"; a start that several ids share is refused naming
+  them. Broken records are reported on stderr.
 - `channel URI` prints the plan's state as one JSON line, then one JSON line per
   action until interrupted (Ctrl-C exits 130 without a traceback); `--once` stops
   after the state. A URI with no plan: the error on stderr, exit status 2.
@@ -40,33 +42,57 @@ def register(sub: Any) -> None:
 def run_todo(args: argparse.Namespace) -> int:
     from planwatch.core.store import views
     from planwatch.core.store.records import Store
-    from planwatch.core.text import safe_text
 
     settings, root = settings_and_root(args)
     snap = Store(root).load()
     report_problems([p.message for p in snap.problems])
-    if not views.session_tasks(snap, args.session) and not _session_exists(args.session, settings):
-        print(
-            f"planwatch: no session {safe_text(args.session, single_line=True)}: no task names it and no transcript "
-            "holds it (see planwatch sessions)",
-            file=sys.stderr,
-        )
+    session = _resolve_session(args.session, views.session_ids(snap), settings)
+    if session is None:
         return 1
     if args.meta:
-        print(json.dumps(views.session_meta(snap, args.session)))
+        print(json.dumps(views.session_meta(snap, session)))
         return 0
-    for line in views.todo_lines(snap, args.session):
+    for line in views.todo_lines(snap, session):
         print(line)
     return 0
 
 
-def _session_exists(session_id: str, settings: Any) -> bool:
-    """Whether a transcript holds this session (asked only when no task names it)."""
+def _resolve_session(target: str, in_store: set[str], settings: Any) -> str | None:
+    """The session `target` names: an id the store or a transcript knows, or the one id it
+    begins (as `show` takes it); None, told on stderr, for none or several.
+
+    The transcripts are scanned only when the store does not know `target` exactly.
+    """
+    from planwatch.core.text import safe_text, shorten
+
+    if target in in_store:
+        return target
+    known = in_store | _transcript_sessions(settings)
+    if target in known:
+        return target
+    matches = sorted(s for s in known if target and s.startswith(target))
+    shown = safe_text(target, single_line=True)
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        names = ", ".join(shorten(safe_text(m, single_line=True), 60) for m in matches[:5])
+        more = f" and {len(matches) - 5} more" if len(matches) > 5 else ""
+        print(f"planwatch: {shown} begins {len(matches)} session ids ({names}{more}): give more of the id", file=sys.stderr)
+        return None
+    print(
+        f"planwatch: no session {shown}: no plan or task names it and no transcript holds it (see planwatch sessions)",
+        file=sys.stderr,
+    )
+    return None
+
+
+def _transcript_sessions(settings: Any) -> set[str]:
+    """The ids of the sessions the transcripts hold (no plan read)."""
     from planwatch.core.index import SessionIndex, default_roots
 
     index = SessionIndex(default_roots(settings, []), read_plans=False)
     index.scan()
-    return index.get(session_id) is not None
+    return {entry.session.id for entry in index.entries()}
 
 
 class _Terminated(Exception):

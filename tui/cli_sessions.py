@@ -45,7 +45,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     sessions = sub.add_parser(
         "sessions",
         help="list every session, newest activity first",
-        description="List every session of every harness, newest activity first.",
+        description="List every session of every harness, newest activity first: its id (what show and todo take; "
+        "the first column, for cut -d' ' -f1), age, harness, steps done, title and folder.",
     )
     sessions.add_argument("--json", action="store_true", help="a JSON array (ids, facts and counts; no plan text)")
     sessions.add_argument("--root", dest="roots", metavar="DIR", action="append", default=[], help="an extra transcript folder (repeatable)")
@@ -60,7 +61,7 @@ def _roots(args: argparse.Namespace) -> list[str]:
     return [*getattr(args, "root", []), *getattr(args, "roots", [])]
 
 
-def _missing_roots(args: argparse.Namespace) -> bool:
+def missing_roots(args: argparse.Namespace) -> bool:
     """Say so (stderr) when a `--root` given does not exist, or is a FIFO, socket or
     device (never opened: it could block for ever); True when one is."""
     from planwatch.core.text import shorten
@@ -175,7 +176,7 @@ def run_show(args: argparse.Namespace) -> int:
     from planwatch.core.text import shorten
 
     target: str = args.target
-    if _missing_roots(args):
+    if missing_roots(args):
         return 2
     path = Path(target).expanduser()
     if path.is_dir():
@@ -358,7 +359,7 @@ def json_rows(rows: list[dict[str, object]]) -> str:
 def run_sessions(args: argparse.Namespace) -> int:
     from planwatch.core.index import cyclic_gc_paused
 
-    if _missing_roots(args):
+    if missing_roots(args):
         return 2
     # Not only the scan: the rows and their JSON are the rest of a short command that
     # frees nothing worth collecting (about 2 ms of a warm run).
@@ -367,7 +368,7 @@ def run_sessions(args: argparse.Namespace) -> int:
 
 
 def _list_sessions(args: argparse.Namespace) -> int:
-    from planwatch.core.text import shorten
+    from planwatch.core.text import safe_text, shorten
 
     index = _index(args, summaries=True)  # facts and counts only: no plan text shown
     entries = index.entries()
@@ -386,6 +387,9 @@ def _list_sessions(args: argparse.Namespace) -> int:
         done, total = entry.plan.counts()
         rows.append(
             (
+                # The whole id, first: what `show` and `todo` take, cut by a script with
+                # `cut -d' ' -f1` or `awk '{print $1}'` (never shortened: a cut id names nothing).
+                safe_text(session.id, single_line=True),
                 _age(session.updated, now),
                 session.harness,
                 f"{done}/{total}" if total else "-",
@@ -393,8 +397,8 @@ def _list_sessions(args: argparse.Namespace) -> int:
                 shorten(session.cwd or "", 50),
             )
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for row in rows:
-        head = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:3]))
-        sys.stdout.write(f"{head}  {row[3]}  {row[4]}".rstrip() + "\n")
+        head = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4]))
+        sys.stdout.write(f"{head}  {row[4]}  {row[5]}".rstrip() + "\n")
     return 0

@@ -27,6 +27,17 @@ def session_plan_ids(snapshot: StoreSnapshot, session_id: str) -> set[str]:
     }
 
 
+def session_ids(snapshot: StoreSnapshot) -> set[str]:
+    """Every session the store names: a plan's scope, or a task's `session` field."""
+    named = {
+        plan.scope.value
+        for plan in snapshot.plans.values()
+        if plan.scope is not None and plan.scope.kind == "session" and plan.scope.value
+    }
+    named.update(task.session for task in snapshot.tasks.values() if task.session)
+    return named
+
+
 def session_tasks(snapshot: StoreSnapshot, session_id: str) -> list[TaskRecord]:
     """The session's tasks: of its plans, or naming it; no duplicates, by id number."""
     plan_ids = session_plan_ids(snapshot, session_id)

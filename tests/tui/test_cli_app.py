@@ -25,3 +25,27 @@ def test_demo_screenshot_runs_headless_and_saves_the_demo_sessions(isolated_env,
     text = html.unescape("".join(re.findall(r"<text[^>]*>([^<]*)</text>", shot.read_text(encoding="utf-8"))))
     assert "Billing webhook retries" in text.replace("\xa0", " ")
     assert "Agent plan" in text.replace("\xa0", " ")
+
+
+def test_screenshot_into_a_missing_folder_is_a_sentence_and_exit_2(isolated_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    shot = tmp_path / "no-such-folder" / "demo.svg"
+    done = planwatch("--demo", "--screenshot", str(shot))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"planwatch: --screenshot {shot}: no folder {shot.parent} (make it first)\n"
+    assert "Traceback" not in done.stderr
+    assert not shot.parent.exists()
+
+
+def test_the_app_refuses_a_missing_root_as_the_commands_do(isolated_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    missing = tmp_path / "no-such-folder"
+    shot = tmp_path / "never.svg"
+    done = planwatch("--root", str(missing), "--screenshot", str(shot))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"planwatch: --root {missing}: no such file or folder\n"
+    assert not shot.exists(), "the app never started"
+    # The same sentence `sessions` says for the same folder.
+    listed = subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--root", str(missing)],
+        cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=120,
+    )  # fmt: skip
+    assert (listed.returncode, listed.stderr) == (done.returncode, done.stderr)

@@ -76,7 +76,7 @@ def test_todo_of_an_unknown_session_is_an_error(transcripts: Path) -> None:
     out = planwatch("todo", "no-such-session")
     assert out.returncode != 0 and out.stdout == ""
     assert out.stderr == (
-        "planwatch: no session no-such-session: no task names it and no transcript holds it (see planwatch sessions)\n"
+        "planwatch: no session no-such-session: no plan or task names it and no transcript holds it (see planwatch sessions)\n"
     )
     assert planwatch("todo", "no-such-session", "--meta").returncode != 0
     # A session that exists but that no task names has no todo lines and no count.
@@ -86,6 +86,53 @@ def test_todo_of_an_unknown_session_is_an_error(transcripts: Path) -> None:
     # A session only the store knows (a translated or agent-made task names it) is known.
     planwatch("task", "add", "Remote step", "--session", "ses-remote")
     assert planwatch("todo", "ses-remote").stdout == "- [ ] Remote step\n"
+
+
+def test_todo_takes_a_unique_start_of_a_session_id_as_show_does(transcripts: Path) -> None:
+    planwatch("task", "add", "Check the API", "--session", SESSION)
+    for target in (SESSION[:8], SESSION[:3]):
+        out = planwatch("todo", target)
+        assert (out.returncode, out.stdout, out.stderr) == (0, "- [ ] Check the API\n", ""), target
+    assert planwatch("todo", SESSION[:8], "--meta").stdout == '{"ahpd.tasks": {"open": 1}}\n'
+    # A start only a transcript's session has: the same session, no task yet.
+    other = next(p.stem for p in transcripts.rglob("*.jsonl") if not p.stem.startswith(SESSION[0]) and "subagents" not in p.parts)
+    alone = planwatch("todo", other[:10])
+    assert (alone.returncode, alone.stdout, alone.stderr) == (0, "", "")
+
+
+def test_todo_refuses_a_start_that_several_sessions_share_naming_them(transcripts: Path) -> None:
+    planwatch("task", "add", "One", "--session", "ses-alpha-1")
+    planwatch("task", "add", "Two", "--session", "ses-alpha-2")
+    out = planwatch("todo", "ses-alpha")
+    assert (out.returncode, out.stdout) == (1, "")
+    assert out.stderr == (
+        "planwatch: ses-alpha begins 2 session ids (ses-alpha-1, ses-alpha-2): give more of the id\n"
+    )
+    assert planwatch("todo", "ses-alpha-2").stdout == "- [ ] Two\n"
+
+
+def test_todo_of_a_session_only_a_plans_scope_names_is_that_session_with_no_tasks(isolated_env: IsolatedEnv) -> None:
+    made = planwatch("plan", "create", "Three's plan", "--scope", "session:three")
+    assert made.returncode == 0, made.stderr
+    out = planwatch("todo", "three")
+    assert (out.returncode, out.stdout, out.stderr) == (0, "", "")
+    assert planwatch("todo", "three", "--meta").stdout == "{}\n"
+    planwatch("task", "add", "First of three", "--plan", "p1")
+    assert planwatch("todo", "thr").stdout == "- [ ] First of three\n"
+
+
+def test_sessions_prints_each_id_first_for_show_and_todo(transcripts: Path) -> None:
+    out = planwatch("sessions")
+    assert out.returncode == 0, out.stderr
+    listed = json.loads(planwatch("sessions", "--json").stdout)
+    firsts = [line.split(" ", 1)[0] for line in out.stdout.splitlines()]
+    assert firsts == [row["id"] for row in listed]
+    assert SESSION in firsts
+    # What a script cuts off the first column, `show` and `todo` take.
+    cut = subprocess.run(["cut", "-d", " ", "-f1"], input=out.stdout, capture_output=True, text=True, check=True)
+    for session_id in cut.stdout.split():
+        assert planwatch("show", "--plain", session_id).returncode == 0, session_id
+    assert planwatch("todo", firsts[0]).returncode == 0
 
 
 def test_sessions_with_a_missing_root_is_an_error(isolated_env: IsolatedEnv) -> None:

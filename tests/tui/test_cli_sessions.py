@@ -146,8 +146,8 @@ def test_sessions_lists_newest_first_with_harness_title_folder_and_counts() -> N
     out = planwatch("sessions")
     lines = out.stdout.splitlines()
     assert len(lines) == 2
-    assert re.match(r"^now\s+acp\s+1/2\s+Fix the build\s+/home/dev/mobile$", lines[0]), lines[0]
-    assert re.match(r"^2h ago\s+claude\s+1/3\s+Add rate limiting\s+/home/dev/api$", lines[1]), lines[1]
+    assert re.match(r"^sess_9\s+now\s+acp\s+1/2\s+Fix the build\s+/home/dev/mobile$", lines[0]), lines[0]
+    assert re.match(rf"^{SID}\s+2h ago\s+claude\s+1/3\s+Add rate limiting\s+/home/dev/api$", lines[1]), lines[1]
 
 
 def test_sessions_with_nothing_found_says_where_it_looked() -> None:
