@@ -347,6 +347,27 @@ def test_scan_reports_batches_as_it_goes() -> None:
     assert len(index.entries()) == 120
 
 
+def test_scan_batches_grow_with_what_was_read_so_the_scan_stays_linear(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each batch's rebuild looks at every file read so far: a batch holds at least half
+    as many files as were read before it, so 1,000 files make a dozen batches, not 20."""
+    import planwatch.core.index as index_module
+
+    # Batches by count only (a slow machine would add batches by time, each bounded by
+    # its cost): the rule under test is the count's.
+    monkeypatch.setattr(index_module, "BATCH_SECONDS", 3600.0)
+    for n in range(1000):
+        _codex(f"019ad3f1-0000-7000-8000-{n:012d}")
+    batches: list[list[SessionEntry]] = []
+    index = SessionIndex(_roots())
+    index.scan(batches.append)
+    sizes = [len(b) for b in batches]
+    assert sum(sizes) == 1000 and len(index.entries()) == 1000
+    assert sizes[0] == index_module.BATCH_FILES  # the first screen comes first
+    for at, size in enumerate(sizes[:-1]):
+        assert size >= max(index_module.BATCH_FILES, sum(sizes[:at]) // index_module.BATCH_GROWTH)
+    assert len(sizes) <= 12
+
+
 def test_broken_files_are_skipped_and_the_scan_goes_on() -> None:
     _claude(build=lambda w: w.todo_write([("Survives", "pending")]))
     folder = paths.claude_projects_dir() / "-home-dev-api"
