@@ -22,6 +22,11 @@ one 50 MB line; the rest small sessions with plans, titles and task calls.
   to a transcript → on screen, median of `--appends`;
 - peak RSS: the largest of the commands' and their scan workers' (ru_maxrss).
 
+`--sessions 10000` generates (into its own folder) the heavy user's corpus instead: the
+same eight 150 MB sessions and 50 MB line, and 9,992 small Claude Code and Codex sessions
+of 20-200 KB, each with 2-9 plan calls and a first prompt naming every plan tool (so the
+byte prefilter passes it), their times to the minute (many sessions share one).
+
 Every planwatch folder points into the corpus folder: the host's are never touched.
 """
 
@@ -125,7 +130,47 @@ def _small(path: Path, n: int, sid: str, size: int, when: datetime, rnd: random.
                 w.real_records("claude", sid, rnd.randint(1, 6))
 
 
-def generate(root: Path) -> None:
+PLAN_TOOL_NAMES = "TodoWrite ExitPlanMode TaskCreate TaskUpdate mcp__ccd_turn__update_plan mcp__ccd_turn__wrap_up update_plan"
+
+
+def _heavy_small(root: Path, n: int, when: datetime, rnd: random.Random) -> Path:
+    """One of the heavy corpus's small sessions: Claude Code for even n, Codex for odd."""
+    size, calls = rnd.randint(20_000, 200_000), rnd.randint(2, 9)
+    every = size // calls
+    cwd = f"/home/dev/p{n % 40}"
+    if n % 2 == 0:
+        sid = f"{n:08x}-0000-4000-8000-{rnd.getrandbits(48):012x}"
+        path = corpus.claude_path(root / "claude" / "projects", cwd, sid)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fh:
+            claude = corpus.ClaudeWriter(fh, sid, cwd, start=when, seed=n)
+            claude.prompt(f"Work through item {n}. Tools you have: {PLAN_TOOL_NAMES}")
+            next_plan = 0
+            while fh.tell() < size:
+                if fh.tell() >= next_plan:
+                    claude.todo_write(_plan(rnd, fh.tell() / size))
+                    next_plan = fh.tell() + every
+                claude.filler(int(rnd.lognormvariate(7.5, 1.0)) + 200)
+        return path
+    tid = f"01a{n:05x}-0000-7000-8000-{rnd.getrandbits(48):012x}"
+    path = corpus.codex_path(root / "codex" / "sessions", tid, when)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        codex = corpus.CodexWriter(fh, start=when, seed=n)
+        codex.meta(tid, cwd)
+        codex.prompt(f"Work through item {n}. Tools you have: {PLAN_TOOL_NAMES}")
+        next_plan = 0
+        while fh.tell() < size:
+            if fh.tell() >= next_plan:
+                codex.update_plan(_plan(rnd, fh.tell() / size))
+                next_plan = fh.tell() + every
+            codex.filler(int(rnd.lognormvariate(7.5, 1.0)) + 200)
+    return path
+
+
+def generate(root: Path, sessions: int = SESSIONS) -> None:
+    if sessions != SESSIONS:
+        return _generate_heavy(root, sessions)
     rnd = random.Random(11)
     projects = root / "claude" / "projects"
     base = datetime(2026, 11, 1, tzinfo=UTC)
@@ -146,16 +191,37 @@ def generate(root: Path) -> None:
             print(f"  generated {n + 1}/{SESSIONS} sessions", file=sys.stderr)
 
 
-def ensure_corpus(root: Path) -> list[Path]:
+def _generate_heavy(root: Path, sessions: int) -> None:
+    rnd = random.Random(13)
+    projects = root / "claude" / "projects"
+    base = datetime(2026, 11, 1, tzinfo=UTC)
+    for n in range(sessions):
+        # To the minute, three sessions every seven minutes: ties the order must break by id.
+        when = base + timedelta(minutes=(n * 7) // 3)
+        if n < BIG:
+            uid = f"{n:08x}-0000-4000-8000-{rnd.getrandbits(48):012x}"
+            path = corpus.claude_path(projects, f"/home/dev/p{n % 40}", uid)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            _big(path, n, uid, when, rnd)
+        else:
+            path = _heavy_small(root, n, when, rnd)
+        stamp = (when + timedelta(hours=2)).timestamp()
+        os.utime(path, (stamp, stamp))
+        if n % 1000 == 0:
+            print(f"  generated {n + 1}/{sessions} sessions", file=sys.stderr)
+
+
+def ensure_corpus(root: Path, sessions: int = SESSIONS) -> list[Path]:
     marker = root / "corpus.json"
-    wanted = {"shape": "issue-11", "version": SHAPE_VERSION}
+    wanted = {"shape": "issue-11" if sessions == SESSIONS else f"heavy-{sessions}", "version": SHAPE_VERSION}
     if not (marker.exists() and json.loads(marker.read_text()) == wanted):
         print(f"generating the corpus in {root} (once) …", file=sys.stderr)
         shutil.rmtree(root / "claude", ignore_errors=True)
+        shutil.rmtree(root / "codex", ignore_errors=True)
         root.mkdir(parents=True, exist_ok=True)
-        generate(root)
+        generate(root, sessions)
         marker.write_text(json.dumps(wanted))
-    return sorted((root / "claude" / "projects").rglob("*.jsonl"))
+    return sorted([*(root / "claude" / "projects").rglob("*.jsonl"), *(root / "codex").rglob("*.jsonl")])
 
 
 # -- measurements ------------------------------------------------------------------------------
@@ -171,7 +237,7 @@ def env_for(root: Path, cache: Path) -> dict[str, str]:
         GEMINI_CLI_HOME=str(root / "none" / "gemini"),
         XDG_DATA_HOME=str(root / "none" / "xdg-data"),  # no OpenCode database of the host's
         CLAUDE_CONFIG_DIR=str(root / "claude"),
-        CODEX_HOME=str(root / "none" / "codex"),
+        CODEX_HOME=str(root / "codex" if (root / "codex").is_dir() else root / "none" / "codex"),
         PLANWATCH_ACP_LOGS=str(root / "none" / "acp"),
         PLANWATCH_CONFIG=str(root / "none" / "config.yaml"),
         PLANWATCH_DATA=str(root / "none" / "data"),
@@ -314,6 +380,8 @@ async def main():
     live = ClaudeTranscript(work / "live", "/home/dev/live")
     live.custom_title("Live session").todo_write([("first", "pending")])
     roots = [corpus / "claude" / "projects", work / "live" / "projects"]
+    if (corpus / "codex" / "sessions").is_dir():
+        roots.append(corpus / "codex" / "sessions")
     started = time.perf_counter()
     app = make_app(AppOptions(roots=roots, config_path=work / "config.yaml", store_root=work / "store",
                               state_dir=work / "state"))
@@ -325,6 +393,9 @@ async def main():
                 session_list = app.screen.query_one("#sessions", SessionList)
             except Exception:
                 await pilot.pause(0.005)
+        while session_list.option_count < min(30, len(app.entries()) or 30):  # the first screen's rows
+            await pilot.pause(0.005)
+        figures["first_rows"] = time.perf_counter() - started
         while app.scan_done is None or session_list.option_count < len(app.entries()) or not session_list.option_count:
             await pilot.pause(0.01)
         figures["all_rows"] = time.perf_counter() - started
@@ -371,15 +442,17 @@ def measure_app(root: Path, appends: int) -> tuple[dict[str, float], int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", default=str(ROOT / "bench-corpus" / "start"), help="where the corpus is kept")
+    parser.add_argument("--corpus", default=None, help="where the corpus is kept (default ./bench-corpus/start, or start-N)")
+    parser.add_argument("--sessions", type=int, default=SESSIONS, help="1000 (the default shape) or a heavy user's count")
     parser.add_argument("--rounds", type=int, default=3, help="timed runs per row (the best is shown)")
     parser.add_argument("--appends", type=int, default=20)
     parser.add_argument("--skip-app", action="store_true")
     parser.add_argument("--skip-ccusage", action="store_true")
     args = parser.parse_args()
 
-    root = Path(args.corpus).resolve()
-    files = ensure_corpus(root)
+    default = ROOT / "bench-corpus" / ("start" if args.sessions == SESSIONS else f"start-{args.sessions}")
+    root = Path(args.corpus or default).resolve()
+    files = ensure_corpus(root, args.sessions)
     total = sum(f.stat().st_size for f in files)
     print(f"corpus: {len(files)} files, {total / 1e9:.2f} GB", file=sys.stderr)
     # planwatch's own modules compiled first, as `pip install` leaves them.
@@ -409,6 +482,8 @@ def main() -> int:
         rows.append((f"ccusage {CCUSAGE_VERSION}", "n/a", "", "not available (no CCUSAGE, npx could not fetch it)"))
     rows.append(("a naive reader (json.loads every line)", f"{naive:.2f} s", cpu("naive"), ""))
     if app is not None:
+        rows.append(("app: the first screen's rows (cold cache / warm)", f"{app['first_rows']:.2f} s / "
+                     f"{app['warm_first_rows']:.2f} s", "", "30 rows"))
         rows.append(("app: every row on screen (cold cache)", f"{app['all_rows']:.2f} s", "",
                      f"{app['all_rows'] / cold:.2f}× CLI cold"))
         rows.append(("app: every row on screen (warm cache)", f"{app['warm_all_rows']:.2f} s", "",
