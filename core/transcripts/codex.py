@@ -26,7 +26,6 @@ skipping the harness's context messages.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from collections import OrderedDict
 from pathlib import Path
@@ -44,6 +43,7 @@ from planwatch.core.transcripts.reader import (
     json_record,
     json_value_needles,
     line_time,
+    load_json_text,
     parse_timestamp,
     prompt_title,
     time_pattern,
@@ -250,7 +250,7 @@ def _plan_call(item: dict[str, Any]) -> FullList | None:
         return None
     raw = item.get("arguments")
     try:
-        arguments = json.loads(raw) if isinstance(raw, str) else raw
+        arguments = load_json_text(raw) if isinstance(raw, str) else raw
     except (ValueError, RecursionError):
         return None
     if not isinstance(arguments, dict) or not isinstance(arguments.get("plan"), list):

@@ -250,6 +250,17 @@ def load_json_line(line: bytes) -> Any:
     return _DECODE(line.decode("utf-8", "surrogatepass"))
 
 
+def load_json_text(text: str) -> Any:
+    """JSON held in a string (a tool call's `arguments`), parsed as `load_json_line`
+    parses a line: msgspec first, the standard library for what it refuses (a lone
+    surrogate cannot even be handed to msgspec), so the value is the standard library's.
+    Raises ValueError on bad JSON."""
+    try:
+        return _FAST_DECODE(text)
+    except (_FAST_REFUSED, UnicodeEncodeError):
+        return _DECODE(text)
+
+
 def json_record(line: bytes) -> dict[str, Any] | None:
     """A line as a JSON object; None for bad JSON or any other value (not counted: for
     the IO hooks that look at a line again, outside `feed_line`)."""

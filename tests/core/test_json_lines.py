@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planwatch.core.transcripts.reader import _BAD_JSON, load_json_line
+from planwatch.core.transcripts.reader import _BAD_JSON, load_json_line, load_json_text
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
@@ -113,3 +113,14 @@ def test_json_lines_decode_as_the_standard_library_does_when_a_line_is_damaged(v
         else:
             line[at:at] = data.draw(st.binary(min_size=1, max_size=3))
     assert_same(bytes(line))
+
+
+@pytest.mark.parametrize("line", EDGES)
+def test_json_in_a_string_decodes_as_the_standard_library_does(line: bytes) -> None:
+    """A tool call's `arguments` (JSON in a string): the same value or refusal as json.loads."""
+    try:
+        text = line.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        text = line.decode("latin-1")  # not UTF-8: some other text all the same
+    for candidate in (text, text.replace("\\ud800", "\ud800")):  # a lone surrogate in the str itself too
+        assert outcome(load_json_text, candidate) == outcome(json.loads, candidate)
