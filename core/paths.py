@@ -45,6 +45,25 @@ def config_file() -> Path:
     return _env_path("PLANWATCH_CONFIG") or Path(_platformdirs().user_config_dir(APP)) / "config.yaml"
 
 
+def default_config_files() -> tuple[Path, ...]:
+    """The settings files a person's user directory lives in when no PLANWATCH_CONFIG
+    names another: the platform's default, and `~/.config/planwatch/config.yaml` of the
+    login's home as the password database has it (HOME and XDG_CONFIG_HOME are the
+    caller's to set, so an agent could move the platform's default away from it)."""
+    found = [Path(_platformdirs().user_config_dir(APP)) / "config.yaml"]
+    try:
+        import pwd
+
+        home = pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError):
+        home = ""
+    if home:
+        login = Path(home) / ".config" / APP / "config.yaml"
+        if login not in found:
+            found.append(login)
+    return tuple(found)
+
+
 def store_dir(setting: Path | str | None = None) -> Path:
     """The record store: `PLANWATCH_STORE`, else the setting, else `<data>/store`."""
     env = _env_path("PLANWATCH_STORE")

@@ -46,7 +46,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -221,6 +221,8 @@ class Settings:
     directory_error: str | None = field(default=None, repr=False)
     """Set while a user directory is present but cannot be read or validated: a
     sentence naming the file and the problem. Calls that need a grant are refused."""
+    file_missing: bool = field(default=False, repr=False, compare=False)
+    """These are the defaults of a settings file that does not exist."""
 
     def __post_init__(self) -> None:
         # Checked like the file's values, so no code path can build settings the
@@ -240,8 +242,10 @@ class Settings:
 
         Under a user directory: `owner`, else `host` (never a name from the
         environment, which anyone can set). Without one: `owner`, else the login name.
+        An `owner` that names a user of the directory is not a token-less call's
+        name: only a user's own token names her, so such calls are stamped `host`.
         """
-        if self.owner:
+        if self.owner and not (self.users is not None and names_user(self.users, self.owner)):
             return self.owner
         if self.has_directory():
             return "host"
@@ -253,6 +257,12 @@ class Settings:
             return getpass.getuser() or "host"
         except Exception:
             return "host"
+
+
+def names_user(directory: UserDirectory, name: str) -> bool:
+    """Does `name` name a user of `directory` (case and surrounding blanks aside)?"""
+    wanted = name.strip().casefold()
+    return any(user.strip().casefold() == wanted for user in directory.users)
 
 
 # ---------------------------------------------------------------- loading
@@ -308,9 +318,62 @@ def load_settings(path: Path | None = None, *, report: bool = True) -> Settings:
     """Read the settings file; never raises, never fails open (see the module doc)."""
     path = Path(path or paths.config_file())
     settings = _load(path)
+    if not settings.has_directory():
+        settings = _directory_elsewhere(path, settings)
     if report:
         report_problems(settings)
     return settings
+
+
+def _directory_elsewhere(path: Path, settings: Settings) -> Settings:
+    """`settings` read from `path`, which holds no user directory; failed closed when a
+    default settings file (the one the person's own login would read) holds one.
+
+    PLANWATCH_CONFIG, XDG_CONFIG_HOME and HOME are the caller's to set: an agent naming
+    a file that is missing (or has no directory) would otherwise run without the
+    directory that governs it. Which file is meant is a person's decision, so until one
+    is made every call that needs a grant is refused, and approval is required.
+    """
+    for anchor in paths.default_config_files():
+        if _same_file(anchor, path):
+            continue
+        other = _load(anchor)
+        if not other.has_directory():
+            continue
+        if settings.file_missing:
+            state = "does not exist"
+            how = f"write {path} (with roles and users, or without them to run with no directory)"
+        else:
+            state = "holds no user directory"
+            how = f"copy the roles and users into {path}"
+        error = (
+            f"the settings file {path} {state}, but {anchor} holds a user directory; until a person "
+            f"decides, unset PLANWATCH_CONFIG (and XDG_CONFIG_HOME) to use that directory, or {how}"
+        )
+        return _failed_closed(path, settings, error)
+    return settings
+
+
+def _same_file(one: Path, other: Path) -> bool:
+    if one == other:
+        return True
+    try:
+        return one.resolve() == other.resolve()
+    except (OSError, RuntimeError):
+        return False
+
+
+def _failed_closed(path: Path, settings: Settings, error: str) -> Settings:
+    """`settings` with approval required, plans not read and every grant refused, for `error`."""
+    problem = SettingsProblem(path, "", f"{error}; approval is required and agents' plans are not read meanwhile")
+    closed = {name: value for name, (value, _said) in _CLOSED.items()}
+    return replace(
+        settings,
+        **closed,
+        problems=(*settings.problems, problem),
+        directory_error=error,
+        file_missing=settings.file_missing,
+    )
 
 
 def report_problems(settings: Settings) -> list[SettingsProblem]:
@@ -333,7 +396,9 @@ def _load(path: Path) -> Settings:
         return _unreadable(path, f"cannot be read ({describe_os_error(exc)})")
     except ValueError as exc:
         return _unreadable(path, str(exc))
-    if text is None or not text.strip():
+    if text is None:
+        return Settings(file_missing=True)
+    if not text.strip():
         return Settings()
     # Imported here, not at the top: most commands run without a settings file, and
     # ruamel.yaml is a tenth of a warm start (issue 11).
@@ -352,15 +417,25 @@ def _load(path: Path) -> Settings:
     if not isinstance(data, dict):
         return _unreadable(path, "is not a mapping of settings (key: value lines)")
     problems: list[SettingsProblem] = []
+    # A users/roles section misspelt or out of place is a broken directory, never none:
+    # read as no directory, it would let every call approve.
+    directory_problems: list[SettingsProblem] = []
     values: dict[str, Any] = {}
     for key, value in data.items():
         name = _FIELDS.get(key) if isinstance(key, str) else None
         if name is None:
             # Kept on save (they may be another tool's), but said: a misspelled key
             # (`requireAproval`, `role`) must not pass for a setting in force.
-            if key not in ("roles", "users"):
+            if key in ("roles", "users"):
+                continue
+            meant = directory_key(key)
+            if meant is not None:
+                directory_problems.append(SettingsProblem(path, str(key), _misspelt_directory(key, meant)))
+            else:
                 problems.append(SettingsProblem(path, str(key), _unknown_key(key)))
+                directory_problems.extend(_nested_directory(path, str(key), value))
             continue
+        directory_problems.extend(_nested_directory(path, str(key), value))
         try:
             values[name] = _check_setting(name, value)
         except SettingInvalid as exc:
@@ -371,18 +446,83 @@ def _load(path: Path) -> Settings:
                 problems.append(SettingsProblem(path, key, f"{exc.problem}; the default is used instead"))
     directory = None
     directory_error = None
+    errors = list(directory_problems)
     if "roles" in data or "users" in data:
         # The directory's checks (pydantic) load only for a file that has one.
         from planwatch.core.user_directory import load_directory
 
         directory, directory_errors = load_directory(data)
-        errors = [SettingsProblem(path, key, problem) for key, problem in directory_errors]
+        errors.extend(SettingsProblem(path, key, problem) for key, problem in directory_errors)
+    if errors:
+        directory = None
         problems.extend(errors)
-        if errors:
-            first = errors[0]
-            more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-            directory_error = f"the user directory in {path} is not valid: {first.key}: {first.problem}{more}"
+        first = errors[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        directory_error = f"the user directory in {path} is not valid: {first.key}: {first.problem}{more}"
+    owner = values.get("owner")
+    if owner and directory is not None and names_user(directory, owner):
+        problems.append(
+            SettingsProblem(
+                path,
+                "owner",
+                f"names {quoted(owner)}, a user of the user directory: a call without a token is never stamped "
+                "as a user (only the user's own token names her), so such calls are stamped host",
+            )
+        )
     return Settings(**values, users=directory, problems=tuple(problems), directory_error=directory_error)
+
+
+_DIRECTORY_KEYS = ("users", "roles")
+
+
+def directory_key(key: object) -> str | None:
+    """`users` or `roles` when `key` is almost that key (`Users`, `user`, `"users "`,
+    `rols`) without being it; else None."""
+    if not isinstance(key, str) or key in _DIRECTORY_KEYS:
+        return None
+    word = key.strip().casefold()
+    for name in _DIRECTORY_KEYS:
+        if word in (name, name[:-1]):
+            return name
+    if not 3 <= len(word) <= 7:
+        return None
+    import difflib
+
+    near = difflib.get_close_matches(word, _DIRECTORY_KEYS, n=1, cutoff=0.75)
+    return near[0] if near else None
+
+
+def _misspelt_directory(key: object, meant: str) -> str:
+    return (
+        f"is not a setting planwatch knows (did you mean {meant}?); the user directory's key is {meant}, lower "
+        "case, at the top level, so the directory is broken: calls that need a grant are refused until it is fixed"
+    )
+
+
+def _nested_directory(path: Path, top: str, value: object) -> list[SettingsProblem]:
+    """A `users` or `roles` (or almost) below the top level: a directory out of place."""
+    found: list[SettingsProblem] = []
+    todo: list[tuple[str, object]] = [(top, value)]
+    while todo and len(found) < 10:
+        where, node = todo.pop()
+        if isinstance(node, dict):
+            for key, child in node.items():
+                here = f"{where}.{key}"
+                if key in _DIRECTORY_KEYS or directory_key(key) is not None:
+                    meant = key if key in _DIRECTORY_KEYS else directory_key(key)
+                    found.append(
+                        SettingsProblem(
+                            path,
+                            here,
+                            f"is a {meant} section below the top level, where it is not read, so the user "
+                            "directory is broken: calls that need a grant are refused until it is moved to the top",
+                        )
+                    )
+                else:
+                    todo.append((here, child))
+        elif isinstance(node, list):
+            todo.extend((f"{where}[{i}]", child) for i, child in enumerate(node))
+    return found
 
 
 def _unknown_key(key: object) -> str:
@@ -406,6 +546,12 @@ class LiveSettings:
     user or grant stops working on the very next call. A file caught half-written (not
     YAML) is re-read a few times over ~0.2 s before its problem counts. Callbacks given
     to `on_change` run (in the calling thread) after each reload.
+
+    A file that held a user directory while this process ran and is then gone does not
+    mean "no directory" (deleting a file is not a decision anyone made, and an agent of
+    the same user can do it): calls that need a grant are refused, and approval is
+    required, until the file is back — holding a directory, or written without one by a
+    person who decided to run without it.
     """
 
     def __init__(self, path: Path | None = None, *, report: bool = True, initial: Settings | None = None) -> None:
@@ -413,7 +559,9 @@ class LiveSettings:
         self._report = report
         self._lock = threading.Lock()
         self._key = file_identity(self.path)
+        self._had_directory = False
         self._settings = initial if initial is not None else self._read()
+        self._had_directory = self._settings.has_directory()
         self._listeners: list[Callable[[Settings], None]] = []
 
     def _read(self) -> Settings:
@@ -423,6 +571,16 @@ class LiveSettings:
                 break
             time.sleep(0.05)  # an editor's save in progress: give it a moment
             settings = load_settings(self.path, report=False)
+        if settings.file_missing and self._had_directory:
+            settings = _failed_closed(
+                self.path,
+                settings,
+                f"the settings file {self.path} held a user directory when this process read it and is gone now; "
+                f"until a person decides, put it back, or write {self.path} without roles and users to run with no "
+                "directory",
+            )
+        if not settings.file_missing:
+            self._had_directory = settings.has_directory()
         if self._report:
             report_problems(settings)
         return settings
