@@ -17,6 +17,7 @@ from planwatch.core.model import SOURCE_LABELS
 from planwatch.core.store.recordfile import RecordProblem
 from planwatch.core.store.schema import PlanRecord, Scope, Source, Stamp, TaskRecord
 from planwatch.core.text import safe_text, shorten
+from planwatch.tui.cells import shorten_cells
 
 # The mark before each status. Its colour is the theme's, through the table's
 # component classes (tui/widgets/store_table.py): the caller passes the style.
@@ -94,8 +95,9 @@ and notes columns stay on screen."""
 
 
 def line_text(text: str | None, limit: int = 200) -> Text:
-    # Text, never markup: titles and names are untrusted (hand edits, agents).
-    return Text(shorten(text or "", limit))
+    # Text, never markup: titles and names are untrusted (hand edits, agents); cut in
+    # cells, so a CJK or emoji title is no wider than its column.
+    return Text(shorten_cells(text or "", limit))
 
 
 SessionTitle = Callable[[str], "str | None"]
@@ -117,7 +119,7 @@ def session_words(session_id: str, titles: SessionTitle | None = None) -> str:
     """A session named by its title when known, else by the start of its id."""
     title = titles(session_id) if titles is not None else None
     if title:
-        return f"session “{shorten(title, 40)}”"
+        return f"session “{shorten_cells(title, 40)}”"
     return f"a session ({session_id[:8]})"
 
 
@@ -137,7 +139,7 @@ def plan_cells(plan: PlanRecord, tasks: list[TaskRecord], titles: SessionTitle, 
         "id": Text(plan.id, style="bold"),
         "status": status_cell(plan.status, style_of),
         "priority": Text(f"{done}/{counted}"),
-        "title": Text(shorten(plan.title, TITLE_WIDTH), style="bold"),
+        "title": Text(shorten_cells(plan.title, TITLE_WIDTH), style="bold"),
         "approved": line_text(f"✓ {plan.approved.by}" if plan.approved else ""),
         "notes": line_text(scope, 60),
     }

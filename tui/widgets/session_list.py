@@ -282,7 +282,7 @@ class SessionList(CursorPlainOptionList):
     def _heading(self, group: str, count: int, layout: RowLayout) -> Content:
         width = max(1, layout.width)
         if self.order == "folder":
-            return heading_text(layout.folder_label.get(group, group), count, width)
+            return heading_text(layout.folder_heading.get(group, group), count, width)
         return heading_text(group, count, width, f"bold {harness_style(group)}")
 
     @property

@@ -2,7 +2,9 @@
 open count), the column widths for a width of the list, the column names, and a group's
 heading. Pure: rows and a width in, `Content` out (literal text, theme colours, never
 markup). The title gets most of the row: the folder shows only the tail that tells
-folders apart, and a narrow list shows the harness as a coloured letter.
+folders apart (cut where the cut labels still differ), and a narrow list shows the
+harness as a coloured letter. Every column is measured in cells (tui.cells): a CJK or
+emoji title is cut to its column like any other.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from textual.content import Content
 from planwatch.core.model import Session
 from planwatch.core.text import safe_text
 from planwatch.tui import palette
+from planwatch.tui.cells import cut, cut_left, fit, fit_left, head, tail, width_of
 from planwatch.tui.widgets.pill import pill_text
 
 Order = Literal["recent", "folder", "harness"]
@@ -72,8 +75,14 @@ def age(updated: datetime, now: datetime) -> str:
 
 
 def short_folder(folder: str, home: str | None = None) -> str:
-    if home and folder.startswith(home):
-        folder = "~" + folder[len(home):]
+    """The folder with the home folder written `~` (`/home/dev` → `~`, `/home/dev/api` →
+    `~/api`; `/home/dev2` is not under `/home/dev`)."""
+    if home:
+        home = home.rstrip("/") or "/"
+        if folder == home:
+            return "~"
+        if home != "/" and folder.startswith(home + "/"):
+            return "~" + folder[len(home) :]
     return folder
 
 
@@ -103,21 +112,44 @@ def folder_labels(folders: Iterable[str]) -> dict[str, str]:
     return labels
 
 
-def fit(text: str, width: int) -> str:
-    if width <= 0:
-        return ""
-    if len(text) <= width:
-        return text.ljust(width)
-    return text[: max(0, width - 1)] + "…"
+def fitted_labels(labels: Mapping[str, str], width: int) -> dict[str, str]:
+    """Each folder's label in at most `width` cells, the labels still telling the
+    folders apart where they can: a label that fits stays whole; one that does not is cut
+    at its start (`…web-api`, the end of a path says most) unless another cut reads the
+    same, then at its end (`claude-re…` beside `opencode-…`, where both ends would read
+    `…de-resume`), then at both ends, keeping as much of the end as tells it apart."""
+    shown: dict[str, str] = {}
+    pending: list[str] = []
+    for folder, label in sorted(labels.items()):
+        if width_of(label) <= width:
+            shown[folder] = label
+        else:
+            pending.append(folder)
+    if not pending or width <= 1:
+        return {**shown, **{f: cut_left(labels[f], width) for f in pending}}
+    taken = set(shown.values())
 
+    def candidates(label: str) -> list[str]:
+        room = width - 1
+        ends = [cut_left(label, width), cut(label, width)]
+        return ends + [head(label, k) + "…" + tail(label, room - k) for k in range(room - 1, 0, -1)]
 
-def fit_left(text: str, width: int) -> str:
-    """Cut from the left: the end of a folder path says most."""
-    if width <= 0:
-        return ""
-    if len(text) <= width:
-        return text.ljust(width)
-    return "…" + text[len(text) - width + 1 :]
+    options = {f: candidates(labels[f]) for f in pending}
+    for attempt in range(width + 1):
+        tried: dict[str, list[str]] = {}
+        for folder in pending:
+            if attempt < len(options[folder]):
+                tried.setdefault(options[folder][attempt], []).append(folder)
+        for label, folders in tried.items():
+            if len(folders) == 1 and label not in taken:
+                shown[folders[0]] = label
+                taken.add(label)
+        pending = [f for f in pending if f not in shown]
+        if not pending:
+            break
+    # Folders no cut this narrow tells apart read as their end.
+    shown.update((f, cut_left(labels[f], width)) for f in pending)
+    return shown
 
 
 # Harness names when the list is wide; one coloured letter when it is not.
@@ -145,7 +177,10 @@ class RowLayout:
     folder: int
     pill: int
     open: int
+    # Each folder's label as its row shows it: cut to the folder column, still apart.
     folder_label: Mapping[str, str] = field(default_factory=dict, compare=True, hash=False)
+    # Each folder's whole label (a group's heading has the room for it).
+    folder_heading: Mapping[str, str] = field(default_factory=dict, compare=True, hash=False)
 
     @classmethod
     def for_rows(cls, rows: Sequence[SessionRow], width: int) -> RowLayout:
@@ -163,15 +198,18 @@ class RowLayout:
             open_cells = 0
         fixed = 2 + (harness + 1 if harness else 0) + 1 + AGE_CELLS + 1 + pill
         fixed += open_cells + 1 if open_cells else 0
-        labels = folder_labels(r.folder for r in rows)
-        longest = max((len(label) for label in labels.values()), default=0)
+        # Made safe before they are measured: an escape shown for a control character
+        # takes cells too.
+        labels = {f: safe_text(label, single_line=True) for f, label in folder_labels(r.folder for r in rows).items()}
+        longest = max((width_of(label) for label in labels.values()), default=0)
         # The title keeps at least two thirds of what is left.
         room = width - fixed
         folder = min(longest, FOLDER_MAX if wide else FOLDER_MAX // 2, max(0, room // 3 - 1))
         if folder < min(longest, FOLDER_MIN):
             folder = 0  # a folder cut to a few letters tells nothing apart
         title = max(6, room - (folder + 1 if folder else 0))
-        return cls(width, harness, title, folder, pill, open_cells, labels)
+        shown = fitted_labels(labels, folder) if folder else labels
+        return cls(width, harness, title, folder, pill, open_cells, shown, labels)
 
 
 PILL_MIN = 5  # "○ 0/4"
@@ -205,13 +243,9 @@ def pill_span(layout: RowLayout) -> tuple[int, int]:
 
 
 def row_cells(row: SessionRow, layout: RowLayout) -> int | None:
-    """The cells `row_text(row, …, layout)` takes, known without making it when every
-    character takes one cell (an ASCII title, folder and harness: the usual row); None
-    otherwise (measure the text)."""
-    title = row.title or row.id
-    label = layout.folder_label.get(row.folder, row.folder) if layout.folder else ""
-    if not (title.isascii() and row.harness.isascii() and label.isascii()):
-        return None
+    """The cells `row_text(row, …, layout)` takes, known without making it: every column
+    is fitted to its cells (a wide or combining title too), so every row of a layout
+    takes the same. (None would mean: measure the text.)"""
     return pill_span(layout)[1] + (layout.open + 1 if layout.open else 0)
 
 
@@ -231,8 +265,8 @@ def row_text(row: SessionRow, now: datetime, layout: RowLayout) -> Content:
     title = safe_text(row.title or f"Session {row.id}", single_line=True)
     parts += [(fit(title, layout.title), "bold" if running else ""), " "]
     if layout.folder:
-        label = layout.folder_label.get(row.folder, row.folder)
-        parts += [(fit_left(safe_text(label, single_line=True), layout.folder), palette.MUTED), " "]
+        label = layout.folder_label.get(row.folder) or safe_text(row.folder, single_line=True)
+        parts += [(fit_left(label, layout.folder), palette.MUTED), " "]
     parts += [(age(row.updated, now).rjust(AGE_CELLS), palette.RUNNING if running else palette.MUTED), " "]
     pill = pill_text(row.done, row.total)
     if row.partial:
@@ -258,9 +292,8 @@ def group_key(row: SessionRow, order: Order) -> str:
 def heading_text(label: str, count: int, width: int, style: str = palette.HEADING) -> Content:
     """A group's heading: `api · 3 sessions`, the name cut to fit, the count kept."""
     noun = "session" if count == 1 else "sessions"
-    tail = f" · {count} {noun}"
+    count_text = f" · {count} {noun}"
     name = safe_text(label or NO_FOLDER, single_line=True)
-    room = max(1, width - len(tail))
-    if len(name) > room:
-        name = "…" + name[len(name) - room + 1 :]  # a folder's end tells it apart
-    return Content.assemble((name, style), (tail, palette.MUTED))
+    # A folder's end tells it apart; measured in cells (a wide name is cut like any other).
+    name = cut_left(name, max(1, width - len(count_text)))
+    return Content.assemble((name, style), (count_text, palette.MUTED))
