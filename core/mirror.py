@@ -6,8 +6,9 @@ nothing at all: no file, no folder, no log line holding plan text. This is the o
 path by which agent plan text reaches disk.
 
 With the setting on, the session's main plan group is translated
-(core.store.translate): a full-list source (TodoWrite, Codex, the desktop task list,
-ACP) as a whole list; Claude Code tasks as single changes, found by diffing the
+(core.store.translate), and an ACP session's every plan sent with a `planId` as its own
+session plan (SPEC §5; one the agent removed has its open steps dropped): a full-list
+source (TodoWrite, Codex, the desktop task list, ACP) as a whole list; Claude Code tasks as single changes, found by diffing the
 group against the one seen before by task id. A group equal to the last one mirrored
 is skipped before the store is even read, so the mirror is cheap on every append and
 a person's edit to a mirrored task is not overwritten until the agent's list changes.
@@ -53,7 +54,10 @@ class Mirror:
         self._store_arg = store
         self._store: Store | None = store if isinstance(store, Store) else None
         self._settings = settings
-        self._last: dict[str, PlanGroup] = {}
+        # What was last mirrored of each (session id, group key); the planId plans whose
+        # removal is still to be written (a write that failed is tried again).
+        self._last: dict[str, dict[str, PlanGroup]] = {}
+        self._gone: dict[str, set[str]] = {}
         self._lock = threading.Lock()
 
     @property
@@ -74,55 +78,93 @@ class Mirror:
         return self._store
 
     def update(self, session: Session, plan: AgentPlan) -> TranslateResult | None:
-        """Mirror the session's main plan; None when off, unchanged, or nothing to mirror."""
+        """Mirror the session's main plan and each ACP `planId`'s plan; None when off,
+        unchanged, or nothing to mirror."""
         settings = self.settings
         with self._lock:
             if not settings.keep_plans_in_store:
                 # Forget what was seen: once turned on, the next update writes it all.
                 self._last.clear()
+                self._gone.clear()
                 return None
-            group = plan.main
-            if group is None:
-                return None  # no plan read (yet): nothing to keep, nothing to drop
-            last = self._last.get(session.id)
-            if last == group:
-                return None
+            groups = mirrored_groups(plan)
+            gone = self._gone.pop(session.id, set())
+            gone.update(k for k in self._last.get(session.id, {}) if k not in groups and k != "")
+            gone.difference_update(groups)
             caller = owner_caller(settings, session.id)
-            try:
-                if group.source == "claude_tasks":
-                    result = self._changes(session, caller, last, group)
-                else:
-                    entries = [(item.text, item.status, item.priority) for item in group.items]
-                    result = translate_list(
-                        self._get_store(),
-                        session.id,
-                        session.title,
-                        entries,
-                        tool=SOURCE_TOOLS.get(group.source, group.source),
-                        caller=caller,
-                    )
-            except (StoreError, OSError) as exc:
-                # Not remembered as mirrored, so the next update tries again.
-                log.warning("mirror: could not write session %s to the store: %s", session.id, exc)
-                return None
-            except TranslateRefused as exc:
-                # Trying again cannot help (the message names ids only, never plan text).
-                log.warning("mirror: %s", exc)
-                self._last[session.id] = group
-                return None
-            except ValueError as exc:
-                # Bad input never crashes the app. A validation error's text would quote
-                # the plan text, so only its kind is logged.
-                log.warning("mirror: session %r was not written to the store (%s)", session.id, type(exc).__name__)
-                self._last[session.id] = group
-                return None
-            self._last[session.id] = group
-            return result
+            total: TranslateResult | None = None
+            for key, group in groups.items():
+                one = self._group(session, caller, key, group)
+                if one is not None:
+                    total = total or TranslateResult()
+                    _merge(total, one)
+            # A planId's plan the agent removed (plan_removed): its open steps are dropped,
+            # as a whole list that no longer holds them (a plan done to the end drops nothing).
+            for key in sorted(gone):
+                one = self._removed(session, caller, key)
+                if one is not None:
+                    total = total or TranslateResult()
+                    _merge(total, one)
+            return total
+
+    def _group(self, session: Session, caller: Caller, key: str, group: PlanGroup) -> TranslateResult | None:
+        """One group written (or not): the main plan (key "") or an ACP planId's ("acp:<planId>")."""
+        seen = self._last.setdefault(session.id, {})
+        last = seen.get(key)
+        if last == group:
+            return None
+        try:
+            if group.source == "claude_tasks":
+                result = self._changes(session, caller, last, group)
+            else:
+                entries = [(item.text, item.status, item.priority) for item in group.items]
+                result = translate_list(
+                    self._get_store(),
+                    session.id,
+                    session.title,
+                    entries,
+                    tool=SOURCE_TOOLS.get(group.source, group.source),
+                    caller=caller,
+                    plan_key=_plan_key(key),
+                )
+        except (StoreError, OSError) as exc:
+            # Not remembered as mirrored, so the next update tries again.
+            log.warning("mirror: could not write session %s to the store: %s", session.id, exc)
+            return None
+        except TranslateRefused as exc:
+            # Trying again cannot help (the message names ids only, never plan text).
+            log.warning("mirror: %s", exc)
+            seen[key] = group
+            return None
+        except ValueError as exc:
+            # Bad input never crashes the app. A validation error's text would quote
+            # the plan text, so only its kind is logged.
+            log.warning("mirror: session %r was not written to the store (%s)", session.id, type(exc).__name__)
+            seen[key] = group
+            return None
+        seen[key] = group
+        return result
+
+    def _removed(self, session: Session, caller: Caller, key: str) -> TranslateResult | None:
+        try:
+            result = translate_list(
+                self._get_store(), session.id, session.title, [],
+                tool=SOURCE_TOOLS["acp"], caller=caller, plan_key=_plan_key(key),
+            )  # fmt: skip
+        except (StoreError, OSError) as exc:
+            log.warning("mirror: could not write session %s to the store: %s", session.id, exc)
+            self._gone.setdefault(session.id, set()).add(key)  # tried again next time
+            return None
+        except ValueError:
+            result = None
+        self._last.get(session.id, {}).pop(key, None)
+        return result
 
     def forget(self, session_id: str) -> None:
         """Drop what is remembered of a session (it went away from the index)."""
         with self._lock:
             self._last.pop(session_id, None)
+            self._gone.pop(session_id, None)
 
     def _changes(self, session: Session, caller: Caller, last: PlanGroup | None, group: PlanGroup) -> TranslateResult:
         """Claude tasks: one change per task that is new, edited, or gone since `last`."""
@@ -161,6 +203,20 @@ class Mirror:
         except TranslateRefused as exc:
             log.info("mirror: %s", exc)
             return TranslateResult()
+
+
+ACP_KEY = "acp:"
+
+
+def mirrored_groups(plan: AgentPlan) -> dict[str, PlanGroup]:
+    """The groups kept in the store, by key: the main plan ("") and each ACP `planId`'s
+    plan ("acp:<planId>"); a subagent's list stays its parent's business."""
+    return {group.key: group for group in plan.groups if group.key == "" or group.key.startswith(ACP_KEY)}
+
+
+def _plan_key(group_key: str) -> str | None:
+    """A group's key → translate's `plan_key`: None for the main plan, else the planId."""
+    return group_key[len(ACP_KEY) :] if group_key.startswith(ACP_KEY) else None
 
 
 def _merge(total: TranslateResult, one: TranslateResult) -> None:

@@ -11,6 +11,9 @@ turned "Keep agents' plans in the shared task list" on (the mirror checks that).
   the list no longer holds is `dropped`, never removed. An entry's priority is kept
   (`high`/`medium`/`low`; a new task is medium where its entry names none, and a task
   keeps its priority when a later entry names none).
+  An ACP session's plans sent with a `planId` are each their own session plan
+  (`plan_key=`): a ref `acp-plan:<planId>` finds it again, its title adds
+  ` · plan <planId>` so a person tells the session's plans apart.
 - `translate_change(store, session_id, title, tool=..., source_id=..., text=..., status=...)`:
   one Claude task change, found by `source.id`; an unknown task needs text to be added
   (`TranslateRefused` otherwise); a change without status keeps the status.
@@ -114,24 +117,63 @@ def _check_session(session_id: str) -> None:
         raise TranslateRefused(f"Session id {session_id!r} cannot be written to the store.")
 
 
-def plan_title(session_id: str, session_title: str | None) -> str:
-    title = task_title(session_title or "")
-    return title or task_title(f"Session {session_id}")
+def plan_title(session_id: str, session_title: str | None, plan_key: str | None = None) -> str:
+    """The session's title (or `Session <id>`); a `planId`'s plan adds ` · plan <planId>`,
+    kept whole however long the session's title is, so its plans read apart."""
+    title = task_title(session_title or "") or task_title(f"Session {session_id}")
+    if plan_key is None:
+        return title
+    tail = task_title(f" · plan {plan_key}")
+    return task_title(title[: max(1, TITLE_MAX - len(tail) - 1)] + " " + tail)
 
 
-def session_plan(store: Store, session_id: str) -> PlanRecord | None:
-    """The session's plan (scope session = id); the lowest id if a person made several."""
+PLAN_REF_PREFIX = "acp-plan:"
+"""The ref that tells an ACP `planId`'s session plan from the session's main plan."""
+
+
+def plan_ref(plan_key: str) -> str:
+    """The ref a session plan of one ACP `planId` carries (`acp-plan:<planId>`)."""
+    return PLAN_REF_PREFIX + plan_key
+
+
+def plan_key_of(plan: PlanRecord) -> str | None:
+    """The ACP `planId` a session plan stands for (its `acp-plan:` ref); None: the main plan."""
+    for ref in plan.refs:
+        if ref.startswith(PLAN_REF_PREFIX):
+            return ref[len(PLAN_REF_PREFIX) :]
+    return None
+
+
+def session_plan(store: Store, session_id: str, plan_key: str | None = None) -> PlanRecord | None:
+    """The session's plan (scope session = id) for `plan_key`: None is the main plan (no
+    `acp-plan:` ref), an ACP `planId` the plan whose ref names it; the lowest id if a
+    person made several."""
     snap = store.load()
-    found = session_plan_ids(snap, session_id)
+    found = [pid for pid in session_plan_ids(snap, session_id) if plan_key_of(snap.plans[pid]) == plan_key]
     return snap.plans[min(found, key=id_number)] if found else None
+
+
+def session_plan_keys(store: Store, session_id: str) -> set[str]:
+    """The ACP `planId`s the session has a plan of in the store."""
+    snap = store.load()
+    keys = (plan_key_of(snap.plans[pid]) for pid in session_plan_ids(snap, session_id))
+    return {key for key in keys if key is not None}
 
 
 class _Writer:
     """Stamped, change-only writes of one translation, under the store lock."""
 
-    def __init__(self, store: Store, session_id: str, caller: Caller | None, now: Callable[[], datetime] | None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        session_id: str,
+        caller: Caller | None,
+        now: Callable[[], datetime] | None,
+        plan_key: str | None = None,
+    ) -> None:
         self.store = store
         self.session_id = session_id
+        self.plan_key = plan_key
         self.caller = caller or Caller(by="host", session=session_id)
         self.now = now or (lambda: datetime.now(UTC))
         self.result = TranslateResult()
@@ -142,10 +184,11 @@ class _Writer:
     def ensure_plan(self, title: str, *, create: bool, found: PlanRecord | None = None) -> PlanRecord | None:
         """The session's plan, titled `title`; made when missing and `create`. `found` is
         the session's plan when the caller already looked it up under this lock."""
-        plan = found if found is not None else session_plan(self.store, self.session_id)
+        plan = found if found is not None else session_plan(self.store, self.session_id, self.plan_key)
         if plan is None:
             if not create:
                 return None
+            refs = () if self.plan_key is None else (plan_ref(self.plan_key),)
 
             def make(plan_id: str) -> PlanRecord:
                 return PlanRecord(
@@ -153,6 +196,7 @@ class _Writer:
                     scope=Scope(kind="session", value=self.session_id),
                     title=title,
                     status="active",
+                    refs=refs,
                     created=self.stamp(),
                 )
 
@@ -233,17 +277,22 @@ def translate_list(
     tool: str,
     caller: Caller | None = None,
     now: Callable[[], datetime] | None = None,
+    plan_key: str | None = None,
 ) -> TranslateResult:
     """Write a whole agent list as the session's plan (SPEC §5); no write when unchanged.
 
+    `plan_key` is an ACP `planId`: that plan is its own session plan (its `acp-plan:` ref
+    finds it again; titled `<session title> · plan <planId>`); None is the main plan.
     Raises `TranslateRefused` for a session id no record can hold.
     """
     _check_session(session_id)
+    if plan_key is not None and (not plan_key or valid_text(plan_key) != plan_key):
+        raise TranslateRefused(f"Plan id {plan_key!r} of session {session_id} cannot be written to the store.")
     wanted = _entries(entries)
-    writer = _Writer(store, session_id, caller, now)
+    writer = _Writer(store, session_id, caller, now, plan_key)
     with store.lock():
         # An empty list for a session with no plan has nothing to keep: no plan is made.
-        plan = writer.ensure_plan(plan_title(session_id, session_title), create=bool(wanted))
+        plan = writer.ensure_plan(plan_title(session_id, session_title, plan_key), create=bool(wanted))
         if plan is None:
             return writer.result
         tasks = writer.plan_tasks(plan.id)

@@ -201,3 +201,73 @@ def test_a_session_the_store_cannot_name_is_skipped_and_logged_without_plan_text
     result = mirror.update(good, todos((SECRET_STEPS[1], "pending")))
     assert result is not None and result.wrote
     assert [title for _, title, _ in rows(store)] == [SECRET_STEPS[1]]
+
+
+ACP_LOG = Path(__file__).resolve().parents[2] / "fixtures/transcripts/rules/acp/plans-and-sessions.jsonl"
+
+
+def _mirror_acp_log_line_by_line(store: Store, frozen_now: datetime) -> None:
+    """The real ACP log fed line by line as the app follows it, every session mirrored."""
+    from planwatch.core.transcripts.registry import reader_for
+
+    mirror = Mirror(store, ON)
+    reader = reader_for("acp")(ACP_LOG)
+    for line in ACP_LOG.read_bytes().splitlines(keepends=True):
+        if not reader.wants(line):
+            continue
+        reader.feed_line(line)
+        for result in reader.results():
+            session = Session(
+                id=result.facts.id or "s", harness="acp", path=ACP_LOG, title=result.facts.title(), updated=frozen_now
+            )
+            mirror.update(session, result.plan)
+
+
+def test_an_acp_sessions_every_plan_id_is_its_own_session_plan_titled_apart(tmp_path: Path, frozen_now: datetime) -> None:
+    """SPEC §5: an ACP session writes a whole list with each plan update — the default plan
+    and each planId its own session plan, titled so a person can tell them apart."""
+    store = Store(tmp_path / "store")
+    _mirror_acp_log_line_by_line(store, frozen_now)
+    snap = store.load()
+    assert snap.problems == []
+    by_title = {plan.title: plan for plan in snap.plans.values()}
+    assert set(by_title) == {
+        "Plan the v2 API and start on auth.",
+        "Plan the v2 API and start on auth. · plan migrations",
+        "Plan the v2 API and start on auth. · plan scratch",
+        "Proofread the changelog.",
+    }
+    for plan in snap.plans.values():
+        assert plan.scope is not None and plan.scope.kind == "session"
+    assert {p.scope.value for p in snap.plans.values() if p.scope} == {"sess_a1", "sess_b2"}
+
+    def tasks_of(title: str) -> list[tuple[str, str]]:
+        plan_id = by_title[title].id
+        return [(t.title, t.status) for t in snap.tasks_sorted() if t.plan == plan_id]
+
+    assert tasks_of("Plan the v2 API and start on auth.") == [
+        ("Sketch the v2 routes", "done"), ("Write the auth middleware", "doing"),
+        ("Drop the v1 shims", "dropped"), ("Ship", "todo"),
+    ]  # fmt: skip
+    assert tasks_of("Plan the v2 API and start on auth. · plan migrations") == [("Add the tokens table", "doing")]
+    # The agent removed the scratch plan (plan_removed): its open step is dropped, not deleted.
+    assert tasks_of("Plan the v2 API and start on auth. · plan scratch") == [("Temporary", "dropped")]
+    assert tasks_of("Proofread the changelog.") == [("Proofread CHANGELOG.md", "doing")]
+    # A planId's plan carries the ref that finds it again; the main plan none.
+    assert by_title["Plan the v2 API and start on auth. · plan migrations"].refs == ("acp-plan:migrations",)
+    assert by_title["Plan the v2 API and start on auth."].refs == ()
+    # The markdown plan is a document, not a list: never a task.
+    assert not any("design" in t.title or "pagination" in t.title for t in snap.tasks.values())
+
+
+def test_an_acp_log_mirrored_again_from_the_start_makes_no_second_plan_or_task(tmp_path: Path, frozen_now: datetime) -> None:
+    """A restart (a new mirror, the same log) finds each planId's plan by its ref: no second plan, no new task."""
+    store = Store(tmp_path / "store")
+    _mirror_acp_log_line_by_line(store, frozen_now)
+    before = store.load()
+    _mirror_acp_log_line_by_line(store, frozen_now)
+    after = store.load()
+    assert sorted(after.plans) == sorted(before.plans)
+    assert [(t.id, t.plan, t.title, t.status) for t in after.tasks_sorted()] == [
+        (t.id, t.plan, t.title, t.status) for t in before.tasks_sorted()
+    ]

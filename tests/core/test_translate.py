@@ -326,3 +326,16 @@ def test_step_text_that_is_not_valid_unicode_is_kept_readable_never_a_crash(stor
     # A well-formed pair stays the character it stands for.
     assert translate_list(store, "other", None, [("Deploy \ud83d\ude80", "pending")], tool="TodoWrite").added == ["t4"]
     assert store.read_task("t4").title == "Deploy \U0001f680"
+
+
+def test_a_plan_ids_plan_title_keeps_the_plan_id_whole_after_a_long_session_title(store: Store) -> None:
+    from planwatch.core.store.schema import TITLE_MAX
+
+    long_title = "Refactor " + "the very long module name " * 40
+    translate_list(store, SESSION, long_title, [("Step", "pending")], tool="session/update", plan_key="migrations")
+    translate_list(store, SESSION, long_title, [("Main step", "pending")], tool="session/update")
+    plans = sorted(store.load().plans.values(), key=lambda p: p.id)
+    assert [len(p.title) <= TITLE_MAX for p in plans] == [True, True]
+    assert plans[0].title.endswith(" · plan migrations") and plans[0].title.startswith("Refactor the very long")
+    assert plans[0].title != plans[1].title
+    assert [(t.title, t.plan) for t in store.load().tasks_sorted()] == [("Step", plans[0].id), ("Main step", plans[1].id)]
