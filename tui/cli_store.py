@@ -256,15 +256,17 @@ def _run_sweep(args: argparse.Namespace) -> int:
         except ValueError:
             print("Invalid sweep input: --after-days must be a number of days, 0 or more.", file=sys.stderr)
             return 2
-    if settings.sweep_after_days is None:
-        print("sweepAfterDays is not set: the store keeps everything.")
-        return 0
     try:
         report = run_sweep(store, settings)
     except StoreError as exc:
         print(str(exc), file=sys.stderr)
         return 1
-    if not report.plans:
+    if report.temp_files:
+        count = len(report.temp_files)
+        print(f"removed {count} temp file{'s' if count != 1 else ''} left by writers that stopped mid-write")
+    if settings.sweep_after_days is None:
+        print("sweepAfterDays is not set: the store keeps everything.")
+    elif not report.plans:
         print("nothing to sweep")
     else:
         print(f"removed plans {', '.join(report.plans)}" + (f" and tasks {', '.join(report.tasks)}" if report.tasks else ""))

@@ -20,6 +20,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from planwatch.core.atomic import describe_os_error
 from planwatch.core.settings import Settings
@@ -34,10 +35,11 @@ HOUR = 3600.0
 
 @dataclass(frozen=True)
 class SweepReport:
-    """What one pass removed (ids)."""
+    """What one pass removed (ids, and the temp files of writers killed mid-write)."""
 
     plans: list[str] = field(default_factory=list)
     tasks: list[str] = field(default_factory=list)
+    temp_files: list[Path] = field(default_factory=list)
 
 
 def _newest(store: Store, plan: PlanRecord, tasks: list[TaskRecord]) -> datetime | None:
@@ -54,13 +56,15 @@ def _newest(store: Store, plan: PlanRecord, tasks: list[TaskRecord]) -> datetime
 
 def run_sweep(store: Store, settings: Settings, now: datetime | None = None) -> SweepReport:
     """One sweep pass (see the module docstring); returns what it removed."""
-    for path in store.remove_stale_temp_files():
+    # The tidy runs whatever the setting says: a temp file is never a record to keep.
+    temp_files = store.remove_stale_temp_files()
+    for path in temp_files:
         log.info("removed %s, left by a writer that stopped mid-write", path)
+    report = SweepReport(temp_files=temp_files)
     if settings.sweep_after_days is None:
-        return SweepReport()
+        return report
     now = now or datetime.now(UTC)
     cutoff = now - timedelta(days=settings.sweep_after_days)
-    report = SweepReport()
     with store.lock():
         snap = store.load()
         all_tasks = snap.tasks_sorted()

@@ -3,6 +3,7 @@ mapping 1:1 onto the tools; a refusal goes to stderr with exit status 2."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +100,28 @@ def test_the_installed_command_runs_as_a_real_process(tmp_path: Path) -> None:
     refused = subprocess.run([*run, "task", "review", "t1", "--verdict", "lgtm"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and refused.stdout == ""
     assert refused.stderr == "Invalid planwatch task review input: verdict must be approved or changes.\n"
+
+
+KILLED_WRITER = r"""
+import os, signal, sys
+from pathlib import Path
+from planwatch.core.atomic import write_temp
+write_temp(Path(sys.argv[1]), "t1.md", "---\nid: t1\n---\nhalf a wri")
+os.kill(os.getpid(), signal.SIGKILL)  # killed mid-write: the temp file stays behind
+"""
+
+
+def test_the_cli_sweep_tidies_killed_writers_temp_files_without_sweep_after_days(
+    capsys: pytest.CaptureFixture[str], isolated_env: object
+) -> None:
+    cli(capsys, "task", "add", "--title", "Kept")
+    tasks = Path(isolated_env.store) / "tasks"  # type: ignore[attr-defined]
+    killed = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(tasks)], cwd=ROOT, timeout=60)
+    assert killed.returncode == -9
+    left = [n for n in os.listdir(tasks) if n.endswith(".tmp")]
+    assert len(left) == 1
+    assert cli(capsys, "sweep")[1] == [
+        "removed 1 temp file left by writers that stopped mid-write",
+        "sweepAfterDays is not set: the store keeps everything.",
+    ]
+    assert sorted(os.listdir(tasks)) == ["t1.md"]
