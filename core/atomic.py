@@ -12,13 +12,16 @@ and raises the `OSError`; the target is as it was. Callers turn the error into t
 sentence (`describe_os_error` gives the reason part).
 
 What differs between callers is a parameter: `mode` (records are shared like any file,
-0666 less the umask; settings and overrides are the person's own, 0600).
+0666 less the umask; settings and overrides are the person's own, 0600), and `like`
+(a record replaced keeps the mode and, where the writer may, the owner of the file it
+replaces).
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -60,13 +63,24 @@ def _as_bytes(data: str | bytes) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else data
 
 
-def write_temp(folder: Path, name: str, data: str | bytes, *, mode: int = SHARED_FILE_MODE) -> Path:
-    """Write `data` to a fresh temp file in `folder`, fsynced, with `mode`; return its path."""
+def write_temp(
+    folder: Path, name: str, data: str | bytes, *, mode: int = SHARED_FILE_MODE, like: os.stat_result | None = None
+) -> Path:
+    """Write `data` to a fresh temp file in `folder`, fsynced, with `mode`; return its path.
+
+    `like` is the file the temp file will replace: its permission bits are kept instead
+    of `mode`, and its owner and group where this process may give them (root, or a
+    group the writer is in), so a person's `chmod 600` or another user's ownership
+    survives a tool's write.
+    """
     import tempfile  # only a write needs it (random, shutil): not a start that only reads
 
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=temp_prefix(name), suffix=TEMP_SUFFIX)
     try:
-        if mode != PRIVATE_FILE_MODE:
+        if like is not None:
+            _take_owner(fd, like)
+            mode = stat.S_IMODE(like.st_mode) & 0o777  # never a set-id bit on a record
+        if mode != PRIVATE_FILE_MODE or like is not None:
             os.fchmod(fd, mode)  # mkstemp makes 0600
         with os.fdopen(fd, "wb") as fh:
             fh.write(_as_bytes(data))
@@ -78,6 +92,21 @@ def write_temp(folder: Path, name: str, data: str | bytes, *, mode: int = SHARED
     return Path(tmp)
 
 
+def _take_owner(fd: int, like: os.stat_result) -> None:
+    """Give the file at `fd` the owner and group of `like`, as far as this process may
+    (before its mode: a chown by someone other than root clears set-id bits)."""
+    st = os.fstat(fd)
+    if (st.st_uid, st.st_gid) == (like.st_uid, like.st_gid):
+        return
+    try:
+        os.fchown(fd, like.st_uid, like.st_gid)
+    except PermissionError:
+        try:  # not root: the group may still be one the writer is in
+            os.fchown(fd, -1, like.st_gid)
+        except PermissionError:
+            pass  # the owner is this writer's: nothing more a plain user can do
+
+
 def atomic_write(
     path: Path,
     data: str | bytes,
@@ -86,6 +115,7 @@ def atomic_write(
     make_parents: bool = False,
     precondition: Callable[[], bool] | None = None,
     replaced_ok: Callable[[os.stat_result], bool] | None = None,
+    like: os.stat_result | None = None,
 ) -> bool:
     """Replace `path` with `data` (str is written as UTF-8) atomically; raise OSError on failure.
 
@@ -98,11 +128,14 @@ def atomic_write(
     and `replaced_ok` is shown the `stat` of the file that was really replaced; when it
     says False (a person's save landed after the precondition), the names are swapped
     back — their file is in place again — and False is returned.
+
+    `like`: the `stat` of the file replaced, whose mode and owner the new file keeps
+    (see `write_temp`).
     """
     path = Path(path)
     if make_parents:
         path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = write_temp(path.parent, path.name, data, mode=mode)
+    tmp = write_temp(path.parent, path.name, data, mode=mode, like=like)
     try:
         if precondition is not None and not precondition():
             return False

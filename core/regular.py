@@ -101,8 +101,9 @@ def file_identity(path: Path | str) -> tuple[int, int, int, int] | None:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-def read_regular(path: Path | str, limit: int | None = None) -> bytes:
-    """The bytes of a regular file (at most `limit + 1` when `limit` is given)."""
-    fd = open_regular(path)
+def read_regular(path: Path | str, limit: int | None = None, *, follow: bool = True) -> bytes:
+    """The bytes of a regular file (at most `limit + 1` when `limit` is given); with
+    `follow=False` a symlink is refused (`NotRegularFile`, 'is a symlink')."""
+    fd = open_regular(path, follow=follow)
     with os.fdopen(fd, "rb") as fh:
         return fh.read() if limit is None else fh.read(limit + 1)

@@ -162,7 +162,11 @@ def merge_late_save(path: Path, late: str, base: Record | None, rec: Record) -> 
             except ValueError:
                 pass
     try:
-        atomic_write(path, late)
+        try:
+            like: os.stat_result | None = os.lstat(path)
+        except OSError:
+            like = None
+        atomic_write(path, late, like=like)
     except OSError as exc:
         raise failed_write(path, exc, "restore") from exc
     raise RecordChanged(

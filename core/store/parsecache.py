@@ -25,7 +25,10 @@ from typing import Any
 from planwatch.core.store.recordfile import Record, RecordProblem, read_record_settled, relative_name
 from planwatch.core.store.schema import PlanRecord, TaskRecord, id_number
 
-__all__ = ["ParsedFiles", "StoreSnapshot", "problem_order"]
+__all__ = ["KIND_FOLDER_LINK", "ParsedFiles", "StoreSnapshot", "problem_order"]
+
+KIND_FOLDER_LINK = "is a symlink, not a folder of the store (its records would live elsewhere)"
+"""Why `tasks/` or `plans/` as a symlink is refused: records stay inside the store."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,7 @@ class ParsedFiles:
         (under the lock) always reads the bytes.
         """
         try:
-            st = path.stat()
+            st = os.lstat(path)  # a symlink (even a dangling one) is reported, never followed
         except FileNotFoundError:
             with self._lock:
                 self._entries.pop(path, None)
@@ -82,6 +85,9 @@ class ParsedFiles:
     ) -> None:
         """Every record file in `folder` into `out` (by id), each bad one into `problems`."""
         try:
+            if os.path.islink(folder):
+                problems.append(RecordProblem(folder, f"{folder.name}/: {KIND_FOLDER_LINK}; left out."))
+                return
             names = os.listdir(folder)
         except FileNotFoundError:
             return

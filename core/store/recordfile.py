@@ -11,7 +11,7 @@ watchers read single files through the same rules (`parse_record_file`).
 - A file is refused when it is larger than `MAX_RECORD_BYTES`, not UTF-8, has no
   frontmatter, is not YAML, has duplicate keys, or uses YAML anchors/aliases or tags
   (no alias bombs, core/store/frontmatter.py); its file name must match its id. Only a
-  regular file is opened.
+  regular file is opened, never through a symlink.
 - A file modified moments ago that does not parse is read again a few times before its
   problem counts: an editor may be half-way through saving it.
 """
@@ -61,8 +61,10 @@ class RecordProblem:
 
 
 def read_record_text(path: Path) -> str:
-    """The file's text; only a regular file is opened (a FIFO is never waited on)."""
-    raw = read_regular(path, MAX_RECORD_BYTES)
+    """The file's text; only a regular file is opened (a FIFO is never waited on), and
+    never through a symlink: a record is a file of the store's own folder, so a link to a
+    file elsewhere is neither listed as a record nor written through."""
+    raw = read_regular(path, MAX_RECORD_BYTES, follow=False)
     if len(raw) > MAX_RECORD_BYTES:
         raise RecordInvalid(f"file is larger than {MAX_RECORD_BYTES} bytes.")
     try:

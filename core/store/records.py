@@ -36,7 +36,8 @@ Decisions, so hand edits and concurrency behave predictably:
   which fails when the name exists), so two minters can never overwrite each other
   even without the lock.
 - Every write: temp file in the same folder, fsync, rename (or link), fsync the folder
-  (`core/atomic.py`). A failed write (ENOSPC …) removes the temp file, keeps the old
+  (`core/atomic.py`). The new file keeps the mode of the one it replaces, and its owner
+  where the writer may give it (root): a person's `chmod 600` stays. A failed write (ENOSPC …) removes the temp file, keeps the old
   record, and raises `StoreError` with a sentence saying so.
 """
 
@@ -60,7 +61,7 @@ from planwatch.core.store.handsave import (
     reapply_onto_their_save,
 )
 from planwatch.core.store.ids import ID_LIMIT, IdCounter, StoreLock, highest_on_disk
-from planwatch.core.store.parsecache import ParsedFiles, StoreSnapshot, problem_order
+from planwatch.core.store.parsecache import KIND_FOLDER_LINK, ParsedFiles, StoreSnapshot, problem_order
 from planwatch.core.store.record_render import render_record
 from planwatch.core.store.recordfile import (
     MAX_RECORD_BYTES,
@@ -108,6 +109,10 @@ class Store:
     # -- locking
 
     def _ensure_dirs(self) -> None:
+        for folder in (self.tasks_dir, self.plans_dir):
+            # A kind folder that is a symlink would put new records outside the store.
+            if os.path.islink(folder):
+                raise StoreError(f"Could not use the store {self.root}: {folder.name}/ {KIND_FOLDER_LINK}; nothing was changed.")
         try:
             self.tasks_dir.mkdir(parents=True, exist_ok=True)
             self.plans_dir.mkdir(parents=True, exist_ok=True)
@@ -279,7 +284,9 @@ class Store:
                     quiet = identity is not None and self._written.get(path) == identity
                 replaced = ReplacedFile(path, identity, quiet=quiet)
                 try:
-                    written = atomic_write(path, text, precondition=replaced.check, replaced_ok=replaced.is_the_one)
+                    written = atomic_write(
+                        path, text, precondition=replaced.check, replaced_ok=replaced.is_the_one, like=_stat_or_none(path)
+                    )
                 except OSError as exc:
                     replaced.close()
                     raise failed_write(path, exc, "write") from exc
@@ -401,6 +408,14 @@ def _reason(exc: OSError) -> str:
     if isinstance(exc, NotRegularFile):
         return exc.strerror or "is not a regular file"
     return f"cannot be used ({describe_os_error(exc)})"
+
+
+def _stat_or_none(path: Path) -> os.stat_result | None:
+    """The `stat` of the file a write replaces (its mode and owner are kept), None when none."""
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
 
 
 def _check_size(text: str) -> None:
