@@ -21,7 +21,7 @@ import argparse
 import logging
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import App
@@ -52,6 +52,9 @@ from planwatch.tui.options import AppOptions, options_from_args
 from planwatch.tui.session_palette import SessionsProvider
 from planwatch.tui.store_service import StoreOwner, StoreService
 from planwatch.tui.widgets.session_rows import RUNNING_WINDOW
+
+if TYPE_CHECKING:
+    from textual.driver import Driver
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +131,16 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
             from planwatch.core.transcripts.batch import fork_ahead
 
             fork_ahead()
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform; on Linux and macOS one that reads a
+        terminal's replies to queries as replies, never as keys (tui/terminal_replies.py)."""
+        driver_class = super().get_driver_class()
+        if driver_class.__module__ == "textual.drivers.linux_driver" and driver_class.__name__ == "LinuxDriver":
+            from planwatch.tui.terminal_replies import PlanwatchDriver
+
+            return PlanwatchDriver
+        return driver_class
 
     # -- life cycle
 

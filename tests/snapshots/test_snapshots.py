@@ -97,17 +97,18 @@ def test_browse_pane_light(snap_compare) -> None:  # type: ignore[no-untyped-def
 
 
 def test_browse_grouped_by_folder(snap_compare) -> None:  # type: ignore[no-untyped-def]
-    """120×36 after `g` then `j`: the sessions grouped by folder, a heading above each
+    """120×36 after `O` then `j`: the sessions grouped by folder, a heading above each
     group (`api · 3 sessions`, `docs · 1 session`, …) flush left, the rows indented under
     it, no folder column (the headings name the folders); the cursor on the second session
     of `api` (j passed no heading)."""
-    assert snap_compare(build_app("browse-grouped"), terminal_size=WIDE, run_before=then("g", "home", "j"))
+    assert snap_compare(build_app("browse-grouped"), terminal_size=WIDE, run_before=then("O", "home", "j"))
 
 
 def test_browse_grouped_by_folder_medium_light(snap_compare) -> None:  # type: ignore[no-untyped-def]
-    """80×24 in textual-light after `g`: the folder headings readable on the light
-    background, each with its count; the footer unchanged."""
-    assert snap_compare(build_app("browse-grouped-light"), terminal_size=MEDIUM, run_before=light("g"))
+    """80×24 in textual-light after `O`: the folder headings readable on the light
+    background, each with its count; the cursor on the first group's first session (no
+    row was chosen yet, so the cursor is on the first row); the footer unchanged."""
+    assert snap_compare(build_app("browse-grouped-light"), terminal_size=MEDIUM, run_before=light("O"))
 
 
 def test_help_screen_narrow(snap_compare) -> None:  # type: ignore[no-untyped-def]

@@ -52,9 +52,9 @@ async def ready(pilot, app) -> SessionList:  # type: ignore[no-untyped-def]
 
 
 async def grouped(pilot, app) -> SessionList:  # type: ignore[no-untyped-def]
-    """The list once the scan is done, grouped by folder (`g`)."""
+    """The list once the scan is done, grouped by folder (`O`)."""
     session_list = await ready(pilot, app)
-    await pilot.press("g")
+    await pilot.press("O")
     await pilot.pause()
     return session_list
 
@@ -82,7 +82,7 @@ async def test_grouped_by_folder_a_heading_names_each_folder_with_its_count(five
         app.theme = theme
         session_list = await ready(pilot, app)
         assert not any(heading for heading, _ in listed(session_list))  # newest first: no headings
-        await pilot.press("g")
+        await pilot.press("O")
         await pilot.pause()
         assert session_list.order == "folder"
         shown = listed(session_list)
@@ -145,17 +145,17 @@ async def test_the_counts_follow_the_filter_and_grouping_by_harness_heads_each_h
     app = make(isolated_env)
     async with app.run_test(size=(120, 36)) as pilot:
         session_list = await ready(pilot, app)
-        await pilot.press("g", "slash", *"Web t")
+        await pilot.press("O", "slash", *"Web t")
         await pilot.pause()
         assert [text for heading, text in listed(session_list) if heading] == ["web · 2 sessions"]
-        await pilot.press("escape", "g")
+        await pilot.press("escape", "O")
         await pilot.pause()
         assert session_list.order == "harness"
         assert [text for heading, text in listed(session_list) if heading] == ["claude · 5 sessions"]
 
 
 async def test_grouping_survives_the_pane_width_and_comes_back_wider(five_sessions, isolated_env) -> None:
-    """At 40 columns the list gives way to pane mode (no list, so no `g` in the footer);
+    """At 40 columns the list gives way to pane mode (no list, so no `O` in the footer);
     widened again, the list is still grouped with its headings."""
     app = make(isolated_env)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -165,7 +165,7 @@ async def test_grouping_survives_the_pane_width_and_comes_back_wider(five_sessio
         await pilot.pause()
         assert app.screen.pane and app.screen.selected_id == selected
         assert app.screen.check_action("cycle_order", ()) is False
-        await pilot.press("g")  # means nothing in pane mode
+        await pilot.press("O")  # means nothing in pane mode
         await pilot.pause()
         assert session_list.order == "folder"
         await pilot.resize_terminal(80, 24)

@@ -321,13 +321,13 @@ async def test_g_groups_by_folder_and_r_shows_running_sessions_only(isolated_env
             return [next(t for t in ("Web one", "API one", "Web two") if t in row) for row in rows]
 
         assert titles() == ["Web one", "API one", "Web two"]  # newest first
-        await pilot.press("g")
+        await pilot.press("O")
         await pilot.pause()
         assert titles()[0] == "API one" and set(titles()[1:]) == {"Web one", "Web two"}
         await pilot.press("r")
         await pilot.pause()
         assert titles() == ["Web one"]  # the one session that ran in the last minutes
-        await pilot.press("r", "g", "g")
+        await pilot.press("r", "O", "O")
         await pilot.pause()
         assert session_list.order == "recent" and not session_list.running_only and len(titles()) == 3
 

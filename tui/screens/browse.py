@@ -10,6 +10,7 @@ browse_outside, browse_texts).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,8 +53,6 @@ class BrowseScreen(Screen[None]):
         super().__init__(id="browse")
         self.selected_id: str | None = None
         self.undo_stack: list[Undo] = []
-        # Set when the person picks a session in pane mode: the pane stops following.
-        self.pinned = False
         # (session, its own item ids) while an added item is on its way to the store.
         self.awaited_item: tuple[str, set[str]] | None = None
         # Pill counts (done, total, partial) per session, dropped when the session, the
@@ -115,6 +114,23 @@ class BrowseScreen(Screen[None]):
 
     def sessions_pane(self) -> SessionsPane:
         return self.query_one(SessionsPane)
+
+    def session_list(self) -> SessionList:
+        return self.query_one("#sessions", SessionList)
+
+    @property
+    def list_selects(self) -> bool:
+        """Whether the session list's cursor is the selection: always but in a pane started
+        as one (`--pane`), which follows the newest session (of its folder) itself. A
+        window narrowed into pane mode keeps the list's session, hidden or not."""
+        return not self.app.options.pane
+
+    @property
+    def pinned(self) -> bool:
+        """The person chose a session (in the list, or with a jump): the selection stays
+        on it; until then it is the newest session (the list's first row, or the one a
+        pane follows)."""
+        return self.session_list().chosen
 
     def _follow(self) -> None:
         browse_follow.follow(self)
@@ -189,8 +205,9 @@ class BrowseScreen(Screen[None]):
         rows = [self._row(entry, home, open_counts) for entry in entries]
         self._made_rows, self._next_rows = self._next_rows, {}  # only the sessions listed now
         self.sessions_pane().show(rows, None if entries else self._empty_text())
-        gone = self.selected_id is not None and self.app.entry(self.selected_id) is None
-        if (self.selected_id is None or gone) and not self.pane:
+        if self.list_selects:
+            # The selected session is the one under the list's cursor: the newest until the
+            # person chooses one, and the one the cursor moved to when theirs left the list.
             self.select(session_list.selected_id)
 
     def _empty_text(self) -> Content:
@@ -264,9 +281,11 @@ class BrowseScreen(Screen[None]):
         panel.show_documents(checklist.documents if self.app.reading else ())
 
     @on(OptionList.OptionHighlighted, "#sessions")
-    def _session_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        if not self.pane:
-            self.select(event.option.id)
+    def _session_highlighted(self) -> None:
+        if self.list_selects:
+            # The list's cursor now, not the message's option: a message posted before a
+            # refresh moved the cursor would select a session the cursor has left.
+            self.select(self.session_list().selected_id)
 
     @on(OptionList.OptionSelected, "#sessions")
     def _session_chosen(self, event: OptionList.OptionSelected) -> None:
@@ -288,12 +307,17 @@ class BrowseScreen(Screen[None]):
 
     def action_cycle_order(self) -> None:
         self.notify(self.sessions_pane().cycle_order(), markup=False)
+        self._select_under_cursor()
 
     def action_running_only(self) -> None:
         self.notify(self.sessions_pane().toggle_running_only(), markup=False)
-        selected = self.query_one("#sessions", SessionList).selected_id
-        if not self.pane and selected is not None:
-            self.select(selected)
+        self._select_under_cursor()
+
+    def _select_under_cursor(self) -> None:
+        """The list's view changed: the selection is the session under its cursor (none
+        when the list shows none: the checklist says so, and keys have nothing to tick)."""
+        if self.list_selects:
+            self.select(self.session_list().selected_id)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that mean nothing in the current mode leave the footer (and do nothing)."""
@@ -314,9 +338,7 @@ class BrowseScreen(Screen[None]):
         """Show a session chosen in the palette; in pane mode the pane then stays on it."""
         if self.app.entry(session_id) is None:
             return
-        if self.pane:
-            self.pinned = True
-        self.sessions_pane().reveal(session_id)
+        self.sessions_pane().reveal(session_id)  # the list's cursor stays on it (pinned)
         self.select(session_id)
 
     # -- filter
@@ -345,14 +367,31 @@ class BrowseScreen(Screen[None]):
     def action_cursor_up(self) -> None:
         self._move(down=False)
 
+    def action_cursor_first(self) -> None:
+        self._on_focused("action_first", lambda panel: panel.scroll_home(animate=False))
+
+    def action_cursor_last(self) -> None:
+        self._on_focused("action_last", lambda panel: panel.scroll_end(animate=False))
+
+    def action_half_page_down(self) -> None:
+        self._on_focused("action_half_page_down", lambda panel: panel.scroll_relative(y=panel.size.height // 2, animate=False))
+
+    def action_half_page_up(self) -> None:
+        self._on_focused("action_half_page_up", lambda panel: panel.scroll_relative(y=-(panel.size.height // 2), animate=False))
+
     def _move(self, *, down: bool) -> None:
-        """j/k: the focused list or details (which scroll), else the list the mode shows."""
+        self._on_focused("action_cursor_down" if down else "action_cursor_up",
+                         lambda panel: (panel.scroll_down if down else panel.scroll_up)())
+
+    def _on_focused(self, list_action: str, scroll: Callable[[DetailsPanel], object]) -> None:
+        """A move: in the focused list, or the details (which scroll), else in the list
+        the mode shows."""
         focused = self.focused
         if isinstance(focused, DetailsPanel):
-            (focused.scroll_down if down else focused.scroll_up)()
+            scroll(focused)
             return
         target = focused if isinstance(focused, OptionList) else self.query_one("#checklist" if self.pane else "#sessions", OptionList)
-        (target.action_cursor_down if down else target.action_cursor_up)()
+        getattr(target, list_action)()
 
     def action_switch_focus(self) -> None:
         """Focus the next part: session list → checklist → details (when open) → …;

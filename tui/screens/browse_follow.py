@@ -1,7 +1,8 @@
 """Which session a pane follows: the most recently active one, of a folder when asked
 (`--cwd`, or the tmux pane's folder), and when it follows at all: a pane started as one
-(`--pane`) does until the person picks a session; a window narrowed into pane mode keeps
-what was selected (it follows only while nothing is)."""
+(`--pane`) does until the person chooses a session with `s`, which it then keeps. (A
+window narrowed into pane mode shows the session under the hidden list's cursor: the
+newest until the person chose another.)"""
 
 from __future__ import annotations
 
@@ -47,9 +48,9 @@ def follow(view: BrowseScreen) -> None:
     """Select the newest session (of the --cwd folder, in a pane started as one) when the
     screen follows one."""
     options = view.app.options
-    if not view.pane or view.pinned or not (options.pane or view.selected_id is None):
-        return
-    folder = options.cwd if options.pane else None
+    if not options.pane or view.pinned:
+        return  # elsewhere the list's cursor is the selection (BrowseScreen.list_selects)
+    folder = options.cwd
     newest = newest_session(view.app.entries(), folder)
     if newest is not None or folder is not None:
         view.select(newest)

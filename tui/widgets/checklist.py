@@ -20,7 +20,7 @@ from planwatch.core.checklist import AgentRow, AgentSection, Checklist, OwnRow
 from planwatch.core.model import SOURCE_LABELS, PlanDocument
 from planwatch.core.text import safe_text, shorten
 from planwatch.tui import palette
-from planwatch.tui.palette import CursorPlainOptionList
+from planwatch.tui.widgets.list_moves import SteppedOptionList
 
 # Marks are three cells wide, so a click on columns 0-3 of a row is a click on the mark.
 # Styles are theme roles (tui.palette), resolved against the theme when drawn.
@@ -146,7 +146,7 @@ class RowRef:
     index: int  # into checklist.agent_rows / checklist.own
 
 
-class ChecklistView(CursorPlainOptionList):
+class ChecklistView(SteppedOptionList):
     """The two sections of one session as a keyboard- and mouse-driven list."""
 
     # enter opens the details whatever the cursor is on, as in the session list

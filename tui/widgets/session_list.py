@@ -19,7 +19,7 @@ from textual.style import Style
 from textual.visual import RenderOptions, Visual, VisualType
 from textual.widgets.option_list import Option
 
-from planwatch.tui.palette import CursorPlainOptionList
+from planwatch.tui.widgets.list_moves import SteppedOptionList
 from planwatch.tui.widgets.session_rows import (
     RUNNING_WINDOW,
     Order,
@@ -118,8 +118,14 @@ def columns_of(layout: RowLayout, row: SessionRow) -> tuple[object, ...]:
     return (layout.width, layout.harness, layout.title, layout.folder, layout.pill, layout.open, label)
 
 
-class SessionList(CursorPlainOptionList):
-    """Every session, filtered by a needle; the highlighted one is the selected session."""
+class SessionList(SteppedOptionList):
+    """Every session, filtered by a needle; the highlighted one is the selected session.
+
+    Until the person puts the cursor on a row (a key that moves it, a click, a jump to a
+    session, a filter), the cursor is on the first row, whatever order the rows arrive
+    in: the first scan delivers sessions in batches, newer ones often after older ones,
+    and each lands above the rows before it. From the person's first choice on, the
+    cursor stays on the session they chose (`chosen`)."""
 
     # Moving already selects a session, so enter means what it means everywhere in the
     # app: open the details (tui.commands). A click still selects the clicked row.
@@ -131,6 +137,8 @@ class SessionList(CursorPlainOptionList):
         self.needle = ""
         self.order: Order = "recent"
         self.running_only = False
+        # The person put the cursor on a row: it stays on that session as rows change.
+        self.chosen = False
         self._shown: list[SessionRow] = []
         # The row each option stands for (None: a group's heading) and each shown row's
         # option: grouped by folder or harness, headings sit between the rows.
@@ -147,6 +155,15 @@ class SessionList(CursorPlainOptionList):
         # shown as this list's tooltip while the mouse is over a row's pill (SPEC §3).
         self.hover_card_for: Callable[[str], Content] | None = None
         self._hovered_pill: str | None = None
+
+    def moved_by_person(self) -> None:
+        self.chosen = True
+
+    async def _on_click(self, event: events.Click) -> None:
+        clicked = event.style.meta.get("option")
+        if clicked is not None and 0 <= clicked < len(self._option_rows) and self._option_rows[clicked] is not None:
+            self.chosen = True
+        await super()._on_click(event)
 
     def on_mouse_move(self, event: events.MouseMove) -> None:
         # OptionList's own handler (hover highlight) runs as well: Textual calls each
@@ -185,9 +202,12 @@ class SessionList(CursorPlainOptionList):
         self._render_rows(now, selected)
 
     def set_needle(self, needle: str, now: datetime) -> None:
+        """Show the sessions matching `needle` (typed by the person: from now on the
+        cursor stays where the filter left it)."""
         selected = self.selected_id
         self.needle = needle
         self._render_rows(now, selected)
+        self.chosen = self.chosen or self.highlighted is not None
 
     @property
     def row_width(self) -> int:
@@ -229,7 +249,9 @@ class SessionList(CursorPlainOptionList):
         self._set_rows(shown, now, layout)
         if not shown:
             return
-        index = next((i for i, row in enumerate(shown) if row.id == selected), 0)
+        # Before the person chose a row the cursor is on the first, not on whichever
+        # session reached the list first; after, it stays on their session while shown.
+        index = next((i for i, row in enumerate(shown) if row.id == selected), 0) if self.chosen else 0
         self.highlighted = self._positions[index]
 
     def _visual_for(self, row: SessionRow, now: datetime, layout: RowLayout, face: tuple[bool, str]) -> _RowVisual:
@@ -290,12 +312,15 @@ class SessionList(CursorPlainOptionList):
         """The sessions listed now (after the filter), in order."""
         return [row.id for row in self._shown]
 
-    def highlight_id(self, session_id: str) -> None:
-        """Put the cursor on a session (when it is shown)."""
+    def highlight_id(self, session_id: str, *, chosen: bool = False) -> bool:
+        """Put the cursor on a session (when it is shown; False when it is not);
+        `chosen`: the person picked it (a jump), so the cursor stays on it."""
         for position, row in zip(self._positions, self._shown, strict=True):
             if row.id == session_id:
                 self.highlighted = position
-                return
+                self.chosen = self.chosen or chosen
+                return True
+        return False
 
     def rerender(self, now: datetime) -> None:
         """Show the rows for `now` and the list's width now (the clock moved: ages and

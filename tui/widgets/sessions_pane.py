@@ -111,13 +111,18 @@ class SessionsPane(Vertical):
         return True
 
     def reveal(self, session_id: str) -> None:
-        """Put the cursor on a session, emptying a filter that hides it."""
+        """Put the cursor on a session the person picked (it stays there), emptying a
+        filter and leaving "running only" when they hide it."""
+        session_list = self.session_list
         box = self.filter_box
-        if box.display and session_id not in self.session_list.shown_ids:
+        if box.display and session_id not in session_list.shown_ids:
             box.value = ""
             box.display = False
-            self.session_list.set_needle("", self.clock())
-        self.session_list.highlight_id(session_id)
+            session_list.set_needle("", self.clock())
+        if session_list.running_only and session_id not in session_list.shown_ids:
+            session_list.set_view(self.clock(), running_only=False)
+            self._show_header()
+        session_list.highlight_id(session_id, chosen=True)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
