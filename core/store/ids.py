@@ -2,9 +2,13 @@
 
 - `StoreLock(path)`: `fcntl.flock` on `<root>/.lock`, exclusive, re-entrant within a
   thread. Every write to the store happens while it is held.
-- `IdCounter(path)`: `<root>/.ids` remembers the highest id ever minted per kind
+- `IdCounter(path, lock)`: `<root>/.ids` remembers the highest id ever minted per kind
   (`{"p": 3, "t": 12}`), so a deleted record's id is never handed out again. The next
   id is one above both the counter and every file present (`highest_on_disk`).
+  The same counter is kept a second time inside the lock file (written in place under
+  the lock, never replaced), so an `.ids` that is removed, emptied or garbled cannot
+  send the counter back: the higher of the two counts, and the copy that was behind is
+  repaired and the repair logged as a warning (a sentence naming the file).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import re
 import threading
@@ -20,6 +25,8 @@ from pathlib import Path
 
 from planwatch.core.atomic import atomic_write
 from planwatch.core.regular import open_regular, read_regular
+
+log = logging.getLogger(__name__)
 
 
 class StoreLock:
@@ -54,6 +61,19 @@ class StoreLock:
         self._local.fd = fd
         self._local.depth = 1
 
+    def read_note(self) -> bytes:
+        """What the held lock file holds (the id counter's second copy); b"" when empty."""
+        fd = self._local.fd
+        return os.pread(fd, 65_536, 0)
+
+    def write_note(self, data: bytes) -> None:
+        """Put `data` in the held lock file, in place (the lock file is never replaced:
+        its inode is what every process locks)."""
+        fd = self._local.fd
+        os.pwrite(fd, data, 0)
+        os.ftruncate(fd, len(data))
+        os.fsync(fd)
+
     def release(self) -> None:
         self._local.depth -= 1
         if self._local.depth:
@@ -78,33 +98,64 @@ ID_LIMIT = 999_999_999
 """The highest number an id can carry (`t999999999`): the id pattern's nine digits."""
 
 
-class IdCounter:
-    """`<root>/.ids`: the highest id minted per kind. Read and written under the store lock."""
+def _parse_counter(raw: bytes) -> dict[str, int] | None:
+    """The counter a file holds; None when it holds none (empty, not JSON, not a mapping)."""
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    return {k: v for k, v in data.items() if k in ("t", "p") and isinstance(v, int) and 0 <= v <= ID_LIMIT}
 
-    def __init__(self, path: Path) -> None:
+
+class IdCounter:
+    """`<root>/.ids` and its copy in the lock file: the highest id minted per kind. Read
+    and written only while `lock` is held."""
+
+    def __init__(self, path: Path, lock: StoreLock | None = None) -> None:
         self.path = path
+        self.lock = lock
 
     def read(self) -> dict[str, int]:
-        """The counter; a missing or garbled file counts as nothing minted yet.
+        """The counter: the higher of `.ids` and the lock file's copy, per kind. A copy
+        found behind (missing, empty, garbled or lower) is repaired, and that is logged.
 
-        Raises OSError when it cannot be read (`NotRegularFile` for a FIFO or a folder):
-        minting without it could hand out a deleted record's id again.
+        Raises OSError when `.ids` cannot be read (`NotRegularFile` for a FIFO or a
+        folder): minting without it could hand out a deleted record's id again.
         """
         try:
-            raw = read_regular(self.path, 65_536)
+            main: dict[str, int] | None = _parse_counter(read_regular(self.path, 65_536, follow=False))
+            state = "garbled" if main is None else ""
         except FileNotFoundError:
-            return {}
-        try:
-            data = json.loads(raw.decode("utf-8"))
-        except ValueError:
-            return {}
-        if not isinstance(data, dict):
-            return {}
-        return {k: v for k, v in data.items() if k in ("t", "p") and isinstance(v, int) and 0 <= v <= ID_LIMIT}
+            main, state = None, "missing"
+        copy = _parse_counter(self.lock.read_note()) if self.lock is not None and self.lock.held() else None
+        ids = dict(main or {})
+        for kind, number in (copy or {}).items():
+            ids[kind] = max(ids.get(kind, 0), number)
+        if self.lock is None or not self.lock.held():
+            return ids
+        if ids != (main or {}) and ids:
+            what = f"was {state}" if state else "was behind the lock file's copy"
+            log.warning(
+                "The id counter %s %s; repaired from its copy in %s (%s), so no removed record's id is handed out again.",
+                self.path, what, self.lock.path, _counter_text(ids).strip(),
+            )
+            self.write(ids)
+        elif ids != (copy or {}) and ids:
+            self.lock.write_note(_counter_text(ids).encode())  # the copy was behind (a first run, an old store)
+        return ids
 
     def write(self, ids: dict[str, int]) -> None:
-        """Replace the counter atomically; raises OSError."""
-        atomic_write(self.path, json.dumps(ids, sort_keys=True) + "\n")
+        """Replace `.ids` atomically, then its copy in the lock file; raises OSError."""
+        text = _counter_text(ids)
+        atomic_write(self.path, text)
+        if self.lock is not None and self.lock.held():
+            self.lock.write_note(text.encode())
+
+
+def _counter_text(ids: dict[str, int]) -> str:
+    return json.dumps(ids, sort_keys=True) + "\n"
 
 
 def highest_on_disk(folder: Path, prefix: str) -> int:

@@ -31,7 +31,7 @@ Decisions, so hand edits and concurrency behave predictably:
   A person's save that lands while a tool writes is never overwritten
   (core/store/handsave.py).
 - Ids are never reused (the lock and the counter: `core/store/ids.py`): `<root>/.ids`
-  remembers the highest id ever minted, and the next id is one above both that and
+  remembers the highest id ever minted (and `.lock` a second copy of it), and the next id is one above both that and
   every file present. Creation links a fully written temp file into place (`os.link`,
   which fails when the name exists), so two minters can never overwrite each other
   even without the lock.
@@ -97,7 +97,7 @@ class Store:
         self._lock_path = self.root / ".lock"
         self._ids_path = self.root / ".ids"
         self._lock = StoreLock(self._lock_path)
-        self._ids = IdCounter(self._ids_path)
+        self._ids = IdCounter(self._ids_path, self._lock)
         self._parsed = ParsedFiles()
         self._written_lock = threading.Lock()
         # Per thread, while it holds the lock: path → (text, record) of each fresh read,

@@ -5,6 +5,7 @@ root, so a chown to another uid is real), real CLI processes."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -91,3 +92,32 @@ def test_a_tasks_folder_that_is_a_symlink_is_refused_and_nothing_lands_outside(
     assert os.listdir(elsewhere) == []
     listed = planwatch("task", "list")
     assert "tasks/: is a symlink, not a folder of the store" in listed.stderr
+
+
+@pytest.mark.parametrize("damage", ["garbled", "empty", "missing", "lowered"])
+def test_a_damaged_id_counter_never_hands_out_a_removed_records_id_and_says_it_was_repaired(
+    isolated_env: IsolatedEnv, damage: str
+) -> None:
+    store = Store(isolated_env.store)
+    for n in range(1, 10):
+        add(store, f"task {n}")
+    for n in range(4, 10):
+        assert store.delete_task(f"t{n}")
+    ids = isolated_env.store / ".ids"
+    if damage == "garbled":
+        ids.write_bytes(b'{"t": 9, "p"\x00\xff')
+    elif damage == "empty":
+        ids.write_bytes(b"")
+    elif damage == "missing":
+        ids.unlink()
+    else:
+        ids.write_text('{"t": 3}\n')
+    added = planwatch("task", "add", "After the damage")
+    assert added.returncode == 0, added.stderr
+    assert added.stdout == "t10 todo medium After the damage\n"
+    what = {"garbled": "was garbled", "empty": "was garbled", "missing": "was missing", "lowered": "was behind"}[damage]
+    assert f"The id counter {ids} {what}" in added.stderr
+    assert "repaired from its copy in" in added.stderr and "no removed record's id is handed out again" in added.stderr
+    assert json.loads(ids.read_text()) == {"t": 10}
+    again = planwatch("task", "add", "Once repaired")
+    assert again.stdout == "t11 todo medium Once repaired\n" and again.stderr == ""
