@@ -55,7 +55,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("d", "drop_item", "Drop", "Drop your own item (it stays in the store as dropped)."),
     Command("u", "undo", "Undo", "Undo the last tick, edit or drop."),
     Command("y", "copy_checklist", "Copy", "Copy the checklist as Markdown (- [x] …) to the clipboard."),
-    Command("o", "open_outside", "Open", "Open the transcript in $PAGER (with the details focused on a plan document: the document)."),
+    Command("o", "open_outside", "Open", "Open the transcript in $PAGER (an OpenCode session: its plan and prompts as text; with the details focused on a plan document: the document)."),
     Command("E", "edit_record", "Edit file", "Open your item's store record in $EDITOR.", show=False),
     Command("enter", "details", "Details", "Show or hide the details of the session: source, steps, overrides, timeline."),
     Command("slash", "filter", "Filter", "Filter the sessions by typing.", key_display="/"),

@@ -66,6 +66,7 @@ from planwatch.core.transcripts.opencode_sql import (
     prompt_of_part,
     read_transaction,
     todowrite_calls,
+    user_prompts,
 )
 from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
 
@@ -380,3 +381,10 @@ def _remembered_sessions(state: Any) -> dict[str, _Remembered]:
             continue
         found[str(sid)] = ((numbers[0], numbers[1], numbers[2]), list_part, prompt_part)
     return found
+
+
+def session_prompts(path: Path, session_id: str) -> list[tuple[datetime | None, str]]:
+    """What the person typed in one session of the database at `path`, oldest first, with
+    each message's time (what `o` pages for an OpenCode session, whose "transcript" is a
+    database no pager can show). Raises `DatabaseProblem` when it cannot be read."""
+    return read_transaction(path, lambda db: user_prompts(db, session_id))

@@ -9,7 +9,7 @@ OpenCode's schema, apart from how the reader turns sessions into results
 - `read_transaction(path, work)`: `work(connection)` in one snapshot; every failure is
   a `DatabaseProblem` whose message names the file.
 - The queries: `check_schema`, `todowrite_calls`, `last_lists`, `lists_of_parts`,
-  `first_prompt`, `prompt_of_part`, `has_column`, `chunks`.
+  `first_prompt`, `prompt_of_part`, `user_prompts` (what `o` pages), `has_column`, `chunks`.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ __all__ = [
     "prompt_of_part",
     "read_transaction",
     "todowrite_calls",
+    "user_prompts",
 ]
 
 BUSY_TIMEOUT = 1.0  # seconds SQLite waits on a lock before answering SQLITE_BUSY
@@ -187,6 +188,34 @@ def first_prompt(db: sqlite3.Connection, sid: str) -> tuple[str | None, str | No
         if text:
             return text, str(part_id)
     return None, None
+
+
+PROMPTS_MAX = 500
+"""The most prompts `user_prompts` answers (the latest): a pager's worth, bounded."""
+
+
+def user_prompts(db: sqlite3.Connection, sid: str, limit: int = PROMPTS_MAX) -> list[tuple[datetime | None, str]]:
+    """The text a person typed in session `sid`, oldest first: each user message's text
+    parts (whole, not made titles) with the message's time; the latest `limit`."""
+    query = (
+        "SELECT p.data, m.data, m.time_created FROM message m JOIN part p ON p.message_id = m.id "
+        "WHERE m.session_id = ? ORDER BY m.time_created, m.id, p.time_created, p.id"
+    )
+    out: list[tuple[datetime | None, str]] = []
+    for part_data, message_data, created in db.execute(query, (sid,)):
+        try:
+            message = json.loads(message_data)
+            part = json.loads(part_data)
+        except (ValueError, TypeError, RecursionError):
+            continue
+        if not isinstance(message, dict) or message.get("role") != "user":
+            continue
+        if not isinstance(part, dict) or part.get("type") != "text":
+            continue
+        text = part.get("text")
+        if isinstance(text, str) and text.strip():
+            out.append((moment_of(created) if isinstance(created, int) else None, text.strip()))
+    return out[-limit:]
 
 
 def prompt_of_part(db: sqlite3.Connection, sid: str, part_id: str) -> str | None:

@@ -154,3 +154,64 @@ async def test_an_opencode_sessions_timeline_comes_from_its_completed_todowrite_
         assert first.what == "0 → 2 steps; started: Read"
         assert second.what == "0 → 1 done; started: Write"
         assert int(second.at.timestamp() * 1000) == at + 3001
+
+
+async def test_o_on_an_opencode_session_pages_its_plan_and_prompts_as_text_never_the_database(isolated_env, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """OpenCode's sessions live in an SQLite file, which a pager shows as bytes: `o` pipes
+    the session's plan and every prompt typed in it as text instead, safe to print."""
+    database = paths.opencode_db()
+    database.parent.mkdir(parents=True)
+    writer = OpenCodeDb(database)
+    at = now_ms() - 600_000
+    sid = "ses_page0000000000000000000001"
+    writer.session(sid, "Paging", "/home/dev/page", updated=at)
+    writer.prompt(sid, "Add paging to the list\nand keep the cursor", at + 100)
+    writer.todowrite(sid, [("Read the list code", "completed", "high"), ("Add paging", "in_progress", "high")], at + 1000)
+    writer.prompt(sid, "Now the \x1b[31mred\x1b[0m tests", at + 2000)
+    writer.close()
+    seen, argv = tmp_path / "seen", tmp_path / "argv"
+    pager = tmp_path / "pager"
+    pager.write_text(f'#!/bin/sh\necho "$#" > {argv}\ncat > {seen}.part && mv {seen}.part {seen}\n')
+    pager.chmod(0o755)
+    monkeypatch.setenv("PAGER", str(pager))
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id == sid, what="the scan")
+        await pilot.press("o")
+        await until(pilot, lambda: seen.exists(), what="the pager")
+    assert argv.read_text().strip() == "0", "no file is given to the pager: the text comes on its input"
+    text = seen.read_text(encoding="utf-8")
+    assert not text.startswith("SQLite format 3")
+    lines = text.splitlines()
+    assert lines[0] == "# Paging"
+    assert "- [x] Read the list code" in lines
+    assert "- [ ] Add paging (in progress)" in lines
+    assert "## Prompts" in lines
+    prompts = lines[lines.index("## Prompts") :]
+    assert "Add paging to the list" in prompts and "and keep the cursor" in prompts, "a prompt's lines kept"
+    assert "Now the \\x1b[31mred\\x1b[0m tests" in prompts, "an escape shown, never sent"
+    assert "\x1b" not in text
+    assert f"OpenCode session {sid}" in lines
+
+
+async def test_o_on_an_opencode_session_with_reading_off_reads_nothing_of_the_database(isolated_env, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    database = paths.opencode_db()
+    database.parent.mkdir(parents=True)
+    writer = OpenCodeDb(database)
+    sid = "ses_priv0000000000000000000001"
+    writer.session(sid, "Private", "/home/dev/private", updated=now_ms() - 60_000)
+    writer.prompt(sid, "A private prompt", now_ms() - 50_000)
+    writer.close()
+    isolated_env.config.parent.mkdir(parents=True, exist_ok=True)
+    isolated_env.config.write_text("readAgentPlans: false\n", encoding="utf-8")
+    ran = tmp_path / "ran"
+    pager = tmp_path / "pager"
+    pager.write_text(f"#!/bin/sh\ncat > {ran}\n")
+    pager.chmod(0o755)
+    monkeypatch.setenv("PAGER", str(pager))
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id == sid, what="the scan")
+        await pilot.press("o")
+        await until(pilot, lambda: any("Reading agents' plans is off" in str(n.message) for n in app._notifications), what="the refusal")
+    assert not ran.exists()

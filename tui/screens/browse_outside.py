@@ -1,14 +1,17 @@
 """The browse screen's ways out of the app: `y` copies the checklist as Markdown, `o`
-pages the transcript (or, with the details focused, the plan documents), `E` opens the
+pages the transcript (or, with the details focused, the plan documents; for an OpenCode
+session, whose transcript is a database, its plan and prompts as text), `E` opens the
 person's own item's store record in $EDITOR. The screen's keys call these with itself;
 running a program suspends the app (tui.outside)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planwatch.core.text import safe_text
+from planwatch.core.transcripts.sniff import is_database_file
 from planwatch.tui.outside import (
     DEFAULT_EDITOR,
     DEFAULT_PAGER,
@@ -20,6 +23,8 @@ from planwatch.tui.outside import (
 from planwatch.tui.widgets.details import DetailsPanel
 
 if TYPE_CHECKING:
+    from planwatch.core.checklist import Checklist
+    from planwatch.core.sessions import SessionEntry
     from planwatch.tui.screens.browse import BrowseScreen
 
 
@@ -45,15 +50,54 @@ def open_outside(view: BrowseScreen) -> None:
     details = view.query_one("#details", DetailsPanel)
     documents = view.app.checklist_for(entry.session.id).documents if view.app.reading else ()
     if documents and view.focused is details:
-        # The documents on the pager's standard input: plan text never goes to a file.
-        text = "\n\n".join(d.text for d in documents)
+        # The documents on the pager's standard input: plan text never goes to a file (and
+        # `less -R` would act on an escape in it: shown instead).
+        text = safe_text("\n\n".join(d.text for d in documents))
         problem = run_outside(view.app, pager, stdin_text=text)
+    elif entry.session.harness == "opencode" and is_database_file(entry.session.path):
+        # OpenCode's sessions live in an SQLite database, which a pager shows as bytes:
+        # the session's plan and prompts as text instead, on the pager's standard input.
+        paged, problem = _opencode_text(view, entry)
+        if paged is not None:
+            problem = run_outside(view.app, pager, stdin_text=paged)
     elif regular_file(entry.session.path):
         problem = run_outside(view.app, [*pager, str(entry.session.path)])
     else:
         problem = f"{safe_text(str(entry.session.path), single_line=True)} is not a regular file."
     if problem:
         view.notify(problem, severity="error", markup=False)
+
+
+def _opencode_text(view: BrowseScreen, entry: SessionEntry) -> tuple[str | None, str | None]:
+    """An OpenCode session as the pager shows it, or why not: (text, None) / (None, problem)."""
+    if not view.app.reading:
+        # The privacy switch: no transcript is read, and the database is OpenCode's one.
+        return None, "Reading agents' plans is off (Settings → Privacy): the OpenCode database is not read."
+    from planwatch.core.transcripts.opencode import DatabaseProblem, session_prompts
+
+    session = entry.session
+    try:
+        prompts = session_prompts(session.path, session.id)
+    except DatabaseProblem as exc:
+        return None, safe_text(str(exc), single_line=True)
+    return opencode_session_text(entry, view.app.checklist_for(session.id), prompts), None
+
+
+def opencode_session_text(entry: SessionEntry, checklist: Checklist, prompts: list[tuple[datetime | None, str]]) -> str:
+    """The session's plan (the checklist, as `y` copies it) and then every prompt typed in
+    it with its time, oldest first; every line through safe_text."""
+    session = entry.session
+    title = session.title or f"Session {session.id}"
+    head = [f"OpenCode session {session.id}"]
+    if session.cwd:
+        head.append(f"Folder: {session.cwd}")
+    head.append(f"Database: {session.path}")
+    lines = [checklist_markdown(title, checklist, True).rstrip("\n"), "", *head, "", "## Prompts"]
+    if not prompts:
+        lines.append("(none)")
+    for moment, text in prompts:
+        lines += ["", f"### {moment:%Y-%m-%d %H:%M:%S} UTC" if moment is not None else "### (no time)", text]
+    return safe_text("\n".join(lines) + "\n")
 
 
 def edit_record(view: BrowseScreen) -> None:
