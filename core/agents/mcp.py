@@ -43,10 +43,12 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 
 from planwatch.core.agents.mcp_subscriptions import PlanSubscriptions, channel_error
 from planwatch.core.settings import LiveSettings, Settings, SettingsProblem
-from planwatch.core.store.channel import PREFIX, Channel, ChannelError
+from planwatch.core.store import grants
+from planwatch.core.store.channel import FORBIDDEN, PREFIX, Channel, ChannelError
 from planwatch.core.store.errors import StoreError
 from planwatch.core.store.identity import Caller, caller_from_env
 from planwatch.core.store.sweep import Sweeper
@@ -232,6 +234,14 @@ class PlanwatchMCP:
     async def _list_resources(
         self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
+        settings = self.settings
+        caller = self.caller
+        if not grants.holds(settings, caller, grants.SESSION_READ):
+            # The listing names every plan with its title: it needs what reading one needs.
+            raise MCPError(
+                code=FORBIDDEN,
+                message=grants.refusal("resources/list", "listing plans", grants.SESSION_READ, caller, settings),
+            )
         snap = await anyio.to_thread.run_sync(self.channel.store.load)
         resources = [
             types.Resource(

@@ -6,6 +6,8 @@ API summary:
   `session:read`; owner and lead also hold `task:approve`.
 - `role_grants(settings)` — built-in roles merged with the configured ones (a configured
   role with a built-in's name adds to its grants; it cannot take `session:read` away).
+- `grants_of(settings, user)` — the user's grants through her roles; task:approve
+  brings session:read with it (an approver reads what she approves).
 - `has_directory(settings)` — is a user directory configured (valid or not)?
 - `holds(settings, caller, grant)` — without a directory every call holds every grant;
   with one, only the presented user's roles count, and a call nobody sent holds none;
@@ -51,6 +53,10 @@ def grants_of(settings: Settings, user: str | None) -> frozenset[str]:
     held: frozenset[str] = frozenset()
     for role in entry.roles:
         held |= roles.get(role, frozenset())
+    if TASK_APPROVE in held:
+        # An approver reads what she approves (the seed's `approver: [task:approve]`
+        # would otherwise approve tasks it may not list).
+        held |= {SESSION_READ}
     return held
 
 

@@ -38,6 +38,7 @@ from planwatch.core.store.tool_refusals import (
     known_task,
     need_approval_to_start,
     need_grant,
+    need_read,
     unknown_record,
 )
 
@@ -128,6 +129,7 @@ def plan_set(ctx: ToolContext, inp: PlanSetInput) -> ToolResult:
 
 
 def plan_show(ctx: ToolContext, inp: PlanIdInput) -> ToolResult:
+    need_read(ctx)
     snap = ctx.store.load()
     plan = snap.plans.get(inp.plan)
     if plan is None:
@@ -137,6 +139,7 @@ def plan_show(ctx: ToolContext, inp: PlanIdInput) -> ToolResult:
 
 
 def plan_list(ctx: ToolContext, inp: PlanListInput) -> ToolResult:
+    need_read(ctx)
     snap = ctx.store.load()
     plans: list[PlanRecord] = []
     for plan in snap.plans_sorted():
@@ -206,6 +209,7 @@ def _ready(settings: Settings, snap: StoreSnapshot, task: TaskRecord) -> bool:
 
 
 def task_list(ctx: ToolContext, inp: TaskListInput) -> ToolResult:
+    need_read(ctx)
     snap = ctx.store.load()
     statuses = {inp.status} if isinstance(inp.status, str) else set(inp.status or ())
     since = inp.since_instant()

@@ -9,7 +9,7 @@ callers are told, apart from the tools' effects (core/store/tool_effects.py).
 - `ToolContext`: what every tool is handed (store, settings, caller, clock, its name);
   `ctx.refuse(reason)` builds the refusal in the tool's name.
 - `known_task`, `known_plan_record`, `known_plan`, `known_blockers`, `unknown_record`,
-  `need_approval_to_start`, `need_grant`: each raises the refusal or returns quietly.
+  `need_approval_to_start`, `need_grant`, `need_read`: each raises the refusal or returns quietly.
 """
 
 from __future__ import annotations
@@ -120,6 +120,13 @@ def need_approval_to_start(ctx: ToolContext, rec: TaskRecord) -> None:
         raise ctx.refuse(
             f"status doing needs {rec.id} approved first (requireApproval is on; see task_approve)."
         )
+
+
+def need_read(ctx: ToolContext) -> None:
+    """The tools that read plans and tasks need the grant the plan channel needs: what a
+    caller may not subscribe to, it may not list or show either."""
+    if not grants.holds(ctx.settings, ctx.caller, grants.SESSION_READ):
+        raise ToolRefused(grants.refusal(ctx.name, "reading plans and tasks", grants.SESSION_READ, ctx.caller, ctx.settings))
 
 
 def need_grant(ctx: ToolContext) -> None:

@@ -67,10 +67,10 @@ async def test_settings_problems_reach_the_client_as_logging_notifications(isola
     client = Client(params, mode="legacy", logging_callback=on_log)
     with anyio.fail_after(4 * DEADLINE):
         async with client:
-            await call(client, "task_list", {})
+            await call(client, "task_add", {"title": "One"})  # needs no grant
             assert messages == []
             shutil.copyfile(CONFIGS / "unknown-user-key.yaml", isolated_env.config)
-            await call(client, "task_list", {})
+            await call(client, "task_add", {"title": "Two"})
             deadline = time.monotonic() + DEADLINE
             while not messages and time.monotonic() < deadline:
                 await anyio.sleep(0.05)

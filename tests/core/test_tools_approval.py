@@ -22,12 +22,13 @@ def token(secret: str) -> str:
 
 
 DIRECTORY = UserDirectory(
-    roles={"release": ["task:approve"], "member": ["task:write"]},
+    roles={"release": ["task:approve"], "member": ["task:write"], "none": []},
     users={
         "lena": UserEntry(token=token("lena-secret"), roles=["lead"]),
         "max": UserEntry(token=token("max-secret"), roles=["member"]),
         "rita": UserEntry(token=token("rita-secret"), roles=["release"]),
         "vic": UserEntry(token=token("vic-secret"), roles=["viewer"]),
+        "zed": UserEntry(token=token("zed-secret"), roles=["none"]),
     },
 )
 
@@ -114,12 +115,29 @@ def test_under_a_directory_review_needs_no_grant(store: Store) -> None:
     assert task is not None and task.reviewed is not None and task.reviewed.by == "host-owner"
 
 
-def test_under_a_directory_other_tools_act_as_always(store: Store) -> None:
+def test_under_a_directory_the_writing_tools_act_as_always(store: Store) -> None:
     settings = Settings(users=DIRECTORY)
     nobody = caller(settings, None)
-    run_tool("task_add", store, settings, nobody, {"title": "Second"})
-    run_tool("task_set", store, settings, nobody, {"task": "t2", "status": "done"})
-    assert run_tool("task_list", store, settings, nobody, {}).lines == ["t1 todo medium Task", "t2 done medium Second"]
+    assert run_tool("task_add", store, settings, nobody, {"title": "Second"}).lines == ["t2 todo medium Second"]
+    assert run_tool("task_set", store, settings, nobody, {"task": "t2", "status": "done"}).lines == ["t2 done medium Second"]
+    vic = caller(settings, "vic-secret")  # a viewer reads
+    assert run_tool("task_list", store, settings, vic, {}).lines == ["t1 todo medium Task", "t2 done medium Second"]
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"), [("task_list", {}), ("plan_list", {}), ("plan_show", {"plan": "p1"})]
+)
+@pytest.mark.parametrize("secret", [None, "nobody-secret", "zed-secret"])
+def test_under_a_directory_the_tools_that_read_need_the_session_read_grant(
+    store: Store, tool: str, args: dict[str, str], secret: str | None
+) -> None:
+    """What a caller may not subscribe to (x-ahpd-plans://p1), it may not list or show."""
+    settings = Settings(users=DIRECTORY)
+    with pytest.raises(ToolRefused) as refused:
+        run_tool(tool, store, settings, caller(settings, secret), args)
+    assert refused.value.message.startswith(f"Refused {tool}: reading plans and tasks needs the session:read grant, which ")
+    assert "Task" not in refused.value.message and "Plan" not in refused.value.message
+    assert run_tool(tool, store, settings, caller(settings, "max-secret"), args).lines  # a member reads
 
 
 def test_every_built_in_role_holds_session_read() -> None:
@@ -130,6 +148,6 @@ def test_every_built_in_role_holds_session_read() -> None:
     assert roles["member"] == {"session:read", "task:write"}  # configured grants merge in
     for user in ("lena", "max", "rita", "vic"):
         held = grants.holds(settings, Caller(by=user, user=user), grants.SESSION_READ)
-        assert held == (user != "rita")  # rita's only role is the configured "release"
+        assert held  # rita's only role, the configured "release", approves: an approver reads what she approves
     assert not grants.holds(settings, Caller(by="x"), grants.SESSION_READ)
     assert grants.holds(Settings(), Caller(by="x"), grants.SESSION_READ)  # no directory
