@@ -34,7 +34,7 @@ from planwatch.core import paths
 from planwatch.core.databases import DatabaseSources
 from planwatch.core.following import Following
 from planwatch.core.model import EMPTY_PLAN
-from planwatch.core.sessions import FileState, SessionEntry, build_entry, ids_of, orphan_ids, relations
+from planwatch.core.sessions import FileState, SessionEntry, build_entry, ids_of, newest_first, orphan_ids, relations
 from planwatch.core.settings import Settings, load_settings
 from planwatch.core.transcripts.batch import FileRead, read_all, read_file
 from planwatch.core.transcripts.discover import (
@@ -195,7 +195,7 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         if on_batch is not None and changed:
             with self._lock:
                 entries = [self._entries[i] for i in changed if i in self._entries]
-            entries.sort(key=lambda e: e.session.updated, reverse=True)
+            entries = newest_first(entries)
             if entries:
                 on_batch(entries)
 
@@ -281,7 +281,7 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         """Every session, newest activity first (a snapshot)."""
         with self._lock:
             if self._sorted is None:
-                self._sorted = sorted(self._entries.values(), key=lambda e: e.session.updated, reverse=True)
+                self._sorted = newest_first(self._entries.values())
             return list(self._sorted)
 
     def get(self, session_id: str) -> SessionEntry | None:

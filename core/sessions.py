@@ -88,6 +88,15 @@ class FileState:
         return ids or {file_id(self.file.path)}
 
 
+def newest_first(entries: Iterable[SessionEntry]) -> list[SessionEntry]:
+    """`entries` in the one order every list of sessions takes (the app's, `planwatch
+    sessions`): newest activity first, sessions active at the same moment by their id,
+    so the order is the same whatever order the files were read in (many sessions of a
+    copied or generated folder share one time)."""
+    by_id = sorted(entries, key=lambda entry: entry.session.id)
+    return sorted(by_id, key=lambda entry: entry.session.updated, reverse=True)  # stable: ties keep id order
+
+
 def file_id(path: Path) -> str:
     """A session id from the file name alone (when the records name none)."""
     stem = path.name.removesuffix(".zst").removesuffix(".jsonl")
