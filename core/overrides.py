@@ -17,6 +17,7 @@ from pathlib import Path
 from planwatch.core import paths
 from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write
 from planwatch.core.checklist import OVERRIDE_STATUSES, OverrideStatus
+from planwatch.core.regular import read_regular
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +30,9 @@ _KEY = re.compile(r"[0-9a-f]{16,64}")  # whole keys only: fullmatch
 def default_path() -> Path:
     return paths.state_dir() / FILE_NAME
 
+
+MAX_OVERRIDES_BYTES = 16 << 20
+"""An overrides file larger than this is refused (it holds a few keys per session)."""
 
 class Overrides:
     """The person's overrides, loaded once and saved on every change (thread-safe)."""
@@ -45,7 +49,10 @@ class Overrides:
         """(Re)read the file; a missing or broken file means no overrides (logged)."""
         sessions: dict[str, dict[str, OverrideStatus]] = {}
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
+            data = read_regular(self.path, MAX_OVERRIDES_BYTES)  # a FIFO is refused, never waited on
+            if len(data) > MAX_OVERRIDES_BYTES:
+                raise ValueError(f"larger than {MAX_OVERRIDES_BYTES:,} bytes")
+            raw = json.loads(data.decode("utf-8"))
         except FileNotFoundError:
             raw = {}
         except (OSError, ValueError) as exc:

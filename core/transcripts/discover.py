@@ -35,6 +35,7 @@ from pathlib import Path
 
 from planwatch.core import paths
 from planwatch.core.model import Harness
+from planwatch.core.regular import read_regular
 from planwatch.core.transcripts.sniff import SNIFF_BYTES, first_lines, is_database_file, read_small, sniff_harness
 
 log = logging.getLogger(__name__)
@@ -118,8 +119,7 @@ def is_gemini_session(path: Path) -> bool:
     if path.name.endswith(".json"):
         # One object rewritten whole, metadata keys first: judge its opening bytes.
         try:
-            with path.open("rb") as fh:
-                head = fh.read(SNIFF_BYTES)
+            head = read_regular(path, SNIFF_BYTES - 1)
         except OSError:
             return False
         return head.lstrip().startswith(b"{") and all(key in head for key in _GEMINI_KEYS)

@@ -24,6 +24,7 @@ from typing import TypeVar
 from urllib.parse import quote
 
 from planwatch.core.model import PlanItem
+from planwatch.core.regular import NotRegularFile, check_regular
 from planwatch.core.transcripts.opencode_parts import part_text, todowrite_list
 
 __all__ = [
@@ -65,8 +66,12 @@ class DatabaseProblem(Exception):
 def read_transaction(path: Path, work: Callable[[sqlite3.Connection], T]) -> T:
     """Run `work` in one short read transaction on a fresh read-only connection,
     trying again on SQLITE_BUSY; any failure becomes a DatabaseProblem."""
-    if not path.is_file():
-        raise DatabaseProblem(f"{path}: no database there")
+    try:
+        check_regular(path)  # sqlite would open a FIFO and wait on it
+    except NotRegularFile as exc:
+        raise DatabaseProblem(f"{path}: {exc.strerror}") from None
+    except OSError:
+        raise DatabaseProblem(f"{path}: no database there") from None
     uri = f"file:{quote(str(path))}?mode=ro"
     last: Exception | None = None
     for attempt in range(RETRIES + 1):

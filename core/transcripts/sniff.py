@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from planwatch.core.model import Harness
-from planwatch.core.regular import open_regular
+from planwatch.core.regular import open_regular, read_regular
 
 __all__ = ["FIRST_LINE_BOUND", "SNIFF_BYTES", "first_lines", "is_database_file", "read_small", "sniff_harness"]
 
@@ -39,10 +39,7 @@ _SQLITE_HEADER = b"SQLite format 3\x00"
 def read_small(path: Path, limit: int = 1 << 20) -> bytes | None:
     """A small regular file's bytes (None when missing, not a regular file, or larger)."""
     try:
-        if not path.is_file():
-            return None
-        with path.open("rb") as fh:
-            data = fh.read(limit + 1)
+        data = read_regular(path, limit)
     except OSError:
         return None
     return data if len(data) <= limit else None
@@ -51,10 +48,7 @@ def read_small(path: Path, limit: int = 1 << 20) -> bytes | None:
 def is_database_file(path: Path) -> bool:
     """An SQLite database file (OpenCode's): a regular file with SQLite's header."""
     try:
-        if not path.is_file():
-            return False
-        with path.open("rb") as fh:
-            return fh.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER
+        return read_regular(path, len(_SQLITE_HEADER) - 1) == _SQLITE_HEADER
     except OSError:
         return False
 

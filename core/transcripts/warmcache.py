@@ -65,6 +65,7 @@ from typing import Any
 import msgspec
 
 from planwatch.core import paths
+from planwatch.core.regular import open_regular, open_regular_stat, read_regular
 from planwatch.core.transcripts.reader import TranscriptReader
 from planwatch.core.transcripts.warmsummary import valid_summary
 
@@ -230,7 +231,7 @@ def code_stamp() -> str:
                 continue
             for name in names:
                 with contextlib.suppress(OSError):
-                    data = f"{folder.name}/{name}\0".encode() + (folder / name).read_bytes()
+                    data = f"{folder.name}/{name}\0".encode() + read_regular(folder / name)
                     crc, adler = zlib.crc32(data, crc), zlib.adler32(data, adler)
         _STAMP.append(f"{crc:08x}{adler:08x}")
     return _STAMP[0]
@@ -271,14 +272,12 @@ class WarmCache:
     def load(cls, path: Path | None = None) -> WarmCache:
         path = path or cache_file()
         try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            # Only a regular file, never through a symlink, never waited on (a FIFO).
+            fd, st = open_regular_stat(path, follow=False)
         except OSError:
             return cls()
         try:
-            st = os.fstat(fd)
-            import stat
-
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_CACHE_BYTES:
+            if st.st_size > MAX_CACHE_BYTES:
                 return cls()
             with os.fdopen(fd, "rb", closefd=False) as fh:
                 raw = fh.read()
@@ -365,7 +364,7 @@ def _under(roots: Iterable[Path]) -> Callable[[str], bool]:
 
 @contextlib.contextmanager
 def _locked(lock_path: Path) -> Any:
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = open_regular(lock_path, os.O_RDWR | os.O_CREAT, 0o600, follow=False)
     try:
         try:
             import fcntl
