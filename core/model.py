@@ -36,9 +36,24 @@ SOURCE_LABELS: dict[str, str] = {
     "acp": "ACP plan",
     "gemini_todos": "Gemini CLI todos",
     "opencode_todos": "OpenCode todos",
+    "claude_plan_mode": "Claude plan mode",
 }
 
 Harness = Literal["claude", "codex", "acp", "gemini", "opencode"]
+
+# Each harness as a person names it (every label on screen; scripts keep the ids).
+HARNESS_LABELS: dict[str, str] = {
+    "claude": "Claude Code",
+    "codex": "Codex",
+    "acp": "ACP agent",
+    "gemini": "Gemini CLI",
+    "opencode": "OpenCode",
+}
+
+
+def harness_label(harness: str) -> str:
+    """A harness's human name; an unknown one as it is written."""
+    return HARNESS_LABELS.get(harness, harness)
 
 
 # FORMATS §7: `cancelled` is a status in ACP (v2), Gemini CLI and OpenCode only; Claude's

@@ -29,6 +29,9 @@ def _bundled_fixtures() -> Path:
 FIXTURES = _bundled_fixtures()
 # Below this many columns the browse screen restacks into pane mode.
 PANE_WIDTH = 60
+# Below this many (and from PANE_WIDTH on) the checklist beside the list narrows, so the
+# session titles keep the room (`-medium` in browse.tcss).
+MEDIUM_WIDTH = 100
 
 
 def utc_now() -> datetime:

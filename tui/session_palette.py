@@ -15,8 +15,9 @@ from typing import Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
+from planwatch.core.model import harness_label
 from planwatch.core.text import safe_text, shorten
-from planwatch.tui.widgets.session_rows import age, short_folder
+from planwatch.tui.widgets.session_rows import age, short_folder, untitled
 
 # The palette lists this many sessions before anything is typed (newest first).
 DISCOVER_LIMIT = 30
@@ -32,9 +33,9 @@ class SessionsProvider(Provider):
             return
         for entry in entries():
             session = entry.session
-            title = safe_text(session.title or f"Session {session.id}", single_line=True)
+            title = safe_text(session.title or untitled(session.harness), single_line=True)
             folder = short_folder(session.cwd or "", str(Path.home()))
-            yield session.id, shorten(title, 80), f"{session.harness} {safe_text(folder, single_line=True)}"
+            yield session.id, shorten(title, 80), f"{harness_label(session.harness)} {safe_text(folder, single_line=True)}"
 
     def _help(self, session_id: str, facts: str) -> str:
         entry = self.app.entry(session_id) if hasattr(self.app, "entry") else None  # type: ignore[attr-defined]

@@ -240,7 +240,7 @@ async def test_ticking_an_item_in_a_second_agent_section_ticks_that_item(isolate
     async with app.run_test(size=(120, 36)) as pilot:
         await ready(pilot, app)
         rows = checklist_rows(app)
-        sub_head = next(i for i, r in enumerate(rows) if r.startswith("Subagent a1"))
+        sub_head = next(i for i, r in enumerate(rows) if r.startswith("Subagent 1 · "))
         assert rows[sub_head + 1 : sub_head + 3] == ["[ ] Grep for limits", "[ ] Read the code"]
         await pilot.press("tab", "j", "j", "space")  # the subagent's first item: index 0 of its section
         await pilot.pause()

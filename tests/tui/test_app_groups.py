@@ -151,7 +151,7 @@ async def test_the_counts_follow_the_filter_and_grouping_by_harness_heads_each_h
         await pilot.press("escape", "O")
         await pilot.pause()
         assert session_list.order == "harness"
-        assert [text for heading, text in listed(session_list) if heading] == ["claude · 5 sessions"]
+        assert [text for heading, text in listed(session_list) if heading] == ["Claude Code · 5 sessions"]
 
 
 async def test_grouping_survives_the_pane_width_and_comes_back_wider(five_sessions, isolated_env) -> None:

@@ -88,8 +88,11 @@ def test_the_title_gets_most_of_the_row(width, least) -> None:
 
 def test_a_wide_list_names_the_harness() -> None:
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-    row = SessionRow("s1", "codex", "Title", "/home/dev/x", now, 1, 4, 2)
-    assert "● codex  Title" in row_text(row, now, RowLayout.for_rows([row], 120)).plain
+    rows = [SessionRow("s1", "codex", "Title", "/home/dev/x", now, 1, 4, 2), SessionRow("s2", "opencode", "Other", "/home/dev/x", now, 1, 4, 2)]
+    layout = RowLayout.for_rows(rows, 120)
+    assert "● Codex    Title" in row_text(rows[0], now, layout).plain
+    # Each name whole, as a person names it (never `openc…`).
+    assert "● OpenCode Other" in row_text(rows[1], now, layout).plain
 
 
 ODD_ROWS = [

@@ -176,3 +176,73 @@ async def test_a_wide_title_stays_on_one_line_in_the_app(isolated_env) -> None:
         assert len({p.cell_length for p in prompts}) == 1
         # What is drawn: each option one line high in the list's own rendering.
         assert listed.virtual_size.height == listed.option_count
+
+
+# -- the title's room, forks, sessions without a prompt ------------------------------------
+
+
+def listed_texts(app) -> list[str]:
+    listed = app.screen.query_one("#sessions")
+    return [listed.get_option_at_index(i).prompt.plain for i in range(listed.option_count)]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("size", "least"), [((80, 24), 25), ((70, 24), 20), ((120, 36), 38)])
+async def test_the_title_gets_the_room_beside_the_checklist(isolated_env, size, least) -> None:
+    """At 80 columns a title had 19 cells beside a 32-cell checklist: the checklist
+    narrows below 100 columns and the folder takes at most a quarter of a narrow row."""
+    now = datetime.now(UTC)
+    for n, folder in enumerate(["/home/dev/mobile", "/home/dev/api", "/home/dev/infra"]):
+        ClaudeTranscript(isolated_env.claude, folder, at=now - timedelta(hours=n + 1)).prompt(f"Add YAML support to the settings loader, part {n}")
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=size) as pilot:
+        await until(pilot, lambda: app.scan_done is not None and len(app.screen.query_one("#sessions").rows) == 3, what="the rows")
+        await pilot.pause()
+        layout = app.screen.query_one("#sessions").row_layout
+        assert layout.title >= least, layout
+        assert app.screen.query_one("#checklist-pane").outer_size.width >= 26  # still a checklist beside it
+        shown = "Add YAML support to the settings loader"[: layout.title - 1]
+        assert all(f"{shown}…" in text for text in listed_texts(app) if "YAML" in text)
+
+
+@pytest.mark.asyncio
+async def test_a_fork_is_marked_and_reads_apart_from_its_original(isolated_env) -> None:
+    import shutil
+
+    original = ClaudeTranscript(isolated_env.claude, "/home/dev/api", at=datetime.now(UTC) - timedelta(hours=2))
+    original.prompt("Split the router").todo_write([("Split", "in_progress")])
+    # A fork: a new file whose copied records keep the original's sessionId.
+    fork = original.path.with_name("9f9f9f9f-0000-4000-8000-000000000001.jsonl")
+    shutil.copy(original.path, fork)
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None and len(app.screen.query_one("#sessions").rows) == 2, what="the rows")
+        await pilot.pause()
+        texts = [t for t in listed_texts(app) if "Split the router" in t]
+        assert len(texts) == 2
+        assert sum("⑂ Split the router" in t for t in texts) == 1
+        assert texts[0] != texts[1]
+
+
+@pytest.mark.asyncio
+async def test_a_session_with_no_prompt_says_what_it_is_instead_of_an_id(isolated_env) -> None:
+    untitled = ClaudeTranscript(isolated_env.claude, "/home/dev/api")
+    untitled.todo_write([("Read", "completed"), ("Write", "in_progress"), ("Ship", "pending")])
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id is not None, what="the scan")
+        await pilot.pause()
+        [text] = [t for t in listed_texts(app) if t.strip()]
+        assert "(no prompt) · Claude Code · 3 steps" in text
+        assert untitled.session_id not in text and "Session " not in text
+        await pilot.press("tab", "enter")
+        await pilot.pause()
+        assert str(app.screen.query_one("#details-body").render()).startswith("(no prompt) · Claude Code · 3 steps")
+
+
+def test_untitled_words_count_the_steps() -> None:
+    from planwatch.tui.widgets.session_rows import untitled
+
+    assert untitled("codex", 3) == "(no prompt) · Codex · 3 steps"
+    assert untitled("acp", 1) == "(no prompt) · ACP agent · 1 step"
+    assert untitled("opencode", 0) == "(no prompt) · OpenCode · no plan"

@@ -97,10 +97,11 @@ class BrowseScreen(Screen[None]):
         return self.has_class("-pane")
 
     def on_resize(self, event: Resize) -> None:
-        from planwatch.tui.options import PANE_WIDTH
+        from planwatch.tui.options import MEDIUM_WIDTH, PANE_WIDTH
 
         was = self.pane
         self.set_class(self.app.options.pane or event.size.width < PANE_WIDTH, "-pane")
+        self.set_class(event.size.width < MEDIUM_WIDTH, "-medium")
         if self.pane != was:
             # The selected session stays selected whatever the width (issue 12 point 4);
             # only a pane started as one follows the newest session.

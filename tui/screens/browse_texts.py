@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING
 
 from textual.content import Content
 
+from planwatch.core.model import harness_label
 from planwatch.core.text import safe_text, shorten
 from planwatch.tui import palette
-from planwatch.tui.widgets.session_rows import RUNNING_WINDOW, age, short_folder
+from planwatch.tui.widgets.session_rows import RUNNING_WINDOW, age, short_folder, untitled
 
 if TYPE_CHECKING:
     from planwatch.core.checklist import Checklist
@@ -25,9 +26,9 @@ READING_OFF = "Reading agents' plans is off. Turn it on in Settings (press ,) �
 def head_text(session: Session, now: datetime, *, pane: bool) -> Content:
     """The head above the checklist: the session's title; in pane mode, with no list
     beside it, also where it runs, how long ago it moved and whether it is running."""
-    parts: list[tuple[str, str]] = [(shorten(session.title or f"Session {session.id}", 80), "bold")]
+    parts: list[tuple[str, str]] = [(shorten(session.title or untitled(session.harness), 80), "bold")]
     if pane:
-        where = short_folder(shorten(session.cwd, 60), str(Path.home())) if session.cwd else session.harness
+        where = short_folder(shorten(session.cwd, 60), str(Path.home())) if session.cwd else harness_label(session.harness)
         parts.append((f"\n{where} · {age(session.updated, now)} ago", palette.MUTED))
         if now - session.updated <= RUNNING_WINDOW:
             parts.append((" · ● running", palette.RUNNING))

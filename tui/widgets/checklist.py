@@ -59,10 +59,13 @@ def agent_mark(row: AgentRow) -> tuple[str, str]:
     return AGENT_MARKS.get(row.status, AGENT_MARKS["pending"])
 
 
-def section_title(section: AgentSection) -> str:
+def section_title(section: AgentSection, subagent: int = 1) -> str:
+    """A section's heading in words: the agent's plan, a subagent's by its place among
+    the session's subagents (`Subagent 2`: its id, `ses_1f3a…`, means nothing to a
+    person; the details panel names the files), an ACP plan by its planId."""
     label = SOURCE_LABELS.get(section.source, section.source)
     if section.group_key.startswith("agent-"):
-        head = f"Subagent {section.group_key.removeprefix('agent-')}"
+        head = f"Subagent {subagent}"
     elif section.group_key.startswith("acp:"):
         head = f"ACP plan {section.group_key.removeprefix('acp:')}"
     else:
@@ -79,7 +82,7 @@ def document_section_title(document: PlanDocument) -> str:
     if document.key.startswith("acp:"):
         head = f"ACP plan {document.key.removeprefix('acp:')} · {document.plan_type or 'document'} document"
     else:
-        head = f"Plan document ({document.source})"
+        head = f"Plan document · {SOURCE_LABELS.get(document.source, document.source)}"
     return safe_text(head, single_line=True)
 
 
@@ -180,8 +183,10 @@ class ChecklistView(SteppedOptionList):
             options.append(note(agent_note))
         else:
             agent_index = 0
+            subagents = 0
             for section in checklist.sections:
-                options.append(header(section_title(section)))
+                subagents += section.group_key.startswith("agent-")
+                options.append(header(section_title(section, subagents)))
                 if not section.rows:
                     options.append(note("(the agent cleared its list)"))
                 for row in section.rows:

@@ -17,10 +17,11 @@ from textual.widgets import Static
 
 from planwatch.core.checklist import Checklist
 from planwatch.core.history import HISTORY_BOUND
-from planwatch.core.model import SOURCE_LABELS, PlanDocument, Session
+from planwatch.core.model import SOURCE_LABELS, PlanDocument, Session, harness_label
 from planwatch.core.text import safe_text, shorten
 from planwatch.core.timeline import Rebuild, TimelineEntry
 from planwatch.tui import palette
+from planwatch.tui.widgets.session_rows import untitled
 
 Part = str | tuple[str, str]
 
@@ -86,12 +87,13 @@ def details_text(
     """Everything but the plan documents (those are Markdown: see DetailsPanel).
     `rebuild`: how far the timeline was rebuilt from the transcript (None: not asked)."""
     # The whole title (a row cuts it to its width): enter shows what the row could not.
-    parts: list[Part] = [(safe_text(session.title or f"Session {session.id}"), "bold"), "\n\n"]
+    title = session.title or untitled(session.harness, checklist.counts()[1])
+    parts: list[Part] = [(safe_text(title), "bold"), "\n\n"]
     parts += agent_parts(checklist, reading)
     if reading:
         parts += _priorities(checklist)
     parts.append("\n")
-    _line(parts, "Harness", session.harness)
+    _line(parts, "Harness", harness_label(session.harness))
     _line(parts, "Session", session.id)
     _line(parts, "Folder", session.cwd or "unknown", palette.MUTED if not session.cwd else "")
     _line(parts, "Branch", session.git_branch or "unknown", palette.MUTED if not session.git_branch else "")
@@ -149,7 +151,7 @@ def document_title(document: PlanDocument) -> str:
     if document.key.startswith("acp:"):
         head = f"Plan document · ACP plan {document.key.removeprefix('acp:')}"
     else:
-        head = f"Plan document · {document.source}"
+        head = f"Plan document · {SOURCE_LABELS.get(document.source, document.source)}"
     if document.plan_type is not None:
         head += f" · type {document.plan_type}"
     return safe_text(head, single_line=True)

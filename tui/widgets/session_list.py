@@ -19,6 +19,7 @@ from textual.style import Style
 from textual.visual import RenderOptions, Visual, VisualType
 from textual.widgets.option_list import Option
 
+from planwatch.core.model import harness_label
 from planwatch.tui.widgets.list_moves import SteppedOptionList
 from planwatch.tui.widgets.session_rows import (
     RUNNING_WINDOW,
@@ -305,7 +306,7 @@ class SessionList(SteppedOptionList):
         width = max(1, layout.width)
         if self.order == "folder":
             return heading_text(layout.folder_heading.get(group, group), count, width)
-        return heading_text(group, count, width, f"bold {harness_style(group)}")
+        return heading_text(harness_label(group), count, width, f"bold {harness_style(group)}")
 
     @property
     def shown_ids(self) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Literal
 
 from textual.content import Content
 
-from planwatch.core.model import Session
+from planwatch.core.model import Session, harness_label
 from planwatch.core.text import safe_text
 from planwatch.tui import palette
 from planwatch.tui.cells import cut, cut_left, fit, fit_left, head, tail, width_of
@@ -44,6 +44,8 @@ class SessionRow:
     open_count: int | None = None
     # The plan was rebuilt from an incomplete recovery (SPEC §2): a mark beside the pill.
     partial: bool = False
+    # A fork of another session (SPEC §2 lineage): marked, or it reads as its original.
+    fork: bool = False
 
     @classmethod
     def of(
@@ -52,11 +54,31 @@ class SessionRow:
         """A session's row: its pill's counts and open tasks given, the folder under ~
         (`home`: the home folder, looked up once by a caller making a row per session)."""
         folder = short_folder(session.cwd or "", str(Path.home()) if home is None else home)
-        return cls(session.id, session.harness, session.title, folder, session.updated, done, total, open_count, partial)
+        fork = session.parent_id is not None
+        return cls(session.id, session.harness, session.title, folder, session.updated, done, total, open_count, partial, fork)
 
     def matches(self, needle: str) -> bool:
         needle = needle.casefold()
-        return any(needle in part.casefold() for part in (self.title, self.folder, self.harness, self.id))
+        parts = (self.title, self.folder, self.harness, harness_label(self.harness), self.id)
+        return any(needle in part.casefold() for part in parts)
+
+
+def untitled(harness: str, total: int | None = None) -> str:
+    """What a session with no prompt to title it is, in words (its id means nothing to a
+    person): `(no prompt) · Codex · 3 steps`."""
+    words = f"(no prompt) · {harness_label(harness)}"
+    if total is not None:
+        words += " · no plan" if total == 0 else f" · {total} step{'' if total == 1 else 's'}"
+    return words
+
+
+def title_of(row: SessionRow) -> str:
+    """A row's title as it reads: the session's, or what an untitled session is."""
+    return row.title or untitled(row.harness, row.total)
+
+
+# Before a fork's title: a fork reads the same as its original otherwise.
+FORK_MARK = "⑂ "
 
 
 def age(updated: datetime, now: datetime) -> str:
@@ -152,8 +174,10 @@ def fitted_labels(labels: Mapping[str, str], width: int) -> dict[str, str]:
     return shown
 
 
-# Harness names when the list is wide; one coloured letter when it is not.
-HARNESS_CELLS = 6
+# Harness names when the list is wide (short human names, each whole: `OpenCode`, never
+# `openc…`); one coloured letter when it is not.
+HARNESS_SHORT = {"claude": "Claude", "codex": "Codex", "acp": "ACP", "gemini": "Gemini", "opencode": "OpenCode"}
+HARNESS_CELLS = max(len(name) for name in HARNESS_SHORT.values())
 HARNESS_GLYPHS = {"claude": "C", "codex": "X", "acp": "A", "gemini": "G", "opencode": "O"}
 WIDE_LIST = 100  # from here on the harness is named
 OPEN_WORDS = 60  # from here on open counts say "2 open" (below: "⚑2")
@@ -202,9 +226,11 @@ class RowLayout:
         # takes cells too.
         labels = {f: safe_text(label, single_line=True) for f, label in folder_labels(r.folder for r in rows).items()}
         longest = max((width_of(label) for label in labels.values()), default=0)
-        # The title keeps at least two thirds of what is left.
+        # The title keeps at least two thirds of what is left (three quarters when the
+        # list is narrow: there the title is what tells sessions apart).
         room = width - fixed
-        folder = min(longest, FOLDER_MAX if wide else FOLDER_MAX // 2, max(0, room // 3 - 1))
+        share = room // 3 - 1 if wide else room // 4
+        folder = min(longest, FOLDER_MAX if wide else FOLDER_MAX // 2, max(0, share))
         if folder < min(longest, FOLDER_MIN):
             folder = 0  # a folder cut to a few letters tells nothing apart
         title = max(6, room - (folder + 1 if folder else 0))
@@ -260,10 +286,15 @@ def row_text(row: SessionRow, now: datetime, layout: RowLayout) -> Content:
     running = now - row.updated <= RUNNING_WINDOW
     parts: list[Content | tuple[str, str] | str] = [("● " if running else "  ", palette.RUNNING)]
     if layout.harness:
-        shown = row.harness if layout.harness == HARNESS_CELLS else HARNESS_GLYPHS.get(row.harness, row.harness[:1].upper())
+        if layout.harness == HARNESS_CELLS:
+            shown = HARNESS_SHORT.get(row.harness, row.harness)
+        else:
+            shown = HARNESS_GLYPHS.get(row.harness, row.harness[:1].upper())
         parts += [(fit(shown, layout.harness), harness_style(row.harness)), " "]
-    title = safe_text(row.title or f"Session {row.id}", single_line=True)
-    parts += [(fit(title, layout.title), "bold" if running else ""), " "]
+    title = safe_text(title_of(row), single_line=True)
+    if row.fork:
+        parts.append((FORK_MARK, palette.MUTED))
+    parts += [(fit(title, layout.title - (len(FORK_MARK) if row.fork else 0)), "bold" if running else ""), " "]
     if layout.folder:
         label = layout.folder_label.get(row.folder) or safe_text(row.folder, single_line=True)
         parts += [(fit_left(label, layout.folder), palette.MUTED), " "]
