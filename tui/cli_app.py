@@ -68,6 +68,22 @@ def _screenshot_problem(shot: Path) -> str | None:
     return None
 
 
+def _remove_demo_on_hangup() -> None:
+    """A closed terminal sends SIGHUP, whose default ends the process without running
+    atexit: the demo's temporary folder would stay behind. Removed first, then the
+    hangup ends the process as it would have (the terminal is gone: nothing to restore)."""
+    import signal
+
+    from planwatch.tui.options import remove_demo_dirs
+
+    def hangup(signum: int, _frame: object) -> None:
+        remove_demo_dirs()
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    signal.signal(signal.SIGHUP, hangup)
+
+
 def run_app(args: argparse.Namespace) -> int:
     from planwatch.tui.app import make_app
     from planwatch.tui.cli_sessions import missing_roots
@@ -85,6 +101,8 @@ def run_app(args: argparse.Namespace) -> int:
     if not getattr(args, "cwd", None) and not getattr(args, "demo", False):
         args.cwd = tmux_pane_folder()
     app = make_app(args)
+    if getattr(args, "demo", False):
+        _remove_demo_on_hangup()
     if shot is None:
         app.run()
         return 0

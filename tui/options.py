@@ -77,11 +77,27 @@ def copy_fixture_transcripts(dest: Path, mtime: float) -> None:
             os.utime(path, (mtime, mtime))
 
 
+DEMO_DIRS: list[Path] = []
+"""The demo's temporary folders made by this process, removed at exit or on a hangup."""
+
+
+def remove_demo_dirs() -> None:
+    """Remove the demo's temporary folders (at exit, and when the terminal closes)."""
+    while DEMO_DIRS:
+        folder = DEMO_DIRS.pop()
+        # Twice: a thread still writing the warm cache may add a file during the first.
+        for _ in range(2):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
 def demo_options(options: AppOptions) -> AppOptions:
-    """Point the app at the bundled fixtures. Everything is a temp copy (removed at exit)
-    so the demo never writes into the repository or the person's own folders."""
+    """Point the app at the bundled fixtures. Everything is a temp copy (removed at exit,
+    and on a hangup: `tui.cli_app`) so the demo never writes into the repository or the
+    person's own folders."""
     work_dir = Path(tempfile.mkdtemp(prefix="planwatch-demo-"))
-    atexit.register(shutil.rmtree, work_dir, ignore_errors=True)
+    if not DEMO_DIRS:
+        atexit.register(remove_demo_dirs)
+    DEMO_DIRS.append(work_dir)
     transcripts = work_dir / "transcripts"
     copy_fixture_transcripts(transcripts, time.time() - 86_400)  # a day back
     store = work_dir / "store"

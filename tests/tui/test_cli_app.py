@@ -49,3 +49,45 @@ def test_the_app_refuses_a_missing_root_as_the_commands_do(isolated_env, tmp_pat
         cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=120,
     )  # fmt: skip
     assert (listed.returncode, listed.stderr) == (done.returncode, done.stderr)
+
+
+def test_the_demo_removes_its_temporary_folder_when_the_terminal_hangs_up(tmp_path: Path) -> None:
+    """A closed terminal sends SIGHUP, which ends a process without its atexit handlers:
+    the demo removes its temporary copy first. Run in a real pty, as a terminal runs it."""
+    import pty
+    import select
+    import signal
+    import time
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp), "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "36"}
+    master, slave = pty.openpty()
+    os.set_blocking(master, False)
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).parent / "planwatch"), "--demo"],
+        cwd=ROOT, env=env, stdin=slave, stdout=slave, stderr=slave, start_new_session=True,
+    )  # fmt: skip
+    os.close(slave)
+    seen = b""
+    try:
+        deadline = time.monotonic() + 60
+        # Wait for what the demo draws (its newest session's title): the app is running.
+        while b"Billing" not in seen:
+            assert time.monotonic() < deadline and proc.poll() is None, seen[-2000:]
+            ready, _, _ = select.select([master], [], [], 1.0)
+            if ready:
+                try:
+                    seen += os.read(master, 65536)
+                except OSError:
+                    break
+        [made] = list(temp.glob("planwatch-demo-*"))
+        assert (made / "transcripts").is_dir()
+        proc.send_signal(signal.SIGHUP)
+        assert proc.wait(timeout=30) == -signal.SIGHUP
+        assert list(temp.glob("planwatch-demo-*")) == [], "the demo's folder was removed"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(master)
