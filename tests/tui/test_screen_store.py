@@ -223,7 +223,7 @@ async def test_store_edit_task_sends_only_changed_fields_through_task_set(store_
 @pytest.mark.asyncio
 async def test_store_edit_to_doing_refused_when_approval_required(store_root: Path) -> None:
     app = Host(store_root, settings=Settings(require_approval=True))
-    async with app.run_test(size=(120, 36)) as pilot:
+    async with app.run_test(size=(120, 36), notifications=True) as pilot:
         await settle(app, pilot)
         await move_to(app, pilot, "t6")
         await pilot.press("e")
@@ -232,7 +232,10 @@ async def test_store_edit_to_doing_refused_when_approval_required(store_root: Pa
         await pilot.press("ctrl+s")
         await settle(app, pilot)
         assert app.answers[-1].refused
-        assert app.answers[-1].answer.startswith("Invalid task_set input:")
+        assert app.answers[-1].answer.startswith("Invalid task_set input:")  # the tool's own answer
+        # What the person reads names no tool.
+        shown = [str(n.message) for n in app._notifications]
+        assert shown and shown[-1].startswith("Task not saved: ") and "task_set" not in shown[-1], shown
     task = Store(store_root).read_task("t6")
     assert task is not None and task.status == "blocked"
 
@@ -289,7 +292,9 @@ async def test_store_filter_refused_input_shown_with_tool_message(store_root: Pa
         await pilot.press("enter")
         await settle(app, pilot)
         messages = [n.message for n in app._notifications]
-        assert len(messages) == 1 and messages[0].startswith("Invalid task_list input: since"), messages
+        # In words, not the tool's name (the CLI keeps "Invalid task_list input: since …").
+        assert len(messages) == 1 and messages[0].startswith("Filter not applied: since"), messages
+        assert "task_list" not in messages[0]
         assert "t1" in row_keys(app), "a refused filter leaves the list whole"
 
 

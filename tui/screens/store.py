@@ -40,7 +40,15 @@ from planwatch.core.store.tools import run_tool
 from planwatch.core.text import safe_text
 from planwatch.tui.screens import store_actions
 from planwatch.tui.screens.help import HelpScreen, ScreenKeysProvider
-from planwatch.tui.screens.store_rows import Filters, detail_text, plan_cells, problems_text, task_cells, toast_text
+from planwatch.tui.screens.store_rows import (
+    Filters,
+    detail_text,
+    plan_cells,
+    problems_text,
+    refusal_text,
+    task_cells,
+    toast_text,
+)
 from planwatch.tui.screens.store_texts import COLUMNS, NARROW, column_widths, empty_text, summary_text
 from planwatch.tui.store_service import StoreService
 from planwatch.tui.widgets.key_footer import KeysFooter
@@ -59,9 +67,9 @@ class StoreScreen(Screen[None]):
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, tooltip="Move to the next row"),
         Binding("k", "cursor_up", "Up", show=False, tooltip="Move to the previous row"),
-        Binding("a", "add_task", "Add", tooltip="Add a task (task_add)"),
-        Binding("n", "new_plan", "New plan", tooltip="Create a plan (plan_create)"),
-        Binding("e", "edit_task", "Edit", tooltip="Edit the task or plan under the cursor (task_set, plan_set)"),
+        Binding("a", "add_task", "Add", tooltip="Add a task"),
+        Binding("n", "new_plan", "New plan", tooltip="Create a plan"),
+        Binding("e", "edit_task", "Edit", tooltip="Edit the task or plan under the cursor"),
         Binding("v", "approve", "Approve", tooltip="Approve the plan or task under the cursor"),
         Binding("r", "review", "Review", tooltip="Review the task or plan: approved or changes"),
         Binding("f,slash", "filters", "Filter", key_display="f", tooltip="Filter the tasks (status, ready, by, since)"),
@@ -210,7 +218,7 @@ class StoreScreen(Screen[None]):
         self.shown = event.shown
         self.unreadable = event.error if event.unreadable else None
         if event.error:
-            self.notify(event.error, severity="error", markup=False)
+            self.notify(refusal_text(event.error), severity="error", markup=False)
         self._fill()
 
     # -- showing
@@ -389,7 +397,7 @@ class StoreScreen(Screen[None]):
     @on(ToolAnswered)
     def _on_tool_answered(self, event: ToolAnswered) -> None:
         if event.refused:
-            self.notify(event.answer, title="Refused", severity="error", markup=False)
+            self.notify(refusal_text(event.answer), title="Refused", severity="error", markup=False)
             return
         self.notify(toast_text(event.tool, event.answer, event.args), markup=False)
         # The service's `changed` follows, but reading now makes the change show at once.

@@ -211,6 +211,36 @@ _DONE_WORDS = {
 }
 
 
+# What a refused call did not do, in words: a person reads "Filter not applied: since …",
+# never the tool's "Invalid task_list input: since …" (the CLI and MCP keep that wording).
+_REFUSED_WORDS = {
+    "task_list": "Filter not applied",
+    "task_add": "Task not added",
+    "task_set": "Task not saved",
+    "task_approve": "Task not approved",
+    "task_review": "Review not saved",
+    "plan_create": "Plan not created",
+    "plan_set": "Plan not saved",
+    "plan_approve": "Plan not approved",
+    "plan_show": "Plan not shown",
+    "plan_list": "Plans not listed",
+}
+_TOOL_HINTS = {" (see plan_list)": "", " (see task_list)": ""}
+
+
+def refusal_text(message: str) -> str:
+    """A tool's refusal as a person reads it: `Invalid task_list input: since must be …`
+    becomes `Filter not applied: since must be …`; the tools' names in hints go."""
+    for tool, words in _REFUSED_WORDS.items():
+        lead = f"Invalid {tool} input: "
+        if message.startswith(lead):
+            message = f"{words}: {message.removeprefix(lead)}"
+            break
+    for hint, shown in _TOOL_HINTS.items():
+        message = message.replace(hint, shown)
+    return message
+
+
 def toast_text(tool: str, answer: str, args: dict[str, Any]) -> str:
     """A tool's answer as a sentence for a toast: "Added t9: Load test the flow (todo,
     medium)." rather than the tool's line `t9 todo medium Load test the flow`."""
