@@ -1,30 +1,71 @@
 """Making untrusted transcript text safe to print or show.
 
-Text from transcripts and from hand-edited records is untrusted: it must never carry a
-raw control character or a terminal escape to the screen. Markup safety (Rich/Textual
-`[bold]`) is the widgets' job: they render `Text` objects, never markup strings.
+Text from transcripts, hand-edited records and file names is untrusted: it must never
+carry a raw control character, a terminal escape or an invisible character to a person.
+`safe_text` is the one function every such text passes through on its way to any output
+(the screen, a toast, the clipboard, a pager, stderr, a log line). Markup safety
+(Rich/Textual `[bold]`) is the widgets' job: they render `Text` objects, never markup
+strings.
+
+What is shown as an escape instead of sent (docs: README, "Untrusted text"):
+- C0 controls except tab and newline, DEL, and C1 controls (the 8-bit CSI 0x9b too);
+- every format character (Unicode category Cf): bidi overrides, isolates and marks,
+  zero-width space, joiners and non-joiner, word joiner, invisible operators, the byte
+  order mark, interlinear annotation marks, the tag characters U+E0000..U+E007F (the
+  whole block, unassigned ones too), soft hyphen, the prepended number signs;
+- other characters that draw nothing: the combining grapheme joiner, Hangul fillers,
+  Khmer inherent vowels, Mongolian free variation selectors;
+- variation selectors, except VS15/VS16 (U+FE0E/U+FE0F) directly after a visible
+  character, where they choose text or emoji presentation (❤️). A run of selectors, one
+  at the start or after a space, and the other 254 selectors (which draw nothing and
+  can each carry a byte) are escapes.
 """
 
 from __future__ import annotations
 
+import io
 import re
+from typing import TextIO
 
 # C0 controls except \t and \n, DEL, and C1 controls (which include the 8-bit CSI 0x9b).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-# Bidi overrides, isolates and marks (LRM, RLM, ALM) can reorder what a person reads
-# without showing themselves; show them as escapes too.
-_BIDI = re.compile(r"[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f"
+# Category Cf as of Unicode 15.1 (a test checks this against the running Python's
+# unicodedata), with the whole tag block rather than only its assigned characters.
+_FORMAT = "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
+_FORMAT_ASTRAL = (
+    "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f"
+)
+# Not Cf, but drawn as nothing: combining grapheme joiner, Hangul fillers, Khmer
+# inherent vowels, Mongolian free variation selectors.
+_BLANK = "\u034f\u115f\u1160\u3164\uffa0\u17b4\u17b5\u180b-\u180d\u180f"
+# Variation selectors other than VS15/VS16 (standardised and ideographic sequences are
+# rare in plans; each of these 254 can hide a byte after any character).
+_SELECTORS = "\ufe00-\ufe0d"
+_SELECTORS_ASTRAL = "\U000e0100-\U000e01ef"
+_UNSAFE = re.compile(f"[{_CONTROLS}{_FORMAT}{_BLANK}{_SELECTORS}{_FORMAT_ASTRAL}{_SELECTORS_ASTRAL}]")
+# The same for text with no character past U+FFFF (nearly all): `re` tests a class
+# without astral ranges about four times faster.
+_UNSAFE_BMP = re.compile(f"[{_CONTROLS}{_FORMAT}{_BLANK}{_SELECTORS}]")
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # one range: a fast test
+# VS15/VS16 at the start, after whitespace or after another selector (a second pass,
+# taken only when the text holds one: a lookbehind tried at every character would make
+# every non-ASCII text several times slower).
+_LONE_PRESENTATION = re.compile(f"(?<![^\\s\ufe00-\ufe0f{_SELECTORS_ASTRAL}])[\ufe0e\ufe0f]")
 
 
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def safe_text(text: str, *, single_line: bool = False) -> str:
-    """Return `text` with every control character shown as a visible `\\xNN` escape.
+    """Return `text` with every control, format and invisible character shown as a
+    visible escape (`\\x1b`, `\\u200b`, `\\U000e0041`).
 
     With `single_line`, newlines and tabs become spaces as well (titles, list rows).
+    Safe text is a fixed point: passing it through again changes nothing.
     """
     if text.isascii() and text.isprintable():
         return text  # nothing to change (most ids, paths, titles): two C-speed tests
@@ -32,8 +73,10 @@ def safe_text(text: str, *, single_line: bool = False) -> str:
         text = text.replace("\r\n", " ").replace("\n", " ").replace("\t", " ")
         # Unicode line and paragraph separators end a line for str.splitlines too.
         text = text.replace("\u2028", " ").replace("\u2029", " ")
-    text = _CONTROL.sub(_escape, text)
-    return _BIDI.sub(_escape, text)
+    if "\ufe0f" in text or "\ufe0e" in text:
+        text = _LONE_PRESENTATION.sub(_escape, text)
+    unsafe = _UNSAFE if _ASTRAL.search(text) else _UNSAFE_BMP
+    return unsafe.sub(_escape, text)
 
 
 def shorten(text: str, limit: int = 80) -> str:
@@ -45,3 +88,35 @@ def shorten(text: str, limit: int = 80) -> str:
 def quoted(text: str, limit: int = 40) -> str:
     """An item's text for a toast or a heading: one line, short, in quotes."""
     return f"“{shorten(safe_text(text, single_line=True), limit)}”"
+
+
+class SafeWriter(io.TextIOBase):
+    """A text stream that passes every write through `safe_text` (newlines and tabs kept)
+    on to `stream`: the command line's stderr, so no sentence, warning, log line or
+    traceback it prints can carry a file name's or a record's escape to the terminal.
+    `terminal` is the stream itself, for the command line's own control sequences (the
+    progress line's carriage return and erase). Closing the writer (or its going away)
+    leaves `terminal` open."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.terminal = stream
+
+    def write(self, text: str) -> int:
+        self.terminal.write(safe_text(text))
+        return len(text)
+
+    def writable(self) -> bool:
+        return True
+
+    def flush(self) -> None:
+        self.terminal.flush()
+
+    def isatty(self) -> bool:
+        return self.terminal.isatty()
+
+    def fileno(self) -> int:
+        return self.terminal.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(self.terminal, "encoding", "utf-8")

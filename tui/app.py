@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from textual import on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.signal import Signal
 
 from planwatch.core import paths
@@ -35,6 +36,7 @@ from planwatch.core.model import EMPTY_PLAN, AgentPlan
 from planwatch.core.overrides import FILE_NAME as OVERRIDES_FILE
 from planwatch.core.overrides import Overrides
 from planwatch.core.settings import load_settings
+from planwatch.core.text import safe_text
 from planwatch.core.timeline import Rebuild, TimelineEntry, Timelines
 from planwatch.tui.app_settings import SettingsKeeper, default_roots
 from planwatch.tui.commands import PlanwatchCommands, bindings
@@ -278,6 +280,35 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
                         self.announce(notice)
         if mirrored and self.settings.keep_plans_in_store and self.reading:
             self.mirror(mirrored)
+
+    # -- output to the terminal
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every toast passes through here (the app's, each screen's and widget's, which
+        call the app's, and Textual's own): its message and title are made safe text, so
+        a session title or file name holding a terminal escape is shown, never sent
+        (README, "Untrusted text")."""
+        super().notify(
+            safe_text(message),
+            title=safe_text(title, single_line=True),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """The clipboard (OSC 52) gets safe text only: what is pasted from it is what
+        the screen showed, never a raw escape, carriage return or end of a bracketed
+        paste that a shell would act on."""
+        super().copy_to_clipboard(safe_text(text))
 
     # -- notifications
 

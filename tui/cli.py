@@ -64,6 +64,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from planwatch.core.text import SafeWriter
+
+    # Everything the command prints on stderr (its sentences, argparse's, log records)
+    # is safe text: a file name or title there never sends an escape to the terminal.
+    stderr, sys.stderr = sys.stderr, SafeWriter(sys.stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stderr = stderr
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
@@ -74,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(handler(args) or 0)
     except BrokenPipeError:  # `planwatch sessions | head`
-        sys.stderr.close()
+        getattr(sys.stderr, "terminal", sys.stderr).close()
         return 0
     except KeyboardInterrupt:
         return 130

@@ -13,7 +13,7 @@ import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, TextIO, cast
 
 if TYPE_CHECKING:
     from planwatch.core.index import SessionIndex
@@ -130,7 +130,9 @@ def scan_with_progress(index: SessionIndex, stream: TextIO | None = None) -> Non
     """`index.scan()`; once it has run `PROGRESS_AFTER` seconds and `stream` (stderr) is
     a terminal, one line there says how many of the files found are read, rewritten in
     place and cleared at the end (stdout stays the answer alone)."""
-    stream = stream or sys.stderr
+    # The progress line's carriage return and erase are the command's own: written to
+    # the terminal itself, past the safe-text stderr (tui.cli).
+    stream = stream or cast(TextIO, getattr(sys.stderr, "terminal", sys.stderr))
     try:
         tty = stream.isatty()
     except (AttributeError, ValueError):

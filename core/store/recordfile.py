@@ -27,6 +27,7 @@ from planwatch.core.regular import NotRegularFile, read_regular
 from planwatch.core.store.frontmatter import load_frontmatter, split_frontmatter
 from planwatch.core.store.record_mapping import plan_from_frontmatter, task_from_frontmatter
 from planwatch.core.store.schema import PlanRecord, RecordInvalid, TaskRecord
+from planwatch.core.text import safe_text
 
 __all__ = [
     "MAX_RECORD_BYTES",
@@ -54,7 +55,11 @@ class RecordProblem:
 
     path: Path
     message: str
-    """`<kind folder>/<file name>: <reason>` — ready to show a person."""
+    """`<kind folder>/<file name>: <reason>` — ready to show a person: safe text, as
+    the file name (and what a reason quotes of the file) is untrusted."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", safe_text(self.message, single_line=True))
 
     def __str__(self) -> str:
         return self.message

@@ -277,10 +277,12 @@ async def test_y_copies_the_checklist_as_markdown(two_sessions, isolated_env) ->
 
 
 async def test_o_pages_the_transcript_and_E_edits_the_record(two_sessions, isolated_env, tmp_path, monkeypatch) -> None:
-    """Beyond: `o` runs $PAGER on the transcript, `E` runs $EDITOR on an own item's record."""
+    """Beyond: `o` runs $PAGER on the transcript (its text on the pager's input, made
+    safe), `E` runs $EDITOR on an own item's record."""
     seen = tmp_path / "seen"
+    paged = tmp_path / "paged"
     tool = tmp_path / "tool"
-    tool.write_text(f"#!/bin/sh\necho \"$@\" >> {seen}\n")
+    tool.write_text(f"#!/bin/sh\n[ $# -eq 0 ] && cat > {paged}\necho \"$@\" >> {seen}\n")
     tool.chmod(0o755)
     monkeypatch.setenv("PAGER", str(tool))
     monkeypatch.setenv("EDITOR", str(tool))
@@ -290,7 +292,8 @@ async def test_o_pages_the_transcript_and_E_edits_the_record(two_sessions, isola
         await ready(pilot, app)
         await pilot.press("o")
         await until(pilot, lambda: seen.exists(), what="the pager")
-        assert seen.read_text().strip() == str(two_sessions[1].path)
+        assert seen.read_text().strip() == ""  # no file named: the text comes on stdin
+        assert paged.read_text() == two_sessions[1].path.read_text()
         await pilot.press("a")
         await until(pilot, lambda: isinstance(app.screen, ItemEditor), what="the editor")
         await pilot.press(*"Ship", "enter")

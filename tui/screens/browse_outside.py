@@ -61,7 +61,8 @@ def open_outside(view: BrowseScreen) -> None:
         if paged is not None:
             problem = run_outside(view.app, pager, stdin_text=paged)
     elif regular_file(entry.session.path):
-        problem = run_outside(view.app, [*pager, str(entry.session.path)])
+        # Through our safe text, not named to the pager: it would show raw escapes.
+        problem = run_outside(view.app, pager, stdin_file=entry.session.path)
     else:
         problem = f"{safe_text(str(entry.session.path), single_line=True)} is not a regular file."
     if problem:
