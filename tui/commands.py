@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Literal
 
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+from textual.markup import escape
 
 from planwatch.tui.keys import key_label
 
@@ -99,13 +101,25 @@ def bindings(scope: Scope) -> list[BindingType]:
 
 
 
+def runs_on(command: Command, screen: Screen) -> bool:
+    """Whether `command` does something on `screen`: an app command where the app allows it,
+    a screen's command where that screen has the action and allows it now."""
+    if command.scope == "app":
+        return True
+    if not callable(getattr(screen, f"action_{command.action}", None)):
+        return False
+    return screen.check_action(command.action, ()) is not False
+
+
 class PlanwatchCommands(Provider):
     """The command palette's provider: every palette command of COMMANDS."""
 
     def _available(self) -> Iterable[tuple[Command, Screen]]:
+        # Only what runs where the palette was opened: the browse screen's keys mean nothing
+        # over the store view or the settings (whose own keys ScreenKeysProvider lists).
         screen = self.screen
         for command in COMMANDS:
-            if command.palette:
+            if command.palette and runs_on(command, screen):
                 yield command, screen
 
     async def _run(self, command: Command) -> None:
@@ -115,9 +129,9 @@ class PlanwatchCommands(Provider):
     async def discover(self) -> Hits:
         for command, _ in self._available():
             yield DiscoveryHit(
-                f"{command.description} ({command.display_keys})",
+                Content(f"{command.description} ({command.display_keys})"),
                 lambda c=command: self._run(c),
-                help=command.help,
+                help=escape(command.help),
             )
 
     async def search(self, query: str) -> Hits:
@@ -126,4 +140,4 @@ class PlanwatchCommands(Provider):
             title = f"{command.description} ({command.display_keys})"
             score = matcher.match(f"{title} {command.help}")
             if score > 0:
-                yield Hit(score, matcher.highlight(title), lambda c=command: self._run(c), help=command.help)
+                yield Hit(score, matcher.highlight(escape(title)), lambda c=command: self._run(c), help=escape(command.help))

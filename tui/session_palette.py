@@ -14,6 +14,7 @@ from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.markup import escape
 
 from planwatch.core.model import harness_label
 from planwatch.core.text import safe_text, shorten
@@ -43,7 +44,8 @@ class SessionsProvider(Provider):
         if entry is not None and hasattr(self.app, "now"):
             when = f" · {age(entry.session.updated, self.app.now())} ago"  # type: ignore[attr-defined]
         harness, _, folder = facts.partition(" ")
-        return f"{harness} · {folder or 'no folder'}{when}"
+        # The palette reads help as markup: a folder's own `[…]` is shown, never styled.
+        return escape(f"{harness} · {folder or 'no folder'}{when}")
 
     def _show(self, session_id: str) -> Any:
         async def show() -> None:
@@ -64,5 +66,5 @@ class SessionsProvider(Provider):
         for session_id, title, facts in self._sessions():
             score = matcher.match(f"{title} {facts}")
             if score > 0:
-                yield Hit(score, matcher.highlight(title), self._show(session_id), text=title,
+                yield Hit(score, matcher.highlight(escape(title)), self._show(session_id), text=title,
                           help=self._help(session_id, facts))

@@ -373,3 +373,40 @@ async def test_after_a_the_cursor_moves_to_the_new_item_from_anywhere_and_space_
         await until(pilot, lambda: "[x] Second" in checklist_rows(app), what="the tick")
         assert "[ ] First" in checklist_rows(app)
         assert "[x] Add the theme switch" in checklist_rows(app)  # the agent's step untouched
+
+
+def palette_rows(app) -> list[str]:  # type: ignore[no-untyped-def]
+    from textual.command import CommandList
+
+    return [option.prompt.plain for option in app.screen.query_one(CommandList).options]
+
+
+async def test_the_palette_offers_only_what_runs_on_the_screen_and_shows_help_literally(two_sessions, isolated_env) -> None:
+    """On the browse screen the palette has its keys, and the help of `y` reads `- [x] …` as
+    written (not eaten as markup); over the store view the browse keys are not offered."""
+    from textual.command import CommandPalette
+
+    from planwatch.tui.screens.store import StoreScreen
+
+    app = make(isolated_env)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await pilot.press(*"copy")
+        await until(pilot, lambda: any(r.startswith("Copy (y)") for r in palette_rows(app)), what="the copy command")
+        [copy] = [r for r in palette_rows(app) if r.startswith("Copy (y)")]
+        assert "(- [x] …)" in copy, copy
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, CommandPalette), what="the palette to close")
+        await pilot.press("t")
+        await until(pilot, lambda: isinstance(app.screen, StoreScreen), what="the store view")
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
+        await until(pilot, lambda: any(r.startswith("Approve") for r in palette_rows(app)), what="the store view's keys")
+        titles = [r.split("\n", 1)[0] for r in palette_rows(app)]
+        for browse_only in ("Tick (space)", "Drop (d)", "Details (enter)", "Undo (u)", "Copy (y)", "Sessions (s)"):
+            assert browse_only not in titles, titles
+        assert "Add (a)" in titles and "Settings (,)" in titles, "the view's own keys and the app's stay"
+        [add] = [r for r in palette_rows(app) if r.startswith("Add (a)")]
+        assert add.count("Add") == 2, "the store view's own Add, once"

@@ -19,6 +19,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -100,14 +102,14 @@ class ScreenKeysProvider(Provider):
 
     async def discover(self) -> Hits:
         for title, binding in self._bindings():
-            yield DiscoveryHit(title, partial(self.screen.run_action, binding.action), help=binding.tooltip or None)
+            yield DiscoveryHit(Content(title), partial(self.screen.run_action, binding.action), help=escape(binding.tooltip) or None)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for title, binding in self._bindings():
             score = matcher.match(f"{title} {binding.tooltip}")
             if score > 0:
-                yield Hit(score, matcher.highlight(title), partial(self.screen.run_action, binding.action), help=binding.tooltip or None)
+                yield Hit(score, matcher.highlight(escape(title)), partial(self.screen.run_action, binding.action), help=escape(binding.tooltip) or None)
 
 
 NARROW = 60
