@@ -20,6 +20,7 @@ import json
 import logging
 import os
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -31,6 +32,7 @@ from pathlib import Path
 from types import FrameType
 
 from planwatch.core import paths
+from planwatch.core.text import safe_text
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +151,33 @@ class LogWriter(threading.Thread):
         if not folder.is_dir():
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | (os.O_EXCL if self.exclusive else 0)
-        return os.open(self.path, flags, 0o600)
+        fd = os.open(self.path, flags, 0o600)
+        try:
+            self._make_private(fd)
+        except OSError:
+            os.close(fd)
+            raise
+        return fd
+
+    def _make_private(self, fd: int) -> None:
+        """A `--log` file the person named may already exist with a mode that lets others
+        read it: the log holds prompts, so it is made 0600 (and that said on stderr)
+        before anything is appended; one whose mode cannot be changed is not written."""
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or not info.st_mode & 0o077:
+            return
+        was = stat.S_IMODE(info.st_mode)
+        try:
+            os.fchmod(fd, 0o600)
+        except OSError as exc:
+            raise OSError(
+                exc.errno, f"{safe_text(str(self.path))} is readable or writable by others ({was:04o}) and its mode "
+                f"cannot be made 0600 ({exc.strerror}): no prompts are written to it"
+            ) from None
+        self.stderr(
+            f"planwatch acp-tap: {safe_text(str(self.path))} was {was:04o} (others could read it); it is 0600 "
+            "now, as it holds prompts"
+        )
 
     def run(self) -> None:
         fd: int | None = None

@@ -286,3 +286,31 @@ def test_run_tap_in_process_forwards_between_fds(tmp_path: Path) -> None:
     assert echoed == b'{"jsonrpc":"2.0","method":"ping"}\n'
     froms = [record["from"] for record in read_log(log)]
     assert froms == ["client", "agent"]
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o666, 0o604], ids=oct)
+def test_a_log_file_others_can_read_is_made_private_before_a_prompt_is_appended_and_that_is_said(
+    tmp_path: Path, mode: int
+) -> None:
+    log = tmp_path / "tap.jsonl"
+    log.write_bytes(b'{"ts":1,"from":"client","msg":{"jsonrpc":"2.0","method":"old"}}\n')
+    log.chmod(mode)
+    assert log.stat().st_mode & 0o777 == mode  # the real mode, before
+    prompt = b'{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"prompt":"secret"}}\n'
+    done = subprocess.run([*TAP, "--log", str(log), "--", "cat"], cwd=ROOT, input=prompt, capture_output=True,
+                          timeout=DEADLINE)
+    assert done.returncode == 0 and done.stdout == prompt
+    assert log.stat().st_mode & 0o777 == 0o600
+    assert f"was {mode:04o} (others could read it); it is 0600 now".encode() in done.stderr
+    # Appended: the old line kept, the prompt as the client sent it and as `cat` echoed it.
+    assert [r["msg"].get("method") for r in read_log(log)] == ["old", "session/prompt", "session/prompt"]
+
+
+def test_a_private_log_file_is_appended_to_without_a_word(tmp_path: Path) -> None:
+    log = tmp_path / "tap.jsonl"
+    log.write_bytes(b"")
+    log.chmod(0o600)
+    done = subprocess.run([*TAP, "--log", str(log), "--", "cat"], cwd=ROOT,
+                          input=b'{"jsonrpc":"2.0","method":"a"}\n', capture_output=True, timeout=DEADLINE)
+    assert done.returncode == 0 and done.stderr == b""
+    assert log.stat().st_mode & 0o777 == 0o600 and len(read_log(log)) == 2
