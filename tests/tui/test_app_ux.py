@@ -410,3 +410,25 @@ async def test_the_palette_offers_only_what_runs_on_the_screen_and_shows_help_li
         assert "Add (a)" in titles and "Settings (,)" in titles, "the view's own keys and the app's stay"
         [add] = [r for r in palette_rows(app) if r.startswith("Add (a)")]
         assert add.count("Add") == 2, "the store view's own Add, once"
+
+
+async def test_the_add_dialog_has_its_own_footer_never_the_browse_keys(two_sessions, isolated_env) -> None:
+    """The footer shows what the focused screen does: over the add dialog its cancel (enter
+    saves, as the dialog says), not the browse screen's tick or drop that would act behind it."""
+    from textual.widgets._footer import FooterKey
+
+    app = make(isolated_env)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("a")
+        await until(pilot, lambda: isinstance(app.screen, ItemEditor), what="the dialog")
+
+        def shown() -> list[str]:
+            return [key.description for key in app.screen.query(FooterKey) if key.display]
+
+        await until(pilot, lambda: "Cancel" in shown(), what="the dialog's footer")
+        assert not {"Tick", "Drop", "Add", "Undo", "Details"} & set(shown()), shown()
+        await pilot.press(*"Ship it")
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, ItemEditor), what="the dialog to close")
+        assert any("Ship it" in row for row in checklist_rows(app))

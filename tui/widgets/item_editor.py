@@ -9,6 +9,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Label
 
+from planwatch.tui.widgets.key_footer import KeysFooter
+
 
 class ItemEditor(ModalScreen[str | None]):
     """Ask for an item's title. Enter saves, Escape cancels (dismisses with None)."""
@@ -44,6 +46,9 @@ class ItemEditor(ModalScreen[str | None]):
             # end, nothing selected.
             yield Input(value=self._title, placeholder="What needs doing?", id="item-title", select_on_focus=False)
             yield Label("enter saves · esc cancels", classes="hint", markup=False)
+        # The dialog's own keys at the bottom, over the browse screen's: the footer shows
+        # what the focused screen does, never keys that would act behind it.
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         box = self.query_one("#item-title", Input)
