@@ -19,6 +19,7 @@ replaces).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -63,6 +64,15 @@ def _as_bytes(data: str | bytes) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else data
 
 
+def _mark_made_whole(fd: int) -> None:
+    """Leave the file's mtime 1 ns before its ctime. A file written in place has the two
+    equal (each write sets both), so a reader can tell a file made whole and renamed in
+    from one an editor may still be writing into (core/store/handsave.py waits for those)."""
+    st = os.fstat(fd)
+    with contextlib.suppress(OSError):
+        os.utime(fd, ns=(st.st_atime_ns, st.st_ctime_ns - 1))
+
+
 def write_temp(
     folder: Path, name: str, data: str | bytes, *, mode: int = SHARED_FILE_MODE, like: os.stat_result | None = None
 ) -> Path:
@@ -85,6 +95,7 @@ def write_temp(
         with os.fdopen(fd, "wb") as fh:
             fh.write(_as_bytes(data))
             fh.flush()
+            _mark_made_whole(fh.fileno())
             os.fsync(fh.fileno())
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

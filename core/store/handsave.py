@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from planwatch.core.atomic import atomic_write
-from planwatch.core.regular import file_identity, open_regular
+from planwatch.core.regular import file_identity, open_regular, read_regular
 from planwatch.core.store.errors import RecordChanged, failed_write
 from planwatch.core.store.recordfile import (
     HALF_WRITTEN_SECONDS,
@@ -37,7 +37,7 @@ from planwatch.core.store.recordfile import (
 )
 from planwatch.core.store.schema import RecordInvalid, TaskRecord
 
-__all__ = ["ReplacedFile", "current_text", "merge_late_save", "parsed_or_none", "reapply_onto_their_save"]
+__all__ = ["ReplacedFile", "current_text", "wait_for_in_place_save", "merge_late_save", "parsed_or_none", "reapply_onto_their_save"]
 
 LATE_WATCH_SECONDS = 0.1
 """How long a write watches the file it replaced, when that file was edited moments ago."""
@@ -57,6 +57,74 @@ def current_text(path: Path) -> tuple[str | None, tuple[int, int, int, int] | No
             break
         time.sleep(0.01)  # changed while read: read it again
     return text, identity
+
+
+IN_PLACE_QUIET_SECONDS = 2.0
+"""A file written in place less than this long ago may be an editor's save paused half-way."""
+IN_PLACE_LIMIT_SECONDS = 10.0
+"""How long a write waits for a file being written in place before it gives up."""
+
+
+def written_in_place_recently(identity: tuple[int, int, int, int] | None) -> bool:
+    """True when the file's last change was data written into it (mtime equals ctime:
+    not a file made whole and renamed in, see `core.atomic`) less than
+    `IN_PLACE_QUIET_SECONDS` ago."""
+    return (
+        identity is not None
+        and identity[2] == identity[3]
+        and time.time_ns() - identity[2] < IN_PLACE_QUIET_SECONDS * 1e9
+    )
+
+
+def open_for_writing(path: Path) -> bool | None:
+    """True when some process holds `path` open for writing (Linux `/proc`: the
+    processes this one may see, which include every process of the same user); None
+    where that cannot be told (no `/proc`)."""
+    if not os.path.isdir("/proc/self/fd"):
+        return None
+    target = os.path.realpath(path)
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return None
+    for pid in pids:
+        folder = f"/proc/{pid}/fd"
+        try:
+            fds = os.listdir(folder)
+        except OSError:
+            continue  # gone, or another user's
+        for fd in fds:
+            try:
+                if os.readlink(f"{folder}/{fd}") != target:
+                    continue
+                info = read_regular(f"/proc/{pid}/fdinfo/{fd}", 4096).decode("ascii", "replace")
+            except OSError:
+                continue  # closed meanwhile
+            flags = next((line.split()[1] for line in info.splitlines() if line.startswith("flags:")), "2")
+            if int(flags, 8) & (os.O_WRONLY | os.O_RDWR):
+                return True
+    return False
+
+
+def wait_for_in_place_save(path: Path) -> None:
+    """Wait while a file written in place moments ago is still open for writing.
+
+    An editor that truncates the file and writes it anew may pause half-way (a slow disk,
+    a large file, a stopped process); a write that replaced the file then would lose the
+    rest of the person's save, which lands in the file replaced. Comparing the file
+    before and after a read cannot see a pause, so a file written in place in the last
+    `IN_PLACE_QUIET_SECONDS` is waited for while a process holds it open for writing
+    (where that cannot be told, until it has been still that long). Raises
+    `RecordChanged` when it is still being written after `IN_PLACE_LIMIT_SECONDS`.
+    """
+    deadline = time.monotonic() + IN_PLACE_LIMIT_SECONDS
+    while written_in_place_recently(file_identity(path)) and open_for_writing(path) is not False:
+        if time.monotonic() > deadline:
+            raise RecordChanged(
+                f"{relative_name(path)} is still being written in place (held open for writing for "
+                f"{IN_PLACE_LIMIT_SECONDS:g} s); nothing was written — try again once it is saved."
+            )
+        time.sleep(SETTLE_SECONDS)
 
 
 def _settled(path: Path, identity: tuple[int, int, int, int] | None, *, quiet: bool = False) -> bool:

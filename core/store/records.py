@@ -59,6 +59,7 @@ from planwatch.core.store.handsave import (
     merge_late_save,
     parsed_or_none,
     reapply_onto_their_save,
+    wait_for_in_place_save,
 )
 from planwatch.core.store.ids import ID_LIMIT, IdCounter, StoreLock, highest_on_disk
 from planwatch.core.store.parsecache import KIND_FOLDER_LINK, ParsedFiles, StoreSnapshot, problem_order
@@ -271,6 +272,10 @@ class Store:
             base = self._seen().get(path)
             render_from: str | None = None  # keep hand edits from this text instead of the file's
             for _attempt in range(WRITE_ATTEMPTS):
+                with self._written_lock:
+                    ours = self._written.get(path)
+                if ours is None or file_identity(path) != ours:
+                    wait_for_in_place_save(path)  # an editor's save paused half-way is let finish
                 existing, identity = current_text(path)
                 if base is not None and existing != base[0]:
                     rec, base = reapply_onto_their_save(path, base[1], rec)
