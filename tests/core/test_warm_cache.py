@@ -194,7 +194,9 @@ def test_a_rewrite_in_place_of_the_same_size_and_time_is_caught_by_the_line_hash
     with path.open("r+b") as fh:  # same inode, same size
         fh.write(data.replace(b"Write tests", b"Ship fixes!"))
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the same mtime
-    assert warmcache.identity(path.stat()) == warmcache.identity(st)
+    # Size and mtime are as remembered, but the ctime is new (nobody can put it back).
+    assert warmcache.identity(path.stat())[:4] == warmcache.identity(st)[:4]
+    assert warmcache.identity(path.stat()) != warmcache.identity(st)
     second = warm(path)
     assert second.warm is None
     assert main_items(second) == [("Read the code", "in_progress"), ("Ship fixes!", "pending")]
@@ -391,7 +393,7 @@ def test_a_foreign_opencode_state_is_ignored(tmp_path: Path) -> None:
     first = read_file(item, True)
     assert first.trace is not None and first.trace.state is not None
     for state in ({"sessions": {"ses_parts": ["x", 1, 2, 3, 4]}}, {"sessions": 7}, {"other": 1}):
-        bogus = warmcache.Entry("opencode", first.trace.ident or (0, 0, 0, 0), 0, [], state)
+        bogus = warmcache.Entry("opencode", first.trace.ident or (0, 0, 0, 0, 0), 0, [], state)
         assert opencode_answer(read_file(item, True, bogus)) == opencode_answer(first)
     # Remembered part ids that name no part, or parts of the wrong kind (the list's and
     # the prompt's swapped): searched as on a first read.
@@ -399,12 +401,66 @@ def test_a_foreign_opencode_state_is_ignored(tmp_path: Path) -> None:
     for list_part, prompt_part in (("prt_not_there", "prt_nor_this"), (own[4], own[3])):
         sessions = {sid: list(raw) for sid, raw in first.trace.state["sessions"].items()}
         sessions["ses_parts"][3:5] = [list_part, prompt_part]
-        wrong = warmcache.Entry("opencode", first.trace.ident or (0, 0, 0, 0), 0, [], {"sessions": sessions})
+        wrong = warmcache.Entry("opencode", first.trace.ident or (0, 0, 0, 0, 0), 0, [], {"sessions": sessions})
         assert opencode_answer(read_file(item, True, wrong)) == opencode_answer(first)
     db.close()
 
 
 # -- summaries: a start that shows facts and counts only (`planwatch sessions`) --------
+
+
+def signed_as_this_host(doc: dict[str, object]) -> None:
+    """Write `doc` as the cache, signed with this host's key, as planwatch's own save
+    does: what a cache that passes the keyed checksum is still checked for."""
+    raw = json.dumps(doc, separators=(",", ":")).encode()
+    warmcache.cache_file().write_bytes(warmcache._sign(raw))
+
+
+def forge(path: Path, change: object) -> None:
+    """Edit the cache by hand (as an agent with a shell could), without the host's key."""
+    doc = json.loads(warmcache.cache_file().read_bytes())
+    change(doc)  # type: ignore[operator]
+    warmcache.cache_file().write_text(json.dumps(doc, separators=(",", ":")))
+
+
+def test_a_forged_summary_is_never_trusted(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    """A summary holds counts the `sessions` list shows without reading the file: one
+    edited by hand would change them. The cache carries a keyed checksum made with a
+    per-host secret (0600, in the state folder): a forged cache is ignored whole."""
+    base = sessions_json(isolated_env)
+    first = run_cli("sessions", "--json")
+    assert first.returncode == 0, first.stderr
+    assert len(WarmCache.load()) == 3  # the positive twin: planwatch's own cache is trusted
+    key = paths.state_dir() / warmcache.KEY_NAME
+    assert key.stat().st_mode & 0o777 == 0o600
+
+    def done_everywhere(doc: dict) -> None:  # type: ignore[type-arg]
+        for row in doc["files"].values():
+            for _facts, groups in row[9]:
+                for group in groups:
+                    group[3] = [2 for _ in group[3]]  # every status "completed"
+
+    forge(base, done_everywhere)
+    assert len(WarmCache.load()) == 0
+    second = run_cli("sessions", "--json")
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout) == json.loads(first.stdout)
+
+
+def test_a_rewrite_in_place_with_size_and_mtime_put_back_is_not_kept_warm(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    base = sessions_json(isolated_env, count=1)
+    before = json.loads(run_cli("sessions", "--json").stdout)
+    assert (before[0]["done"], before[0]["total"]) == (0, 1)
+    path = next(base.glob("*.jsonl"))
+    st = path.stat()
+    data = path.read_bytes()
+    assert b'"in_progress"' in data
+    with path.open("r+b") as fh:  # same inode, same size
+        fh.write(data.replace(b'"in_progress"', b'"completed"'.ljust(len(b'"in_progress"'))))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the mtime put back
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    after = json.loads(run_cli("sessions", "--json").stdout)
+    assert (after[0]["done"], after[0]["total"]) == (1, 1)  # read again, not the old counts kept warm
 
 
 def summary_read(path: Path) -> FileRead:
@@ -484,8 +540,8 @@ def test_a_summary_whose_facts_do_not_match_falls_back_to_the_full_replay(tmp_pa
     index_summaries(path)
     doc = json.loads(warmcache.cache_file().read_bytes())
     row = doc["files"][str(path)]
-    row[8][0][0] ^= 1  # another facts hash
-    warmcache.cache_file().write_text(json.dumps(doc))
+    row[9][0][0] ^= 1  # another facts hash
+    signed_as_this_host(doc)  # past the keyed checksum: the facts check still holds
     read = summary_read(path)
     assert read.warm == "same"
     assert main_items(read) == [("Read the code", "in_progress")]
@@ -495,8 +551,8 @@ def test_a_summary_that_is_not_counts_and_places_is_ignored(tmp_path: Path) -> N
     path = claude_file(tmp_path, [("Read the code", "in_progress")])
     index_summaries(path)
     doc = json.loads(warmcache.cache_file().read_bytes())
-    doc["files"][str(path)][8][0][1][0][3] = ["Read the code"]  # text where a status goes
-    warmcache.cache_file().write_text(json.dumps(doc))
+    doc["files"][str(path)][9][0][1][0][3] = ["Read the code"]  # text where a status goes
+    signed_as_this_host(doc)  # past the keyed checksum: the summary's own check still holds
     entry = WarmCache.load().get(path, "claude")
     assert entry is not None and entry.summary is None
     assert main_items(summary_read(path)) == [("Read the code", "in_progress")]
