@@ -10,6 +10,7 @@ writes in place, an editor that writes a temp file and renames it, a hand deleti
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -68,7 +69,7 @@ def _is_record_path(root: Path, raw: str | bytes) -> bool:
 
 
 class _Handler(FileSystemEventHandler):
-    def __init__(self, root: Path, poke: Callable[[], None]) -> None:
+    def __init__(self, root: Path, poke: Callable[[str], None]) -> None:
         self._root = root
         self._poke = poke
 
@@ -76,8 +77,10 @@ class _Handler(FileSystemEventHandler):
         if type(event) not in _EVENT_TYPES:
             return
         dest = getattr(event, "dest_path", "")
-        if _is_record_path(self._root, event.src_path) or _is_record_path(self._root, dest):
-            self._poke()
+        for raw in (dest, event.src_path):  # a rename's new name is the record it now is
+            if _is_record_path(self._root, raw):
+                self._poke(os.fsdecode(raw))
+                return
 
 
 class StoreWatcher:
@@ -144,8 +147,11 @@ class StoreWatcher:
         if worker is not None and worker is not threading.current_thread():
             worker.join(timeout=5)
 
-    def poke(self) -> None:
-        """Note a change; the callback follows once the burst settles."""
+    def poke(self, path: str = "") -> None:
+        """Note a change (to the record at `path`, when known); the callback follows once
+        the burst settles. Events reach this one at a time, in the order they happened."""
+        if path:
+            log.debug("store watcher: %s changed", path)
         now = time.monotonic()
         with self._cond:
             if self._first_event is None:

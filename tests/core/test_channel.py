@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -68,8 +67,17 @@ def next_action(sub: Subscription) -> dict[str, Any]:
     return action
 
 
-def no_more_actions(sub: Subscription, quiet: float = 0.4) -> None:
-    extra = sub.get(timeout=quiet)
+def no_more_actions(channel: Channel, sub: Subscription) -> None:
+    """Nothing else comes of the changes made so far, proved without waiting.
+
+    `refresh()` re-reads the store as it is now and sends each subscriber what changed
+    since its last view; it holds the channel's lock, so a refresh of the watcher's that
+    is under way has finished delivering first. After it every view is the final state,
+    so a later refresh of the watcher's finds nothing new: whatever those changes were
+    ever going to send is in the queue now.
+    """
+    channel.refresh()
+    extra = sub.get(timeout=0)
     assert extra is None, f"unexpected extra action {extra}"
 
 
@@ -96,7 +104,7 @@ def test_task_added_by_a_tool(channel: Channel, store: Store) -> None:
     action = next_action(sub)
     assert action["type"] == "x-ahpd-plans/taskAdded"
     assert (action["task"]["id"], action["task"]["title"]) == ("t4", "Backfill")
-    no_more_actions(sub)
+    no_more_actions(channel, sub)
 
 
 def test_task_set_by_a_tool(channel: Channel, store: Store) -> None:
@@ -106,7 +114,7 @@ def test_task_set_by_a_tool(channel: Channel, store: Store) -> None:
     assert action["type"] == "x-ahpd-plans/taskSet"
     assert action["task"]["id"] == "t1" and action["task"]["status"] == "done"
     assert action["task"]["finished"]["by"] == "dana"
-    no_more_actions(sub)
+    no_more_actions(channel, sub)
 
 
 def test_plan_set_by_a_tool(native: Channel, store: Store) -> None:
@@ -121,7 +129,7 @@ def test_change_to_another_plan_sends_nothing(native: Channel, store: Store) -> 
     _, sub = native.subscribe(plan_uri("p1"))
     tool(store, "task_set", task="t3", status="done")
     tool(store, "plan_set", plan="p2", title="Documentation")
-    no_more_actions(sub, quiet=0.6)
+    no_more_actions(native, sub)
 
 
 def test_change_to_another_plan_reaches_that_plans_subscriber(native: Channel, store: Store) -> None:
@@ -136,7 +144,7 @@ def test_change_to_another_plan_reaches_that_plans_subscriber(native: Channel, s
     tool(store, "plan_set", plan="p2", title="Documentation")
     action = next_action(theirs)
     assert action["type"] == "x-ahpd-plans/set" and action["plan"]["title"] == "Documentation"
-    no_more_actions(mine, quiet=0.6)
+    no_more_actions(native, mine)
 
 
 def test_hand_edit_in_place_with_plain_write(channel: Channel, store: Store) -> None:
@@ -149,7 +157,7 @@ def test_hand_edit_in_place_with_plain_write(channel: Channel, store: Store) -> 
     action = next_action(sub)
     assert action["type"] == "x-ahpd-plans/taskSet"
     assert (action["task"]["title"], action["task"]["status"]) == ("Read the orders schema", "review")
-    no_more_actions(sub)
+    no_more_actions(channel, sub)
 
 
 def test_hand_edit_written_to_a_temp_file_then_renamed(channel: Channel, store: Store) -> None:
@@ -163,7 +171,7 @@ def test_hand_edit_written_to_a_temp_file_then_renamed(channel: Channel, store: 
     assert action["type"] == "x-ahpd-plans/taskSet"
     assert action["task"]["status"] == "blocked"
     assert action["task"]["body"] == "More context, by hand.\n"
-    no_more_actions(sub)
+    no_more_actions(channel, sub)
 
 
 def test_task_file_created_by_hand_is_added(native: Channel, store: Store) -> None:
@@ -178,7 +186,7 @@ def test_deleted_by_hand_is_removed_with_the_id_it_had(channel: Channel, store: 
     _, sub = channel.subscribe(plan_uri("p1"))
     os.unlink(store.task_path("t2"))
     assert next_action(sub) == {"type": "x-ahpd-plans/taskRemoved", "taskId": "t2"}
-    no_more_actions(sub)
+    no_more_actions(channel, sub)
 
 
 def test_task_moving_between_plans_is_removed_from_one_and_added_to_the_other(native: Channel, store: Store) -> None:
@@ -189,8 +197,8 @@ def test_task_moving_between_plans_is_removed_from_one_and_added_to_the_other(na
     added = next_action(to_p2)
     assert added["type"] == "x-ahpd-plans/taskAdded"
     assert added["task"]["id"] == "t1" and added["task"]["plan"] == "p2"
-    no_more_actions(from_p1)
-    no_more_actions(to_p2, quiet=0.1)
+    no_more_actions(native, from_p1)
+    no_more_actions(native, to_p2)
 
 
 def test_translation_of_an_agent_list_produces_actions(native: Channel, store: Store) -> None:
@@ -285,7 +293,8 @@ def test_callback_receives_actions_in_order(native: Channel, store: Store) -> No
     tool(store, "task_set", task="t1", status="done")
     wait_for(2)
     assert [a["task"]["status"] for a in got] == ["doing", "done"]
-    assert sub.get(timeout=0.1) is None  # with a callback nothing is queued
+    native.refresh()  # a delivery under way has finished once this returns
+    assert sub.get(timeout=0) is None  # with a callback nothing is queued
 
 
 def test_stop_closes_subscriptions_and_joins_the_watcher(store: Store) -> None:
@@ -298,28 +307,86 @@ def test_stop_closes_subscriptions_and_joins_the_watcher(store: Store) -> None:
     assert not any(t.name.startswith("planwatch-store-watch") for t in threading.enumerate())
 
 
+class _SeenWatcher(StoreWatcher):
+    """The real watcher, also telling the test each record path its events named.
+
+    Events reach `poke` one at a time in the order they happened, so once a path written
+    last has been seen, every event before it has been noted too: a sync point that
+    needs no waiting for quiet.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.seen: list[str] = []
+        self.seen_changed = threading.Condition()
+
+    def poke(self, path: str = "") -> None:
+        super().poke(path)
+        with self.seen_changed:
+            self.seen.append(path)
+            self.seen_changed.notify_all()
+
+    def wait_seen(self, path: Path) -> list[str]:
+        """Every path seen up to and including `path` (fails after the deadline)."""
+        with self.seen_changed:
+            assert self.seen_changed.wait_for(lambda: str(path) in self.seen, timeout=DEADLINE), f"{path} never seen"
+            return list(self.seen)
+
+
+def _added(store: Store, title: str) -> Path:
+    """A task written the way the tools write it; its rename into place is the last event."""
+    task_id = tool(store, "task_add", title=title).split()[0]
+    return store.task_path(task_id)
+
+
 def test_watcher_coalesces_a_burst_into_one_call(tmp_path: Path) -> None:
     """An atomic write is several fs events; a burst of writes gives one call, not one per event."""
     store = Store(tmp_path / "store")
-    calls: list[float] = []
-    called = threading.Event()
+    calls: list[set[str]] = []  # the task records on disk at each call
+    call_made = threading.Condition()
+    release = threading.Event()
 
     def on_change() -> None:
-        calls.append(time.monotonic())
-        called.set()
+        with call_made:
+            calls.append({p.name for p in store.tasks_dir.glob("*.md")})
+            call_made.notify_all()
+        if len(calls) == 1:
+            # Held inside the first call, the watcher can only note the burst's events:
+            # however slowly the writes go, they make one burst.
+            assert release.wait(DEADLINE)
 
-    watcher = StoreWatcher(store.root, on_change, settle=0.2, rescan_every=None)
+    def wait_calls(count: int) -> list[set[str]]:
+        with call_made:
+            assert call_made.wait_for(lambda: len(calls) >= count, timeout=DEADLINE), f"no call {count}"
+            return list(calls)
+
+    watcher = _SeenWatcher(store.root, on_change, settle=0.2, rescan_every=None)
     watcher.start()
     try:
+        _added(store, "Primer")
+        assert wait_calls(1) == [{"t1.md"}]
         for n in range(5):
             tool(store, "task_add", title=f"Task {n}")
-        assert called.wait(DEADLINE)
-        called.clear()
-        assert not called.wait(0.5)
-        assert len(calls) == 1
-        # Files that are not records (temp files, notes) wake nothing.
+        # The last write of the burst: once its event is noted, all the burst's are.
+        last = _added(store, "Last of the burst")
+        burst = watcher.wait_seen(last)
+        assert len(burst) > 6  # many events: five atomic writes, a rename and the primer
+        release.set()
+        burst_on_disk = {p.name for p in store.tasks_dir.glob("*.md")}
+        assert len(burst_on_disk) == 7
+        assert wait_calls(2)[1] == burst_on_disk
+        # A marker written after the burst's call must make exactly one more call: a
+        # second call for the burst would come before it.
+        marker = _added(store, "Marker")
+        assert wait_calls(3)[2] == burst_on_disk | {marker.name}
+        # Files that are not records (temp files, notes) wake nothing: written before a
+        # marker, none of their events reaches the watcher before the marker's does.
+        seen_before = len(watcher.wait_seen(marker))
         (store.tasks_dir / ".t1.md.abc.tmp").write_text("half", encoding="utf-8")
         (store.root / "notes.txt").write_text("x", encoding="utf-8")
-        assert not called.wait(0.5)
+        second = _added(store, "Second marker")
+        assert watcher.wait_seen(second)[seen_before:] == [str(second)]
+        assert len(wait_calls(4)) == 4 and calls[3] == burst_on_disk | {marker.name, second.name}
     finally:
+        release.set()
         watcher.stop()
