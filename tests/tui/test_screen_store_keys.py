@@ -142,3 +142,27 @@ async def test_a_plan_is_created_and_edited_in_the_store_view(store_root: Path) 
     plan = Store(store_root).read_plan("p3")
     assert plan is not None
     assert (plan.title, plan.goal.strip(), plan.status) == ("Move the docs site", "The docs build on the new host.", "active")
+
+
+async def test_E_opens_the_record_under_the_cursor_in_the_editor_and_its_save_shows(store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = tmp_path / "seen"
+    editor = tmp_path / "editor"
+    editor.write_text(f'#!/bin/sh\necho "$1" >> {seen}\nsed -i "s/^title: .*/title: Edited by hand/" "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", str(editor))
+    app = Host(store_root)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await move_to(app, pilot, "t6")
+        await pilot.press("E")
+        await settle(app, pilot)
+        assert seen.read_text().splitlines() == [str(store_root / "tasks" / "t6.md")]
+        table = app.screen.query_one("#store-table", DataTable)
+        row = " ".join(str(cell) for cell in table.get_row("t6"))
+        assert "Edited by hand" in row
+        await move_to(app, pilot, "p1")
+        await pilot.press("E")
+        await settle(app, pilot)
+        assert seen.read_text().splitlines()[1] == str(store_root / "plans" / "p1.md")
+    assert Store(store_root).read_task("t6").title == "Edited by hand"  # type: ignore[union-attr]

@@ -70,6 +70,7 @@ class StoreScreen(Screen[None]):
         Binding("a", "add_task", "Add", tooltip="Add a task"),
         Binding("n", "new_plan", "New plan", tooltip="Create a plan"),
         Binding("e", "edit_task", "Edit", tooltip="Edit the task or plan under the cursor"),
+        Binding("E", "edit_file", "Edit file", show=False, tooltip="Open the record under the cursor in $VISUAL or $EDITOR"),
         Binding("v", "approve", "Approve", tooltip="Approve the plan or task under the cursor"),
         Binding("r", "review", "Review", tooltip="Review the task or plan: approved or changes"),
         Binding("f,slash", "filters", "Filter", key_display="f", tooltip="Filter the tasks (status, ready, by, since)"),
@@ -373,6 +374,25 @@ class StoreScreen(Screen[None]):
 
     def action_add_task(self) -> None:
         store_actions.add_task(self)
+
+    def action_edit_file(self) -> None:
+        """`E`: the record under the cursor's file in $VISUAL or $EDITOR, as on the browse
+        screen; the watcher reads the person's save back."""
+        from planwatch.tui.outside import DEFAULT_EDITOR, command_from, regular_file, run_outside
+
+        task, plan = self.current_task(), self.current_plan()
+        if task is None and plan is None:
+            self.notify("Move to a task or a plan: its record opens in $EDITOR.", markup=False)
+            return
+        path = self.store.root / ("tasks" if task is not None else "plans") / f"{(task or plan).id}.md"  # type: ignore[union-attr]
+        if not regular_file(path):
+            self.notify(f"No record file at {safe_text(str(path), single_line=True)}.", markup=False)
+            return
+        editor = command_from("VISUAL", "") or command_from("EDITOR", DEFAULT_EDITOR)
+        problem = run_outside(self.app, [*editor, str(path)])
+        if problem:
+            self.notify(problem, severity="error", markup=False)
+        self.reload()
 
     def action_edit_task(self) -> None:
         store_actions.edit_record(self)
