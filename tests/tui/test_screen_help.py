@@ -118,3 +118,33 @@ async def test_help_screen_adds_the_keys_of_the_screen_it_opened_over() -> None:
         assert rows[0].group == "store view" and (rows[0].keys, rows[0].description) == ("v", "Approve")
         # A key the command list already describes the same way is not listed twice.
         assert [(r.keys, r.description) for r in rows].count(("j / ↓", "Move down")) == 1
+
+
+@pytest.mark.asyncio
+async def test_help_screen_says_what_every_mark_means() -> None:
+    """Every mark the checklist, the pill and a session row draw is in the help screen's
+    key, with its meaning, scrolled into view under the keys."""
+    from planwatch.tui.widgets.checklist import AGENT_MARKS, OVERRIDE_MARKS, OWN_MARKS
+    from planwatch.tui.widgets.pill import PIE
+    from planwatch.tui.widgets.session_rows import FORK_MARK, PARTIAL_MARK
+
+    app = Host()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        legend = app.screen.query_one("#help-legend")
+        text = legend.render().plain
+        lines = text.splitlines()
+        assert "What the marks mean" in lines
+        marks = {mark for table in (AGENT_MARKS, OVERRIDE_MARKS, OWN_MARKS) for mark, _ in table.values()}
+        for mark in marks | set(PIE) | {FORK_MARK.strip(), PARTIAL_MARK, "⚑"}:
+            line = next((line for line in lines if line.strip().startswith(mark) or f" {mark} " in line), None)
+            assert line is not None, mark
+            assert len(line.strip()) > len(mark) + 4, (mark, line)  # a meaning beside it
+        assert any("[·]" in line and "unticked by you" in line for line in lines)
+        assert any("[?]" in line and "review" in line for line in lines)
+        # The key is reachable: the help scrolls to it.
+        scroll = app.screen.query_one("#help-scroll")
+        scroll.scroll_end(animate=False)
+        await pilot.pause()
+        assert scroll.scroll_offset.y == scroll.max_scroll_y
+        assert scroll.region.overlaps(legend.region)

@@ -1,4 +1,5 @@
-"""The help screen (`?`): every key of the app, read from the one list in `tui.commands`.
+"""The help screen (`?`): every key of the app, read from the one list in `tui.commands`,
+then what the marks mean (tui.legend).
 
 The screen does not keep its own list: it reads `tui.commands.COMMANDS`, so it cannot disagree with the bindings, the footer and
 the command palette. An entry is anything with a key and a description: a
@@ -24,8 +25,10 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from planwatch.tui.cells import fit, width_of
 from planwatch.tui.commands import COMMANDS
 from planwatch.tui.keys import key_label
+from planwatch.tui.legend import legend
 from planwatch.tui.widgets.key_footer import KeysFooter
 
 
@@ -115,6 +118,19 @@ class ScreenKeysProvider(Provider):
 NARROW = 60
 
 
+def legend_text() -> Content:
+    """What the marks mean (tui.legend), under the keys: each mark drawn as the screen
+    draws it, in its theme colour, and its meaning in words."""
+    groups = legend()
+    width = max(width_of(row.mark) for _, rows in groups for row in rows) + 2
+    parts: list[Content | tuple[str, str] | str] = [("\nWhat the marks mean", "bold")]
+    for title, rows in groups:
+        parts += ["\n", (title, "bold italic")]
+        for row in rows:
+            parts += ["\n  ", (fit(row.mark, width), row.style), row.meaning]
+    return Content.assemble(*parts)
+
+
 class HelpScreen(ModalScreen[None]):
     """Every key of the app (and of the screen it was opened over); esc, q or ? closes it."""
 
@@ -154,6 +170,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static("Keys", id="help-title")
             with VerticalScroll(id="help-scroll"):
                 yield Static(id="help-table")
+                yield Static(legend_text(), id="help-legend")
             yield Static(
                 "Every command is also in the command palette (ctrl+p). The mouse works too.",
                 id="help-hint",
