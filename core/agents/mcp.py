@@ -293,8 +293,27 @@ class PlanwatchMCP:
                 await anyio.to_thread.run_sync(sweeper.stop)
 
     async def serve_stdio(self) -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            await self.serve(read_stream, write_stream)
+        """Serve over the process's stdin and stdout, every line answered (mcp_wire):
+        stdout is a private copy of fd 1 shared under a lock by the SDK's writer and the
+        wire's own answers, and fd 1 points at stderr meanwhile, so nothing else printed
+        can land on the protocol."""
+        import os
+
+        from planwatch.core.agents.mcp_wire import LockedWriter, WireReader
+
+        saved = os.dup(1)
+        os.dup2(2, 1)
+        try:
+            out_file = open(os.dup(saved), "w", encoding="utf-8", newline="\n")  # noqa: SIM115
+            in_file = open(os.dup(0), encoding="utf-8", errors="replace", newline="\n")  # noqa: SIM115
+            with out_file, in_file:
+                out = LockedWriter(anyio.wrap_file(out_file))
+                lines = WireReader(anyio.wrap_file(in_file), out)
+                async with stdio_server(stdin=lines, stdout=out) as (read_stream, write_stream):  # type: ignore[arg-type]
+                    await self.serve(read_stream, write_stream)
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def list_tools() -> list[types.Tool]:

@@ -70,6 +70,8 @@ class PlanSubscriptions:
         # URI, and notifications go through the latest session (all of them send on the
         # same connection-wide channel).
         self._legacy_uris: set[str] = set()
+        # The URIs whose latest request was a subscribe (set before the subscribe waits).
+        self._legacy_wanted: set[str] = set()
         self._legacy_session: ServerSession | None = None
         # Changed URIs cross from the channel's watcher thread to the event loop here.
         # Memory streams (not the abstract ObjectSendStream/ObjectReceiveStream): the
@@ -132,11 +134,21 @@ class PlanSubscriptions:
     async def subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> types.EmptyResult:
         uri = str(params.uri)
         self._legacy_session = ctx.session
+        # What the client asked for last, noted before any wait: an unsubscribe sent
+        # right behind this subscribe runs while the channel is still being asked, and
+        # must win when it comes last.
+        self._legacy_wanted.add(uri)
         if uri in self._legacy_uris:
             return types.EmptyResult()  # subscribing twice is one subscription
-        await anyio.to_thread.run_sync(self.hold, uri)
-        if uri in self._legacy_uris:  # the same subscribe raced in meanwhile
+        try:
+            await anyio.to_thread.run_sync(self.hold, uri)
+        except BaseException:
+            self._legacy_wanted.discard(uri)
+            raise
+        if uri in self._legacy_uris or uri not in self._legacy_wanted:
+            # The same subscribe raced in meanwhile, or an unsubscribe came after this.
             await self.release(uri)
+            return types.EmptyResult()
         self._legacy_uris.add(uri)
         return types.EmptyResult()
 
@@ -144,6 +156,7 @@ class PlanSubscriptions:
         self, ctx: ServerRequestContext[Any], params: types.UnsubscribeRequestParams
     ) -> types.EmptyResult:
         uri = str(params.uri)
+        self._legacy_wanted.discard(uri)
         if uri in self._legacy_uris:
             self._legacy_uris.discard(uri)
             await self.release(uri)
