@@ -44,6 +44,9 @@ WHOLE_READ = 16 << 20  # a region up to this size is read in one call, not in ch
 HEAD_WINDOW = 2 << 20
 TAIL_WINDOW = 8 << 20
 BACKWARD_BOUND = 64 << 20
+# A transcript rewritten whole (Gemini CLI's legacy .json) larger than this is named and
+# not read: parsing one takes ~8x its size in memory (243 MB took 1.9 GB).
+MAX_DOCUMENT = 64 << 20
 # How far before the replay the skipped middle is looked through for session facts
 # (titles): the same reach as the plan recovery.
 FACTS_BOUND = BACKWARD_BOUND
@@ -147,10 +150,20 @@ def _read_document(reader: TranscriptReader, path: Path, outcome: ReadOutcome, m
     """A transcript rewritten whole: read at once (up to `max_line` bytes, like one long
     line) and handed to the reader in one piece. It has no append offset: 0."""
     outcome.offset = 0
+    bound = min(max_line, MAX_DOCUMENT)
     with os.fdopen(open_regular(path), "rb") as fh:
-        data = fh.read(max_line + 1)
-    if len(data) > max_line:
+        size = os.fstat(fh.fileno()).st_size
+        if size > bound:  # said, never read: parsed whole, it would take ~8x its size in memory
+            outcome.long_lines_skipped += 1
+            log.warning(
+                "%s: a session document of %d bytes is larger than %d bytes: not read (no title or plan from it)",
+                path, size, bound,
+            )
+            return outcome
+        data = fh.read(bound + 1)
+    if len(data) > bound:
         outcome.long_lines_skipped += 1
+        log.warning("%s: a session document larger than %d bytes: not read (no title or plan from it)", path, bound)
         return outcome
     try:
         reader.feed_document(data, plans=plans)

@@ -8,7 +8,10 @@ Long transcripts, FORMATS general rules).
   and the line is never held. Only when it matches is it read back whole, up to
   `MAX_LINE` bytes (longer matching lines are skipped and counted).
   Bound: a non-matching line of any length costs at most about 2 × CHUNK + OVERLAP
-  bytes; a matching line costs its own length (≤ MAX_LINE, also checked on whole reads).
+  bytes of memory; a matching line costs its own length (≤ MAX_LINE, also checked on
+  whole reads). A line still without its newline after MAX_LINE bytes ends the scan there,
+  as an unfinished last line does (logged): a last line that never ends (a 20 GB one) is
+  read no further than the bound, and what follows a finished line that long is not read.
 - The last line without its newline is not read: every scan reports the offset just
   after the last complete line, where the follower resumes.
 
@@ -282,6 +285,16 @@ class LineScan:
         tail = head[-OVERLAP:]
         length = len(head)
         while True:
+            if length > self._max_line:
+                # Past the line bound with no newline yet: this line is skipped whatever
+                # follows, and one that never ends (a 20 GB last line) would be read to
+                # the end of the file. Stop here, as at an unfinished last line.
+                self.long_lines_skipped += 1
+                log.warning(
+                    "stopped reading a line of more than %d bytes at offset %d with no end in sight (over the line bound)",
+                    self._max_line, start,
+                )
+                return None
             data = self._stream.read(self._chunk)
             if not data:
                 return None
