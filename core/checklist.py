@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from planwatch.core.model import AgentPlan, PlanDocument, Priority, Source, Status, partial_label
+from planwatch.core.model import AgentPlan, PlanDocument, PlanItem, Priority, Source, Status, partial_label
 
 # What the person chose for an agent item: ticked (done) or unticked (not done).
 OverrideStatus = Literal["completed", "pending"]
@@ -76,6 +76,9 @@ class AgentRow:
     override: OverrideStatus | None = None
     # The agent's priority for the step, where its format carries one.
     priority: Priority | None = None
+    # The texts of the steps this one waits for that are not yet done (Qwen Code's
+    # `blockedBy`); empty once the step itself is done or dropped.
+    waits_for: tuple[str, ...] = ()
 
     @property
     def status(self) -> Status:
@@ -203,6 +206,7 @@ def build_checklist(
                     active_form=item.active_form,
                     override=override,
                     priority=item.priority,
+                    waits_for=waits_for(group.items, item),
                 )
             )
         sections.append(
@@ -210,6 +214,18 @@ def build_checklist(
         )
     own = tuple(OwnRow(task_id=t.id, title=t.title, status=t.status) for t in own_tasks)
     return Checklist(sections=tuple(sections), documents=plan.documents, own=own)
+
+
+def waits_for(items: tuple[PlanItem, ...], item: PlanItem) -> tuple[str, ...]:
+    """What an open step still waits for: the texts of the steps it names (by their
+    place in its list) that are neither done nor dropped."""
+    if not item.waits_for or item.status in ("completed", "cancelled"):
+        return ()
+    return tuple(
+        items[at].text
+        for at in item.waits_for
+        if 0 <= at < len(items) and items[at].status not in ("completed", "cancelled")
+    )
 
 
 def pill_counts(

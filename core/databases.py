@@ -75,7 +75,7 @@ class DatabaseSources:
             if self._problems.get(path) == problem:
                 return  # reported once
             self._problems[path] = problem
-        log.info("OpenCode's database is skipped: %s", problem)  # the CLI and the app say it
+        log.info("not read as it stands: %s", problem)  # the CLI and the app say it
 
     def _databases(self) -> set[Path]:
         """OpenCode sources read or named as roots (they may appear later): database

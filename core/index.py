@@ -72,6 +72,8 @@ def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[
         *paths.codex_session_dirs(),
         paths.acp_log_dir(),
         paths.gemini_tmp_dir(),
+        paths.qwen_projects_dir(),
+        paths.pi_sessions_dir(),
         paths.opencode_db(),
         paths.opencode_storage_dir(),
     ]
@@ -207,14 +209,17 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
     def _install(self, read: FileRead) -> set[str]:
         """Keep what reading a file from scratch gave; returns the session ids it touched."""
         path = read.item.path
-        if read.item.harness == "opencode":  # a database: it may hold no sessions and say why
-            self._note_problem(path, getattr(read.reader, "problem", None))
+        problem = getattr(read.reader, "problem", None)
+        if read.item.harness == "opencode" or problem is not None or path in self._problems:
+            # A database may hold no sessions and say why; a transcript read in part
+            # (pi's tree cut by a parent it does not hold) says what is missing.
+            self._note_problem(path, problem)
         if read.gone:
             return self._forget(path)
         if read.failed:
             return set()
         state = FileState(read.item, read.reader, read.results, read.offset, read.item.mtime, read.trace)
-        if read.warm != "same" and read.trace is not None and read.trace.ident is not None:
+        if read.warm != "same" and read.trace is not None and read.trace.ident is not None and problem is None:
             self._cache_stale = True  # read from scratch or grown: remember what it was fed
         with self._io_lock, self._lock:
             before = ids_of(self._files.get(path))
@@ -237,6 +242,9 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
             except OSError as exc:
                 log.info("cannot read %s: %s", path, exc)
                 return self._forget(path), None
+            problem = getattr(state.reader, "problem", None)
+            if problem is not None or path in self._problems:
+                self._note_problem(path, problem)
             with self._lock:
                 before = ids_of(state)
                 state.results, state.offset, state.mtime = results, outcome.offset, mtime

@@ -39,6 +39,8 @@ SOURCE_TOOLS: dict[str, str] = {
     "acp": "session/update",
     "gemini_todos": "write_todos",
     "opencode_todos": "todowrite",
+    "qwen_todos": "todo_write",
+    "pi_todos": "todo",
 }
 
 

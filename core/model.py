@@ -25,7 +25,15 @@ STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed", "cancelle
 
 # Where a plan came from; also the `# <source>` header of `planwatch show --plain`.
 Source = Literal[
-    "claude_desktop", "claude_todos", "claude_tasks", "codex", "acp", "gemini_todos", "opencode_todos"
+    "claude_desktop",
+    "claude_todos",
+    "claude_tasks",
+    "codex",
+    "acp",
+    "gemini_todos",
+    "opencode_todos",
+    "qwen_todos",
+    "pi_todos",
 ]
 
 SOURCE_LABELS: dict[str, str] = {
@@ -37,9 +45,11 @@ SOURCE_LABELS: dict[str, str] = {
     "gemini_todos": "Gemini CLI todos",
     "opencode_todos": "OpenCode todos",
     "claude_plan_mode": "Claude plan mode",
+    "qwen_todos": "Qwen Code todos",
+    "pi_todos": "pi todos",
 }
 
-Harness = Literal["claude", "codex", "acp", "gemini", "opencode"]
+Harness = Literal["claude", "codex", "acp", "gemini", "opencode", "qwen", "pi"]
 
 # Each harness as a person names it (every label on screen; scripts keep the ids).
 HARNESS_LABELS: dict[str, str] = {
@@ -116,6 +126,10 @@ class PlanItem:
     task_id: str | None = None
     # The agent's priority for the step, where its format carries one; None otherwise.
     priority: Priority | None = None
+    # What the step waits for, where its format says (Qwen Code's `blockedBy`): the
+    # positions of those steps in the same list (positions, not ids or text: the
+    # checklist names them from the list itself).
+    waits_for: tuple[int, ...] = ()
 
 
 # Immutable, keyword-only, no per-instance dict.

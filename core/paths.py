@@ -2,7 +2,8 @@
 
 Environment overrides win over settings, settings over the platform defaults:
 `PLANWATCH_STORE`, `PLANWATCH_CONFIG`, `PLANWATCH_DATA`, `PLANWATCH_CACHE`, and the harnesses' own
-`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `OPENCODE_DB` and `XDG_DATA_HOME`.
+`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `OPENCODE_DB`, `QWEN_HOME`,
+`PI_CODING_AGENT_DIR` and `XDG_DATA_HOME`.
 """
 
 from __future__ import annotations
@@ -105,6 +106,26 @@ def gemini_home() -> Path:
 def gemini_tmp_dir() -> Path:
     """Where Gemini CLI keeps each project's chats: `<gemini home>/tmp/<slug>/chats/`."""
     return gemini_home() / "tmp"
+
+
+def qwen_home() -> Path:
+    """Qwen Code's folder: `$QWEN_HOME`, else `~/.qwen` (FORMATS §8)."""
+    return _env_path("QWEN_HOME") or Path.home() / ".qwen"
+
+
+def qwen_projects_dir() -> Path:
+    """Where Qwen Code keeps each folder's chats: `<qwen home>/projects/<slug>/chats/`."""
+    return qwen_home() / "projects"
+
+
+def pi_agent_dir() -> Path:
+    """pi's agent folder: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent` (FORMATS §10)."""
+    return _env_path("PI_CODING_AGENT_DIR") or Path.home() / ".pi" / "agent"
+
+
+def pi_sessions_dir() -> Path:
+    """Where pi keeps its sessions: `<agent dir>/sessions/--<folder>--/<time>_<id>.jsonl`."""
+    return pi_agent_dir() / "sessions"
 
 
 def opencode_db_named() -> bool:

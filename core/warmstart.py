@@ -67,7 +67,9 @@ class WarmStart:
             traces = [
                 (path, state.file.harness, _with_summary(state.trace, state))
                 for path, state in self._files.items()
-                if state.trace is not None
+                # A file its reader found a problem in (pi's tree cut by a missing
+                # parent) is not remembered: read afresh, it says the problem each time.
+                if state.trace is not None and getattr(state.reader, "problem", None) is None
             ]
         try:
             warmcache.save(traces, self.roots_searched)

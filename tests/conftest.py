@@ -70,6 +70,9 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     # XDG_DATA_HOME below unless OPENCODE_DB names one).
     monkeypatch.setenv("GEMINI_CLI_HOME", str(root / "gemini-home"))
     monkeypatch.delenv("OPENCODE_DB", raising=False)
+    # Qwen Code's and pi's folders (FORMATS §8, §10).
+    monkeypatch.setenv("QWEN_HOME", str(root / "qwen-home"))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(root / "pi-agent"))
     # platformdirs falls back to these; anything not covered above still lands in tmp.
     for name in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(name, str(root / "xdg" / name.lower()))

@@ -257,8 +257,9 @@ def _framed(line: str) -> str:
 
 
 def _person(entry: SessionEntry) -> list[str]:
+    from planwatch.core.checklist import waits_for
     from planwatch.core.model import SOURCE_LABELS, partial_label
-    from planwatch.core.text import safe_text, shorten
+    from planwatch.core.text import quoted, safe_text, shorten
 
     session, plan = entry.session, entry.plan
     title = shorten(session.title or f"Session {session.id}", 100)
@@ -292,6 +293,9 @@ def _person(entry: SessionEntry) -> list[str]:
             if item.status == "in_progress" and item.active_form:
                 text += f"  ({shorten(item.active_form, 60)})"
             high = "! " if item.priority == "high" else ""
+            waiting = waits_for(group.items, item)
+            if waiting:
+                text += "  waits for " + ", ".join(quoted(blocker) for blocker in waiting)
             lines.append(f"    {MARKS.get(item.status, '[ ]')} {high}{text}")
     for document in plan.documents:
         key = f"{shorten(document.key, 60)} — " if document.key else ""

@@ -54,6 +54,8 @@ HARNESS: dict[str, str] = {
     "acp": "$text-primary",
     "gemini": "$text-success",
     "opencode": "$text-warning",
+    "qwen": "$text-secondary",
+    "pi": "$text-accent",
 }
 HARNESS_DEFAULT = "$text-primary"
 

@@ -12,6 +12,10 @@ Where each harness writes (FORMATS):
 - Gemini CLI: `$GEMINI_CLI_HOME/.gemini/tmp/<slug>/chats/session-*.jsonl` (before 0.60
   `session-*.json`, rewritten whole); subagents in `chats/<parent session id>/<id>.jsonl`.
   The folder of a slug is in `tmp/<slug>/.project_root`, else in `projects.json`.
+- Qwen Code: `$QWEN_HOME/projects/<slug>/chats/<session id>.jsonl` (default `~/.qwen`);
+  a `--fork-session` file is a session of its own.
+- pi: `$PI_CODING_AGENT_DIR/sessions/--<folder>--/<time>_<id>.jsonl` (default
+  `~/.pi/agent`); a `--fork` file is a session of its own naming its origin.
 - OpenCode: one SQLite database (`core.paths.opencode_db()`) holding every session; read
   by `core.transcripts.opencode`, found here like a file.
 - Extra roots (settings `transcriptRoots`, `--root DIR`): any layout; the harness is
@@ -200,6 +204,10 @@ def _known_harness(path: Path) -> Harness | None:
             return "acp"
         if path.is_relative_to(paths.gemini_tmp_dir()):
             return "gemini"
+        if path.is_relative_to(paths.qwen_projects_dir()):
+            return "qwen"
+        if path.is_relative_to(paths.pi_sessions_dir()):
+            return "pi"
     except (OSError, ValueError):
         return None
     return None
@@ -241,6 +249,8 @@ def classify(
         if in_chats and path.parent.name != "chats":
             subagent, parent_hint = True, path.parent.name or None
         folder_hint = gemini_folder(path) if in_chats else None
+    elif harness == "qwen" and located == "qwen" and path.parent.name != "chats":
+        return None  # Qwen Code's sessions are `projects/<slug>/chats/<id>.jsonl`
     elif is_whole_document(path):
         return None
     return TranscriptFile(path, harness, st.st_mtime, st.st_size, subagent, parent_hint, folder_hint)
@@ -289,6 +299,20 @@ def _gemini_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
             yield path, st
 
 
+def _qwen_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
+    """Qwen Code's projects folder: `<slug>/chats/<session id>.jsonl` (FORMATS §8)."""
+    for path, rel, st in _walk(root):
+        if len(rel) == 3 and rel[1] == "chats":
+            yield path, st
+
+
+def _pi_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
+    """pi's sessions folder: `--<folder>--/<time>_<id>.jsonl` (FORMATS §10)."""
+    for path, rel, st in _walk(root):
+        if len(rel) == 2:
+            yield path, st
+
+
 def unusable_root(root: Path) -> str | None:
     """What is wrong with a transcript folder that is there but is neither a folder nor a
     regular file (a FIFO, a socket, a device: never opened, so never waited on); None
@@ -308,6 +332,8 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
     found: dict[Path, TranscriptFile] = {}
     claude_root = paths.claude_projects_dir()
     gemini_root = paths.gemini_tmp_dir()
+    qwen_root = paths.qwen_projects_dir()
+    pi_root = paths.pi_sessions_dir()
     for root in roots:
         root = Path(root).expanduser()
         if not root.is_dir():
@@ -327,6 +353,10 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
             walker = _claude_layout(root)
         elif root == gemini_root:
             walker = _gemini_layout(root)
+        elif root == qwen_root:
+            walker = _qwen_layout(root)
+        elif root == pi_root:
+            walker = _pi_layout(root)
         else:
             walker = ((path, st) for path, _rel, st in _walk(root))
         # Every file under a harness's own folder is that harness's: told once per root.

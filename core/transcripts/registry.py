@@ -7,7 +7,7 @@ from planwatch.core.transcripts.reader import TranscriptReader
 
 
 def reader_for(harness: Harness) -> type[TranscriptReader]:
-    """The reader class for `harness` ("claude", "codex", "acp" or "gemini"; OpenCode's
+    """The reader class for `harness` ("claude", "codex", "acp", "gemini", "qwen" or "pi"; OpenCode's
     database is read by `core.transcripts.opencode`, not line by line)."""
     # Imported here so IO pays only for the harnesses it actually reads.
     if harness == "claude":
@@ -26,4 +26,12 @@ def reader_for(harness: Harness) -> type[TranscriptReader]:
         from planwatch.core.transcripts.gemini import GeminiReader
 
         return GeminiReader
+    if harness == "qwen":
+        from planwatch.core.transcripts.qwen import QwenReader
+
+        return QwenReader
+    if harness == "pi":
+        from planwatch.core.transcripts.pi import PiReader
+
+        return PiReader
     raise ValueError(f"no transcript reader for harness {harness!r}")

@@ -5,7 +5,8 @@ past a huge first line when one is there) and judges records by their keys; thos
 signs change with each harness's record shapes, apart from where transcripts live and
 how files are named and classified (core/transcripts/discover.py).
 
-- `sniff_harness(path)`: the harness whose records open the file, or None.
+- `sniff_harness(path)`: the harness whose records open the file, or None (a Qwen Code
+  chat is told from a Claude transcript by its records' `provenance` and `parts`).
 - `first_lines(path)`: the complete lines in the first `SNIFF_BYTES` (for the Gemini
   session check).
 - `is_database_file(path)`: a regular file with SQLite's header.
@@ -127,6 +128,17 @@ def _harness_of_line(line: bytes) -> Harness | None:
         if all(isinstance(record.get(key), str) for key in ("sessionId", "projectHash", "startTime")):
             return "gemini"  # a Gemini CLI session's metadata line, wherever the file is
         kind = record.get("type")
+        if "provenance" in record:
+            # Qwen Code (FORMATS §8): its records carry `provenance`; a chat record's
+            # `message` holds Gemini-like `parts` (Claude Code's hold `content`, and no
+            # record of Claude's has `provenance`). A system record says no more: the
+            # next lines tell.
+            message = record.get("message")
+            if isinstance(message, dict) and isinstance(message.get("parts"), list):
+                return "qwen"
+            return None
+        if kind == "session" and isinstance(record.get("version"), int) and isinstance(record.get("cwd"), str):
+            return "pi"  # pi's session header (FORMATS §10): `{"type":"session","version":3,…}`
         if "payload" in record and isinstance(kind, str) and "timestamp" in record:
             return "codex"
         if kind == "session_meta":
@@ -142,6 +154,8 @@ def _harness_of_line(line: bytes) -> Harness | None:
     head = line[:4096]
     if b'"jsonrpc"' in head:
         return "acp"
+    if b'"provenance"' in head and b'"parts"' in head:
+        return "qwen"
     if b'"sessionId"' in head or b'"parentUuid"' in head:
         return "claude"
     if b'"payload"' in head:

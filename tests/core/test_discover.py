@@ -90,7 +90,7 @@ def test_acp_logs_are_found_in_the_tap_folder(fixture_path) -> None:  # type: ig
 def test_extra_roots_are_sniffed_per_file(tmp_path: Path) -> None:
     root = tmp_path / "extra"
     root.mkdir()
-    for sample in SAMPLES.glob("*.jsonl"):
+    for sample in [*SAMPLES.glob("*.jsonl"), *SAMPLES.glob("qwen/*.jsonl"), *SAMPLES.glob("pi/*.jsonl")]:
         (root / sample.name).write_bytes(sample.read_bytes())
     (root / "notes.jsonl").write_text('{"hello": "world"}\n')
     (root / "empty.jsonl").write_bytes(b"")
@@ -101,6 +101,8 @@ def test_extra_roots_are_sniffed_per_file(tmp_path: Path) -> None:
         "codex-rollout.jsonl": "codex",
         "gemini-cli-session.jsonl": "gemini",
         "acp-codex-agent-stream.jsonl": "acp",
+        "650333ef-8d48-49e8-abbd-2f740e50ee0a.jsonl": "qwen",
+        "2026-12-01T18-58-51-609Z_01a232f9-5858-71c1-b1b0-7ed98b089974.jsonl": "pi",
     }
 
 
@@ -132,6 +134,6 @@ def test_the_fixture_layouts_are_found(fixture_path) -> None:  # type: ignore[no
     root = fixture_path("transcripts")
     found = discover([root])
     harnesses = {f.harness for f in found}
-    assert harnesses == {"claude", "codex", "acp", "gemini", "opencode"}
+    assert harnesses == {"claude", "codex", "acp", "gemini", "opencode", "qwen", "pi"}
     subagents = [f for f in found if f.subagent]
     assert subagents and {f.harness for f in subagents} == {"claude", "gemini"}

@@ -271,3 +271,48 @@ def test_an_acp_log_mirrored_again_from_the_start_makes_no_second_plan_or_task(t
     assert [(t.id, t.plan, t.title, t.status) for t in after.tasks_sorted()] == [
         (t.id, t.plan, t.title, t.status) for t in before.tasks_sorted()
     ]
+@pytest.mark.parametrize(
+    ("sample", "harness", "tool", "expected"),
+    [
+        (
+            "qwen/650333ef-8d48-49e8-abbd-2f740e50ee0a.jsonl",
+            "qwen",
+            "todo_write",
+            [
+                ("Inspect the current config loader", "done"),
+                ("Add YAML parsing to load_config()", "done"),
+                ("Run the config tests", "done"),
+            ],
+        ),
+        (
+            "pi/2026-12-01T18-58-51-609Z_01a232f9-5858-71c1-b1b0-7ed98b089974.jsonl",
+            "pi",
+            "todo",
+            [
+                ("Inspect the current config loader", "done"),
+                ("Add YAML parsing to load_config()", "done"),
+                ("Add a TOML fallback", "todo"),
+                ("Run the config tests", "done"),
+            ],
+        ),
+    ],
+)
+def test_qwen_and_pi_lists_are_mirrored_with_their_statuses_mapped(
+    tmp_path: Path, frozen_now: datetime, sample: str, harness: str, tool: str, expected: list[tuple[str, str]]
+) -> None:
+    """FORMATS §12: a Qwen Code `completed` and a pi `done: true` are the store's done,
+    a pi `done: false` its todo; the tasks name the harness's tool."""
+    from planwatch.core.transcripts.lines import read_transcript
+    from planwatch.core.transcripts.registry import reader_for
+
+    path = FIXTURES.parent / "samples" / sample
+    reader = reader_for(harness)(path)  # type: ignore[arg-type]
+    read_transcript(reader, path)
+    [result] = reader.results()
+    store = Store(tmp_path / "store")
+    session = Session(
+        id=result.facts.id or "x", harness=harness, path=path, title=result.facts.title(), updated=frozen_now
+    )  # type: ignore[arg-type]
+    assert Mirror(store, ON).update(session, result.plan) is not None
+    assert [(title, status) for _, title, status in rows(store)] == expected
+    assert {t.source for t in store.load().tasks.values()} == {Source(tool=tool)}

@@ -18,14 +18,24 @@ SAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "samples"
 
 
 def harness_of(path: Path) -> Harness:
-    parts = path.relative_to(FIXTURES).parts if path.is_relative_to(FIXTURES) else (path.name,)
-    for harness in ("claude", "codex", "acp", "gemini"):
+    if path.is_relative_to(FIXTURES):
+        parts = path.relative_to(FIXTURES).parts
+    elif path.is_relative_to(SAMPLES):
+        parts = path.relative_to(SAMPLES).parts
+    else:
+        parts = (path.name,)
+    for harness in ("claude", "codex", "acp", "gemini", "qwen", "pi"):
         if harness in parts or parts[-1].startswith(harness):
             return harness  # type: ignore[return-value]
     raise AssertionError(f"no harness for {path}")
 
 
-TRANSCRIPTS = sorted(FIXTURES.rglob("*.jsonl")) + sorted(SAMPLES.glob("*.jsonl"))
+TRANSCRIPTS = (
+    sorted(FIXTURES.rglob("*.jsonl"))
+    + sorted(SAMPLES.glob("*.jsonl"))
+    + sorted(SAMPLES.glob("qwen/*.jsonl"))
+    + sorted(SAMPLES.glob("pi/*.jsonl"))
+)
 
 
 def ids(path: Path) -> str:

@@ -482,8 +482,28 @@ def index_summaries(base: Path) -> None:
     SessionIndex([base]).scan()
 
 
-@pytest.mark.parametrize("path", [p for p in fixture_transcripts() if not is_whole_document(p)],
-                         ids=lambda p: str(p.relative_to(FIXTURES)))
+# A transcript whose reader names a problem (pi's tree cut by a missing parent).
+CUT_TREE = (
+    FIXTURES
+    / "transcripts/rules/pi/sessions/--home-dev-lab--/2026-11-29T13-00-00-000Z_c3000000-0000-7000-8000-000000000004.jsonl"
+)
+
+
+def test_a_file_with_a_problem_is_not_remembered_and_says_it_each_start() -> None:
+    for _ in range(2):
+        index = SessionIndex([CUT_TREE.parent])
+        index.scan()
+        assert [p for p in index.problems() if str(CUT_TREE) in p], index.problems()
+        cache = WarmCache.load()
+        assert cache.get(CUT_TREE, "pi") is None
+        assert all(cache.get(p, "pi") is not None for p in CUT_TREE.parent.glob("*.jsonl") if p != CUT_TREE)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in fixture_transcripts() if not is_whole_document(p) and p != CUT_TREE],
+    ids=lambda p: str(p.relative_to(FIXTURES)),
+)
 def test_an_unchanged_file_needing_only_counts_rereads_its_fact_lines_alone(path: Path) -> None:
     """Every line-read fixture of every harness: a start that needs only facts and
     counts feeds the lines that carried facts, takes the counts from the cache's

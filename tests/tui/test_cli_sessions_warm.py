@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TRANSCRIPTS = ROOT / "fixtures" / "transcripts"
 # Every harness the cache covers by lines (OpenCode's database keeps its own state),
 # and the rules' and hostile transcripts of each.
-ROOTS = ["acp", "claude", "codex", "gemini", "rules", "hostile"]
+ROOTS = ["acp", "claude", "codex", "gemini", "qwen", "pi", "rules", "hostile"]
 
 
 def sessions(*args: str) -> subprocess.CompletedProcess[bytes]:

@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 
 from planwatch.core.checklist import AgentRow, AgentSection, Checklist, OwnRow
 from planwatch.core.model import SOURCE_LABELS, PlanDocument
-from planwatch.core.text import safe_text, shorten
+from planwatch.core.text import quoted, safe_text, shorten
 from planwatch.tui import palette
 from planwatch.tui.widgets.list_moves import SteppedOptionList
 
@@ -94,6 +94,10 @@ def agent_row_text(row: AgentRow) -> Content:
     if row.priority == "high":
         parts += [(PRIORITY_MARK, palette.PRIORITY), (" ", "")]
     parts.append((safe_text(capped(shown), single_line=True), body_style))
+    if row.waits_for:
+        # What the step waits for (Qwen Code's blockedBy), named by the steps' own text.
+        named = ", ".join(quoted(text) for text in row.waits_for)
+        parts.append((f"  waits for {named}", palette.NOTE))
     if row.override_label:
         parts.append((f"  {row.override_label}", palette.OVERRIDE_LABEL))
     return Content.assemble(*parts)

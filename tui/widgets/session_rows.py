@@ -176,9 +176,17 @@ def fitted_labels(labels: Mapping[str, str], width: int) -> dict[str, str]:
 
 # Harness names when the list is wide (short human names, each whole: `OpenCode`, never
 # `openc…`); one coloured letter when it is not.
-HARNESS_SHORT = {"claude": "Claude", "codex": "Codex", "acp": "ACP", "gemini": "Gemini", "opencode": "OpenCode"}
+HARNESS_SHORT = {
+    "claude": "Claude",
+    "codex": "Codex",
+    "acp": "ACP",
+    "gemini": "Gemini",
+    "opencode": "OpenCode",
+    "qwen": "Qwen",
+    "pi": "pi",
+}
 HARNESS_CELLS = max(len(name) for name in HARNESS_SHORT.values())
-HARNESS_GLYPHS = {"claude": "C", "codex": "X", "acp": "A", "gemini": "G", "opencode": "O"}
+HARNESS_GLYPHS = {"claude": "C", "codex": "X", "acp": "A", "gemini": "G", "opencode": "O", "qwen": "Q", "pi": "P"}
 WIDE_LIST = 100  # from here on the harness is named
 OPEN_WORDS = 60  # from here on open counts say "2 open" (below: "⚑2")
 FOLDER_MAX = 20
