@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from test_screen_store import Host, move_to, row_keys, settle
+from textual.geometry import Region
 from textual.widgets import DataTable, Input, Select
 
 from planwatch.core.store.records import Store
@@ -166,3 +167,24 @@ async def test_E_opens_the_record_under_the_cursor_in_the_editor_and_its_save_sh
         await settle(app, pilot)
         assert seen.read_text().splitlines()[1] == str(store_root / "plans" / "p1.md")
     assert Store(store_root).read_task("t6").title == "Edited by hand"  # type: ignore[union-attr]
+
+
+async def test_a_cell_too_long_for_its_column_ends_in_an_ellipsis(store_root: Path) -> None:
+    from planwatch.core.settings import Settings
+    from planwatch.core.store.identity import Caller
+    from planwatch.core.store.tools import run_tool
+
+    long_title = "Rewrite the invoice exporter so that every currency rounds the way finance expects it to"
+    run_tool("task_add", Store(store_root), Settings(), Caller(by="dana"), {"title": long_title})
+    app = Host(store_root)
+    async with app.run_test(size=(80, 30)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one("#store-table", DataTable)
+        [key] = [str(row.key.value) for row in table.ordered_rows if "invoice" in str(table.get_row(row.key))]
+        table.move_cursor(row=0, animate=False)  # the long row is drawn as any other row
+        await pilot.pause()
+        line = table.get_row_index(key) + 1  # below the header
+        drawn = "".join(segment.text for segment in table.render_lines(Region(0, line, table.size.width, 1))[0])
+        assert "Rewrite the" in drawn, drawn
+        assert "…" in drawn, drawn
+        assert "finance expects it to" not in drawn

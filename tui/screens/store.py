@@ -179,7 +179,18 @@ class StoreScreen(Screen[None]):
                 table.add_column(label, key=key, width=self._column_widths[key])
 
     def _add_row(self, table: DataTable[Text], cells: dict[str, Text], key: str) -> None:
-        table.add_row(*(cells[str(column.value)] for column in table.columns), key=key)
+        table.add_row(*(self._fitted(cells[str(column.value)], str(column.value)) for column in table.columns), key=key)
+
+    def _fitted(self, cell: Text, column: str) -> Text:
+        """The cell drawn cut to its column with an ellipsis (the table would cut it
+        silently), measured in cells, so a person sees that more is there; the cell keeps
+        its whole text (the detail shows it)."""
+        width = self._column_widths.get(column)
+        if width is None or cell.cell_len <= width:
+            return cell
+        cell.overflow = "ellipsis"
+        cell.no_wrap = True
+        return cell
 
     # -- reading
 
