@@ -126,8 +126,13 @@ class ClaudeTranscript:
         return self
 
 
-async def until(pilot: Any, condition: Any, timeout: float = 5.0, what: str = "condition") -> None:
-    """Let the app run until `condition()` holds; fail after `timeout` seconds."""
+async def until(pilot: Any, condition: Any, timeout: float = 30.0, what: str = "condition") -> None:
+    """Let the app run until `condition()` holds; fail after `timeout` seconds.
+
+    The timeout only bounds a failure (a passing test returns as soon as the state
+    holds), so it is generous: a scan on a 2-core machine running two suites at once
+    takes several times what it takes alone.
+    """
     import time
 
     deadline = time.monotonic() + timeout

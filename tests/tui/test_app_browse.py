@@ -276,7 +276,7 @@ async def test_the_store_view_follows_the_store_through_the_apps_one_watcher(ses
         tasks = isolated_env.store / "tasks"
         tasks.mkdir(parents=True, exist_ok=True)
         (tasks / "t9.md").write_text("---\nid: t9\ntitle: Written elsewhere\nstatus: todo\n---\n")
-        await until(pilot, lambda: "t9" in screen.snapshot.tasks, timeout=5, what="the outside write in the view")
+        await until(pilot, lambda: "t9" in screen.snapshot.tasks, timeout=30, what="the outside write in the view")
 
 
 async def test_a_task_written_to_the_store_by_another_process_shows_under_my_items(sessions, isolated_env) -> None:
@@ -292,7 +292,7 @@ async def test_a_task_written_to_the_store_by_another_process_shows_under_my_ite
         )
         checklist = app.screen.query_one("#checklist", ChecklistView)
         await until(pilot, lambda: "[▸] Ask design about contrast  doing" in option_texts(checklist),
-                    timeout=5, what="the hand-written task")
+                    timeout=30, what="the hand-written task")
         assert "1 open" in option_texts(app.screen.query_one("#sessions", SessionList))[0]
 
 

@@ -149,7 +149,7 @@ async def test_an_opencode_sessions_timeline_comes_from_its_completed_todowrite_
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: app.scan_done is not None, what="the scan")
         await pilot.press("enter")  # the details panel shows the timeline
-        await until(pilot, lambda: len(app.timeline(sid)) == 2, timeout=3.0, what="the history")
+        await until(pilot, lambda: len(app.timeline(sid)) == 2, timeout=30.0, what="the history")
         first, second = app.timeline(sid)
         assert first.what == "0 → 2 steps; started: Read"
         assert second.what == "0 → 1 done; started: Write"

@@ -98,8 +98,8 @@ async def test_pane_mode_follows_the_most_recently_active_session(two, isolated_
         # The other agent becomes active: the pane follows it (its new lines carry now).
         api.at = datetime.now(UTC)
         api.todo_write([("Split the router", "completed"), ("Add auth", "in_progress")])
-        await until(pilot, lambda: screen.selected_id == api.session_id, timeout=3.0, what="the pane to follow")
-        await until(pilot, lambda: "[▸] Working on Add auth" in rows(app), timeout=3.0, what="the new plan")
+        await until(pilot, lambda: screen.selected_id == api.session_id, timeout=30.0, what="the pane to follow")
+        await until(pilot, lambda: "[▸] Working on Add auth" in rows(app), timeout=30.0, what="the new plan")
         # Keys still tick in pane mode.
         await pilot.press("space")
         await pilot.pause()
@@ -173,7 +173,7 @@ async def test_a_deleted_transcript_leaves_the_list_and_the_selection_moves_on(t
         assert app.screen.selected_id == web.session_id
         await until(pilot, lambda: app.following, what="the follower")
         web.path.unlink()
-        await until(pilot, lambda: app.screen.selected_id == api.session_id, timeout=3.0, what="the selection to move")
+        await until(pilot, lambda: app.screen.selected_id == api.session_id, timeout=30.0, what="the selection to move")
         assert len(option_texts(app.screen.query_one("#sessions"))) == 1
         assert rows(app)[1] == "[▸] Working on Split the router"
 
@@ -197,7 +197,7 @@ async def test_the_highlight_stays_on_its_item_when_the_agent_inserts_a_step(two
         assert current_agent_row(checklist).text == "Add the theme switch"
         await until(pilot, lambda: app.following, what="the follower")
         web.todo_write([("Pick the palette", "in_progress"), ("Add the theme switch", "pending")])
-        await until(pilot, lambda: "[▸] Working on Pick the palette" in rows(app), timeout=3.0, what="the new step")
+        await until(pilot, lambda: "[▸] Working on Pick the palette" in rows(app), timeout=30.0, what="the new step")
         assert current_agent_row(checklist).text == "Add the theme switch"
 
 

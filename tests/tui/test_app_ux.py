@@ -40,6 +40,17 @@ async def ready(pilot, app) -> None:  # type: ignore[no-untyped-def]
     await pilot.pause()
 
 
+def palette_highlight(app) -> str:  # type: ignore[no-untyped-def]
+    """The text of the command palette's highlighted hit ("" while it has none yet)."""
+    from textual.command import CommandList
+
+    hits = app.screen.query_one(CommandList)
+    if hits.highlighted is None:
+        return ""
+    prompt = hits.get_option_at_index(hits.highlighted).prompt
+    return str(getattr(prompt, "plain", prompt))
+
+
 def checklist_rows(app) -> list[str]:  # type: ignore[no-untyped-def]
     return option_texts(app.screen.query_one("#checklist", ChecklistView))
 
@@ -233,7 +244,7 @@ async def test_the_palette_finds_a_session_by_folder_and_shows_it(two_sessions, 
         await pilot.press("ctrl+p")
         await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
         await pilot.press(*"dev/api")
-        await pilot.pause(0.5)
+        await until(pilot, lambda: "Refactor the API" in palette_highlight(app), what="the session offered")
         await pilot.press("enter")
         await until(pilot, lambda: not isinstance(app.screen, CommandPalette), what="the palette to close")
         await until(pilot, lambda: app.screen.selected_id == two_sessions[0].session_id, what="the chosen session")
@@ -251,7 +262,7 @@ async def test_s_in_pane_mode_picks_another_session_and_the_pane_stays_on_it(two
         await pilot.press("s")
         await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
         await pilot.press(*"Refactor")
-        await pilot.pause(0.5)
+        await until(pilot, lambda: "Refactor the API" in palette_highlight(app), what="the session offered")
         await pilot.press("enter")
         await until(pilot, lambda: app.screen.selected_id == two_sessions[0].session_id, what="the chosen session")
         assert "[x] Read the handlers" in checklist_rows(app)
