@@ -106,6 +106,8 @@ class AgentSection:
     source: Source
     rows: tuple[AgentRow, ...]
     partial: bool = False
+    # The agent cleared its list after every step was done: the rows are that list.
+    cleared: bool = False
 
     @property
     def partial_label(self) -> str | None:
@@ -210,7 +212,7 @@ def build_checklist(
                 )
             )
         sections.append(
-            AgentSection(group_key=group.key, source=group.source, rows=tuple(rows), partial=group.partial)
+            AgentSection(group_key=group.key, source=group.source, rows=tuple(rows), partial=group.partial, cleared=group.cleared)
         )
     own = tuple(OwnRow(task_id=t.id, title=t.title, status=t.status) for t in own_tasks)
     return Checklist(sections=tuple(sections), documents=plan.documents, own=own)

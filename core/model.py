@@ -148,6 +148,9 @@ class PlanGroup:
     # True when the reader skipped part of a long transcript and could not find a full
     # list: the group then holds only the tasks it could rebuild (SPEC §2, Long transcripts).
     partial: bool = False
+    # True when the agent cleared the list after every step was done: `items` is the
+    # finished list it cleared (shown as finished, never as no plan).
+    cleared: bool = False
 
     def __post_init__(self) -> None:
         _tuple(self, "items", self.items)

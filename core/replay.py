@@ -9,7 +9,9 @@ Pure logic, no IO. The rules (SPEC §2, "no guessing"):
 - task updates and deletions act only on tasks seen created; a creation with a known id
   replaces that item in place; at most `MAX_TASKS` tasks are kept (oldest evicted);
 - a group exists once a full list or a task creation made it; an empty full list leaves
-  an empty group (the agent cleared its list);
+  an empty group (the agent cleared its list), except after every step was done: then
+  the finished list stays, marked cleared (a finished plan reads "finished 4/4", not as
+  no plan; SPEC §5 likewise drops nothing for such a list);
 - statuses were already normalised by the readers (`core.model.read_status`).
 
 `PlanReplay` keeps mutable state for speed while a transcript is followed; `snapshot()`
@@ -51,10 +53,12 @@ class _Group:
     partial: bool = False
     # A list carried over a gap may be outdated: steps named against it would be guesses.
     stale: bool = False
+    # The agent cleared this list after every step was done: `items` is that last list.
+    cleared: bool = False
 
     def freeze(self, key: str) -> PlanGroup:
         items = tuple(self.tasks.values()) if self.items is None else tuple(self.items)
-        return PlanGroup(key=key, source=self.source, items=items, partial=self.partial)
+        return PlanGroup(key=key, source=self.source, items=items, partial=self.partial, cleared=self.cleared)
 
 
 class PlanReplay:
@@ -120,6 +124,10 @@ class PlanReplay:
         # An ACP plan id holds a checklist or a document, whichever came last.
         if event.source == "acp":
             self._documents.pop(event.group, None)
+        old = self._groups.get(event.group)
+        if not event.items and old is not None and old.source == event.source and _finished(old.items):
+            old.cleared = True  # the finished list stays, shown as finished
+            return
         self._groups[event.group] = _Group(source=event.source, items=list(event.items))
 
     def _list_of(self, key: str, source: Source) -> list[PlanItem] | None:
@@ -200,6 +208,14 @@ class PlanReplay:
             changed = replace(changed, text=event.subject)
         if changed is not item:
             group.tasks[event.task_id] = changed
+
+
+def _finished(items: list[PlanItem] | None) -> bool:
+    """Every step of a non-empty list done (cancelled steps aside), at least one of them."""
+    if not items:
+        return False
+    statuses = {item.status for item in items}
+    return "completed" in statuses and statuses <= {"completed", "cancelled"}
 
 
 def _first_index(items: list[PlanItem], status: str, start: int = 0) -> int | None:

@@ -86,12 +86,16 @@ def test_full_list_applies_when_its_result_arrives() -> None:
     assert main_items(reader.results()[0].plan)[2] == ("Return 429 with Retry-After", "in_progress")
 
 
-def test_real_sample_ends_with_the_list_cleared_to_an_empty_main_group(tmp_path: Path) -> None:
+def test_real_sample_cleared_after_every_step_was_done_keeps_the_finished_list(tmp_path: Path) -> None:
     # The file name is the session id: place the sample the way Claude Code names it.
     path = tmp_path / "86c5b490-b7df-4218-91f4-6c39c5cf19f8.jsonl"
     shutil.copyfile(SAMPLE, path)
     reader, result = read(path)
-    assert result.plan.main is not None and result.plan.main.items == ()
+    # The agent cleared its list once all four steps were done: the finished list stays
+    # (shown "finished 4/4"), marked cleared, never read as no plan.
+    assert result.plan.main is not None and result.plan.main.cleared
+    assert [item.status for item in result.plan.main.items] == ["completed"] * 4
+    assert result.plan.counts() == (4, 4)
     assert result.plan.main.source == "claude_todos"
     assert reader.skipped_lines == 0
     facts = result.facts
@@ -127,7 +131,7 @@ def test_real_sample_passes_through_every_list_on_the_way(tmp_path: Path) -> Non
         if reader.wants(line):
             reader.feed_line(line)
             main = reader.results()[0].plan.main
-            state = [] if main is None else [i.status for i in main.items]
+            state = [] if main is None else [i.status for i in main.items] + (["cleared"] if main.cleared else [])
             if not seen or seen[-1] != state:
                 seen.append(state)
     assert seen == [
@@ -136,7 +140,7 @@ def test_real_sample_passes_through_every_list_on_the_way(tmp_path: Path) -> Non
         ["in_progress", "pending", "pending", "pending"],
         ["completed", "completed", "in_progress", "pending"],
         ["completed"] * 4,
-        [],
+        ["completed"] * 4 + ["cleared"],  # cleared once finished: the finished list stays
     ]
 
 

@@ -246,3 +246,20 @@ def test_untitled_words_count_the_steps() -> None:
     assert untitled("codex", 3) == "(no prompt) · Codex · 3 steps"
     assert untitled("acp", 1) == "(no prompt) · ACP agent · 1 step"
     assert untitled("opencode", 0) == "(no prompt) · OpenCode · no plan"
+
+
+@pytest.mark.asyncio
+async def test_a_finished_plan_the_agent_then_cleared_reads_finished(isolated_env) -> None:
+    session = ClaudeTranscript(isolated_env.claude, "/home/dev/api").prompt("Ship the parser")
+    session.todo_write([("Lex", "completed"), ("Parse", "completed"), ("Test", "completed"), ("Ship", "completed")])
+    session.todo_write([])
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id is not None, what="the scan")
+        await pilot.pause()
+        [row] = [t for t in listed_texts(app) if "Ship the parser" in t]
+        assert "● 4/4" in row and "○ –" not in row
+        checklist = app.screen.query_one("#checklist")
+        shown = [checklist.get_option_at_index(i).prompt.plain for i in range(checklist.option_count)]
+        assert "finished 4/4 · the agent then cleared its list" in shown
+        assert "[x] Ship" in shown

@@ -193,6 +193,9 @@ class ChecklistView(SteppedOptionList):
                 options.append(header(section_title(section, subagents)))
                 if not section.rows:
                     options.append(note("(the agent cleared its list)"))
+                elif section.cleared:
+                    done = sum(row.done for row in section.rows)
+                    options.append(note(f"finished {done}/{len(section.rows)} · the agent then cleared its list"))
                 for row in section.rows:
                     refs[len(options)] = RowRef("agent", agent_index)
                     options.append(Option(agent_row_text(row)))
