@@ -151,7 +151,7 @@ async def test_own_items_add_tick_edit_drop_through_the_store(session, isolated_
         assert "1 open" in option_texts(app.screen.query_one("#sessions"))[0]
 
         checklist = app.screen.query_one("#checklist", ChecklistView)
-        await pilot.press("tab")
+        assert app.focused is checklist  # after `a`, on the new item
         select_own(checklist, "t1")
         await pilot.press("space")
         await until(pilot, lambda: store.load().tasks["t1"].status == "done", what="the tick")

@@ -53,6 +53,8 @@ class BrowseScreen(Screen[None]):
         super().__init__(id="browse")
         self.selected_id: str | None = None
         self.undo_stack: list[Undo] = []
+        # The session the details panel last showed (its scroll position is that session's).
+        self._details_session: str | None = None
         # (session, its own item ids) while an added item is on its way to the store.
         self.awaited_item: tuple[str, set[str]] | None = None
         # Pill counts (done, total, partial) per session, dropped when the session, the
@@ -263,6 +265,11 @@ class BrowseScreen(Screen[None]):
         self._show_details(session.id)
 
     def _no_selection_text(self) -> str:
+        listed = self.session_list()
+        if not self.pane and listed.rows and not listed.shown_ids:
+            # The list's mode hides every session (running only, a filter): the checklist
+            # shows none, and the list says how to see them again.
+            return "No session listed."
         # Only a pane started as one, on a folder, waits for that folder's sessions.
         folder = self.app.options.cwd if self.pane and self.app.options.pane else None
         return browse_texts.no_selection_text(folder, scanned=self.app.scan_done is not None)
@@ -271,6 +278,11 @@ class BrowseScreen(Screen[None]):
         panel = self.query_one("#details", DetailsPanel)
         if not panel.has_class("-open"):
             return
+        if session_id != self._details_session:
+            # Another session's details start at their top: a position in one session's
+            # text means nothing in another's.
+            self._details_session = session_id
+            panel.scroll_home(animate=False)
         entry = self.app.entry(session_id) if session_id else None
         if entry is None:
             panel.show_text(Content.styled("No session selected.", palette.MUTED))
@@ -416,8 +428,24 @@ class BrowseScreen(Screen[None]):
         self._show_selected()
         self._refresh_list()
 
+    def _on_checklist(self, verb: str) -> bool:
+        """Whether a key that acts on the checklist's item can act: only with the checklist
+        focused (its cursor is the item meant). From elsewhere (the session list, the
+        details) the key moves there first, and says so: a key must not change an item
+        the person is not looking at."""
+        checklist = self.checklist_view()
+        if self.focused is checklist:
+            return True
+        if self.selected_id is None:
+            self.notify("No session selected: nothing to change.", markup=False)
+            return False
+        checklist.focus()
+        self.notify(f"Moved to the checklist: press again to {verb} the item under its cursor.", markup=False)
+        return False
+
     def action_tick(self) -> None:
-        browse_items.tick_current(self)
+        if self._on_checklist("tick"):
+            browse_items.tick_current(self)
 
     def _tick(self, ref: RowRef) -> None:
         browse_items.tick(self, ref)
@@ -429,10 +457,12 @@ class BrowseScreen(Screen[None]):
         browse_items.add_item(self)
 
     def action_edit_item(self) -> None:
-        browse_items.edit_item(self)
+        if self._on_checklist("edit"):
+            browse_items.edit_item(self)
 
     def action_drop_item(self) -> None:
-        browse_items.drop_item(self)
+        if self._on_checklist("drop"):
+            browse_items.drop_item(self)
 
     # -- open and copy (tui/screens/browse_outside.py)
 

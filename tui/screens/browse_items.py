@@ -29,8 +29,9 @@ class Undo:
 
 
 def select_added_item(view: BrowseScreen) -> None:
-    """After `a`, put the cursor on the new item once the store read brings it (items
-    are matched by task id: the store may list it anywhere among the others)."""
+    """After `a`, put the cursor on the new item, in the checklist focused, once the
+    store read brings it (items are matched by task id: the store may list it anywhere
+    among the others)."""
     awaited = view.awaited_item
     if awaited is None:
         return
@@ -43,6 +44,7 @@ def select_added_item(view: BrowseScreen) -> None:
     if new:
         view.awaited_item = None
         checklist.select_own(new[-1])
+        checklist.focus()  # the keys for items (space, e, d) act on it next
 
 
 def tick_current(view: BrowseScreen) -> None:

@@ -19,10 +19,38 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from planwatch.core.text import safe_text, shorten
+from planwatch.tui import palette
 from planwatch.tui.widgets.session_list import SessionList
 from planwatch.tui.widgets.session_rows import ORDERS, SessionRow, header_text
 
 ORDER_NAMES = {"recent": "newest first", "folder": "grouped by folder", "harness": "grouped by harness"}
+
+
+def mode_line(shown: int, total: int, order: str, running_only: bool, needle: str) -> Content:
+    """The list's frame title: how many sessions it shows of how many, and how it is
+    viewed (`12 of 1,000 sessions · running · grouped by folder`), as lazygit's and
+    k9s's frames say theirs."""
+    noun = "session" if total == 1 else "sessions"
+    count = f"{total:,} {noun}" if shown == total else f"{shown:,} of {total:,} {noun}"
+    modes = []
+    if running_only:
+        modes.append("running")
+    if needle:
+        modes.append(f"matching “{safe_text(shorten(needle, 30), single_line=True)}”")
+    modes.append(ORDER_NAMES.get(order, order))
+    return Content.assemble((count, "bold"), (" · " + " · ".join(modes), palette.MUTED))
+
+
+def hidden_note(running_only: bool, needle: str) -> Content:
+    """What the list says when its mode hides every session, and how to see them again."""
+    if running_only and not needle:
+        text = "No session ran in the last minutes.\nr shows every session again."
+    elif running_only:
+        text = "No running session matches the filter.\nr shows every session again; esc empties the filter."
+    else:
+        text = "No session matches the filter.\nesc empties the filter."
+    return Content.styled(text, palette.NOTE)
 
 
 class SessionsPane(Vertical):
@@ -41,6 +69,7 @@ class SessionsPane(Vertical):
         self.clock = clock
 
     def compose(self) -> ComposeResult:
+        yield Static(id="sessions-mode", markup=False)
         yield Input(placeholder="filter sessions…", id="filter")
         yield Static(id="sessions-header", markup=False)
         yield SessionList(id="sessions")
@@ -59,12 +88,11 @@ class SessionsPane(Vertical):
 
     def show(self, rows: list[SessionRow], empty: Content | None) -> None:
         """Show `rows` (the cursor stays on its session), or `empty` when there are none."""
+        self._empty = empty
         self.session_list.show_rows(rows, self.clock())
         self._show_header()
-        message = self.query_one("#sessions-empty", Static)
-        message.display = not rows
-        if not rows and empty is not None:
-            message.update(empty)
+
+    _empty: Content | None = None
 
     def relayout(self) -> None:
         """Lay the rows out again (the clock moved, the width changed)."""
@@ -72,8 +100,21 @@ class SessionsPane(Vertical):
         self._show_header()
 
     def _show_header(self) -> None:
-        # The column names, for the list's layout now (its width, its grouping).
-        self.query_one("#sessions-header", Static).update(header_text(self.session_list.row_layout))
+        """The list's frame: its mode line, the column names for the layout now (its
+        width, its grouping), and what it says when it shows no session."""
+        session_list = self.session_list
+        self.query_one("#sessions-header", Static).update(header_text(session_list.row_layout))
+        shown, total = len(session_list.shown_ids), len(session_list.rows)
+        self.query_one("#sessions-mode", Static).update(
+            mode_line(shown, total, session_list.order, session_list.running_only, session_list.needle)
+        )
+        message = self.query_one("#sessions-empty", Static)
+        message.display = not shown
+        if not total:
+            if self._empty is not None:
+                message.update(self._empty)
+        elif not shown:
+            message.update(hidden_note(session_list.running_only, session_list.needle))
 
     # -- how the list is viewed
 
@@ -128,6 +169,7 @@ class SessionsPane(Vertical):
     def _filter_changed(self, event: Input.Changed) -> None:
         event.stop()
         self.session_list.set_needle(event.value, self.clock())
+        self._show_header()
         self.post_message(self.Filtered(self.session_list.selected_id))
 
     @on(Input.Submitted, "#filter")
