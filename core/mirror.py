@@ -128,6 +128,7 @@ class Mirror:
                     tool=SOURCE_TOOLS.get(group.source, group.source),
                     caller=caller,
                     plan_key=_plan_key(key),
+                    require_approval=self.settings.require_approval,  # the tools' rule for doing
                 )
         except (StoreError, OSError) as exc:
             # Not remembered as mirrored, so the next update tries again.
@@ -152,6 +153,7 @@ class Mirror:
             result = translate_list(
                 self._get_store(), session.id, session.title, [],
                 tool=SOURCE_TOOLS["acp"], caller=caller, plan_key=_plan_key(key),
+                require_approval=self.settings.require_approval,
             )  # fmt: skip
         except (StoreError, OSError) as exc:
             log.warning("mirror: could not write session %s to the store: %s", session.id, exc)
@@ -176,6 +178,7 @@ class Mirror:
         if last is not None and last.source == "claude_tasks":
             before = {item.task_id: item for item in last.items if item.task_id is not None}
         total = TranslateResult()
+        require = self.settings.require_approval
         now_ids = set()
         for item in group.items:
             if item.task_id is None:
@@ -188,20 +191,28 @@ class Mirror:
             text = item.text if old is None or old.text != item.text else None
             if old is None:
                 text, status = item.text, item.status
-            _merge(total, self._apply(store, session, caller, tool, item.task_id, text, status))
+            _merge(total, self._apply(store, session, caller, tool, item.task_id, text, status, require))
         # A task gone from the list was deleted by the agent (SPEC §2: `deleted` removes it).
         for task_id in sorted(before.keys() - now_ids):
-            _merge(total, self._apply(store, session, caller, tool, task_id, None, "deleted"))
+            _merge(total, self._apply(store, session, caller, tool, task_id, None, "deleted", require))
         return total
 
     @staticmethod
     def _apply(
-        store: Store, session: Session, caller: Caller, tool: str, task_id: str, text: str | None, status: str | None
+        store: Store,
+        session: Session,
+        caller: Caller,
+        tool: str,
+        task_id: str,
+        text: str | None,
+        status: str | None,
+        require_approval: bool,
     ) -> TranslateResult:
         try:
             return translate_change(
-                store, session.id, session.title, tool=tool, source_id=task_id, text=text, status=status, caller=caller
-            )
+                store, session.id, session.title, tool=tool, source_id=task_id, text=text, status=status,
+                caller=caller, require_approval=require_approval,
+            )  # fmt: skip
         except TranslateRefused as exc:
             log.info("mirror: %s", exc)
             return TranslateResult()

@@ -224,6 +224,8 @@ def _run(args: argparse.Namespace) -> int:
         print(str(exc), file=sys.stderr)
         return 1
     report_problems(result.problems)
+    for note in result.notes:
+        print(f"planwatch: {cli_wording(note)}", file=sys.stderr)
     if getattr(args, "json_out", False):
         print(json.dumps(_as_json(args.tool, result.records), indent=1))
         return 0

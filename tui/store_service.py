@@ -172,7 +172,8 @@ class StoreService:
         except Exception as exc:  # a bug must not kill the writer thread
             log.exception("the store tool %s failed", tool)
             return str(exc), True
-        return result.text(), False
+        # An approval the call withdrew is said with the answer (the app shows it whole).
+        return "\n".join([result.text(), *result.notes]).strip("\n"), False
 
     def submit(self, tool: str, payload: dict[str, Any], answered: Answered | None = None) -> Future[tuple[str, bool]]:
         """Queue a tool call on the one writer; the future holds (answer, refused).

@@ -215,7 +215,11 @@ class PlanwatchMCP:
         except Exception:  # a bug in a tool must not take the server (and the agent's tools) down
             log.exception("mcp: tool %s failed", name)
             return types.CallToolResult(content=_text(f"{name} failed inside planwatch; see its log."), is_error=True), []
-        return types.CallToolResult(content=_text(result.text())), result.problems
+        content = _text(result.text())
+        if result.notes:
+            # Beside the lines, never among them: an agent reads the lines as items.
+            content += _text("\n".join(result.notes))
+        return types.CallToolResult(content=content), result.problems
 
     # ------------------------------------------------------------ resources
 

@@ -15,13 +15,14 @@ API summary:
 - `refusal(subject, doing, grant, caller, settings)` — the sentence of a call refused
   for a missing grant (`Refused task_approve: approving needs the task:approve grant,
   …`); with a broken directory it names the file and the problem.
-- `may_start(settings, task)` — with requireApproval, a task moves to doing only once
-  it carries an `approved` stamp.
+- `may_start(settings, task, approvals)` — with requireApproval, a task moves to doing
+  only once it carries an `approved` stamp that counts (core/store/approvals.py).
 """
 
 from __future__ import annotations
 
 from planwatch.core.settings import Settings
+from planwatch.core.store.approvals import Approvals
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.schema import TaskRecord
 from planwatch.core.user_directory import BUILTIN_ROLES, SESSION_READ, TASK_APPROVE
@@ -83,6 +84,7 @@ def refusal(subject: str, doing: str, grant: str, caller: Caller, settings: Sett
     return f"Refused {subject}: {doing} needs the {grant} grant, which {who} does not hold."
 
 
-def may_start(settings: Settings, task: TaskRecord) -> bool:
-    """May `task` move to doing? With requireApproval only once it has been approved."""
-    return not settings.require_approval or task.approved is not None
+def may_start(settings: Settings, task: TaskRecord, approvals: Approvals) -> bool:
+    """May `task` move to doing? With requireApproval only once it has been approved by
+    an approval call of this host, for its title and body as they are now."""
+    return not settings.require_approval or approvals.counts(task)

@@ -16,6 +16,7 @@ from typing import Any
 
 from planwatch.core.settings import Settings
 from planwatch.core.store import grants
+from planwatch.core.store.approvals import Approvals, approvals_of
 from planwatch.core.store.parsecache import StoreSnapshot
 from planwatch.core.store.schema import FINISHED_PLAN, PlanRecord, TaskRecord, id_number, task_status_change
 from planwatch.core.store.tool_inputs import (
@@ -55,6 +56,9 @@ class ToolResult:
     lines: list[str] = field(default_factory=list)
     records: list[TaskRecord | PlanRecord] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """Sentences the caller says beside the lines (CLI: stderr; MCP: a second text block):
+    an approval this call withdrew, approved stamps that do not count."""
 
     def text(self) -> str:
         return "\n".join(self.lines)
@@ -135,7 +139,9 @@ def plan_show(ctx: ToolContext, inp: PlanIdInput) -> ToolResult:
     if plan is None:
         raise unknown_record(ctx, "plan", inp.plan)
     tasks = _by_number([t for t in snap.tasks.values() if t.plan == inp.plan])
-    return ToolResult([plan.line(), *(t.line() for t in tasks)], [plan, *tasks], _problems(snap))
+    records: list[TaskRecord | PlanRecord] = [plan, *tasks]
+    notes = _uncounted(approvals_of(ctx.store), records)
+    return ToolResult([plan.line(), *(t.line() for t in tasks)], records, _problems(snap), notes)
 
 
 def plan_list(ctx: ToolContext, inp: PlanListInput) -> ToolResult:
@@ -187,25 +193,42 @@ def task_set(ctx: ToolContext, inp: TaskSetInput) -> ToolResult:
         new = current.model_copy(update=changes)
         if "title" in given:
             new = new.model_copy(update={"title": inp.title})
+        notes: list[str] = []
+        approvals = approvals_of(ctx.store)
+        rebind = False
+        if current.approved is not None and (new.title, new.body) != (current.title, current.body):
+            if grants.holds(ctx.settings, ctx.caller, grants.TASK_APPROVE) and approvals.counts(current):
+                rebind = True  # an approver's own edit keeps the approval, for the new text
+            else:
+                # What was approved is not what the task says now.
+                new = new.model_copy(update={"approved": None})
+                if approvals.counts(current):
+                    notes.append(
+                        f"{current.id} needs approval again: its title or body changed after "
+                        f"{current.approved.by} approved it (see task_approve)."
+                    )
+        if rebind and new.approved is not None:
+            # Bound to the text as it will be written (validated: a body ends its line).
+            approvals.record(TaskRecord.model_validate(new.model_dump(by_alias=False)), new.approved)
         if inp.status is not None and inp.status != current.status:
             if inp.status == "doing":
-                need_approval_to_start(ctx, current)
+                need_approval_to_start(ctx, new)
             new = new.model_copy(update=task_status_change(current, inp.status, ctx.stamp))
         # Re-validate: model_copy does not, and a set may combine fields in a bad way.
         new = TaskRecord.model_validate(new.model_dump(by_alias=False))
         if new != current:
             ctx.store.write_task(new)
-    return ToolResult([new.line()], [new])
+    return ToolResult([new.line()], [new], notes=notes)
 
 
-def _ready(settings: Settings, snap: StoreSnapshot, task: TaskRecord) -> bool:
+def _ready(settings: Settings, snap: StoreSnapshot, task: TaskRecord, approvals: Approvals) -> bool:
     if task.status != "todo":
         return False
     for blocker in task.blocked_by:
         other = snap.tasks.get(blocker)
         if other is None or other.status != "done":
             return False
-    return grants.may_start(settings, task)
+    return grants.may_start(settings, task, approvals)
 
 
 def task_list(ctx: ToolContext, inp: TaskListInput) -> ToolResult:
@@ -213,13 +236,14 @@ def task_list(ctx: ToolContext, inp: TaskListInput) -> ToolResult:
     snap = ctx.store.load()
     statuses = {inp.status} if isinstance(inp.status, str) else set(inp.status or ())
     since = inp.since_instant()
+    approvals = approvals_of(ctx.store)
     out = []
     for task in snap.tasks.values():
         if statuses and task.status not in statuses:
             continue
-        if inp.approved is not None and (task.approved is not None) != inp.approved:
+        if inp.approved is not None and approvals.counts(task) != inp.approved:
             continue
-        if inp.ready is not None and _ready(ctx.settings, snap, task) != inp.ready:
+        if inp.ready is not None and _ready(ctx.settings, snap, task, approvals) != inp.ready:
             continue
         if inp.plan is not None and task.plan != inp.plan:
             continue
@@ -233,14 +257,24 @@ def task_list(ctx: ToolContext, inp: TaskListInput) -> ToolResult:
                 continue
         out.append(task)
     tasks = _by_number(out)
-    return ToolResult([t.line() for t in tasks], list(tasks), _problems(snap))
+    return ToolResult([t.line() for t in tasks], list(tasks), _problems(snap), _uncounted(approvals, tasks))
+
+
+def _uncounted(approvals: Approvals, records: list[TaskRecord] | list[TaskRecord | PlanRecord]) -> list[str]:
+    """A sentence for each approved stamp among `records` that does not count."""
+    notes = []
+    for rec in records:
+        why = approvals.why_not(rec)
+        if why is not None:
+            notes.append(f"{rec.id} is not approved: {why}.")
+    return notes
 
 
 def plan_approve(ctx: ToolContext, inp: PlanIdInput) -> ToolResult:
     need_grant(ctx)
     with ctx.store.lock():
         known_plan_record(ctx, inp.plan)
-        new = ctx.store.update_plan(inp.plan, lambda p: p.model_copy(update={"approved": ctx.stamp()}))
+        new = ctx.store.update_plan(inp.plan, lambda p: _approved(ctx, p))
     return ToolResult([new.line()], [new])
 
 
@@ -248,8 +282,16 @@ def task_approve(ctx: ToolContext, inp: TaskIdInput) -> ToolResult:
     need_grant(ctx)
     with ctx.store.lock():
         known_task(ctx, inp.task)
-        new = ctx.store.update_task(inp.task, lambda t: t.model_copy(update={"approved": ctx.stamp()}))
+        new = ctx.store.update_task(inp.task, lambda t: _approved(ctx, t))
     return ToolResult([new.line()], [new])
+
+
+def _approved(ctx: ToolContext, rec: Any) -> Any:
+    """`rec` stamped approved, the approval first kept in the host's record (a stamp no
+    approval call wrote does not count, and this one binds the title and body as now)."""
+    stamp = ctx.stamp()
+    approvals_of(ctx.store).record(rec, stamp)
+    return rec.model_copy(update={"approved": stamp})
 
 
 def task_review(ctx: ToolContext, inp: TaskReviewInput) -> ToolResult:

@@ -20,6 +20,7 @@ from datetime import datetime
 
 from planwatch.core.settings import Settings
 from planwatch.core.store import grants
+from planwatch.core.store.approvals import approvals_of
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.recordfile import RecordProblem, parse_record_file
 from planwatch.core.store.records import Store
@@ -116,9 +117,12 @@ def known_plan_record(ctx: ToolContext, plan_id: str) -> PlanRecord:
 
 
 def need_approval_to_start(ctx: ToolContext, rec: TaskRecord) -> None:
-    if not grants.may_start(ctx.settings, rec):
+    approvals = approvals_of(ctx.store)
+    if not grants.may_start(ctx.settings, rec, approvals):
+        why = approvals.why_not(rec)
+        said = f": {why}" if why else ""
         raise ctx.refuse(
-            f"status doing needs {rec.id} approved first (requireApproval is on; see task_approve)."
+            f"status doing needs {rec.id} approved first{said} (requireApproval is on; see task_approve)."
         )
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from planwatch.core.store.approvals import approvals_of
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.records import Store
 from planwatch.core.store.schema import (
@@ -58,6 +59,9 @@ from planwatch.core.store.schema import (
 from planwatch.core.store.views import session_plan_ids
 
 log = logging.getLogger(__name__)
+
+MAX_STEPS = 50
+"""A list holds at most this many steps in the store, as a tool's lists do (MAX_LIST)."""
 
 STATUS_MAP: dict[str, str] = {
     "pending": "todo",
@@ -170,8 +174,10 @@ class _Writer:
         caller: Caller | None,
         now: Callable[[], datetime] | None,
         plan_key: str | None = None,
+        require_approval: bool = False,
     ) -> None:
         self.store = store
+        self.require_approval = require_approval
         self.session_id = session_id
         self.plan_key = plan_key
         self.caller = caller or Caller(by="host", session=session_id)
@@ -215,6 +221,10 @@ class _Writer:
     def add(
         self, plan_id: str, title: str, status: str, source: Source, priority: TaskPriority | None = None
     ) -> TaskRecord:
+        if status == "doing" and self.require_approval:
+            status = "todo"  # a new task is not approved, so it cannot start (the tools' rule)
+            log.info("translate: a new task of session %s stays todo: requireApproval is on", self.session_id)
+
         def make(task_id: str) -> TaskRecord:
             stamp = self.stamp()
             base = TaskRecord(
@@ -244,8 +254,15 @@ class _Writer:
         update: dict[str, Any] = {}
         if title is not None and title != task.title:
             update["title"] = title
+            if task.approved is not None:
+                update["approved"] = None  # what was approved is not what the task says now
+                log.info("translate: %s needs approval again: its title changed after it was approved", task.id)
         if priority is not None and priority != task.priority:
             update["priority"] = priority
+        if status == "doing" and status != task.status and self.require_approval:
+            if "approved" in update or not approvals_of(self.store).counts(task):
+                log.info("translate: %s stays %s: requireApproval is on and it is not approved", task.id, task.status)
+                status = None
         if status is not None and status != task.status:
             update.update(task_status_change(task, status, self.stamp))
         if not update:
@@ -278,8 +295,11 @@ def translate_list(
     caller: Caller | None = None,
     now: Callable[[], datetime] | None = None,
     plan_key: str | None = None,
+    require_approval: bool = False,
 ) -> TranslateResult:
     """Write a whole agent list as the session's plan (SPEC §5); no write when unchanged.
+    With `require_approval` a step moves to doing only once its task is approved, as
+    task_set requires; only the first MAX_STEPS steps are kept (said in the log).
 
     `plan_key` is an ACP `planId`: that plan is its own session plan (its `acp-plan:` ref
     finds it again; titled `<session title> · plan <planId>`); None is the main plan.
@@ -289,7 +309,13 @@ def translate_list(
     if plan_key is not None and (not plan_key or valid_text(plan_key) != plan_key):
         raise TranslateRefused(f"Plan id {plan_key!r} of session {session_id} cannot be written to the store.")
     wanted = _entries(entries)
-    writer = _Writer(store, session_id, caller, now, plan_key)
+    if len(wanted) > MAX_STEPS:
+        log.warning(
+            "translate: session %s's list has %d steps; the first %d are kept in the store (a list holds at most %d)",
+            session_id, len(wanted), MAX_STEPS, MAX_STEPS,
+        )  # fmt: skip
+        wanted = wanted[:MAX_STEPS]
+    writer = _Writer(store, session_id, caller, now, plan_key, require_approval)
     with store.lock():
         # An empty list for a session with no plan has nothing to keep: no plan is made.
         plan = writer.ensure_plan(plan_title(session_id, session_title, plan_key), create=bool(wanted))
@@ -324,8 +350,11 @@ def translate_change(
     status: str | None = None,
     caller: Caller | None = None,
     now: Callable[[], datetime] | None = None,
+    require_approval: bool = False,
 ) -> TranslateResult:
     """Apply one task change (Claude tasks) found by `source.id`; no write when unchanged.
+    With `require_approval`, doing needs an approved task; a plan holds at most
+    MAX_STEPS of the agent's tasks (a change that would add one more is refused).
 
     Raises `TranslateRefused` for a change to an unknown task that carries no text, and
     for a session id no record can hold.
@@ -334,14 +363,19 @@ def translate_change(
     source_id = valid_text(str(source_id))
     title = task_title(text) if isinstance(text, str) else None
     mapped = store_status(status) if status is not None else None
-    writer = _Writer(store, session_id, caller, now)
+    writer = _Writer(store, session_id, caller, now, require_approval=require_approval)
     with store.lock():
         plan = session_plan(store, session_id)
         task = None
+        kept = 0
         if plan is not None:
-            task = next(
-                (t for t in writer.plan_tasks(plan.id) if t.source is not None and t.source.id == source_id),
-                None,
+            own = [t for t in writer.plan_tasks(plan.id) if t.source is not None]
+            kept = sum(t.status != "dropped" for t in own)
+            task = next((t for t in own if t.source is not None and t.source.id == source_id), None)
+        if task is None and kept >= MAX_STEPS:
+            raise TranslateRefused(
+                f"Task {source_id} of session {session_id} was not added: the session's plan already holds "
+                f"{MAX_STEPS} of its open tasks (a list holds at most {MAX_STEPS})."
             )
         if task is None and not title:
             raise TranslateRefused(

@@ -31,6 +31,7 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Input, Select, Static
 
 from planwatch.core.settings import Settings
+from planwatch.core.store.approvals import approvals_of
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.parsecache import StoreSnapshot
 from planwatch.core.store.records import Store
@@ -269,10 +270,12 @@ class StoreScreen(Screen[None]):
         self._show_detail()
 
     def _add_plan_row(self, table: StoreTable, plan: PlanRecord, tasks: list[TaskRecord]) -> None:
-        self._add_row(table, plan_cells(plan, tasks, self._session_title, table.status_style), plan.id)
+        counts = approvals_of(self.service.store).counts(plan) if plan.approved else True
+        self._add_row(table, plan_cells(plan, tasks, self._session_title, table.status_style, counts), plan.id)
 
     def _add_task_row(self, table: StoreTable, task: TaskRecord) -> None:
-        self._add_row(table, task_cells(task, self._session_title, table.status_style), task.id)
+        counts = approvals_of(self.service.store).counts(task) if task.approved else True
+        self._add_row(table, task_cells(task, self._session_title, table.status_style, counts), task.id)
 
     def _session_title(self, session_id: str) -> str | None:
         # The app's public `entry(id)` when it has one (a host without sessions has none).

@@ -130,7 +130,17 @@ def scope_words(scope: Scope, titles: SessionTitle | None = None) -> str:
     return f"{scope.kind} {scope.value}"
 
 
-def plan_cells(plan: PlanRecord, tasks: list[TaskRecord], titles: SessionTitle, style_of: StatusStyle) -> dict[str, Text]:
+def approved_words(record: TaskRecord | PlanRecord, counts: bool) -> str:
+    """`✓ ana`; `✗ ana (not counted)` for a stamp no approval call of this host wrote, or
+    one whose title or body changed since (core/store/approvals.py)."""
+    if record.approved is None:
+        return ""
+    return f"✓ {record.approved.by}" if counts else f"✗ {record.approved.by} (not counted)"
+
+
+def plan_cells(
+    plan: PlanRecord, tasks: list[TaskRecord], titles: SessionTitle, style_of: StatusStyle, counts: bool = True
+) -> dict[str, Text]:
     """The cells of a plan's row: its tasks' done count and its scope."""
     done = sum(task.status == "done" for task in tasks)
     counted = sum(task.status != "dropped" for task in tasks)
@@ -140,13 +150,13 @@ def plan_cells(plan: PlanRecord, tasks: list[TaskRecord], titles: SessionTitle, 
         "status": status_cell(plan.status, style_of),
         "priority": Text(f"{done}/{counted}"),
         "title": Text(shorten_cells(plan.title, TITLE_WIDTH), style="bold"),
-        "approved": line_text(f"✓ {plan.approved.by}" if plan.approved else ""),
+        "approved": line_text(approved_words(plan, counts)),
         "notes": line_text(scope, 60),
     }
     return cells
 
 
-def task_cells(task: TaskRecord, titles: SessionTitle, style_of: StatusStyle) -> dict[str, Text]:
+def task_cells(task: TaskRecord, titles: SessionTitle, style_of: StatusStyle, counts: bool = True) -> dict[str, Text]:
     """The cells of a task's row."""
     notes: list[str] = []
     if task.blocked_by:
@@ -165,7 +175,7 @@ def task_cells(task: TaskRecord, titles: SessionTitle, style_of: StatusStyle) ->
         "status": status_cell(task.status, style_of),
         "priority": Text(task.priority),
         "title": line_text(task.title, TITLE_WIDTH),
-        "approved": line_text(f"✓ {task.approved.by}" if task.approved else ""),
+        "approved": line_text(approved_words(task, counts)),
         "notes": line_text(" · ".join(notes), 80),
     }
     return cells

@@ -1,0 +1,140 @@
+"""The host's own record of the approvals it made: which stamps count (SPEC §4 Stamps).
+
+Why a module of its own: an `approved` stamp in a record is text anyone with the file
+can write (`approved: {at, by: ana}` by hand), and a task's title or body can change
+after it was approved. A stamp counts only when an approval call of this host wrote
+it, for what the record says now; this module keeps that record and answers the
+question, apart from the tools that approve (core/store/tool_effects.py).
+
+`<store>/.approvals`: one JSON line per approval call, appended under the store lock
+and fsynced: `{"id": "t1", "at": "2026-10-18T10:00:00.000Z", "by": "ana", "in": null,
+"digest": "<sha256 hex>"}`. It holds no plan text: the digest is the SHA-256 of the
+record's title and body (a plan's title and goal), so an approval binds what was
+approved, and a change of either makes the stamp stop counting.
+
+- `Approvals(root)`; `approvals_of(store)` — the one per Store.
+- `record(rec, stamp)` — an approval call wrote `stamp` on `rec` (as it is now).
+- `why_not(rec)` — None when `rec` carries no `approved` stamp or its stamp counts;
+  else why it does not (`its approved stamp was not written by an approval call of
+  this host`, `its title or body changed after ana approved it`).
+- `counts(rec)` — an `approved` stamp that counts.
+
+What this guarantees holds against callers that reach the store through the tools
+only; one with a shell as the store's own user can append to this file as well as to a
+record (README: what approval guarantees).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from planwatch.core.atomic import describe_os_error
+from planwatch.core.regular import file_identity, open_regular_stat, read_regular
+from planwatch.core.store.errors import StoreError
+from planwatch.core.store.schema import PlanRecord, Stamp, TaskRecord, format_stamp
+
+if TYPE_CHECKING:
+    from planwatch.core.store.records import Store
+
+LEDGER = ".approvals"
+MAX_LEDGER_BYTES = 64_000_000
+
+
+def digest(rec: TaskRecord | PlanRecord) -> str:
+    """SHA-256 of what an approval approves: the title and the body (a plan's goal)."""
+    body = rec.body if isinstance(rec, TaskRecord) else rec.goal
+    return hashlib.sha256(json.dumps([rec.title, body], ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _key(record_id: str, stamp: Stamp) -> tuple[str, str, str, str | None]:
+    return (record_id, format_stamp(stamp.at), stamp.by, stamp.in_ or None)
+
+
+class Approvals:
+    """The ledger of one store's approvals."""
+
+    def __init__(self, root: Path) -> None:
+        self.path = Path(root) / LEDGER
+        self._lock = threading.Lock()
+        self._identity: tuple[int, int, int, int] | None = None
+        self._entries: dict[tuple[str, str, str, str | None], set[str]] = {}
+        self._error: str | None = None
+
+    def record(self, rec: TaskRecord | PlanRecord, stamp: Stamp) -> None:
+        """Remember that an approval call wrote `stamp` on `rec`; raises StoreError when it
+        cannot (then the caller writes no stamp)."""
+        record_id, at, by, in_ = _key(rec.id, stamp)
+        line = json.dumps({"id": record_id, "at": at, "by": by, "in": in_, "digest": digest(rec)}, ensure_ascii=False)
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            fd, _st = open_regular_stat(self.path, flags, 0o644, follow=False)
+            try:
+                os.write(fd, (line + "\n").encode("utf-8", "surrogatepass"))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except OSError as exc:
+            raise StoreError(
+                f"Could not record the approval of {rec.id} in {self.path} ({describe_os_error(exc)}); it was not approved."
+            ) from exc
+
+    def _load(self) -> None:
+        identity = file_identity(self.path)
+        if identity is not None and identity == self._identity:
+            return
+        entries: dict[tuple[str, str, str, str | None], set[str]] = {}
+        error = None
+        try:
+            raw = read_regular(self.path, MAX_LEDGER_BYTES)
+            if len(raw) > MAX_LEDGER_BYTES:
+                error = f"is larger than {MAX_LEDGER_BYTES:,} bytes"
+            else:
+                for line in raw.decode("utf-8", "replace").splitlines():
+                    try:
+                        item = json.loads(line)
+                        key = (str(item["id"]), str(item["at"]), str(item["by"]), item.get("in") or None)
+                        entries.setdefault(key, set()).add(str(item["digest"]))
+                    except (ValueError, KeyError, TypeError):
+                        continue  # a torn or foreign line approves nothing
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            error = f"cannot be read ({describe_os_error(exc)})"
+        self._identity, self._entries, self._error = identity, entries, error
+
+    def why_not(self, rec: TaskRecord | PlanRecord) -> str | None:
+        """None when `rec`'s approved stamp counts (or it has none); else why it does not."""
+        stamp = rec.approved
+        if stamp is None:
+            return None
+        with self._lock:
+            self._load()
+            if self._error is not None:
+                return f"the host's record of approvals {self.path} {self._error}, so no approved stamp counts"
+            digests = self._entries.get(_key(rec.id, stamp))
+        if not digests:
+            return "its approved stamp was not written by an approval call of this host, so it does not count"
+        if digest(rec) not in digests:
+            return f"its title or body changed after {stamp.by} approved it"
+        return None
+
+    def counts(self, rec: TaskRecord | PlanRecord) -> bool:
+        return rec.approved is not None and self.why_not(rec) is None
+
+
+_stores_lock = threading.Lock()
+
+
+def approvals_of(store: Store) -> Approvals:
+    """The ledger of `store` (one per Store, so its parse is shared)."""
+    with _stores_lock:
+        found: Approvals | None = getattr(store, "_approvals", None)
+        if found is None:
+            found = Approvals(store.root)
+            store._approvals = found  # type: ignore[attr-defined]
+        return found

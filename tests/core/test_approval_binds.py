@@ -1,0 +1,85 @@
+"""An approval binds what was approved, and only the host's approvals count: a stamp no
+approval call wrote does not let a task start, and a change of title or body after the
+approval (by someone who may not approve) makes the task need approval again. The CLI
+and the real MCP server, in their own processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+import pytest
+from conftest import IsolatedEnv
+from test_mcp import DEADLINE, call, connect, text_of
+
+ROOT = Path(__file__).resolve().parents[2]
+SEED = (ROOT / "fixtures" / "config" / "seed-directory.yaml").read_text()  # requireApproval, ana approves
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def cli(*argv: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PLANWATCH_TOKEN"}
+    if token:
+        env["PLANWATCH_TOKEN"] = token
+    return subprocess.run([sys.executable, "-m", "planwatch.tui.cli", *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_a_hand_written_approved_stamp_does_not_count(isolated_env: IsolatedEnv) -> None:
+    isolated_env.config.write_text(SEED)
+    assert cli("task", "add", "Ship it").returncode == 0
+    path = isolated_env.store / "tasks" / "t1.md"
+    path.write_text(path.read_text().replace("\n---\n", "\napproved: {at: 2026-11-30T08:00:00.000Z, by: ana}\n---\n", 1))
+    start = cli("task", "set", "t1", "--status", "doing")
+    assert start.returncode == 2
+    assert "status doing needs t1 approved first: its approved stamp was not written by an approval call of this host" in start.stderr
+    listed = cli("task", "list", "--approved", token="ana-secret")
+    assert listed.returncode == 0 and listed.stdout == ""
+    everything = cli("task", "list", token="ana-secret")
+    assert everything.stdout == "t1 todo medium Ship it\n"
+    assert "planwatch: t1 is not approved: its approved stamp was not written by an approval call of this host" in everything.stderr
+    # ana's own approval counts, and what it wrote beside the store holds no text.
+    assert cli("task", "approve", "t1", token="ana-secret").returncode == 0
+    assert "Ship it" not in (isolated_env.store / ".approvals").read_text()
+    assert cli("task", "set", "t1", "--status", "doing").returncode == 0
+
+
+def test_an_approval_does_not_survive_a_hand_edit_of_the_body(isolated_env: IsolatedEnv) -> None:
+    isolated_env.config.write_text(SEED)
+    assert cli("task", "add", "Ship it", "--body", "Only the docs.").returncode == 0
+    assert cli("task", "approve", "t1", token="ana-secret").returncode == 0
+    path = isolated_env.store / "tasks" / "t1.md"
+    path.write_text(path.read_text().replace("Only the docs.", "Also rm -rf the cluster."))
+    start = cli("task", "set", "t1", "--status", "doing")
+    assert start.returncode == 2 and "its title or body changed after ana approved it" in start.stderr
+
+
+async def test_an_agents_retitle_after_approval_needs_approval_again_and_says_so(isolated_env: IsolatedEnv) -> None:
+    isolated_env.config.write_text(SEED)
+    async with connect(env={"PLANWATCH_TOKEN": "ana-secret"}) as ana, connect() as agent:
+        assert await call(agent, "task_add", {"title": "Read the logs"}) == "t1 todo medium Read the logs"
+        assert await call(ana, "task_approve", {"task": "t1"}) == "t1 todo medium Read the logs"
+        with anyio.fail_after(DEADLINE):
+            changed = await agent.call_tool("task_set", {"task": "t1", "title": "Delete the logs"})
+        assert not changed.is_error
+        blocks = [b.text for b in changed.content if isinstance(b, types.TextContent)]
+        assert blocks == [
+            "t1 todo medium Delete the logs",
+            "t1 needs approval again: its title or body changed after ana approved it (see task_approve).",
+        ]
+        with anyio.fail_after(DEADLINE):
+            start = await agent.call_tool("task_set", {"task": "t1", "status": "doing"})
+        assert start.is_error and "status doing needs t1 approved first" in text_of(start)
+        # An approver's own edit keeps her approval, for the new text.
+        assert await call(ana, "task_approve", {"task": "t1"}) == "t1 todo medium Delete the logs"
+        assert await call(ana, "task_set", {"task": "t1", "body": "Older than 30 days."}) == "t1 todo medium Delete the logs"
+        assert await call(agent, "task_set", {"task": "t1", "status": "doing"}) == "t1 doing medium Delete the logs"
