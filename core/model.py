@@ -58,6 +58,8 @@ HARNESS_LABELS: dict[str, str] = {
     "acp": "ACP agent",
     "gemini": "Gemini CLI",
     "opencode": "OpenCode",
+    "qwen": "Qwen Code",
+    "pi": "pi",
 }
 
 
