@@ -98,13 +98,13 @@ async def test_a_new_width_lays_every_row_out_again(sessions, isolated_env) -> N
         session_list = await listed(pilot, app)
         wide = session_list.row_layout
         assert_shows_now(session_list, START)
-        assert " claude " in option_texts(session_list)[0]  # a wide list names the harness
+        assert " Claude " in option_texts(session_list)[0]  # a wide list names the harness
 
         await pilot.resize_terminal(100, 20)
         await until(pilot, lambda: session_list.row_layout != wide, what="the new layout")
         await pilot.pause()
         assert session_list.row_layout.width == session_list.row_width < wide.width
-        assert " claude " not in option_texts(session_list)[0]  # a letter now
+        assert " Claude " not in option_texts(session_list)[0]  # a letter now
         assert_shows_now(session_list, START)
 
 

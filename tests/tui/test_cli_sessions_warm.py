@@ -35,7 +35,7 @@ def test_sessions_from_summaries_print_what_the_cold_run_printed(name: str) -> N
     assert warmcache.cache_file().is_file()
     written = warmcache.cache_file().stat().st_mtime_ns
     rows = json.loads(warmcache.cache_file().read_bytes())["files"].values()
-    assert rows and all(row[8] is not None for row in rows if row[7])  # lines read: a summary
+    assert rows and all(row[9] is not None for row in rows if row[7])  # lines read: a summary
     warm = sessions("--json", "--root", root)
     assert warm.returncode == 0, warm.stderr
     assert warm.stdout == cold.stdout

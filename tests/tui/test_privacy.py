@@ -133,7 +133,7 @@ async def test_the_warm_start_cache_holds_no_plan_text_and_no_title(isolated_env
     from planwatch.core.transcripts import warmcache, warmsummary
 
     [row] = json.loads(warmcache.cache_file().read_bytes())["files"].values()
-    [[facts_hash, groups]] = row[8]
+    [[facts_hash, groups]] = row[9]  # the cache row's last field: its summary
     assert type(facts_hash) is int
     # (as the first scan saw the list, or after the append when the app wrote it again)
     done, doing, pending = (warmsummary.SUMMARY_STATUSES.index(s) for s in ("completed", "in_progress", "pending"))
