@@ -67,10 +67,14 @@ def test_show_plain_prints_each_samples_plan() -> None:
     assert acp.stdout == (
         "# acp\ncompleted\tInspect the config loader\ncompleted\tAdd YAML parsing\ncompleted\tWrite YAML tests\n"
     )
-    # The Claude sample ends by clearing its list: the source stays, with no items.
+    # The Claude sample ends by clearing its list once every step was done: the finished
+    # list stays (a list cleared with a step open would go).
     claude = planwatch("show", "--plain", str(SAMPLES / "claude-code-todowrite.jsonl"), script=True)
     assert claude.returncode == 0, claude.stderr
-    assert claude.stdout == "# claude_todos\n"
+    assert claude.stdout == (
+        "# claude_todos\ncompleted\tRead the existing config loader\ncompleted\tAdd YAML support to the loader\n"
+        "completed\tWrite unit tests for YAML parsing\ncompleted\tUpdate the README\n"
+    )
 
 
 def test_show_for_a_person_names_title_folder_source_and_marks() -> None:

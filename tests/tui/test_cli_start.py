@@ -55,9 +55,10 @@ def test_sessions_json_imports_no_textual_no_mcp_no_store_and_no_watchdog(isolat
 # What `sessions --json` has no use for (issue 11): the app (Textual, Rich), the MCP SDK,
 # pydantic (the store's models and the user directory; no settings file here) and
 # ruamel.yaml, the follower (watchdog), OpenCode's database code when no OpenCode source
-# exists (sqlite3), the timeline's plan history, hashlib (the cache hashes with zlib).
+# exists (sqlite3), the timeline's plan history. (hashlib it does load: the warm-start
+# cache is signed with a host key, HMAC-SHA256, so a forged cache is never trusted; its
+# lines still hash with zlib.)
 _NEVER = ("textual", "rich", "mcp", "pydantic", "pydantic_core", "ruamel", "watchdog", "sqlite3", "_sqlite3",
-          "hashlib", "_hashlib",
           "planwatch.core.history", "planwatch.core.transcripts.opencode", "planwatch.core.transcripts.opencode_sql",
           "planwatch.core.store", "planwatch.core.agents", "planwatch.tui.screens", "planwatch.tui.widgets",
           "planwatch.tui.app")
