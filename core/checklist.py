@@ -212,7 +212,9 @@ def build_checklist(
                 )
             )
         sections.append(
-            AgentSection(group_key=group.key, source=group.source, rows=tuple(rows), partial=group.partial, cleared=group.cleared)
+            AgentSection(
+                group_key=group.key, source=group.source, rows=tuple(rows), partial=group.partial, cleared=group.cleared
+            )
         )
     own = tuple(OwnRow(task_id=t.id, title=t.title, status=t.status) for t in own_tasks)
     return Checklist(sections=tuple(sections), documents=plan.documents, own=own)

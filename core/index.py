@@ -318,7 +318,10 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
             kids = [self._files[path] for path in entry.session.subagents if path in self._files]
         try:
             main = replay_history(state.file.path, state.file.harness, session_id)
-            agents = [(f"agent-{kid.agent_id()}", replay_history(kid.file.path, kid.file.harness, kid.agent_id())) for kid in kids]
+            agents = [
+                (f"agent-{kid.agent_id()}", replay_history(kid.file.path, kid.file.harness, kid.agent_id()))
+                for kid in kids
+            ]
         except (OSError, ValueError) as exc:  # unreadable now, or no line reader for it
             log.info("cannot read the history of %s: %s", state.file.path, exc)
             return PlanHistory()
@@ -349,9 +352,7 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
                 for state in self._files.values():
                     state.reader = None  # drop the plan state readers held
                     state.trace = None
-                    state.results = [
-                        SessionResult(facts=r.facts, plan=EMPTY_PLAN) for r in state.results
-                    ]
+                    state.results = [SessionResult(facts=r.facts, plan=EMPTY_PLAN) for r in state.results]
                 ids = list(self._entries)
         if not on:
             self._notify(self._rebuild(ids, orphans=True))

@@ -34,6 +34,7 @@ def default_path() -> Path:
 MAX_OVERRIDES_BYTES = 16 << 20
 """An overrides file larger than this is refused (it holds a few keys per session)."""
 
+
 class Overrides:
     """The person's overrides, loaded once and saved on every change (thread-safe)."""
 

@@ -142,7 +142,9 @@ def orphan_ids(owners: Owners, children: Children) -> set[str]:
     return ids
 
 
-def build_entry(sid: str, owners: Owners, children: Children, *, orphans: bool, read_plans: bool) -> SessionEntry | None:
+def build_entry(
+    sid: str, owners: Owners, children: Children, *, orphans: bool, read_plans: bool
+) -> SessionEntry | None:
     """The entry of session `sid`; None when no file holds it (or it is an orphan
     subagent and `orphans` is off: its parent may still be read)."""
     held = owners.get(sid)

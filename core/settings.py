@@ -538,7 +538,6 @@ def _unknown_key(key: object) -> str:
 # ---------------------------------------------------------------- live
 
 
-
 class LiveSettings:
     """The settings file as it is now, for processes that run for long (MCP, app, channel).
 

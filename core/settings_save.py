@@ -36,8 +36,6 @@ class SettingsNotSaved(RuntimeError):
     """A save that wrote nothing; the message says why, in a sentence."""
 
 
-
-
 def _dump_value(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
@@ -98,7 +96,9 @@ def splice_settings(text: str, changes: Mapping[str, Any], path: Path | None = N
     if not isinstance(doc, CommentedMap):
         raise SettingsNotSaved(f"Nothing was saved: the settings file {path or ''} is not a mapping of settings.")
     if doc.fa.flow_style() and len(doc):
-        raise SettingsNotSaved(f"Nothing was saved: the settings file {path or ''} is one {{…}} mapping; write it as key: value lines.")
+        raise SettingsNotSaved(
+            f"Nothing was saved: the settings file {path or ''} is one {{…}} mapping; write it as key: value lines."
+        )
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += "\n"
@@ -125,7 +125,9 @@ def _key_ranges(doc: CommentedMap, lines: list[str]) -> dict[str, tuple[int, int
     for i, key in enumerate(keys):
         start = starts[i]
         end = starts[i + 1] if i + 1 < len(keys) else len(lines)
-        while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith(("#", "---", "..."))):
+        while end > start + 1 and (
+            not lines[end - 1].strip() or lines[end - 1].lstrip().startswith(("#", "---", "..."))
+        ):
             end -= 1
         out[str(key)] = (start, end)
     return out

@@ -146,7 +146,9 @@ def describe_change(before: AgentPlan | None, after: AgentPlan) -> str:
     # Steps new to a list that held some (the first list is counted, not named).
     added = _added(before, after) if before.groups and not replaced else []
     if added:
-        names = [f"{_named(item.text)} (started)" if item.status == "in_progress" else _named(item.text) for item in added]
+        names = [
+            f"{_named(item.text)} (started)" if item.status == "in_progress" else _named(item.text) for item in added
+        ]
         parts.append("added: " + ", ".join(names[:ADDED_NAMED]) + (", …" if len(names) > ADDED_NAMED else ""))
     if a_done != b_done:
         parts.append(f"{b_done} → {a_done} done")

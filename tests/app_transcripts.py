@@ -92,16 +92,17 @@ class ClaudeTranscript:
         result = self._base("user")
         result["message"] = {
             "role": "user",
-            "content": [{
-                "tool_use_id": call_id,
-                "type": "tool_result",
-                "content": "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable",
-            }],
+            "content": [
+                {
+                    "tool_use_id": call_id,
+                    "type": "tool_result",
+                    "content": "Todos have been modified successfully. Ensure that you continue to use the todo list to track your progress. Please proceed with the current tasks if applicable",
+                }
+            ],
         }
         result["toolUseResult"] = {"oldTodos": [], "newTodos": items}
         self._append(call, result)
         return self
-
 
     def exit_plan_mode(self, plan: str) -> ClaudeTranscript:
         """Append a plan-mode ExitPlanMode call and the person's approval (a plan document)."""
@@ -113,13 +114,26 @@ class ClaudeTranscript:
             "type": "message",
             "role": "assistant",
             "model": "claude-sonnet-4-5-20250929",
-            "content": [{"type": "tool_use", "id": call_id, "name": "ExitPlanMode", "input": {"plan": plan, "planFilePath": plan_file}}],
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": call_id,
+                    "name": "ExitPlanMode",
+                    "input": {"plan": plan, "planFilePath": plan_file},
+                }
+            ],
             "stop_reason": "tool_use",
         }
         result = self._base("user")
         result["message"] = {
             "role": "user",
-            "content": [{"tool_use_id": call_id, "type": "tool_result", "content": "User has approved your plan. You can now start coding."}],
+            "content": [
+                {
+                    "tool_use_id": call_id,
+                    "type": "tool_result",
+                    "content": "User has approved your plan. You can now start coding.",
+                }
+            ],
         }
         result["toolUseResult"] = {"plan": plan, "isAgent": False, "filePath": plan_file}
         self._append(call, result)

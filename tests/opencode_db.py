@@ -67,9 +67,22 @@ class OpenCodeDb:
 
     def message(self, sid: str, role: str, at: int) -> str:
         mid = self._id("msg")
-        data = {"role": role, "time": {"created": at}, "agent": "build", "model": {"providerID": "mock", "modelID": "mock-model"}}
+        data = {
+            "role": role,
+            "time": {"created": at},
+            "agent": "build",
+            "model": {"providerID": "mock", "modelID": "mock-model"},
+        }
         if role == "assistant":
-            data = {"parentID": None, "role": "assistant", "mode": "build", "agent": "build", "path": {"cwd": "/home/dev/opencode-todos", "root": "/home/dev/opencode-todos"}, "cost": 0, "time": {"created": at}}
+            data = {
+                "parentID": None,
+                "role": "assistant",
+                "mode": "build",
+                "agent": "build",
+                "path": {"cwd": "/home/dev/opencode-todos", "root": "/home/dev/opencode-todos"},
+                "cost": 0,
+                "time": {"created": at},
+            }
         self.db.execute(
             "INSERT INTO message (id, session_id, time_created, time_updated, data) VALUES (?,?,?,?,?)",
             (mid, sid, at, at, json.dumps(data, separators=(",", ":"))),

@@ -144,7 +144,9 @@ async def take_all(names: Sequence[str] = (), out_dir: Path = OUT_DIR) -> list[P
     chosen = [shot for shot in SHOTS if not names or shot.name in names]
     unknown = set(names) - {shot.name for shot in SHOTS}
     if unknown:
-        raise SystemExit(f"unknown screenshot(s): {', '.join(sorted(unknown))}; known: {', '.join(s.name for s in SHOTS)}")
+        raise SystemExit(
+            f"unknown screenshot(s): {', '.join(sorted(unknown))}; known: {', '.join(s.name for s in SHOTS)}"
+        )
     return [await take(shot, out_dir) for shot in chosen]
 
 

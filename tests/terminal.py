@@ -56,8 +56,15 @@ class Terminal:
         assert TMUX is not None
         self.socket = socket_dir / "tmux.sock"
         width, height = size
-        line = " ".join(["exec", "env", "-i", *(shlex.quote(f"{k}={v}") for k, v in env.items()),
-                         *(shlex.quote(part) for part in command)])
+        line = " ".join(
+            [
+                "exec",
+                "env",
+                "-i",
+                *(shlex.quote(f"{k}={v}") for k, v in env.items()),
+                *(shlex.quote(part) for part in command),
+            ]
+        )
         self._tmux("-f", "/dev/null", "new-session", "-d", "-x", str(width), "-y", str(height), "-s", "app", line)
         # A crash leaves its traceback on screen for the failure message.
         self._tmux("set-option", "-t", "app", "remain-on-exit", "on")

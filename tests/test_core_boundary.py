@@ -11,9 +11,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def core_modules() -> list[str]:
-    return sorted(
-        info.name for info in pkgutil.walk_packages(core.__path__, prefix="planwatch.core.")
-    )
+    return sorted(info.name for info in pkgutil.walk_packages(core.__path__, prefix="planwatch.core."))
 
 
 def test_core_never_imports_textual_or_rich() -> None:
@@ -26,7 +24,5 @@ def test_core_never_imports_textual_or_rich() -> None:
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich') or m.startswith('planwatch.tui'))\n"
         "print(','.join(bad))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"core imported UI modules: {out.stdout.strip()}"

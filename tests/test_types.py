@@ -23,8 +23,15 @@ def _mypy(tmp_path: Path, *packages: str) -> subprocess.CompletedProcess[str]:
     layout.mkdir()
     (layout / "core").symlink_to(ROOT / "core", target_is_directory=True)
     (layout / "tui").symlink_to(ROOT / "tui", target_is_directory=True)
-    args = [sys.executable, "-m", "mypy", "--config-file", str(ROOT / "pyproject.toml"),
-            "--cache-dir", str(tmp_path / ".mypy_cache")]
+    args = [
+        sys.executable,
+        "-m",
+        "mypy",
+        "--config-file",
+        str(ROOT / "pyproject.toml"),
+        "--cache-dir",
+        str(tmp_path / ".mypy_cache"),
+    ]
     for name in packages:
         args += ["-p", name]
     return subprocess.run(args, cwd=tmp_path, capture_output=True, text=True)

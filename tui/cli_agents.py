@@ -20,7 +20,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="ID",
         help="the session the calls come from (default: $PLANWATCH_SESSION)",
     )
-    mcp.add_argument("--store", metavar="DIR", help="the record store (default: $PLANWATCH_STORE, the setting, or the data folder)")
+    mcp.add_argument(
+        "--store", metavar="DIR", help="the record store (default: $PLANWATCH_STORE, the setting, or the data folder)"
+    )
     mcp.set_defaults(handler=_run_mcp)
 
     tap = sub.add_parser(

@@ -22,7 +22,9 @@ def add_app_arguments(parser: argparse.ArgumentParser) -> None:
         help="in pane mode, follow the newest session of this folder (default inside tmux: the pane's folder)",
     )
     parser.add_argument("--demo", action="store_true", help="open the app on the bundled fixtures")
-    parser.add_argument("--root", metavar="DIR", action="append", default=[], help="an extra transcript folder (repeatable)")
+    parser.add_argument(
+        "--root", metavar="DIR", action="append", default=[], help="an extra transcript folder (repeatable)"
+    )
     parser.add_argument(
         "--screenshot",
         metavar="FILE.svg",

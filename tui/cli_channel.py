@@ -27,7 +27,9 @@ from planwatch.tui.cli_store import add_store_option, report_problems, settings_
 def register(sub: Any) -> None:
     todo = sub.add_parser("todo", help="a session's todo lines from the record store")
     todo.add_argument("session", metavar="SESSION", help="the session id")
-    todo.add_argument("--meta", action="store_true", help='print the session\'s _meta ({"ahpd.tasks": {"open": N}}) instead')
+    todo.add_argument(
+        "--meta", action="store_true", help='print the session\'s _meta ({"ahpd.tasks": {"open": N}}) instead'
+    )
     add_store_option(todo)
     todo.set_defaults(handler=run_todo)
 
@@ -77,7 +79,10 @@ def _resolve_session(target: str, in_store: set[str], settings: Any) -> str | No
     if matches:
         names = ", ".join(shorten(safe_text(m, single_line=True), 60) for m in matches[:5])
         more = f" and {len(matches) - 5} more" if len(matches) > 5 else ""
-        print(f"planwatch: {shown} begins {len(matches)} session ids ({names}{more}): give more of the id", file=sys.stderr)
+        print(
+            f"planwatch: {shown} begins {len(matches)} session ids ({names}{more}): give more of the id",
+            file=sys.stderr,
+        )
         return None
     print(
         f"planwatch: no session {shown}: no plan or task names it and no transcript holds it (see planwatch sessions)",

@@ -39,7 +39,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="for scripts: '# <source>' then '<status>\\t<text>' per item, per group",
     )
-    show.add_argument("--root", dest="roots", metavar="DIR", action="append", default=[], help="an extra transcript folder (repeatable)")
+    show.add_argument(
+        "--root",
+        dest="roots",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="an extra transcript folder (repeatable)",
+    )
     show.set_defaults(handler=run_show)
 
     sessions = sub.add_parser(
@@ -49,7 +56,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "the first column, for cut -d' ' -f1), age, harness, steps done, title and folder.",
     )
     sessions.add_argument("--json", action="store_true", help="a JSON array (ids, facts and counts; no plan text)")
-    sessions.add_argument("--root", dest="roots", metavar="DIR", action="append", default=[], help="an extra transcript folder (repeatable)")
+    sessions.add_argument(
+        "--root",
+        dest="roots",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="an extra transcript folder (repeatable)",
+    )
     sessions.set_defaults(handler=run_sessions)
 
 
@@ -201,7 +215,9 @@ def run_show(args: argparse.Namespace) -> int:
         if entry is None:
             matches = [e for e in index.entries() if e.session.id.startswith(target)] if target else []
             if len(matches) > 1:
-                print(f"planwatch: {shorten(target)} names {len(matches)} sessions; give more of the id", file=sys.stderr)
+                print(
+                    f"planwatch: {shorten(target)} names {len(matches)} sessions; give more of the id", file=sys.stderr
+                )
                 return 1
             if not matches:
                 print(f"planwatch: no session or file {shorten(target)}", file=sys.stderr)

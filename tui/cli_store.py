@@ -80,7 +80,12 @@ PLAN_OPTIONS: dict[str, tuple[str, Callable[[str], Any], str]] = {
 
 def add_store_option(parser: argparse.ArgumentParser) -> None:
     """`--store DIR`, for every subcommand that works on the store (here and in cli_channel)."""
-    parser.add_argument("--store", metavar="DIR", default=None, help="the store folder (default: PLANWATCH_STORE, the setting, or the XDG data folder)")
+    parser.add_argument(
+        "--store",
+        metavar="DIR",
+        default=None,
+        help="the store folder (default: PLANWATCH_STORE, the setting, or the XDG data folder)",
+    )
 
 
 def _add_fields(
@@ -93,15 +98,28 @@ def _add_fields(
     for name, (flag, _convert, help_text) in options.items():
         if (names is not None and name not in names) or name in skip:
             continue
-        parser.add_argument(flag, dest=f"field_{name}", metavar=name.upper() if name != "blockedBy" else "IDS", default=SUPPRESS, help=help_text)
+        parser.add_argument(
+            flag,
+            dest=f"field_{name}",
+            metavar=name.upper() if name != "blockedBy" else "IDS",
+            default=SUPPRESS,
+            help=help_text,
+        )
 
 
-def _leaf(sub: Any, name: str, tool: str, help_text: str, positional: str | None = None, *, json_out: bool = False) -> argparse.ArgumentParser:
+def _leaf(
+    sub: Any, name: str, tool: str, help_text: str, positional: str | None = None, *, json_out: bool = False
+) -> argparse.ArgumentParser:
     parser = sub.add_parser(name, help=help_text, description=f"{help_text} (tool {tool}).")
     if positional:
         parser.add_argument("record", metavar=positional, help=f"the {positional.lower()} acted on")
     if json_out:
-        parser.add_argument("--json", dest="json_out", action="store_true", help="the records as JSON (fields as in the files, stamps included) instead of lines")
+        parser.add_argument(
+            "--json",
+            dest="json_out",
+            action="store_true",
+            help="the records as JSON (fields as in the files, stamps included) instead of lines",
+        )
     add_store_option(parser)
     parser.set_defaults(handler=_run, tool=tool)
     return parser
@@ -130,19 +148,37 @@ def register(sub: Any) -> None:
     _add_fields(p, TASK_OPTIONS)
     p = _leaf(task_sub, "list", "task_list", "list tasks", json_out=True)
     p.add_argument("--status", dest="list_status", metavar="STATUS", default=SUPPRESS, help="comma-separated statuses")
-    p.add_argument("--approved", dest="list_approved", action=argparse.BooleanOptionalAction, default=SUPPRESS, help="only tasks with (or without) an approved stamp")
-    p.add_argument("--ready", dest="list_ready", action=argparse.BooleanOptionalAction, default=SUPPRESS, help="only tasks ready to start (or not)")
+    p.add_argument(
+        "--approved",
+        dest="list_approved",
+        action=argparse.BooleanOptionalAction,
+        default=SUPPRESS,
+        help="only tasks with (or without) an approved stamp",
+    )
+    p.add_argument(
+        "--ready",
+        dest="list_ready",
+        action=argparse.BooleanOptionalAction,
+        default=SUPPRESS,
+        help="only tasks ready to start (or not)",
+    )
     p.add_argument("--by", dest="list_by", metavar="NAME", default=SUPPRESS, help="a stamp by this person")
-    p.add_argument("--since", dest="list_since", metavar="WHEN", default=SUPPRESS, help="a stamp at or after this ISO date/time")
+    p.add_argument(
+        "--since", dest="list_since", metavar="WHEN", default=SUPPRESS, help="a stamp at or after this ISO date/time"
+    )
     p.add_argument("--plan", dest="list_plan", metavar="PLAN", default=SUPPRESS, help="tasks of this plan")
-    p.add_argument("--session", dest="list_session", metavar="SESSION", default=SUPPRESS, help="tasks naming this session")
+    p.add_argument(
+        "--session", dest="list_session", metavar="SESSION", default=SUPPRESS, help="tasks naming this session"
+    )
     _leaf(task_sub, "approve", "task_approve", "stamp a task approved", "TASK")
     p = _leaf(task_sub, "review", "task_review", "stamp a task (or a plan) reviewed", "TASK_OR_PLAN")
     p.add_argument("--verdict", dest="field_verdict", metavar="VERDICT", default=SUPPRESS, help="approved or changes")
 
     sweep = sub.add_parser("sweep", help="remove finished plans and their tasks older than sweepAfterDays (one pass)")
     add_store_option(sweep)
-    sweep.add_argument("--after-days", type=float, default=None, metavar="DAYS", help="use this instead of the sweepAfterDays setting")
+    sweep.add_argument(
+        "--after-days", type=float, default=None, metavar="DAYS", help="use this instead of the sweepAfterDays setting"
+    )
     sweep.set_defaults(handler=_run_sweep)
 
 
@@ -271,5 +307,8 @@ def _run_sweep(args: argparse.Namespace) -> int:
     elif not report.plans:
         print("nothing to sweep")
     else:
-        print(f"removed plans {', '.join(report.plans)}" + (f" and tasks {', '.join(report.tasks)}" if report.tasks else ""))
+        print(
+            f"removed plans {', '.join(report.plans)}"
+            + (f" and tasks {', '.join(report.tasks)}" if report.tasks else "")
+        )
     return 0

@@ -50,25 +50,67 @@ COMMANDS: tuple[Command, ...] = (
     Command("G", "cursor_last", "Bottom", "Move to the last row (in the details: the end).", show=False, palette=False),
     Command("ctrl+d", "half_page_down", "Half page down", "Move half a page down.", show=False, palette=False),
     Command("ctrl+u", "half_page_up", "Half page up", "Move half a page up.", show=False, palette=False),
-    Command("tab", "switch_focus", "Switch", "Move to the next part: session list, checklist, details (when open); pane mode has no list.", show=False, palette=False),
-    Command("space", "tick", "Tick", "Tick or untick the checklist's item: an override on an agent item, todo↔done on your own (from the session list: moves to the checklist first)."),
+    Command(
+        "tab",
+        "switch_focus",
+        "Switch",
+        "Move to the next part: session list, checklist, details (when open); pane mode has no list.",
+        show=False,
+        palette=False,
+    ),
+    Command(
+        "space",
+        "tick",
+        "Tick",
+        "Tick or untick the checklist's item: an override on an agent item, todo↔done on your own (from the session list: moves to the checklist first).",
+    ),
     Command("a", "add_item", "Add", "Add one of your own items to this session."),
-    Command("e", "edit_item", "Edit", "Edit the title of your own item in the checklist (from the session list: moves to the checklist first)."),
-    Command("d", "drop_item", "Drop", "Drop your own item in the checklist; it stays in the store as dropped (from the session list: moves to the checklist first)."),
+    Command(
+        "e",
+        "edit_item",
+        "Edit",
+        "Edit the title of your own item in the checklist (from the session list: moves to the checklist first).",
+    ),
+    Command(
+        "d",
+        "drop_item",
+        "Drop",
+        "Drop your own item in the checklist; it stays in the store as dropped (from the session list: moves to the checklist first).",
+    ),
     Command("u", "undo", "Undo", "Undo the last tick, edit or drop."),
     Command("y", "copy_checklist", "Copy", "Copy the checklist as Markdown (- [x] …) to the clipboard."),
-    Command("o", "open_outside", "Open", "Open the transcript in $PAGER (an OpenCode session: its plan and prompts as text; with the details focused on a plan document: the document)."),
+    Command(
+        "o",
+        "open_outside",
+        "Open",
+        "Open the transcript in $PAGER (an OpenCode session: its plan and prompts as text; with the details focused on a plan document: the document).",
+    ),
     Command("E", "edit_record", "Edit file", "Open your item's store record in $EDITOR.", show=False),
-    Command("enter", "details", "Details", "Show or hide the details of the session: source, steps, overrides, timeline."),
+    Command(
+        "enter", "details", "Details", "Show or hide the details of the session: source, steps, overrides, timeline."
+    ),
     Command("slash", "filter", "Filter", "Filter the sessions by typing.", key_display="/"),
-    Command("O", "cycle_order", "Order", "Order the sessions: newest first, grouped by folder, grouped by harness.", show=False),
+    Command(
+        "O",
+        "cycle_order",
+        "Order",
+        "Order the sessions: newest first, grouped by folder, grouped by harness.",
+        show=False,
+    ),
     Command("r", "running_only", "Running", "Show only running sessions, or all again.", show=False),
-    Command("s", "pick_session", "Sessions", "Jump to any session, of any folder: fuzzy by title, folder or harness (pane mode then stays on it)."),
+    Command(
+        "s",
+        "pick_session",
+        "Sessions",
+        "Jump to any session, of any folder: fuzzy by title, folder or harness (pane mode then stays on it).",
+    ),
     Command("escape", "close", "Back", "Close the filter or the details.", show=False, palette=False),
     Command("t", "store_view", "Store", "Switch to the store view: plans, tasks, approve and review.", scope="app"),
     Command("comma", "settings", "Settings", "Open the settings.", scope="app", key_display=","),
     Command("question_mark", "help", "Help", "Show every key.", scope="app", key_display="?"),
-    Command("ctrl+p", "command_palette", "Palette", "Open the command palette.", scope="app", show=False, palette=False),
+    Command(
+        "ctrl+p", "command_palette", "Palette", "Open the command palette.", scope="app", show=False, palette=False
+    ),
     Command("q", "quit", "Quit", "Quit planwatch.", scope="app"),
 )
 
@@ -78,9 +120,27 @@ COMMANDS: tuple[Command, ...] = (
 FOOTER_PRIORITY: tuple[str, ...] = (
     # back, save and cancel: the store view's and the settings screen's ways out; add_task
     # to filters: the store view's own keys (the browse screen has none of them).
-    "help", "back", "save", "cancel", "tick", "pick_session", "add_item", "undo", "details", "quit",
-    "add_task", "approve", "review", "edit_task", "new_plan", "filters",
-    "filter", "store_view", "edit_item", "drop_item", "settings",
+    "help",
+    "back",
+    "save",
+    "cancel",
+    "tick",
+    "pick_session",
+    "add_item",
+    "undo",
+    "details",
+    "quit",
+    "add_task",
+    "approve",
+    "review",
+    "edit_task",
+    "new_plan",
+    "filters",
+    "filter",
+    "store_view",
+    "edit_item",
+    "drop_item",
+    "settings",
 )
 
 
@@ -98,7 +158,6 @@ def bindings(scope: Scope) -> list[BindingType]:
         for command in COMMANDS
         if command.scope == scope and command.action != "command_palette"
     ]
-
 
 
 def runs_on(command: Command, screen: Screen) -> bool:
@@ -140,4 +199,6 @@ class PlanwatchCommands(Provider):
             title = f"{command.description} ({command.display_keys})"
             score = matcher.match(f"{title} {command.help}")
             if score > 0:
-                yield Hit(score, matcher.highlight(escape(title)), lambda c=command: self._run(c), help=escape(command.help))
+                yield Hit(
+                    score, matcher.highlight(escape(title)), lambda c=command: self._run(c), help=escape(command.help)
+                )

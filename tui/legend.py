@@ -29,11 +29,21 @@ def legend() -> list[tuple[str, list[LegendRow]]]:
         LegendRow(AGENT_MARKS["pending"][0], "to do (a step of the agent's or one of your items)"),
         LegendRow(AGENT_MARKS["in_progress"][0], "in progress", AGENT_MARKS["in_progress"][1]),
         LegendRow(AGENT_MARKS["completed"][0], "done", AGENT_MARKS["completed"][1]),
-        LegendRow(AGENT_MARKS["cancelled"][0], "cancelled by the agent, or your item dropped", AGENT_MARKS["cancelled"][1]),
+        LegendRow(
+            AGENT_MARKS["cancelled"][0], "cancelled by the agent, or your item dropped", AGENT_MARKS["cancelled"][1]
+        ),
         LegendRow(AGENT_MARKS["blocked"][0], "blocked", AGENT_MARKS["blocked"][1]),
         LegendRow(OWN_MARKS["review"][0], "your item is waiting for review", OWN_MARKS["review"][1]),
-        LegendRow(OVERRIDE_MARKS["completed"][0], "ticked by you: shown done here; the agent is never told", OVERRIDE_MARKS["completed"][1]),
-        LegendRow(OVERRIDE_MARKS["pending"][0], "unticked by you: shown open here; the agent is never told", OVERRIDE_MARKS["pending"][1]),
+        LegendRow(
+            OVERRIDE_MARKS["completed"][0],
+            "ticked by you: shown done here; the agent is never told",
+            OVERRIDE_MARKS["completed"][1],
+        ),
+        LegendRow(
+            OVERRIDE_MARKS["pending"][0],
+            "unticked by you: shown open here; the agent is never told",
+            OVERRIDE_MARKS["pending"][1],
+        ),
         LegendRow(f"{AGENT_MARKS['pending'][0]} {PRIORITY_MARK}", "a step the agent marked high priority"),
     ]
     pill = [

@@ -80,7 +80,9 @@ class LiveFeed:
             roots = [Path(p) for p in getattr(self.index, "roots_searched", []) or []]
             self.app.post_message(ScanFinished(roots))
             if self.follow:
-                self.app.run_worker(self._start_following, thread=True, group="index", name="follow", exit_on_error=False)
+                self.app.run_worker(
+                    self._start_following, thread=True, group="index", name="follow", exit_on_error=False
+                )
 
     def _scan_then_follow(self) -> None:
         error: str | None = None

@@ -36,7 +36,11 @@ class SessionsProvider(Provider):
             session = entry.session
             title = safe_text(session.title or untitled(session.harness), single_line=True)
             folder = short_folder(session.cwd or "", str(Path.home()))
-            yield session.id, shorten(title, 80), f"{harness_label(session.harness)} {safe_text(folder, single_line=True)}"
+            yield (
+                session.id,
+                shorten(title, 80),
+                f"{harness_label(session.harness)} {safe_text(folder, single_line=True)}",
+            )
 
     def _help(self, session_id: str, facts: str) -> str:
         entry = self.app.entry(session_id) if hasattr(self.app, "entry") else None  # type: ignore[attr-defined]
@@ -66,5 +70,10 @@ class SessionsProvider(Provider):
         for session_id, title, facts in self._sessions():
             score = matcher.match(f"{title} {facts}")
             if score > 0:
-                yield Hit(score, matcher.highlight(escape(title)), self._show(session_id), text=title,
-                          help=self._help(session_id, facts))
+                yield Hit(
+                    score,
+                    matcher.highlight(escape(title)),
+                    self._show(session_id),
+                    text=title,
+                    help=self._help(session_id, facts),
+                )

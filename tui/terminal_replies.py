@@ -245,7 +245,9 @@ class PlanwatchDriver(LinuxDriver):
         feed, tick = parser.feed, parser.tick
         decode = getincrementaldecoder("utf-8")().decode
 
-        def process_selector_events(selector_events: list[tuple[selectors.SelectorKey, int]], final: bool = False) -> None:
+        def process_selector_events(
+            selector_events: list[tuple[selectors.SelectorKey, int]], final: bool = False
+        ) -> None:
             for last, (_selector_key, mask) in loop_last(selector_events):
                 if mask & selectors.EVENT_READ:
                     unicode_data = decode(read(fileno, 1024 * 4), final=final and last)

@@ -76,9 +76,7 @@ def encode_log_lines(ts: float, side: Side, raw: bytes) -> list[bytes]:
         return [head + raw + b"}\n"]
     if isinstance(value, list):
         return [
-            head + json.dumps(item, ensure_ascii=False).encode() + b"}\n"
-            for item in value
-            if isinstance(item, dict)
+            head + json.dumps(item, ensure_ascii=False).encode() + b"}\n" for item in value if isinstance(item, dict)
         ]
     return []
 
@@ -133,9 +131,7 @@ class LogWriter(threading.Thread):
     the queue is still drained so nothing upstream notices.
     """
 
-    def __init__(
-        self, queue: LogQueue, path: Path, stderr: Callable[[str], None], *, exclusive: bool = True
-    ) -> None:
+    def __init__(self, queue: LogQueue, path: Path, stderr: Callable[[str], None], *, exclusive: bool = True) -> None:
         super().__init__(name="acp-tap-log", daemon=True)
         self.queue = queue
         self.path = path
@@ -171,8 +167,9 @@ class LogWriter(threading.Thread):
             os.fchmod(fd, 0o600)
         except OSError as exc:
             raise OSError(
-                exc.errno, f"{safe_text(str(self.path))} is readable or writable by others ({was:04o}) and its mode "
-                f"cannot be made 0600 ({exc.strerror}): no prompts are written to it"
+                exc.errno,
+                f"{safe_text(str(self.path))} is readable or writable by others ({was:04o}) and its mode "
+                f"cannot be made 0600 ({exc.strerror}): no prompts are written to it",
             ) from None
         self.stderr(
             f"planwatch acp-tap: {safe_text(str(self.path))} was {was:04o} (others could read it); it is 0600 "
@@ -364,9 +361,7 @@ def run_tap(
     to_agent = Pump(
         stdin_fd, agent_stdin.fileno(), LineSplitter("client", queue), close_agent_stdin, "acp-tap-to-agent"
     )
-    to_client = Pump(
-        proc.stdout.fileno(), stdout_fd, LineSplitter("agent", queue), lambda: None, "acp-tap-to-client"
-    )
+    to_client = Pump(proc.stdout.fileno(), stdout_fd, LineSplitter("agent", queue), lambda: None, "acp-tap-to-client")
     to_agent.start()
     to_client.start()
     try:

@@ -169,7 +169,9 @@ class PlanwatchMCP:
         await self._tell_problems(ctx.session)
         return types.ListToolsResult(tools=list_tools())
 
-    async def _call_tool(self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def _call_tool(
+        self, ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
         await self._tell_problems(ctx.session)
         result, problems = await anyio.to_thread.run_sync(self.run_call, params.name, params.arguments)
         for problem in problems:
@@ -214,7 +216,9 @@ class PlanwatchMCP:
             return types.CallToolResult(content=_text(str(exc)), is_error=True), []
         except Exception:  # a bug in a tool must not take the server (and the agent's tools) down
             log.exception("mcp: tool %s failed", name)
-            return types.CallToolResult(content=_text(f"{name} failed inside planwatch; see its log."), is_error=True), []
+            return types.CallToolResult(
+                content=_text(f"{name} failed inside planwatch; see its log."), is_error=True
+            ), []
         content = _text(result.text())
         if result.notes:
             # Beside the lines, never among them: an agent reads the lines as items.
@@ -275,6 +279,7 @@ class PlanwatchMCP:
         text = await anyio.to_thread.run_sync(self.read_plan, uri)
         contents = [types.TextResourceContents(uri=uri, text=text, mime_type="application/json")]
         return types.ReadResourceResult(contents=contents)
+
     # ------------------------------------------------------------ running
 
     async def serve(self, read_stream: Any, write_stream: Any) -> None:
@@ -347,4 +352,3 @@ def _version() -> str:
         return version("planwatch")
     except Exception:  # not installed (run from a checkout)
         return "0"
-

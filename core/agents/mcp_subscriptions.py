@@ -53,7 +53,6 @@ class _Watch:
     holders: int = 0
 
 
-
 class PlanSubscriptions:
     """Every subscription of the one connection a server serves, legacy and listen streams."""
 
@@ -89,7 +88,6 @@ class PlanSubscriptions:
         """No more changes cross to the loop; open listen streams end."""
         self._token = None
         self._listen.close()
-
 
     # Lock order: `self._lock` is never held while calling into the channel. The
     # channel's watcher thread holds the channel's lock while it hands a change to the
@@ -131,7 +129,9 @@ class PlanSubscriptions:
         with anyio.CancelScope(shield=True):  # also runs while a listen stream is cancelled
             await anyio.to_thread.run_sync(watch.subscription.close)
 
-    async def subscribe(self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams) -> types.EmptyResult:
+    async def subscribe(
+        self, ctx: ServerRequestContext[Any], params: types.SubscribeRequestParams
+    ) -> types.EmptyResult:
         uri = str(params.uri)
         self._legacy_session = ctx.session
         # What the client asked for last, noted before any wait: an unsubscribe sent
@@ -206,4 +206,3 @@ class PlanSubscriptions:
                         await session.send_resource_updated(changed)
                     except Exception as exc:  # the client went away: nothing to tell
                         log.debug("mcp: dropped resources/updated for %s: %s", changed, exc)
-

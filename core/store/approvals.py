@@ -48,7 +48,9 @@ MAX_LEDGER_BYTES = 64_000_000
 def digest(rec: TaskRecord | PlanRecord) -> str:
     """SHA-256 of what an approval approves: the title and the body (a plan's goal)."""
     body = rec.body if isinstance(rec, TaskRecord) else rec.goal
-    return hashlib.sha256(json.dumps([rec.title, body], ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256(
+        json.dumps([rec.title, body], ensure_ascii=False).encode("utf-8", "surrogatepass")
+    ).hexdigest()
 
 
 def _key(record_id: str, stamp: Stamp) -> tuple[str, str, str, str | None]:

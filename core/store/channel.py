@@ -124,7 +124,12 @@ class Subscription:
     """
 
     def __init__(
-        self, channel: Channel, uri: str, plan_id: str, view: _View, callback: ActionCallback | None,
+        self,
+        channel: Channel,
+        uri: str,
+        plan_id: str,
+        view: _View,
+        callback: ActionCallback | None,
         caller: Caller | None = None,
     ) -> None:
         self.uri = uri

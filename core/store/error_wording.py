@@ -34,9 +34,7 @@ _TYPE_TAGS = {"str", "int", "float", "bool", "datetime", "date", "list", "tuple"
 
 
 def _clean_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
-    return tuple(
-        p for p in loc if isinstance(p, int) or ("[" not in p and "-" not in p and p not in _TYPE_TAGS)
-    )
+    return tuple(p for p in loc if isinstance(p, int) or ("[" not in p and "-" not in p and p not in _TYPE_TAGS))
 
 
 def _field_name(loc: tuple[int | str, ...]) -> str:

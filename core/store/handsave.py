@@ -37,7 +37,14 @@ from planwatch.core.store.recordfile import (
 )
 from planwatch.core.store.schema import RecordInvalid, TaskRecord
 
-__all__ = ["ReplacedFile", "current_text", "wait_for_in_place_save", "merge_late_save", "parsed_or_none", "reapply_onto_their_save"]
+__all__ = [
+    "ReplacedFile",
+    "current_text",
+    "wait_for_in_place_save",
+    "merge_late_save",
+    "parsed_or_none",
+    "reapply_onto_their_save",
+]
 
 LATE_WATCH_SECONDS = 0.1
 """How long a write watches the file it replaced, when that file was edited moments ago."""

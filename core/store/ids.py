@@ -139,7 +139,10 @@ class IdCounter:
             what = f"was {state}" if state else "was behind the lock file's copy"
             log.warning(
                 "The id counter %s %s; repaired from its copy in %s (%s), so no removed record's id is handed out again.",
-                self.path, what, self.lock.path, _counter_text(ids).strip(),
+                self.path,
+                what,
+                self.lock.path,
+                _counter_text(ids).strip(),
             )
             self.write(ids)
         elif ids != (copy or {}) and ids:

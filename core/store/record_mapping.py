@@ -48,6 +48,7 @@ __all__ = [
     "task_to_frontmatter",
 ]
 
+
 def _stamps_from(data: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name in names:

@@ -134,7 +134,12 @@ def _merge(doc: CommentedMap, new: dict[str, Any], order: tuple[str, ...], *, sa
                 _merge_map(current, value)
                 continue
             node = _to_yaml_node(value)
-            if isinstance(current, CommentedSeq) and isinstance(node, CommentedSeq) and current and not current.fa.flow_style():
+            if (
+                isinstance(current, CommentedSeq)
+                and isinstance(node, CommentedSeq)
+                and current
+                and not current.fa.flow_style()
+            ):
                 node.fa.set_block_style()  # the person wrote it as a block list: keep that
             doc[key] = node
             continue

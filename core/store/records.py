@@ -77,6 +77,7 @@ __all__ = ["Store", "StoreSnapshot"]
 _TASK_FILE = re.compile(r"t[0-9]+\.md")
 _PLAN_FILE = re.compile(r"p[0-9]+\.md")
 
+
 def _create_exclusive(path: Path, text: str) -> bool:
     """Create `path` holding `text`, whole, only if no file has that name. False if taken."""
     try:
@@ -113,7 +114,9 @@ class Store:
         for folder in (self.tasks_dir, self.plans_dir):
             # A kind folder that is a symlink would put new records outside the store.
             if os.path.islink(folder):
-                raise StoreError(f"Could not use the store {self.root}: {folder.name}/ {KIND_FOLDER_LINK}; nothing was changed.")
+                raise StoreError(
+                    f"Could not use the store {self.root}: {folder.name}/ {KIND_FOLDER_LINK}; nothing was changed."
+                )
         try:
             self.tasks_dir.mkdir(parents=True, exist_ok=True)
             self.plans_dir.mkdir(parents=True, exist_ok=True)
@@ -290,7 +293,11 @@ class Store:
                 replaced = ReplacedFile(path, identity, quiet=quiet)
                 try:
                     written = atomic_write(
-                        path, text, precondition=replaced.check, replaced_ok=replaced.is_the_one, like=_stat_or_none(path)
+                        path,
+                        text,
+                        precondition=replaced.check,
+                        replaced_ok=replaced.is_the_one,
+                        like=_stat_or_none(path),
                     )
                 except OSError as exc:
                     replaced.close()
@@ -426,6 +433,3 @@ def _stat_or_none(path: Path) -> os.stat_result | None:
 def _check_size(text: str) -> None:
     if len(text.encode("utf-8")) > MAX_RECORD_BYTES:
         raise RecordTooLarge(f"the record would be larger than {MAX_RECORD_BYTES:,} bytes.")
-
-
-

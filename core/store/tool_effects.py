@@ -251,8 +251,7 @@ def task_list(ctx: ToolContext, inp: TaskListInput) -> ToolResult:
             continue
         if inp.by is not None or since is not None:
             if not any(
-                (inp.by is None or s.by == inp.by) and (since is None or s.at >= since)
-                for s in task.stamps().values()
+                (inp.by is None or s.by == inp.by) and (since is None or s.at >= since) for s in task.stamps().values()
             ):
                 continue
         out.append(task)

@@ -136,7 +136,8 @@ class TaskFields(ToolInput):
         None, alias="blockedBy", description='The tasks that must be done first: a list of task ids, e.g. ["t1"].'
     )
     active: OneLine | None = Field(
-        None, description='What is being done while the task is doing, one line ("Running the tests"); cleared when it leaves doing.'
+        None,
+        description='What is being done while the task is doing, one line ("Running the tests"); cleared when it leaves doing.',
     )
     note: OneLine | None = Field(None, description="A short note, one line.")
     refs: ShortTexts | None = Field(None, description=_REFS)
@@ -178,13 +179,17 @@ class TaskListInput(ToolInput):
     status: TaskStatus | list[TaskStatus] | None = Field(
         None, description="Only tasks with this status (or any of a list): todo, doing, blocked, review, done, dropped."
     )
-    approved: bool | None = Field(None, description="true: only tasks with an approved stamp; false: only tasks without.")
+    approved: bool | None = Field(
+        None, description="true: only tasks with an approved stamp; false: only tasks without."
+    )
     ready: bool | None = Field(
-        None, description="true: only tasks ready to start (todo, every blockedBy done, approved when approval is required); false: the others."
+        None,
+        description="true: only tasks ready to start (todo, every blockedBy done, approved when approval is required); false: the others.",
     )
     by: ShortText | None = Field(None, description="Only tasks with a stamp by this person.")
     since: datetime | date | None = Field(
-        None, description="Only tasks with a stamp at or after this ISO 8601 date or date and time (with by: the same stamp)."
+        None,
+        description="Only tasks with a stamp at or after this ISO 8601 date or date and time (with by: the same stamp).",
     )
     plan: PlanId | None = Field(None, description=f"Only the tasks of this plan: {_PLAN_ID_HELP}.")
     session: ShortText | None = Field(None, description="Only the tasks naming this session.")
@@ -200,4 +205,3 @@ class TaskListInput(ToolInput):
         if isinstance(self.since, datetime):
             return self.since if self.since.tzinfo else self.since.replace(tzinfo=UTC)
         return datetime(self.since.year, self.since.month, self.since.day, tzinfo=UTC)
-

@@ -115,22 +115,21 @@ def known_plan_record(ctx: ToolContext, plan_id: str) -> PlanRecord:
     return rec
 
 
-
 def need_approval_to_start(ctx: ToolContext, rec: TaskRecord) -> None:
     approvals = approvals_of(ctx.store)
     if not grants.may_start(ctx.settings, rec, approvals):
         why = approvals.why_not(rec)
         said = f": {why}" if why else ""
-        raise ctx.refuse(
-            f"status doing needs {rec.id} approved first{said} (requireApproval is on; see task_approve)."
-        )
+        raise ctx.refuse(f"status doing needs {rec.id} approved first{said} (requireApproval is on; see task_approve).")
 
 
 def need_read(ctx: ToolContext) -> None:
     """The tools that read plans and tasks need the grant the plan channel needs: what a
     caller may not subscribe to, it may not list or show either."""
     if not grants.holds(ctx.settings, ctx.caller, grants.SESSION_READ):
-        raise ToolRefused(grants.refusal(ctx.name, "reading plans and tasks", grants.SESSION_READ, ctx.caller, ctx.settings))
+        raise ToolRefused(
+            grants.refusal(ctx.name, "reading plans and tasks", grants.SESSION_READ, ctx.caller, ctx.settings)
+        )
 
 
 def need_grant(ctx: ToolContext) -> None:

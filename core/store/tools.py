@@ -101,7 +101,9 @@ class ToolSpec:
         schema = self.input_model.model_json_schema(by_alias=True)
         order = _ORDER.get(self.name) or (_PLAN_ORDER if self.kind == "plan" else _TASK_ORDER)
         props = schema["properties"]
-        schema["properties"] = {k: props[k] for k in sorted(props, key=lambda k: order.index(k) if k in order else len(order))}
+        schema["properties"] = {
+            k: props[k] for k in sorted(props, key=lambda k: order.index(k) if k in order else len(order))
+        }
         return schema
 
     def inputs(self) -> list[tuple[str, bool, str]]:
@@ -146,16 +148,66 @@ _PLAN_LINE = "Answers the plan's line: `id status title`."
 TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
-        ToolSpec("plan_create", PlanCreateInput, plan_create, f"Create a plan; it starts as a draft. {_PLAN_LINE}", "plan"),
-        ToolSpec("plan_set", PlanSetInput, plan_set, f"Change a plan's title, scope, goal, status or refs; a field given as null is removed. {_PLAN_LINE}", "plan"),
-        ToolSpec("plan_show", PlanIdInput, plan_show, "A plan's line (`id status title`), then one line per task of the plan (`id status priority title`).", "plan"),
-        ToolSpec("plan_list", PlanListInput, plan_list, "One line per plan (`id status title`), filtered by status and scope.", "plan"),
+        ToolSpec(
+            "plan_create", PlanCreateInput, plan_create, f"Create a plan; it starts as a draft. {_PLAN_LINE}", "plan"
+        ),
+        ToolSpec(
+            "plan_set",
+            PlanSetInput,
+            plan_set,
+            f"Change a plan's title, scope, goal, status or refs; a field given as null is removed. {_PLAN_LINE}",
+            "plan",
+        ),
+        ToolSpec(
+            "plan_show",
+            PlanIdInput,
+            plan_show,
+            "A plan's line (`id status title`), then one line per task of the plan (`id status priority title`).",
+            "plan",
+        ),
+        ToolSpec(
+            "plan_list",
+            PlanListInput,
+            plan_list,
+            "One line per plan (`id status title`), filtered by status and scope.",
+            "plan",
+        ),
         ToolSpec("task_add", TaskAddInput, task_add, f"Make a task; a new task is always todo. {_TASK_LINE}", "task"),
-        ToolSpec("task_set", TaskSetInput, task_set, f"Change a task's fields or status; a field given as null is removed. Leaving doing clears active; with requireApproval, doing needs an approved task. {_TASK_LINE}", "task"),
-        ToolSpec("task_list", TaskListInput, task_list, "One line per task (`id status priority title`), filtered by every input given.", "task"),
-        ToolSpec("plan_approve", PlanIdInput, plan_approve, f"Stamp a plan approved (under a user directory: needs the task:approve grant). {_PLAN_LINE}", "plan"),
-        ToolSpec("task_approve", TaskIdInput, task_approve, f"Stamp a task approved (under a user directory: needs the task:approve grant). {_TASK_LINE}", "task"),
-        ToolSpec("task_review", TaskReviewInput, task_review, "Stamp a task (or a plan) reviewed, with an optional verdict; the status is not changed. Answers its line.", "task"),
+        ToolSpec(
+            "task_set",
+            TaskSetInput,
+            task_set,
+            f"Change a task's fields or status; a field given as null is removed. Leaving doing clears active; with requireApproval, doing needs an approved task. {_TASK_LINE}",
+            "task",
+        ),
+        ToolSpec(
+            "task_list",
+            TaskListInput,
+            task_list,
+            "One line per task (`id status priority title`), filtered by every input given.",
+            "task",
+        ),
+        ToolSpec(
+            "plan_approve",
+            PlanIdInput,
+            plan_approve,
+            f"Stamp a plan approved (under a user directory: needs the task:approve grant). {_PLAN_LINE}",
+            "plan",
+        ),
+        ToolSpec(
+            "task_approve",
+            TaskIdInput,
+            task_approve,
+            f"Stamp a task approved (under a user directory: needs the task:approve grant). {_TASK_LINE}",
+            "task",
+        ),
+        ToolSpec(
+            "task_review",
+            TaskReviewInput,
+            task_review,
+            "Stamp a task (or a plan) reviewed, with an optional verdict; the status is not changed. Answers its line.",
+            "task",
+        ),
     )
 }
 

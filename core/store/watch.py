@@ -129,9 +129,7 @@ class StoreWatcher:
         self.root.mkdir(parents=True, exist_ok=True)
         self._stopping = False
         self._observer = self._start_observer()
-        self._worker = threading.Thread(
-            target=self._run, name=f"planwatch-store-watch:{self.root.name}", daemon=True
-        )
+        self._worker = threading.Thread(target=self._run, name=f"planwatch-store-watch:{self.root.name}", daemon=True)
         self._worker.start()
 
     def stop(self) -> None:

@@ -212,7 +212,7 @@ def _rpc_id(raw: Any) -> str:
 
 
 def _group_key(plan_id: Any) -> str | None:
-    """"" for no plan id, "acp:<planId>" for a string one, None for anything else."""
+    """ "" for no plan id, "acp:<planId>" for a string one, None for anything else."""
     if plan_id is None:
         return ""
     if isinstance(plan_id, str) and plan_id:
@@ -221,7 +221,7 @@ def _group_key(plan_id: Any) -> str | None:
 
 
 def _required_key(plan_id: Any) -> str | None:
-    """"acp:<planId>" for the planId `plan_update` and `plan_removed` require; None
+    """ "acp:<planId>" for the planId `plan_update` and `plan_removed` require; None
     (a malformed update, which changes nothing) when it is missing or not a string."""
     if isinstance(plan_id, str) and plan_id:
         return f"acp:{plan_id}"

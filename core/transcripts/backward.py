@@ -179,7 +179,9 @@ def is_full(reader: TranscriptReader, line: bytes) -> bool:
         return False
 
 
-def confirmed(fd: int, reader: TranscriptReader, offset: int, line: bytes, size: int, chunk: int, max_line: int) -> bool:
+def confirmed(
+    fd: int, reader: TranscriptReader, offset: int, line: bytes, size: int, chunk: int, max_line: int
+) -> bool:
     """Whether the full list on `line` (at `offset`) applied: the later lines holding
     its result needles are handed to the reader until it gives a verdict. A refused call
     (error result) or one with no result in the file changes nothing (SPEC §2), so the

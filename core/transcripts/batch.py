@@ -63,7 +63,9 @@ class FileRead:
     warm: str | None = None  # "same" or "grown": replayed from the cache (warmcache.fits)
 
 
-def read_file(item: TranscriptFile, read_plans: bool, remembered: Entry | None = None, *, summaries: bool = False) -> FileRead:
+def read_file(
+    item: TranscriptFile, read_plans: bool, remembered: Entry | None = None, *, summaries: bool = False
+) -> FileRead:
     """Read one transcript: from what the warm-start cache remembers of it when that
     still fits the file (warmcache.py), else from scratch; never raises. `summaries`:
     the caller needs only facts and counts (`planwatch sessions`): an unchanged file
@@ -129,7 +131,9 @@ def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | No
     return FileRead(item, reader, results, 0, trace=trace, warm="same" if same else None)
 
 
-def _read_warm(item: TranscriptFile, reader: TranscriptReader, remembered: Entry, summaries: bool = False) -> FileRead | None:
+def _read_warm(
+    item: TranscriptFile, reader: TranscriptReader, remembered: Entry, summaries: bool = False
+) -> FileRead | None:
     """`reader` fed what `remembered` points at, and then any bytes appended since; None
     when the file changed otherwise (warmcache.fits, a line's hash). With `summaries`
     and the file unchanged, its fact lines only, its plans from the summary (when the
@@ -168,7 +172,9 @@ Job = TranscriptFile | tuple[TranscriptFile, Entry]
 def read_files(jobs: Sequence[Job], read_plans: bool) -> list[FileRead]:
     """A worker's job: read a chunk of files (each from scratch, or replayed from what
     the cache remembers of it when that comes with it)."""
-    return [read_file(job[0], read_plans, job[1]) if isinstance(job, tuple) else read_file(job, read_plans) for job in jobs]
+    return [
+        read_file(job[0], read_plans, job[1]) if isinstance(job, tuple) else read_file(job, read_plans) for job in jobs
+    ]
 
 
 def _cost(item: TranscriptFile) -> int:
@@ -312,7 +318,9 @@ def _read_all(
     if not forked and spares:  # the spares used are the drivers' now; the rest go at the end
         forked, spares[:] = spares[:count], spares[count:]
     # Each worker's first chunk is handed out now, before this thread starts reading.
-    drivers = [Driver(read_plans, chunks.pop(), take_back, answers, forked[n] if forked else None) for n in range(count)]
+    drivers = [
+        Driver(read_plans, chunks.pop(), take_back, answers, forked[n] if forked else None) for n in range(count)
+    ]
     running = len(drivers)
     try:
         for driver in drivers:

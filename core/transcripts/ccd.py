@@ -58,11 +58,7 @@ def parse_call(name: str, tool_input: Any, group: str) -> PlanEvent | None:
 
 
 def is_full_list(name: str, tool_input: Any) -> bool:
-    return (
-        name == UPDATE_PLAN
-        and isinstance(tool_input, dict)
-        and parse_items(tool_input.get("items")) is not None
-    )
+    return name == UPDATE_PLAN and isinstance(tool_input, dict) and parse_items(tool_input.get("items")) is not None
 
 
 def parse_items(raw: Any) -> tuple[PlanItem, ...] | None:

@@ -214,7 +214,8 @@ class ClaudeReader(TranscriptReader):
         calls = set(full_list_calls(record))
         content = message(result).get("content")
         answers = [
-            b for b in (content if isinstance(content, list) else [])
+            b
+            for b in (content if isinstance(content, list) else [])
             if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") in calls
         ]
         if not answers:
@@ -313,9 +314,7 @@ class ClaudeReader(TranscriptReader):
                     self._replay.apply(event)
                 continue
             if call_id in self._tasks:
-                for task_event in self._tasks.on_result(
-                    call_id, is_error=failed, result=envelope, ambiguous=ambiguous
-                ):
+                for task_event in self._tasks.on_result(call_id, is_error=failed, result=envelope, ambiguous=ambiguous):
                     self._replay.apply(task_event)
 
     def _maybe_first_prompt(self, record: dict[str, Any], content: Any) -> None:
@@ -336,4 +335,3 @@ class ClaudeReader(TranscriptReader):
 
     def _waiting_ids(self) -> list[str]:
         return [*self._pending, *self._tasks.pending_ids]
-

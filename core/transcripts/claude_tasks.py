@@ -90,9 +90,7 @@ class TaskCorrelator:
         hold(self._pending, call_id, request, MAX_PENDING)
         return True
 
-    def on_result(
-        self, call_id: str, *, is_error: bool, result: Any, ambiguous: bool = False
-    ) -> list[PlanEvent]:
+    def on_result(self, call_id: str, *, is_error: bool, result: Any, ambiguous: bool = False) -> list[PlanEvent]:
         """The events a result confirms (often none). The call is settled either way."""
         request = self._pending.pop(call_id, None)
         if request is None or is_error or ambiguous or not isinstance(result, dict):
@@ -135,8 +133,4 @@ class TaskCorrelator:
         status = read_status(to, LIST_STATUSES) if to is not None else None
         if status is None and subject is None:
             return []  # dependency-only (blockedBy, …) or nothing confirmed
-        return [
-            TaskUpdated(
-                group=request.group, task_id=request.task_id, status=status, subject=subject
-            )
-        ]
+        return [TaskUpdated(group=request.group, task_id=request.task_id, status=status, subject=subject)]

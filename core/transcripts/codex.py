@@ -229,9 +229,7 @@ class CodexReader(TranscriptReader):
                 found = _CWD_IN_CONTEXT.search(text)
                 if found:
                     self.facts.cwd = found.group(1).strip()
-            if self.facts.first_prompt is None and text and not text.startswith(
-                _CONTEXT_PREFIXES
-            ):
+            if self.facts.first_prompt is None and text and not text.startswith(_CONTEXT_PREFIXES):
                 self.facts.first_prompt = prompt_title(text, MAX_TITLE_CHARS)
 
 
@@ -271,9 +269,7 @@ def _succeeded(output: Any) -> bool:
             return False
         output = output.get("content")
     if isinstance(output, list):  # content items: [{type: input_text, text}]
-        output = next(
-            (p.get("text") for p in output if isinstance(p, dict) and "text" in p), None
-        )
+        output = next((p.get("text") for p in output if isinstance(p, dict) and "text" in p), None)
     return isinstance(output, str) and output.strip() == SUCCESS_OUTPUT
 
 

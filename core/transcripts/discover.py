@@ -213,9 +213,7 @@ def _known_harness(path: Path) -> Harness | None:
     return None
 
 
-def classify(
-    path: Path, stat: os.stat_result | None = None, *, known: Harness | None = None
-) -> TranscriptFile | None:
+def classify(path: Path, stat: os.stat_result | None = None, *, known: Harness | None = None) -> TranscriptFile | None:
     """What kind of transcript `path` is, or None when it is not one. `known`: the
     harness its folder already tells (a harness's own folder, found by `discover`)."""
     if not is_transcript_name(path):
@@ -271,9 +269,7 @@ def _walk(root: Path) -> Iterator[tuple[Path, tuple[str, ...], os.stat_result]]:
                         name = entry.name
                         if entry.is_dir(follow_symlinks=False):
                             stack.append((folder / name, (*rel, name)))
-                        elif entry.is_file() and (
-                            name == OPENCODE_DB_NAME or _transcript_name(name, folder_name)
-                        ):
+                        elif entry.is_file() and (name == OPENCODE_DB_NAME or _transcript_name(name, folder_name)):
                             yield folder / name, (*rel, name), entry.stat()
                     except OSError:
                         continue

@@ -146,7 +146,9 @@ def read_transcript(
     return outcome
 
 
-def _read_document(reader: TranscriptReader, path: Path, outcome: ReadOutcome, max_line: int, plans: bool) -> ReadOutcome:
+def _read_document(
+    reader: TranscriptReader, path: Path, outcome: ReadOutcome, max_line: int, plans: bool
+) -> ReadOutcome:
     """A transcript rewritten whole: read at once (up to `max_line` bytes, like one long
     line) and handed to the reader in one piece. It has no append offset: 0."""
     outcome.offset = 0
@@ -157,7 +159,9 @@ def _read_document(reader: TranscriptReader, path: Path, outcome: ReadOutcome, m
             outcome.long_lines_skipped += 1
             log.warning(
                 "%s: a session document of %d bytes is larger than %d bytes: not read (no title or plan from it)",
-                path, size, bound,
+                path,
+                size,
+                bound,
             )
             return outcome
         data = fh.read(bound + 1)

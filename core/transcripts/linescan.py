@@ -127,7 +127,11 @@ def wanted_lines(
     reader's dynamic needles are read again after every line."""
     if end is None:
         end = len(block)
-    lines = _located(block, base, prefilter, begin, end) if prefilter.one_pass else _tested(block, base, prefilter.wants, begin, end)
+    lines = (
+        _located(block, base, prefilter, begin, end)
+        if prefilter.one_pass
+        else _tested(block, base, prefilter.wants, begin, end)
+    )
     exclude = prefilter.exclude
     if exclude is None:
         yield from lines
@@ -292,7 +296,8 @@ class LineScan:
                 self.long_lines_skipped += 1
                 log.warning(
                     "stopped reading a line of more than %d bytes at offset %d with no end in sight (over the line bound)",
-                    self._max_line, start,
+                    self._max_line,
+                    start,
                 )
                 return None
             data = self._stream.read(self._chunk)
@@ -325,6 +330,11 @@ def fd_scan(
 ) -> LineScan:
     """A `LineScan` of a file descriptor from `start` (pread: no shared file position)."""
     return LineScan(
-        PreadStream(fd, start), start, prefilter,
-        reread=lambda off, n: os.pread(fd, n, off), limit=limit, chunk=chunk, max_line=max_line,
+        PreadStream(fd, start),
+        start,
+        prefilter,
+        reread=lambda off, n: os.pread(fd, n, off),
+        limit=limit,
+        chunk=chunk,
+        max_line=max_line,
     )

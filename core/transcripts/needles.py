@@ -144,7 +144,11 @@ class Needles:
                 database = hs.Database(mode=hs.HS_MODE_BLOCK)
                 count = len(self.needles)
                 database.compile(
-                    expressions=list(self.needles), ids=list(range(count)), elements=count, flags=[0] * count, literal=True
+                    expressions=list(self.needles),
+                    ids=list(range(count)),
+                    elements=count,
+                    flags=[0] * count,
+                    literal=True,
                 )
                 self._hs = database
             except Exception:  # an unusable platform (hs_valid_platform) or library
@@ -195,9 +199,7 @@ def _trie_regex(node: dict[int, Any]) -> bytes:
     ends: set[bytes] = node.get(-1, set())
     if b"" in ends:
         return b""  # a needle ends here: longer ones with this prefix add nothing
-    alternatives = [
-        re.escape(bytes([byte])) + _trie_regex(child) for byte, child in sorted(node.items()) if byte != -1
-    ]
+    alternatives = [re.escape(bytes([byte])) + _trie_regex(child) for byte, child in sorted(node.items()) if byte != -1]
     # Needles ending here that start before the anchor: fixed-width lookbehinds.
     alternatives += [b"(?<=" + re.escape(needle) + b")" for needle in sorted(ends)]
     if len(alternatives) == 1:

@@ -293,7 +293,8 @@ class OpenCodeReader(TranscriptReader):
         """Read the plans (and stand-in titles) of sessions `ids`."""
         # Sessions unchanged since the warm-start cache was written: their parts by id.
         same = {
-            sid for sid in ids
+            sid
+            for sid in ids
             if signatures is not None and sid in self._remembered and self._remembered[sid][0] == signatures.get(sid)
         }
         unnamed = {sid for sid in ids if rows[sid].title.startswith(UNNAMED_TITLE) or not rows[sid].title.strip()}
@@ -315,11 +316,15 @@ class OpenCodeReader(TranscriptReader):
             marks = ",".join("?" * len(chunk))
             # The todo's priority where the table has the column (FORMATS §6 lists it).
             priority = "priority" if has_column(db, "todo", "priority") else "NULL"
-            query = (f"SELECT session_id, content, status, {priority} FROM todo WHERE session_id IN ({marks}) "
-                     "ORDER BY session_id, position")
+            query = (
+                f"SELECT session_id, content, status, {priority} FROM todo WHERE session_id IN ({marks}) "
+                "ORDER BY session_id, position"
+            )
             for sid, content, status, level in db.execute(query, chunk):
                 if isinstance(content, str):
-                    item = PlanItem(text=content, status=TODO_STATUS.get(status, "pending"), priority=read_priority(level))
+                    item = PlanItem(
+                        text=content, status=TODO_STATUS.get(status, "pending"), priority=read_priority(level)
+                    )
                     items.setdefault(sid, []).append(item)
         for sid in ids:
             self._plans.pop(sid, None)
@@ -364,6 +369,7 @@ def _as_agent(plan: AgentPlan, sid: str) -> AgentPlan:
 # A session as the warm-start cache remembers it: its signature, the part holding its
 # list, the part holding its first prompt.
 _Remembered = tuple[Signature, str | None, str | None]
+
 
 def _remembered_sessions(state: Any) -> dict[str, _Remembered]:
     """`warm_state()`'s shape checked; anything else is nothing remembered."""

@@ -25,7 +25,16 @@ from planwatch.core.model import (
 )
 from planwatch.core.transcripts.reader import prompt_title
 
-__all__ = ["MAX_TITLE_CHARS", "SOURCE", "TODOWRITE", "TODO_STATUS", "part_text", "plan_of", "todo_items", "todowrite_list"]
+__all__ = [
+    "MAX_TITLE_CHARS",
+    "SOURCE",
+    "TODOWRITE",
+    "TODO_STATUS",
+    "part_text",
+    "plan_of",
+    "todo_items",
+    "todowrite_list",
+]
 
 SOURCE: Source = "opencode_todos"
 TODOWRITE = "todowrite"
@@ -64,11 +73,13 @@ def todo_items(raw: Any) -> tuple[PlanItem, ...] | None:
     for todo in raw:
         if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
             return None  # an unrecognised shape gives no list rather than a wrong one
-        items.append(PlanItem(
-            text=todo["content"],
-            status=TODO_STATUS.get(todo.get("status"), "pending"),
-            priority=read_priority(todo.get("priority")),
-        ))
+        items.append(
+            PlanItem(
+                text=todo["content"],
+                status=TODO_STATUS.get(todo.get("status"), "pending"),
+                priority=read_priority(todo.get("priority")),
+            )
+        )
     return tuple(items)
 
 

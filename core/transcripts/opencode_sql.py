@@ -76,7 +76,9 @@ def read_transaction(path: Path, work: Callable[[sqlite3.Connection], T]) -> T:
     last: Exception | None = None
     for attempt in range(RETRIES + 1):
         try:
-            connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
+            connection = sqlite3.connect(
+                uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
+            )
         except sqlite3.Error as exc:
             raise DatabaseProblem(f"{path}: cannot be opened ({exc})") from exc
         try:

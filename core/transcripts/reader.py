@@ -87,14 +87,21 @@ def facts_key(facts: SessionFacts) -> tuple[object, ...]:
     """Every fact but the last activity, as one comparable value (warmcache.py tags a
     line fed as a fact line when feeding it changed this)."""
     return (
-        facts.id, facts.cwd, facts.git_branch, facts.custom_title, facts.ai_title, facts.summary,
-        facts.first_prompt, facts.parent_id, facts.is_subagent, tuple(facts.subagent_ids),
+        facts.id,
+        facts.cwd,
+        facts.git_branch,
+        facts.custom_title,
+        facts.ai_title,
+        facts.summary,
+        facts.first_prompt,
+        facts.parent_id,
+        facts.is_subagent,
+        tuple(facts.subagent_ids),
     )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionResult:
-
     facts: SessionFacts
     plan: AgentPlan
 
@@ -358,4 +365,3 @@ def json_value_needles(value: str) -> tuple[bytes, ...]:
     compact and with a space: `:"value"` and `: "value"`. Like `json_needles`, it only
     matches JSON structure, and its colon lets `needle_pattern` (needles.py) scan fast."""
     return (f':"{value}"'.encode(), f': "{value}"'.encode())
-

@@ -78,7 +78,9 @@ from planwatch.core.transcripts.warmsummary import valid_summary
 
 log = logging.getLogger(__name__)
 
-FORMAT = 6  # 3: CRC-32 line hashes; 4: fact lines tagged (FACT, WHEN), summaries; 5: code stamp by zlib; 6: ctime, keyed MAC
+FORMAT = (
+    6  # 3: CRC-32 line hashes; 4: fact lines tagged (FACT, WHEN), summaries; 5: code stamp by zlib; 6: ctime, keyed MAC
+)
 CACHE_NAME = "warm-start.json"
 # Kinds of a trace's operations (four ints each: kind, offset, length, hash). TOUCH is
 # a line read only for its time (`touch_line`: the last record's time). A line fed is
@@ -264,7 +266,10 @@ def _valid_entry(raw: Any) -> Entry | None:
     if len(ops) % 4 or len(ops) > 4 * MAX_OPS or not _INT.issuperset(map(type, ops)):
         return None
     if ops and (
-        not _KIND_SET.issuperset(ops[0::4]) or min(ops[1::4]) < 0 or min(lengths := ops[2::4]) < 0 or max(lengths) > size
+        not _KIND_SET.issuperset(ops[0::4])
+        or min(ops[1::4]) < 0
+        or min(lengths := ops[2::4]) < 0
+        or max(lengths) > size
     ):
         return None
     return Entry(harness, (dev, ino, size, mtime, ctime), offset, ops, state, summary)

@@ -35,7 +35,12 @@ def summarize(results: Iterable[SessionResult]) -> list[Any]:
         [
             facts_hash(result.facts),
             [
-                [g.key, SUMMARY_SOURCES.index(g.source), int(g.partial), [SUMMARY_STATUSES.index(i.status) for i in g.items]]
+                [
+                    g.key,
+                    SUMMARY_SOURCES.index(g.source),
+                    int(g.partial),
+                    [SUMMARY_STATUSES.index(i.status) for i in g.items],
+                ]
                 for g in result.plan.groups
             ],
         ]
@@ -48,7 +53,9 @@ def valid_summary(raw: Any) -> bool:
     if not isinstance(raw, list):
         return False
     for result in raw:
-        if not (isinstance(result, list) and len(result) == 2 and type(result[0]) is int and isinstance(result[1], list)):
+        if not (
+            isinstance(result, list) and len(result) == 2 and type(result[0]) is int and isinstance(result[1], list)
+        ):
             return False
         for group in result[1]:
             if not (

@@ -70,7 +70,9 @@ class Driver(threading.Thread):
                 if self._proc is None:
                     self._proc = subprocess.Popen(
                         [sys.executable, "-c", _BOOT],
-                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL,
                     )
                 proc = self._proc
             assert proc.stdin is not None and proc.stdout is not None

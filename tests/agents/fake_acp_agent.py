@@ -42,7 +42,12 @@ def entry(content: str, status: str) -> dict:
 
 def run_prompt(request_id: object) -> None:
     notify_plan({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "Looking."}})
-    notify_plan({"sessionUpdate": "plan", "entries": [entry("Inspect the loader", "in_progress"), entry("Add YAML parsing", "pending")]})
+    notify_plan(
+        {
+            "sessionUpdate": "plan",
+            "entries": [entry("Inspect the loader", "in_progress"), entry("Add YAML parsing", "pending")],
+        }
+    )
     notify_plan(
         {
             "sessionUpdate": "plan_update",
@@ -55,7 +60,12 @@ def run_prompt(request_id: object) -> None:
             "plan": {"type": "items", "planId": "plan-2", "entries": [entry("Scratch step", "pending")]},
         }
     )
-    notify_plan({"sessionUpdate": "plan", "entries": [entry("Inspect the loader", "completed"), entry("Add YAML parsing", "in_progress")]})
+    notify_plan(
+        {
+            "sessionUpdate": "plan",
+            "entries": [entry("Inspect the loader", "completed"), entry("Add YAML parsing", "in_progress")],
+        }
+    )
     notify_plan(
         {
             "sessionUpdate": "plan_update",
@@ -84,7 +94,11 @@ def handle(line: bytes) -> None:
             {
                 "jsonrpc": "2.0",
                 "id": request_id,
-                "result": {"protocolVersion": 1, "agentCapabilities": {"loadSession": False}, "agentInfo": {"name": "fake-acp-agent", "version": "1.0"}},
+                "result": {
+                    "protocolVersion": 1,
+                    "agentCapabilities": {"loadSession": False},
+                    "agentInfo": {"name": "fake-acp-agent", "version": "1.0"},
+                },
             }
         )
     elif method == "session/new":

@@ -45,7 +45,10 @@ def generate(root: Path, sessions: int, seed: int = 7) -> None:
         size = rnd.choice([20_000] * 8 + [300_000] * 3 + [3_000_000])
         cwd = f"/home/dev/project{n % 40}"
         when = start - timedelta(minutes=n * 7)
-        items = [(f"Step {k} of session {n}", rnd.choice(["pending", "in_progress", "completed"])) for k in range(rnd.randint(2, 8))]
+        items = [
+            (f"Step {k} of session {n}", rnd.choice(["pending", "in_progress", "completed"]))
+            for k in range(rnd.randint(2, 8))
+        ]
         if n % 3:
             session_id = str(uuid.UUID(int=rnd.getrandbits(128), version=4))
             path = claude_path(root / "claude" / "projects", cwd, session_id)
@@ -89,7 +92,9 @@ async def measure(corpus: Path, work: Path, appends: int) -> dict[str, float]:
 
     figures: dict[str, float] = {}
     started = time.perf_counter()
-    app = make_app(AppOptions(roots=roots, config_path=work / "config.yaml", store_root=work / "store", state_dir=work / "state"))
+    app = make_app(
+        AppOptions(roots=roots, config_path=work / "config.yaml", store_root=work / "store", state_dir=work / "state")
+    )
     async with app.run_test(size=(120, 36)) as pilot:
         while getattr(app.screen, "id", None) != "browse":
             await pilot.pause(0.005)
@@ -119,8 +124,10 @@ async def measure(corpus: Path, work: Path, appends: int) -> dict[str, float]:
                 if time.perf_counter() > deadline:
                     shown = option_texts(app.screen.query_one("#checklist", ChecklistView))
                     entry = app.entry(live.session_id)
-                    raise SystemExit(f"append {n} did not show within 5 s; selected={app.screen.selected_id} "
-                                     f"indexed={entry is not None} shown={shown}")
+                    raise SystemExit(
+                        f"append {n} did not show within 5 s; selected={app.screen.selected_id} "
+                        f"indexed={entry is not None} shown={shown}"
+                    )
                 await pilot.pause(0.002)
             latencies.append(time.perf_counter() - t0)
             await pilot.pause(0.05)
@@ -143,9 +150,17 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="planwatch-bench-app-") as tmp:
         work = Path(tmp)
-        for name, sub in (("CLAUDE_CONFIG_DIR", "claude-home"), ("CODEX_HOME", "codex-home"), ("PLANWATCH_DATA", "data"),
-                          ("PLANWATCH_STATE", "state"), ("PLANWATCH_STORE", "store"), ("PLANWATCH_CONFIG", "config.yaml"),
-                          ("XDG_DATA_HOME", "xdg"), ("XDG_STATE_HOME", "xdg"), ("XDG_CONFIG_HOME", "xdg")):
+        for name, sub in (
+            ("CLAUDE_CONFIG_DIR", "claude-home"),
+            ("CODEX_HOME", "codex-home"),
+            ("PLANWATCH_DATA", "data"),
+            ("PLANWATCH_STATE", "state"),
+            ("PLANWATCH_STORE", "store"),
+            ("PLANWATCH_CONFIG", "config.yaml"),
+            ("XDG_DATA_HOME", "xdg"),
+            ("XDG_STATE_HOME", "xdg"),
+            ("XDG_CONFIG_HOME", "xdg"),
+        ):
             os.environ[name] = str(work / sub)
         corpus = args.corpus
         if corpus is None:

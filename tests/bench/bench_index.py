@@ -95,7 +95,15 @@ def _write_codex(path: Path, size: int, rnd: random.Random, *, shape: str, tid: 
         w = corpus.CodexWriter(fh, start=when, seed=rnd.randrange(1 << 30))
         w.meta(tid, "/home/dev/codex")
         w.prompt("Paginate the export")
-        _body(w, fh, size, rnd, shape, lambda p: w.update_plan(p), lambda n: _mixed(w, rnd, n, lambda: w.filler(n), "codex", tid))
+        _body(
+            w,
+            fh,
+            size,
+            rnd,
+            shape,
+            lambda p: w.update_plan(p),
+            lambda n: _mixed(w, rnd, n, lambda: w.filler(n), "codex", tid),
+        )
 
 
 def _write_acp(path: Path, size: int, rnd: random.Random, *, shape: str, sid: str, when: datetime) -> None:
@@ -104,7 +112,15 @@ def _write_acp(path: Path, size: int, rnd: random.Random, *, shape: str, sid: st
         w = corpus.AcpWriter(fh, start=when, seed=rnd.randrange(1 << 30))
         w.new_session(sid, "/home/dev/acp")
         w.prompt(sid, "Fix the build")
-        _body(w, fh, size, rnd, shape, lambda p: w.plan(sid, p), lambda n: _mixed(w, rnd, n, lambda: w.filler(sid, n), "acp", sid))
+        _body(
+            w,
+            fh,
+            size,
+            rnd,
+            shape,
+            lambda p: w.plan(sid, p),
+            lambda n: _mixed(w, rnd, n, lambda: w.filler(sid, n), "acp", sid),
+        )
 
 
 def _mixed(w, rnd: random.Random, size: int, big, harness: str, sid: str) -> None:  # type: ignore[no-untyped-def]
@@ -134,7 +150,9 @@ def _body(w, fh, size: int, rnd: random.Random, shape: str, plan, filler) -> Non
             next_plan = pos + every
         if not long_done and pos > size // 2:
             # One 50 MB line: a huge tool output nobody plans in (written in pieces).
-            fh.write(b'{"type":"response_item","payload":{"type":"function_call_output","call_id":"call_big","output":"')
+            fh.write(
+                b'{"type":"response_item","payload":{"type":"function_call_output","call_id":"call_big","output":"'
+            )
             piece = ("x" * MB).encode()
             for _ in range(50):
                 fh.write(piece)
@@ -150,7 +168,11 @@ def generate(root: Path, sessions: int, total: int, seed: int = 1) -> None:
     base = datetime(2026, 11, 1, tzinfo=UTC)
     big_n = sum(1 for s in sizes if s >= 100 * MB)
     for n, size in enumerate(sizes):
-        harness = ("claude", "codex", "acp")[n % 3] if n >= big_n else ("codex", "claude", "codex", "claude", "acp", "codex", "claude")[n % 7]
+        harness = (
+            ("claude", "codex", "acp")[n % 3]
+            if n >= big_n
+            else ("codex", "claude", "codex", "claude", "acp", "codex", "claude")[n % 7]
+        )
         shape = "spread"
         if n < big_n:
             shape = {0: "long-line", 1: "middle", 2: "middle", 3: "middle", 4: "tasks"}.get(n, "spread")
@@ -256,8 +278,11 @@ def measure_index(root: Path) -> dict[str, float]:
 def measure_cli(root: Path) -> float:
     t = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"], cwd=ROOT, env=_env(root),
-        stdout=subprocess.DEVNULL, check=True,
+        [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"],
+        cwd=ROOT,
+        env=_env(root),
+        stdout=subprocess.DEVNULL,
+        check=True,
     )
     return time.perf_counter() - t
 
@@ -314,13 +339,23 @@ def main() -> int:
         ("index (SessionIndex.scan)", f"{index['seconds']:.2f} s", f"{total / MB / index['seconds']:,.0f} MB/s"),
         ("planwatch sessions --json", f"{cli:.2f} s", "end to end, incl. start-up"),
         ("cat (warm page cache)", f"{cat:.2f} s", f"{total / MB / cat:,.0f} MB/s"),
-        ("naive json.loads per line", f"{naive:.1f} s", f"extrapolated from {naive_bytes / MB:,.0f} MB in {naive_s:.1f} s"),
+        (
+            "naive json.loads per line",
+            f"{naive:.1f} s",
+            f"extrapolated from {naive_bytes / MB:,.0f} MB in {naive_s:.1f} s",
+        ),
         ("peak memory of the index", f"{index['hwm'] / MB:.0f} MB", f"VmHWM; ru_maxrss {index['maxrss'] / MB:.0f} MB"),
-        ("peak memory of a scan worker", f"{index['workers_maxrss'] / MB:.0f} MB", "largest worker process's ru_maxrss (0: none ran)"),
+        (
+            "peak memory of a scan worker",
+            f"{index['workers_maxrss'] / MB:.0f} MB",
+            "largest worker process's ru_maxrss (0: none ran)",
+        ),
     ]
     width = max(len(r[0]) for r in rows)
-    print(f"\n{len(files)} sessions, {total / MB:,.0f} MB; {index['sessions']} indexed, "
-          f"{index['with_plan']} with a plan, {index['partial']} partial")
+    print(
+        f"\n{len(files)} sessions, {total / MB:,.0f} MB; {index['sessions']} indexed, "
+        f"{index['with_plan']} with a plan, {index['partial']} partial"
+    )
     for name, value, note in rows:
         print(f"  {name.ljust(width)}  {value:>10}  {note}")
     # Each process's peak must stay under the bound: the index's and its worker's.

@@ -47,7 +47,9 @@ def build(path: Path, sessions: int, todos: int) -> OpenCodeDb:
         sid = f"ses_{n:05d}bench{n * 7919 % 100000:05d}AbCdEfGhIj"
         parent = f"ses_{n - 1:05d}bench{(n - 1) * 7919 % 100000:05d}AbCdEfGhIj" if n % 10 == 9 else None
         at = T0 + n * 60_000
-        db.session(sid, f"Session {n}: refactor module {n % 37}", f"/home/dev/project{n % 23}", updated=at, parent=parent)
+        db.session(
+            sid, f"Session {n}: refactor module {n % 37}", f"/home/dev/project{n % 23}", updated=at, parent=parent
+        )
         db.prompt(sid, f"Refactor module {n % 37} and keep a todo list", at + 1)
         plan = [(f"Step {k} of session {n}", STATUSES[(k + n) % len(STATUSES)], "medium") for k in range(todos)]
         db.todowrite(sid, plan, at + 100)
@@ -78,7 +80,9 @@ def main() -> None:
         writer = build(path, args.sessions, args.todos)
         built = time.perf_counter() - started
         wal = path.with_name("opencode.db-wal").stat().st_size
-        print(f"database: {args.sessions} sessions × {args.todos} todos, {path.stat().st_size >> 10} KB + {wal >> 10} KB WAL (built in {built:.1f} s)")
+        print(
+            f"database: {args.sessions} sessions × {args.todos} todos, {path.stat().st_size >> 10} KB + {wal >> 10} KB WAL (built in {built:.1f} s)"
+        )
 
         def read() -> None:
             reader = OpenCodeReader(path)
@@ -96,7 +100,9 @@ def main() -> None:
 
         def refresh() -> None:
             n = next(counter)
-            writer.todowrite("ses_00500bench59500AbCdEfGhIj", [("Step", "completed" if n % 2 else "pending", "high")], T0 + 10**9 + n)
+            writer.todowrite(
+                "ses_00500bench59500AbCdEfGhIj", [("Step", "completed" if n % 2 else "pending", "high")], T0 + 10**9 + n
+            )
             assert reader.refresh() == {"ses_00500bench59500AbCdEfGhIj"}
 
         def cli() -> None:
@@ -123,7 +129,9 @@ def main() -> None:
         print(f"{name.ljust(width)}  {wall * 1000:6.1f} ms  {shown:>9}")
     wall, cpu = rows[1][1]
     verdict = "met" if wall < 0.2 else "NOT met"
-    print(f"target: the index lists it in under 200 ms — {verdict} ({wall * 1000:.0f} ms wall, {cpu * 1000:.0f} ms CPU)")
+    print(
+        f"target: the index lists it in under 200 ms — {verdict} ({wall * 1000:.0f} ms wall, {cpu * 1000:.0f} ms CPU)"
+    )
 
 
 if __name__ == "__main__":

@@ -90,8 +90,15 @@ def _big(path: Path, n: int, sid: str, when: datetime, rnd: random.Random) -> No
             if not long_done and pos > BIG_SIZE // 3:
                 # One 50 MB line: a huge tool output nobody plans in, written in pieces.
                 call_id = "toolu_01big" + "0" * 16
-                head = {"type": "user", "sessionId": sid, "cwd": w.cwd, "message": {"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": call_id, "content": "@@"}]}}
+                head = {
+                    "type": "user",
+                    "sessionId": sid,
+                    "cwd": w.cwd,
+                    "message": {
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": call_id, "content": "@@"}],
+                    },
+                }
                 before, after = json.dumps(head, separators=(",", ":")).encode().split(b"@@")
                 fh.write(before)
                 piece = b"y" * MB
@@ -130,7 +137,9 @@ def _small(path: Path, n: int, sid: str, size: int, when: datetime, rnd: random.
                 w.real_records("claude", sid, rnd.randint(1, 6))
 
 
-PLAN_TOOL_NAMES = "TodoWrite ExitPlanMode TaskCreate TaskUpdate mcp__ccd_turn__update_plan mcp__ccd_turn__wrap_up update_plan"
+PLAN_TOOL_NAMES = (
+    "TodoWrite ExitPlanMode TaskCreate TaskUpdate mcp__ccd_turn__update_plan mcp__ccd_turn__wrap_up update_plan"
+)
 
 
 def _heavy_small(root: Path, n: int, when: datetime, rnd: random.Random) -> Path:
@@ -442,8 +451,12 @@ def measure_app(root: Path, appends: int) -> tuple[dict[str, float], int]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", default=None, help="where the corpus is kept (default ./bench-corpus/start, or start-N)")
-    parser.add_argument("--sessions", type=int, default=SESSIONS, help="1000 (the default shape) or a heavy user's count")
+    parser.add_argument(
+        "--corpus", default=None, help="where the corpus is kept (default ./bench-corpus/start, or start-N)"
+    )
+    parser.add_argument(
+        "--sessions", type=int, default=SESSIONS, help="1000 (the default shape) or a heavy user's count"
+    )
     parser.add_argument("--rounds", type=int, default=3, help="timed runs per row (the best is shown)")
     parser.add_argument("--appends", type=int, default=20)
     parser.add_argument("--skip-app", action="store_true")
@@ -456,8 +469,11 @@ def main() -> int:
     total = sum(f.stat().st_size for f in files)
     print(f"corpus: {len(files)} files, {total / 1e9:.2f} GB", file=sys.stderr)
     # planwatch's own modules compiled first, as `pip install` leaves them.
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "core"), str(ROOT / "tui")],
-                   stdout=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "core"), str(ROOT / "tui")],
+        stdout=subprocess.DEVNULL,
+        check=False,
+    )
     cat = measure_cat(files, args.rounds)
     cli = measure_cli(root, args.rounds)
     naive, naive_rss = measure_naive(files)
@@ -470,39 +486,81 @@ def main() -> int:
 
     rows: list[tuple[str, str, str, str]] = [
         ("`cat` of every file", f"{cat:.2f} s", cpu("cat"), "1×"),
-        ("`planwatch sessions --json`, cold", f"{cold:.2f} s", cpu("cold"),
-         f"{cold / cat:.1f}× cat; {naive / cold:.1f}× faster than naive"),
-        ("the same, warm (from the cache)", f"{warm:.2f} s", cpu("warm"),
-         f"{warm / cat:.2f}× cat, {warm / cold:.2f}× cold; output identical: {'yes' if cli['identical'] else 'NO'}"),
+        (
+            "`planwatch sessions --json`, cold",
+            f"{cold:.2f} s",
+            cpu("cold"),
+            f"{cold / cat:.1f}× cat; {naive / cold:.1f}× faster than naive",
+        ),
+        (
+            "the same, warm (from the cache)",
+            f"{warm:.2f} s",
+            cpu("warm"),
+            f"{warm / cat:.2f}× cat, {warm / cold:.2f}× cold; output identical: {'yes' if cli['identical'] else 'NO'}",
+        ),
     ]
     if ccusage is not None:
-        rows.append((f"ccusage {CCUSAGE_VERSION} `session --offline --json`", f"{ccusage[0]:.2f} s", cpu("ccusage"),
-                     f"planwatch cold {ccusage[0] / cold:.1f}× faster"))
+        rows.append(
+            (
+                f"ccusage {CCUSAGE_VERSION} `session --offline --json`",
+                f"{ccusage[0]:.2f} s",
+                cpu("ccusage"),
+                f"planwatch cold {ccusage[0] / cold:.1f}× faster",
+            )
+        )
     else:
         rows.append((f"ccusage {CCUSAGE_VERSION}", "n/a", "", "not available (no CCUSAGE, npx could not fetch it)"))
     rows.append(("a naive reader (json.loads every line)", f"{naive:.2f} s", cpu("naive"), ""))
     if app is not None:
-        rows.append(("app: the first screen's rows (cold cache / warm)", f"{app['first_rows']:.2f} s / "
-                     f"{app['warm_first_rows']:.2f} s", "", "30 rows"))
-        rows.append(("app: every row on screen (cold cache)", f"{app['all_rows']:.2f} s", "",
-                     f"{app['all_rows'] / cold:.2f}× CLI cold"))
-        rows.append(("app: every row on screen (warm cache)", f"{app['warm_all_rows']:.2f} s", "",
-                     f"{app['warm_all_rows'] / cold:.2f}× CLI cold"))
-        rows.append(("app: plan call appended → on screen, median", f"{app['append_median'] * 1000:.0f} ms", "",
-                     f"of {args.appends}"))
+        rows.append(
+            (
+                "app: the first screen's rows (cold cache / warm)",
+                f"{app['first_rows']:.2f} s / {app['warm_first_rows']:.2f} s",
+                "",
+                "30 rows",
+            )
+        )
+        rows.append(
+            (
+                "app: every row on screen (cold cache)",
+                f"{app['all_rows']:.2f} s",
+                "",
+                f"{app['all_rows'] / cold:.2f}× CLI cold",
+            )
+        )
+        rows.append(
+            (
+                "app: every row on screen (warm cache)",
+                f"{app['warm_all_rows']:.2f} s",
+                "",
+                f"{app['warm_all_rows'] / cold:.2f}× CLI cold",
+            )
+        )
+        rows.append(
+            (
+                "app: plan call appended → on screen, median",
+                f"{app['append_median'] * 1000:.0f} ms",
+                "",
+                f"of {args.appends}",
+            )
+        )
     peak = max(int(cli["rss"]), app_rss)  # type: ignore[call-overload]
     rows.append(("peak RSS (CLI, app and scan workers)", f"{peak / MB:.0f} MB", "", ""))
     load = os.getloadavg()[0]
     from planwatch.core.transcripts.needles import engine
 
-    print(f"\n{len(files)} sessions ({cli['sessions']} listed), {total / 1e9:.2f} GB; best of {args.rounds}; "
-          f"load average {load:.1f} on {os.cpu_count()} cores; byte search: {engine()}\n")
+    print(
+        f"\n{len(files)} sessions ({cli['sessions']} listed), {total / 1e9:.2f} GB; best of {args.rounds}; "
+        f"load average {load:.1f} on {os.cpu_count()} cores; byte search: {engine()}\n"
+    )
     print("| | time | CPU | ratio |")
     print("|---|---|---|---|")
     for name, value, used, note in rows:
         print(f"| {name} | {value} | {used} | {note} |")
-    print(f"\n(maxrss of the naive reader: {naive_rss / MB:.0f} MB; this process: "
-          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)")
+    print(
+        f"\n(maxrss of the naive reader: {naive_rss / MB:.0f} MB; this process: "
+        f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB)"
+    )
     return 0
 
 

@@ -33,10 +33,15 @@ def fill(root: Path, count: int) -> None:
     stamp = Stamp.model_validate({"at": datetime(2026, 11, 30, 9, 0, tzinfo=UTC), "by": "dana", "in": "sess-1"})
     for n in range(1, count + 1):
         rec = TaskRecord(
-            id=f"t{n}", title=f"Task number {n} of the benchmark", status=STATUSES[n % 6],
-            priority=("high", "medium", "low")[n % 3], labels=("bench", f"l{n % 10}"),
-            blocked_by=(f"t{n - 1}",) if n > 1 and n % 4 == 0 else (), created=stamp,
-            approved=stamp if n % 2 else None, body="Some body text.\n",
+            id=f"t{n}",
+            title=f"Task number {n} of the benchmark",
+            status=STATUSES[n % 6],
+            priority=("high", "medium", "low")[n % 3],
+            labels=("bench", f"l{n % 10}"),
+            blocked_by=(f"t{n - 1}",) if n > 1 and n % 4 == 0 else (),
+            created=stamp,
+            approved=stamp if n % 2 else None,
+            body="Some body text.\n",
         )
         (tasks / f"t{n}.md").write_text(render_record(rec), encoding="utf-8")
 
@@ -72,16 +77,24 @@ def main() -> int:
         warm = [timed(lambda: listing()) for _ in range(5)]
         ready = [timed(lambda: listing(ready=True)) for _ in range(5)]
         by_since = [timed(lambda: listing(by="dana", since="2026-11-01")) for _ in range(5)]
-        print(f"task_list over {args.tasks} tasks: cold {cold:.0f} ms (parse every file), "
-              f"warm median {statistics.median(warm):.0f} ms (cached), "
-              f"ready median {statistics.median(ready):.0f} ms, by+since median {statistics.median(by_since):.0f} ms")
+        print(
+            f"task_list over {args.tasks} tasks: cold {cold:.0f} ms (parse every file), "
+            f"warm median {statistics.median(warm):.0f} ms (cached), "
+            f"ready median {statistics.median(ready):.0f} ms, by+since median {statistics.median(by_since):.0f} ms"
+        )
 
-        adds = [timed(lambda i=i: run_tool("task_add", store, settings, caller, {"title": f"added {i}", "labels": ["x"]}))
-                for i in range(args.adds)]
-        print(f"task_add into {args.tasks} tasks ({args.adds} adds): median {statistics.median(adds):.2f} ms, "
-              f"p95 {pct(adds, 0.95):.2f} ms, max {max(adds):.2f} ms")
-        sets = [timed(lambda i=i: run_tool("task_set", store, settings, caller, {"task": f"t{i + 1}", "note": f"n{i}"}))
-                for i in range(args.adds)]
+        adds = [
+            timed(lambda i=i: run_tool("task_add", store, settings, caller, {"title": f"added {i}", "labels": ["x"]}))
+            for i in range(args.adds)
+        ]
+        print(
+            f"task_add into {args.tasks} tasks ({args.adds} adds): median {statistics.median(adds):.2f} ms, "
+            f"p95 {pct(adds, 0.95):.2f} ms, max {max(adds):.2f} ms"
+        )
+        sets = [
+            timed(lambda i=i: run_tool("task_set", store, settings, caller, {"task": f"t{i + 1}", "note": f"n{i}"}))
+            for i in range(args.adds)
+        ]
         print(f"task_set ({args.adds} sets): median {statistics.median(sets):.2f} ms, p95 {pct(sets, 0.95):.2f} ms")
         if args.loaders:
             compare_loaders(root)

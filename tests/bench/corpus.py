@@ -26,14 +26,25 @@ def _dump(record: dict[str, object]) -> bytes:
 _POOL: list[str] = []
 SAMPLES = Path(__file__).resolve().parents[2] / "fixtures" / "samples"
 # Lines of the real samples that state or confirm a plan are left out of the filler.
-_PLAN_MARKS = (b'"name":"TodoWrite"', b"newTodos", b'"name":"update_plan"', b"Plan updated",
-               b'"sessionUpdate":"plan"', b'"type":"session_meta"', b'"result"')
+_PLAN_MARKS = (
+    b'"name":"TodoWrite"',
+    b"newTodos",
+    b'"name":"update_plan"',
+    b"Plan updated",
+    b'"sessionUpdate":"plan"',
+    b'"type":"session_meta"',
+    b'"result"',
+)
 _SAMPLE_IDS = {
     "claude": b"86c5b490-b7df-4218-91f4-6c39c5cf19f8",
     "codex": b"01a22b52-79cb-7653-8066-3e085f4b65ca",
     "acp": b"01a22b53-29e2-7072-87b2-c2a6439f82d5",
 }
-_SAMPLE_FILES = {"claude": "claude-code-todowrite.jsonl", "codex": "codex-rollout.jsonl", "acp": "acp-codex-agent-stream.jsonl"}
+_SAMPLE_FILES = {
+    "claude": "claude-code-todowrite.jsonl",
+    "codex": "codex-rollout.jsonl",
+    "acp": "acp-codex-agent-stream.jsonl",
+}
 _STAMP = re.compile(rb'"(timestamp|ts)":"[0-9T:.\-]+Z"')
 _REAL: dict[str, list[bytes]] = {}
 
@@ -51,8 +62,27 @@ def real_lines(harness: str) -> list[bytes]:
 def _pool() -> str:
     if not _POOL:
         rnd = random.Random(42)
-        words = ("loader", "config", "parse", "yaml", "value", "return", "self", "path", "None", "def",
-                 "import", "class", "raise", "async", "await", "yield", "lambda", "assert", "tuple")
+        words = (
+            "loader",
+            "config",
+            "parse",
+            "yaml",
+            "value",
+            "return",
+            "self",
+            "path",
+            "None",
+            "def",
+            "import",
+            "class",
+            "raise",
+            "async",
+            "await",
+            "yield",
+            "lambda",
+            "assert",
+            "tuple",
+        )
         _POOL.append(" ".join(rnd.choice(words) for _ in range(200_000)))
     return _POOL[0]
 
@@ -99,7 +129,16 @@ class _Writer:
 class ClaudeWriter(_Writer):
     """A Claude Code session file (`<sessionId>.jsonl`)."""
 
-    def __init__(self, fh: BinaryIO, session_id: str, cwd: str, *, branch: str = "main", agent_id: str | None = None, **kw: object) -> None:
+    def __init__(
+        self,
+        fh: BinaryIO,
+        session_id: str,
+        cwd: str,
+        *,
+        branch: str = "main",
+        agent_id: str | None = None,
+        **kw: object,
+    ) -> None:
         super().__init__(fh, **kw)  # type: ignore[arg-type]
         self.session_id = session_id
         self.cwd = cwd
@@ -170,14 +209,23 @@ class ClaudeWriter(_Writer):
 
     def task_create(self, task_id: str, subject: str) -> None:
         call_id = self._call("TaskCreate", {"subject": subject, "description": subject, "activeForm": subject})
-        self._result(call_id, f"Task #{task_id} created successfully: {subject}", {"task": {"id": task_id, "subject": subject, "description": subject}})
+        self._result(
+            call_id,
+            f"Task #{task_id} created successfully: {subject}",
+            {"task": {"id": task_id, "subject": subject, "description": subject}},
+        )
 
     def task_update(self, task_id: str, status: str, old: str = "pending") -> None:
         call_id = self._call("TaskUpdate", {"taskId": task_id, "status": status})
         self._result(
             call_id,
             f"Updated task #{task_id} status",
-            {"success": True, "taskId": task_id, "updatedFields": ["status"], "statusChange": {"from": old, "to": status}},
+            {
+                "success": True,
+                "taskId": task_id,
+                "updatedFields": ["status"],
+                "statusChange": {"from": old, "to": status},
+            },
         )
 
     def custom_title(self, title: str) -> None:
@@ -187,7 +235,9 @@ class ClaudeWriter(_Writer):
         """A file read and its (unwanted) result, about `size` bytes in all."""
         call_id = self._call("Read", {"file_path": f"{self.cwd}/src/loader.py"})
         body = self.text(max(0, size - 900))
-        self._result(call_id, body, {"type": "text", "file": {"filePath": f"{self.cwd}/src/loader.py", "content": body}})
+        self._result(
+            call_id, body, {"type": "text", "file": {"filePath": f"{self.cwd}/src/loader.py", "content": body}}
+        )
 
 
 class CodexWriter(_Writer):
@@ -200,46 +250,76 @@ class CodexWriter(_Writer):
             "cwd": cwd,
             "originator": "codex_cli_rs",
             "cli_version": "0.169.0",
-            "source": "cli" if parent is None else {"subagent": {"thread_spawn": {"parent_thread_id": parent, "depth": 1}}},
+            "source": "cli"
+            if parent is None
+            else {"subagent": {"thread_spawn": {"parent_thread_id": parent, "depth": 1}}},
             "model_provider": "openai",
             "git": {"branch": branch, "commit_hash": "0" * 40, "repository_url": "git@example.com:dev/app.git"},
         }
         self.write({"timestamp": self.stamp(), "type": "session_meta", "payload": payload})
 
     def prompt(self, text: str) -> None:
-        self.write({
-            "timestamp": self.stamp(),
-            "type": "response_item",
-            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]},
-        })
+        self.write(
+            {
+                "timestamp": self.stamp(),
+                "type": "response_item",
+                "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]},
+            }
+        )
 
     def update_plan(self, items: Items, *, output: str = "Plan updated") -> None:
         call_id = "call_" + self.uid().replace("-", "")[:24]
         arguments = json.dumps({"explanation": "Next step", "plan": [{"step": t, "status": s} for t, s in items]})
-        self.write({
-            "timestamp": self.stamp(),
-            "type": "response_item",
-            "payload": {"type": "function_call", "name": "update_plan", "arguments": arguments, "call_id": call_id},
-        })
-        self.write({
-            "timestamp": self.stamp(),
-            "type": "response_item",
-            "payload": {"type": "function_call_output", "call_id": call_id, "output": output},
-        })
+        self.write(
+            {
+                "timestamp": self.stamp(),
+                "type": "response_item",
+                "payload": {"type": "function_call", "name": "update_plan", "arguments": arguments, "call_id": call_id},
+            }
+        )
+        self.write(
+            {
+                "timestamp": self.stamp(),
+                "type": "response_item",
+                "payload": {"type": "function_call_output", "call_id": call_id, "output": output},
+            }
+        )
 
     def filler(self, size: int) -> None:
         call_id = "call_" + self.uid().replace("-", "")[:24]
-        self.write({
-            "timestamp": self.stamp(),
-            "type": "response_item",
-            "payload": {"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "cat src/loader.py"}), "call_id": call_id},
-        })
-        self.write({
-            "timestamp": self.stamp(),
-            "type": "response_item",
-            "payload": {"type": "function_call_output", "call_id": call_id, "output": "Process exited with code 0\nOutput:\n" + self.text(max(0, size - 500))},
-        })
-        self.write({"timestamp": self.stamp(), "type": "event_msg", "payload": {"type": "token_count", "info": {"total_token_usage": {"input_tokens": self.rnd.randint(1, 10**6)}}}})
+        self.write(
+            {
+                "timestamp": self.stamp(),
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "exec_command",
+                    "arguments": json.dumps({"cmd": "cat src/loader.py"}),
+                    "call_id": call_id,
+                },
+            }
+        )
+        self.write(
+            {
+                "timestamp": self.stamp(),
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call_output",
+                    "call_id": call_id,
+                    "output": "Process exited with code 0\nOutput:\n" + self.text(max(0, size - 500)),
+                },
+            }
+        )
+        self.write(
+            {
+                "timestamp": self.stamp(),
+                "type": "event_msg",
+                "payload": {
+                    "type": "token_count",
+                    "info": {"total_token_usage": {"input_tokens": self.rnd.randint(1, 10**6)}},
+                },
+            }
+        )
 
 
 class AcpWriter(_Writer):
@@ -249,11 +329,22 @@ class AcpWriter(_Writer):
         self.write({"ts": self.stamp(), "from": sender, "msg": msg})
 
     def new_session(self, session_id: str, cwd: str, rpc_id: int = 1) -> None:
-        self._line("client", {"jsonrpc": "2.0", "id": rpc_id, "method": "session/new", "params": {"cwd": cwd, "mcpServers": []}})
+        self._line(
+            "client",
+            {"jsonrpc": "2.0", "id": rpc_id, "method": "session/new", "params": {"cwd": cwd, "mcpServers": []}},
+        )
         self._line("agent", {"jsonrpc": "2.0", "id": rpc_id, "result": {"sessionId": session_id}})
 
     def prompt(self, session_id: str, text: str, rpc_id: int = 2) -> None:
-        self._line("client", {"jsonrpc": "2.0", "id": rpc_id, "method": "session/prompt", "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}})
+        self._line(
+            "client",
+            {
+                "jsonrpc": "2.0",
+                "id": rpc_id,
+                "method": "session/prompt",
+                "params": {"sessionId": session_id, "prompt": [{"type": "text", "text": text}]},
+            },
+        )
 
     def plan(self, session_id: str, items: Items, plan_id: str | None = None) -> None:
         entries = [{"content": t, "priority": "medium", "status": s} for t, s in items]
@@ -262,14 +353,26 @@ class AcpWriter(_Writer):
             update = {"sessionUpdate": "plan", "entries": entries}
         else:
             update = {"sessionUpdate": "plan_update", "plan": {"type": "items", "planId": plan_id, "entries": entries}}
-        self._line("agent", {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session_id, "update": update}})
+        self._line(
+            "agent",
+            {"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session_id, "update": update}},
+        )
 
     def filler(self, session_id: str, size: int) -> None:
-        self._line("agent", {
-            "jsonrpc": "2.0",
-            "method": "session/update",
-            "params": {"sessionId": session_id, "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": self.text(max(0, size - 250))}}},
-        })
+        self._line(
+            "agent",
+            {
+                "jsonrpc": "2.0",
+                "method": "session/update",
+                "params": {
+                    "sessionId": session_id,
+                    "update": {
+                        "sessionUpdate": "agent_message_chunk",
+                        "content": {"type": "text", "text": self.text(max(0, size - 250))},
+                    },
+                },
+            },
+        )
 
 
 def claude_path(projects: Path, cwd: str, session_id: str) -> Path:

@@ -50,7 +50,11 @@ def read_acp(path: Path = LOG) -> AgentPlan:
 def plain(path: Path) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "planwatch.tui.cli", "show", "--plain", str(path)],
-        cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -76,7 +80,9 @@ def acp_log(tmp_path: Path, *updates: str) -> Path:
 def test_a_plan_update_without_a_plan_id_is_malformed_and_changes_nothing() -> None:
     plan = read_acp()
     assert [(i.text, i.status) for i in plan.main.items] == [  # type: ignore[union-attr]
-        ("Read the parser", "completed"), ("Fix the parser", "in_progress"), ("Tidy the docs", "pending"),
+        ("Read the parser", "completed"),
+        ("Fix the parser", "in_progress"),
+        ("Tidy the docs", "pending"),
     ]
     assert "Stray entry" not in plain(LOG)
 
@@ -106,7 +112,10 @@ def test_show_plain_of_a_plan_then_a_stray_update_prints_the_plan(tmp_path) -> N
 
 def test_custom_and_future_plan_types_are_kept_as_documents_with_type_plan_id_and_content() -> None:
     plan = read_acp()
-    assert [(d.key, d.plan_type) for d in plan.documents] == [("acp:notes", "_codex_notes"), ("acp:next", "checklist_v2")]
+    assert [(d.key, d.plan_type) for d in plan.documents] == [
+        ("acp:notes", "_codex_notes"),
+        ("acp:next", "checklist_v2"),
+    ]
     notes, future = plan.documents
     assert notes.text.startswith('data: {"owner": "codex", "steps": ["lex", "parse"]')
     assert future.text == 'entries: [{"content": "Ship the fix", "status": "pending"}]'
@@ -154,7 +163,9 @@ def test_details_title_each_document_with_its_plan_id_and_type() -> None:
 def test_acp_priorities_are_kept_on_the_item() -> None:
     plan = read_acp()
     assert [(i.text, i.priority) for i in plan.main.items] == [  # type: ignore[union-attr]
-        ("Read the parser", "medium"), ("Fix the parser", "high"), ("Tidy the docs", "low"),
+        ("Read the parser", "medium"),
+        ("Fix the parser", "high"),
+        ("Tidy the docs", "low"),
     ]
 
 
@@ -259,17 +270,32 @@ def test_an_appended_plan_call_moves_activity_with_reading_off(isolated_env) -> 
 def test_translation_keeps_an_entrys_priority_medium_where_it_names_none(isolated_env) -> None:
     store = Store(isolated_env.store)
     translate_list(
-        store, "sess_c3", "Fix the parser",
-        [("Urgent step", "pending", "high"), ("Later", "pending", "low"), ("Plain", "pending", None), ("Old shape", "pending")],
+        store,
+        "sess_c3",
+        "Fix the parser",
+        [
+            ("Urgent step", "pending", "high"),
+            ("Later", "pending", "low"),
+            ("Plain", "pending", None),
+            ("Old shape", "pending"),
+        ],
         tool="session/update",
     )
     tasks = sorted(store.load().tasks.values(), key=lambda t: t.id)
     assert [(t.title, t.priority) for t in tasks] == [
-        ("Urgent step", "high"), ("Later", "low"), ("Plain", "medium"), ("Old shape", "medium"),
+        ("Urgent step", "high"),
+        ("Later", "low"),
+        ("Plain", "medium"),
+        ("Old shape", "medium"),
     ]
     # A later list naming another priority changes it; one naming none keeps it.
-    translate_list(store, "sess_c3", "Fix the parser", [("Urgent step", "in_progress", "medium"), ("Later", "pending", None)],
-                   tool="session/update")
+    translate_list(
+        store,
+        "sess_c3",
+        "Fix the parser",
+        [("Urgent step", "in_progress", "medium"), ("Later", "pending", None)],
+        tool="session/update",
+    )
     tasks = sorted(store.load().tasks.values(), key=lambda t: t.id)
     assert [(t.title, t.priority) for t in tasks[:2]] == [("Urgent step", "medium"), ("Later", "low")]
 
@@ -285,8 +311,12 @@ def test_a_warm_start_keeps_the_last_records_time(isolated_env) -> None:
     transcript = ClaudeTranscript(isolated_env.claude, "/home/dev/web", at=at)
     transcript.prompt("Add dark mode").todo_write([("Add the switch", "in_progress")])
     transcript.at += timedelta(hours=1)
-    chat = {"type": "assistant", "timestamp": transcript.at.isoformat().replace("+00:00", "Z"),
-            "sessionId": transcript.session_id, "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}]}}
+    chat = {
+        "type": "assistant",
+        "timestamp": transcript.at.isoformat().replace("+00:00", "Z"),
+        "sessionId": transcript.session_id,
+        "message": {"role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+    }
     with transcript.path.open("a") as fh:
         fh.write(json.dumps(chat) + "\n")
     os.utime(transcript.path, (LONG_AGO, LONG_AGO))
@@ -309,7 +339,11 @@ def test_opencode_todos_keep_their_priority_from_the_rows_and_from_a_todowrite_p
     db = OpenCodeDb(tmp_path / "opencode.db")
     try:
         db.session("ses_rows", "Rows")
-        db.todowrite("ses_rows", [("Plan", "completed", "high"), ("Build", "in_progress", "medium"), ("Tidy", "pending", "low")], T0 + 100)
+        db.todowrite(
+            "ses_rows",
+            [("Plan", "completed", "high"), ("Build", "in_progress", "medium"), ("Tidy", "pending", "low")],
+            T0 + 100,
+        )
         db.session("ses_part", "Part only")
         db.todowrite("ses_part", [("Urgent", "pending", "high"), ("Odd", "pending", "urgent")], T0 + 200, rows=False)
     finally:
@@ -318,7 +352,9 @@ def test_opencode_todos_keep_their_priority_from_the_rows_and_from_a_todowrite_p
     reader.read()
     plans = {r.facts.id: r.plan for r in reader.results()}
     assert [(i.text, i.priority) for i in plans["ses_rows"].main.items] == [  # type: ignore[union-attr]
-        ("Plan", "high"), ("Build", "medium"), ("Tidy", "low"),
+        ("Plan", "high"),
+        ("Build", "medium"),
+        ("Tidy", "low"),
     ]
     assert [(i.text, i.priority) for i in plans["ses_part"].main.items] == [("Urgent", "high"), ("Odd", None)]  # type: ignore[union-attr]
 
@@ -356,5 +392,7 @@ def test_the_mirror_keeps_an_acp_plans_priorities_in_the_store(isolated_env) -> 
     assert mirror.update(session, read_acp()) is not None
     tasks = sorted(store.load().tasks.values(), key=lambda t: t.id)
     assert [(t.title, t.status, t.priority) for t in tasks] == [
-        ("Read the parser", "done", "medium"), ("Fix the parser", "doing", "high"), ("Tidy the docs", "todo", "low"),
+        ("Read the parser", "done", "medium"),
+        ("Fix the parser", "doing", "high"),
+        ("Tidy the docs", "todo", "low"),
     ]

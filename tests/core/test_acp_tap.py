@@ -179,9 +179,7 @@ def test_closing_the_clients_stdin_closes_the_agents(tmp_path: Path) -> None:
 
 
 def test_an_agent_that_cannot_start_is_reported() -> None:
-    done = subprocess.run(
-        [*TAP, "--", "/nonexistent/agent-binary"], cwd=ROOT, capture_output=True, timeout=DEADLINE
-    )
+    done = subprocess.run([*TAP, "--", "/nonexistent/agent-binary"], cwd=ROOT, capture_output=True, timeout=DEADLINE)
     assert done.returncode == 127
     assert b"cannot start the agent" in done.stderr
 
@@ -270,9 +268,7 @@ def test_run_tap_in_process_forwards_between_fds(tmp_path: Path) -> None:
     log = tmp_path / "log.jsonl"
     result: list[int] = []
     thread = threading.Thread(
-        target=lambda: result.append(
-            run_tap(["cat"], log, stdin_fd=client_to_tap_r, stdout_fd=tap_to_client_w)
-        )
+        target=lambda: result.append(run_tap(["cat"], log, stdin_fd=client_to_tap_r, stdout_fd=tap_to_client_w))
     )
     thread.start()
     os.write(client_to_tap_w, b'{"jsonrpc":"2.0","method":"ping"}\n')
@@ -297,8 +293,9 @@ def test_a_log_file_others_can_read_is_made_private_before_a_prompt_is_appended_
     log.chmod(mode)
     assert log.stat().st_mode & 0o777 == mode  # the real mode, before
     prompt = b'{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"prompt":"secret"}}\n'
-    done = subprocess.run([*TAP, "--log", str(log), "--", "cat"], cwd=ROOT, input=prompt, capture_output=True,
-                          timeout=DEADLINE)
+    done = subprocess.run(
+        [*TAP, "--log", str(log), "--", "cat"], cwd=ROOT, input=prompt, capture_output=True, timeout=DEADLINE
+    )
     assert done.returncode == 0 and done.stdout == prompt
     assert log.stat().st_mode & 0o777 == 0o600
     assert f"was {mode:04o} (others could read it); it is 0600 now".encode() in done.stderr
@@ -310,7 +307,12 @@ def test_a_private_log_file_is_appended_to_without_a_word(tmp_path: Path) -> Non
     log = tmp_path / "tap.jsonl"
     log.write_bytes(b"")
     log.chmod(0o600)
-    done = subprocess.run([*TAP, "--log", str(log), "--", "cat"], cwd=ROOT,
-                          input=b'{"jsonrpc":"2.0","method":"a"}\n', capture_output=True, timeout=DEADLINE)
+    done = subprocess.run(
+        [*TAP, "--log", str(log), "--", "cat"],
+        cwd=ROOT,
+        input=b'{"jsonrpc":"2.0","method":"a"}\n',
+        capture_output=True,
+        timeout=DEADLINE,
+    )
     assert done.returncode == 0 and done.stderr == b""
     assert log.stat().st_mode & 0o777 == 0o600 and len(read_log(log)) == 2

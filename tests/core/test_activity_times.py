@@ -103,9 +103,15 @@ def test_a_record_time_with_no_utc_form_is_no_time() -> None:
     # before it gives the session's age instead, and nothing fails.
     path = _claude(CURRENT, datetime(2026, 11, 30, 8, 0, tzinfo=UTC))
     record = {
-        "type": "user", "uuid": "9f0e2d4c-1b3a-4c5d-8e7f-6a5b4c3d2e1f", "parentUuid": None,
-        "isSidechain": False, "timestamp": "0001-01-01T00:00:00.000+05:00", "cwd": "/home/dev/api",
-        "sessionId": CURRENT, "version": "2.1.328", "gitBranch": "main",
+        "type": "user",
+        "uuid": "9f0e2d4c-1b3a-4c5d-8e7f-6a5b4c3d2e1f",
+        "parentUuid": None,
+        "isSidechain": False,
+        "timestamp": "0001-01-01T00:00:00.000+05:00",
+        "cwd": "/home/dev/api",
+        "sessionId": CURRENT,
+        "version": "2.1.328",
+        "gitBranch": "main",
         "message": {"role": "user", "content": "One more thing"},
     }
     with path.open("a", encoding="utf-8") as fh:
@@ -120,11 +126,15 @@ def test_a_record_time_with_no_utc_form_is_no_time() -> None:
     [
         (b'{"timestamp":"2026-11-26T16:03:18.222Z","x":1}', datetime(2026, 11, 26, 16, 3, 18, 222000, tzinfo=UTC)),
         # a nested time counts, the latest wins; a spaced colon is still JSON structure
-        (b'{"timestamp": "2026-01-01T00:00:00Z","r":{"timestamp" : "2026-02-01T00:00:00Z"}}',
-         datetime(2026, 2, 1, tzinfo=UTC)),
+        (
+            b'{"timestamp": "2026-01-01T00:00:00Z","r":{"timestamp" : "2026-02-01T00:00:00Z"}}',
+            datetime(2026, 2, 1, tzinfo=UTC),
+        ),
         # the key inside a string (quotes escaped) is text, not a time; a key with no time is passed over
-        (b'{"t":"\\"timestamp\\":\\"2030-01-01T00:00:00Z\\"","timestamp":"bad","timestamp":"2026-03-01T00:00:00Z"}',
-         datetime(2026, 3, 1, tzinfo=UTC)),
+        (
+            b'{"t":"\\"timestamp\\":\\"2030-01-01T00:00:00Z\\"","timestamp":"bad","timestamp":"2026-03-01T00:00:00Z"}',
+            datetime(2026, 3, 1, tzinfo=UTC),
+        ),
         (b'{"timestamp""timestamp":"2026-04-01T00:00:00Z"}', datetime(2026, 4, 1, tzinfo=UTC)),
         (b'{"timestamp":"2027-13-99T00:00:00Z"}', None),  # not a time
         (b'{"timestamp":"2026-11-26T16:03:18Z"', None),  # a torn line is no record

@@ -31,22 +31,37 @@ def cli(*argv: str, token: str | None = None) -> subprocess.CompletedProcess[str
     env = {k: v for k, v in os.environ.items() if k != "PLANWATCH_TOKEN"}
     if token:
         env["PLANWATCH_TOKEN"] = token
-    return subprocess.run([sys.executable, "-m", "planwatch.tui.cli", *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", *argv],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_a_hand_written_approved_stamp_does_not_count(isolated_env: IsolatedEnv) -> None:
     isolated_env.config.write_text(SEED)
     assert cli("task", "add", "Ship it").returncode == 0
     path = isolated_env.store / "tasks" / "t1.md"
-    path.write_text(path.read_text().replace("\n---\n", "\napproved: {at: 2026-11-30T08:00:00.000Z, by: ana}\n---\n", 1))
+    path.write_text(
+        path.read_text().replace("\n---\n", "\napproved: {at: 2026-11-30T08:00:00.000Z, by: ana}\n---\n", 1)
+    )
     start = cli("task", "set", "t1", "--status", "doing")
     assert start.returncode == 2
-    assert "status doing needs t1 approved first: its approved stamp was not written by an approval call of this host" in start.stderr
+    assert (
+        "status doing needs t1 approved first: its approved stamp was not written by an approval call of this host"
+        in start.stderr
+    )
     listed = cli("task", "list", "--approved", token="ana-secret")
     assert listed.returncode == 0 and listed.stdout == ""
     everything = cli("task", "list", token="ana-secret")
     assert everything.stdout == "t1 todo medium Ship it\n"
-    assert "planwatch: t1 is not approved: its approved stamp was not written by an approval call of this host" in everything.stderr
+    assert (
+        "planwatch: t1 is not approved: its approved stamp was not written by an approval call of this host"
+        in everything.stderr
+    )
     # ana's own approval counts, and what it wrote beside the store holds no text.
     assert cli("task", "approve", "t1", token="ana-secret").returncode == 0
     assert "Ship it" not in (isolated_env.store / ".approvals").read_text()
@@ -81,5 +96,8 @@ async def test_an_agents_retitle_after_approval_needs_approval_again_and_says_so
         assert start.is_error and "status doing needs t1 approved first" in text_of(start)
         # An approver's own edit keeps her approval, for the new text.
         assert await call(ana, "task_approve", {"task": "t1"}) == "t1 todo medium Delete the logs"
-        assert await call(ana, "task_set", {"task": "t1", "body": "Older than 30 days."}) == "t1 todo medium Delete the logs"
+        assert (
+            await call(ana, "task_set", {"task": "t1", "body": "Older than 30 days."})
+            == "t1 todo medium Delete the logs"
+        )
         assert await call(agent, "task_set", {"task": "t1", "status": "doing"}) == "t1 doing medium Delete the logs"

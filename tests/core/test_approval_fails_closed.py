@@ -27,7 +27,12 @@ SEED = (CONFIGS / "seed-directory.yaml").read_text()
 def cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, **(env or {})}
     return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv], cwd=ROOT, env=full, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "planwatch.tui.cli", *argv],
+        cwd=ROOT,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -48,7 +53,10 @@ def test_a_missing_config_named_by_the_environment_refuses_grants_while_the_defa
     assert approve.returncode == 2, approve.stdout
     assert "Refused planwatch task approve: approving needs the task:approve grant" in approve.stderr
     # The sentence names both files and what a person does about it.
-    assert f"the settings file {missing} does not exist, but {default_config(isolated_env)} holds a user directory" in approve.stderr
+    assert (
+        f"the settings file {missing} does not exist, but {default_config(isolated_env)} holds a user directory"
+        in approve.stderr
+    )
     assert "unset PLANWATCH_CONFIG" in approve.stderr and f"or write {missing}" in approve.stderr
     # requireApproval is not off for that call either.
     start = cli("task", "set", "t1", "--status", "doing", env={"PLANWATCH_CONFIG": str(missing)})
@@ -74,8 +82,6 @@ def test_the_default_config_itself_governs_as_always(isolated_env: IsolatedEnv) 
     settings = load_settings(isolated_env.config, report=False)
     assert settings.directory_error is None and not settings.require_approval
     assert holds(settings, caller_from_env(settings, {}), TASK_APPROVE)
-
-
 
 
 @pytest.fixture
@@ -112,8 +118,8 @@ async def test_deleting_the_settings_file_under_a_running_server_refuses_grants_
         pytest.param('"users ":\n  - { id: ana, roles: [approver], token: "%s" }\n', id="users-space"),
         pytest.param('usres:\n  - { id: ana, roles: [approver], token: "%s" }\n', id="usres"),
         pytest.param('team:\n  users:\n    - { id: ana, roles: [approver], token: "%s" }\n', id="nested-users"),
-        pytest.param('team:\n  - roles: {approver: [task:approve]}\n# %s\n', id="nested-roles"),
-        pytest.param('Roles:\n  approver: [task:approve]\n# %s\n', id="Roles"),
+        pytest.param("team:\n  - roles: {approver: [task:approve]}\n# %s\n", id="nested-roles"),
+        pytest.param("Roles:\n  approver: [task:approve]\n# %s\n", id="Roles"),
     ],
 )
 def test_a_misspelt_or_misplaced_directory_is_broken_not_absent(isolated_env: IsolatedEnv, section: str) -> None:
@@ -122,7 +128,10 @@ def test_a_misspelt_or_misplaced_directory_is_broken_not_absent(isolated_env: Is
     assert cli("task", "add", "Ship it").returncode == 0
     approve = cli("task", "approve", "t1")
     assert approve.returncode == 2, approve.stdout
-    assert "Refused planwatch task approve: approving needs the task:approve grant, and the user directory in" in approve.stderr
+    assert (
+        "Refused planwatch task approve: approving needs the task:approve grant, and the user directory in"
+        in approve.stderr
+    )
     assert "is not valid" in approve.stderr
     assert "approved" not in (isolated_env.store / "tasks" / "t1.md").read_text()
 

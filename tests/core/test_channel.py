@@ -38,7 +38,9 @@ def tool(store: Store, name: str, **args: Any) -> str:
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
     store = Store(tmp_path / "store")
-    tool(store, "plan_create", title="Orders migration", scope={"kind": "folder", "folder": "/srv/api"}, goal="Ship it.")
+    tool(
+        store, "plan_create", title="Orders migration", scope={"kind": "folder", "folder": "/srv/api"}, goal="Ship it."
+    )
     tool(store, "plan_create", title="Docs")
     tool(store, "task_add", title="Read the schema", plan="p1")
     tool(store, "task_add", title="Write the migration", plan="p1")
@@ -204,7 +206,9 @@ def test_task_moving_between_plans_is_removed_from_one_and_added_to_the_other(na
 def test_translation_of_an_agent_list_produces_actions(native: Channel, store: Store) -> None:
     translate_list(store, SESSION, "Fix the ledger", [("Read the code", "in_progress")], tool="TodoWrite")
     _, sub = native.subscribe(plan_uri("p3"))
-    translate_list(store, SESSION, "Fix the ledger", [("Read the code", "completed"), ("Ship", "pending")], tool="TodoWrite")
+    translate_list(
+        store, SESSION, "Fix the ledger", [("Read the code", "completed"), ("Ship", "pending")], tool="TodoWrite"
+    )
     actions = [next_action(sub), next_action(sub)]
     assert sorted(a["type"] for a in actions) == ["x-ahpd-plans/taskAdded", "x-ahpd-plans/taskSet"]
 
@@ -270,7 +274,9 @@ def test_clients_cannot_write_to_the_channel() -> None:
 
     (Writes go through the store's tools; `store` is there for the MCP server to run them.)
     """
-    public = {n for n in dir(Channel) if not n.startswith("_")} | {n for n in dir(Subscription) if not n.startswith("_")}
+    public = {n for n in dir(Channel) if not n.startswith("_")} | {
+        n for n in dir(Subscription) if not n.startswith("_")
+    }
     assert public == {"start", "stop", "subscribe", "refresh", "store", "settings", "get", "close", "closed"}
 
 

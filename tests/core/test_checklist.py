@@ -45,8 +45,10 @@ def test_reworded_item_loses_its_override() -> None:
 
 def test_override_ticks_an_agent_item_and_is_labelled() -> None:
     base = build_checklist(plan(("Add parser", "pending"), ("Docs", "completed")))
-    ticked = build_checklist(plan(("Add parser", "pending"), ("Docs", "completed")),
-                             {base.agent_rows[0].key: "completed", base.agent_rows[1].key: "pending"})
+    ticked = build_checklist(
+        plan(("Add parser", "pending"), ("Docs", "completed")),
+        {base.agent_rows[0].key: "completed", base.agent_rows[1].key: "pending"},
+    )
     assert ticked.agent_rows[0].status == "completed"
     assert ticked.agent_rows[0].override_label == "ticked by you"
     assert ticked.agent_rows[1].status == "pending"
@@ -96,10 +98,12 @@ def test_pill_counts_without_the_checklist_are_the_checklists() -> None:
     plans = [
         AgentPlan(),
         plan(("a", "completed"), ("b", "in_progress"), ("c", "cancelled")),
-        AgentPlan(groups=(
-            PlanGroup(key="", source="claude_tasks", items=steps, partial=True),
-            PlanGroup(key="agent-a1", source="claude_todos", items=steps),
-        )),
+        AgentPlan(
+            groups=(
+                PlanGroup(key="", source="claude_tasks", items=steps, partial=True),
+                PlanGroup(key="agent-a1", source="claude_todos", items=steps),
+            )
+        ),
         AgentPlan(groups=(PlanGroup(key="x", source="codex", items=steps[:2], partial=True),)),
     ]
     owns = [(), [Task("t1", "mine", "done"), Task("t2", "other", "todo"), Task("t3", "gone", "dropped")]]
@@ -114,10 +118,12 @@ def test_pill_counts_without_the_checklist_are_the_checklists() -> None:
 
 
 def test_groups_keep_separate_keys_for_the_same_text() -> None:
-    two = AgentPlan(groups=(
-        PlanGroup(key="", source="claude_tasks", items=(PlanItem(text="Same"),)),
-        PlanGroup(key="agent-a1", source="claude_todos", items=(PlanItem(text="Same"),)),
-    ))
+    two = AgentPlan(
+        groups=(
+            PlanGroup(key="", source="claude_tasks", items=(PlanItem(text="Same"),)),
+            PlanGroup(key="agent-a1", source="claude_todos", items=(PlanItem(text="Same"),)),
+        )
+    )
     checklist = build_checklist(two)
     assert [s.group_key for s in checklist.sections] == ["", "agent-a1"]
     assert checklist.agent_rows[0].key != checklist.agent_rows[1].key

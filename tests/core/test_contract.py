@@ -99,9 +99,13 @@ async def test_the_record_a_call_acts_on_is_named_plan_or_task(isolated_env: Iso
     async with mcp() as client:
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}
         for name in ("plan_set", "plan_show", "plan_approve"):
-            assert "plan" in listed[name].input_schema["required"] and "id" not in listed[name].input_schema["properties"]
+            assert (
+                "plan" in listed[name].input_schema["required"] and "id" not in listed[name].input_schema["properties"]
+            )
         for name in ("task_set", "task_approve"):
-            assert "task" in listed[name].input_schema["required"] and "id" not in listed[name].input_schema["properties"]
+            assert (
+                "task" in listed[name].input_schema["required"] and "id" not in listed[name].input_schema["properties"]
+            )
         assert "task" in listed["task_review"].input_schema["properties"]
         await ok(client, "plan_create", {"title": "Ship"})
         await ok(client, "task_add", {"title": "Write tests", "plan": "p1"})
@@ -114,7 +118,10 @@ async def test_the_record_a_call_acts_on_is_named_plan_or_task(isolated_env: Iso
         assert await refused(client, "task_set", {"id": "t1", "status": "done"}) == (
             "Invalid task_set input: id is not a known field; the input is task."
         )
-        assert await refused(client, "plan_show", {"id": "p1"}) == "Invalid plan_show input: id is not a known field; the input is plan."
+        assert (
+            await refused(client, "plan_show", {"id": "p1"})
+            == "Invalid plan_show input: id is not a known field; the input is plan."
+        )
     # The command line names the same record by its first argument.
     assert cli("task", "set", "t1", "--status", "review").stdout == "t1 review medium Write tests\n"
     assert cli("plan", "show", "p1").stdout == "p1 active Ship\nt1 review medium Write tests\n"
@@ -127,7 +134,10 @@ async def test_only_the_seeds_names_are_inputs_and_refusals_name_the_seeds_field
         assert await refused(client, "task_add", {"title": "Second", "blocked_by": ["t1"]}) == (
             "Invalid task_add input: blocked_by is not a known field; the input is blockedBy."
         )
-        assert await refused(client, "task_set", {"task": "t1", "blockedBy": "t1"}) == "Invalid task_set input: blockedBy must be a list."
+        assert (
+            await refused(client, "task_set", {"task": "t1", "blockedBy": "t1"})
+            == "Invalid task_set input: blockedBy must be a list."
+        )
         assert await refused(client, "task_add", {"title": "Second", "blockedBy": ["t9"]}) == (
             "Invalid task_add input: blockedBy must name known tasks (see task_list); t9 is not one."
         )
@@ -137,7 +147,8 @@ async def test_only_the_seeds_names_are_inputs_and_refusals_name_the_seeds_field
     # The command line's option is --blocked-by; a refusal names the seed's field.
     out = cli("task", "add", "Third", "--blocked-by", "t7")
     assert (out.returncode, out.stderr) == (
-        2, "Invalid planwatch task add input: blockedBy must name known tasks (see planwatch task list); t7 is not one.\n"
+        2,
+        "Invalid planwatch task add input: blockedBy must name known tasks (see planwatch task list); t7 is not one.\n",
     )
 
 
@@ -159,7 +170,9 @@ def test_every_input_in_every_schema_says_what_it_takes() -> None:
 
 async def test_a_new_task_is_always_todo(isolated_env: IsolatedEnv) -> None:
     async with mcp() as client:
-        assert "status" not in (await client.list_tools()).tools[TOOL_NAMES.index("task_add")].input_schema["properties"]
+        assert (
+            "status" not in (await client.list_tools()).tools[TOOL_NAMES.index("task_add")].input_schema["properties"]
+        )
         assert await refused(client, "task_add", {"title": "Born done", "status": "done"}) == (
             "Invalid task_add input: status is not an input: a new task is always todo (change it with task_set)."
         )
@@ -191,8 +204,14 @@ async def test_source_is_on_a_translated_task_only(isolated_env: IsolatedEnv) ->
     sentence = "source is not an input: it is written only on a task translated from an agent's own list."
     async with mcp() as client:
         await ok(client, "task_add", {"title": "Mine"})
-        assert await refused(client, "task_add", {"title": "Fake", "source": {"tool": "TodoWrite"}}) == f"Invalid task_add input: {sentence}"
-        assert await refused(client, "task_set", {"task": "t1", "source": {"tool": "TodoWrite", "id": "1"}}) == f"Invalid task_set input: {sentence}"
+        assert (
+            await refused(client, "task_add", {"title": "Fake", "source": {"tool": "TodoWrite"}})
+            == f"Invalid task_add input: {sentence}"
+        )
+        assert (
+            await refused(client, "task_set", {"task": "t1", "source": {"tool": "TodoWrite", "id": "1"}})
+            == f"Invalid task_set input: {sentence}"
+        )
     out = cli("task", "add", "Fake", "--source", "TodoWrite")
     assert out.returncode == 2 and "unrecognized arguments" in out.stderr
     assert "source" not in task_file(isolated_env, "t1")
@@ -207,8 +226,14 @@ async def test_source_is_on_a_translated_task_only(isolated_env: IsolatedEnv) ->
 async def test_active_and_note_are_one_line(isolated_env: IsolatedEnv) -> None:
     async with mcp() as client:
         await ok(client, "task_add", {"title": "Task"})
-        assert await refused(client, "task_set", {"task": "t1", "active": "Running\nthe tests"}) == "Invalid task_set input: active must be one line."
-        assert await refused(client, "task_add", {"title": "T", "note": "first\r\nsecond"}) == "Invalid task_add input: note must be one line."
+        assert (
+            await refused(client, "task_set", {"task": "t1", "active": "Running\nthe tests"})
+            == "Invalid task_set input: active must be one line."
+        )
+        assert (
+            await refused(client, "task_add", {"title": "T", "note": "first\r\nsecond"})
+            == "Invalid task_add input: note must be one line."
+        )
         assert await ok(client, "task_set", {"task": "t1", "note": "all on one line"}) == "t1 todo medium Task"
     out = cli("task", "set", "t1", "--note", "two\nlines")
     assert (out.returncode, out.stderr) == (2, "Invalid planwatch task set input: note must be one line.\n")
@@ -248,7 +273,10 @@ async def test_the_channel_sends_each_action_with_the_seeds_payload(isolated_env
     try:
         assert proc.stdout is not None
         lines = Lines(proc.stdout)
-        assert json.loads(lines.next()) == {"plan": json.loads(cli("plan", "show", "p1", "--json").stdout)["plan"], "tasks": []}
+        assert json.loads(lines.next()) == {
+            "plan": json.loads(cli("plan", "show", "p1", "--json").stdout)["plan"],
+            "tasks": [],
+        }
         async with mcp() as client:
             await ok(client, "task_add", {"title": "Write tests", "plan": "p1"})
             added = json.loads(lines.next())
@@ -264,7 +292,11 @@ async def test_the_channel_sends_each_action_with_the_seeds_payload(isolated_env
     assert set(added) == {"type", "task"} and added["type"] == "x-ahpd-plans/taskAdded" and added["task"]["id"] == "t1"
     assert set(changed) == {"type", "task"} and changed["type"] == "x-ahpd-plans/taskSet"
     assert changed["task"]["status"] == "doing"
-    assert set(plan_set) == {"type", "plan"} and plan_set["type"] == "x-ahpd-plans/set" and plan_set["plan"]["status"] == "active"
+    assert (
+        set(plan_set) == {"type", "plan"}
+        and plan_set["type"] == "x-ahpd-plans/set"
+        and plan_set["plan"]["status"] == "active"
+    )
     assert removed == {"type": "x-ahpd-plans/taskRemoved", "taskId": "t1"}
     # Stamps travel in the seed's form too.
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", changed["task"]["started"]["at"])
@@ -297,7 +329,10 @@ async def test_both_stamp_forms_are_read(isolated_env: IsolatedEnv) -> None:
     out = cli("task", "list", "--since", "2026-11-01")
     assert (out.stdout, out.stderr) == ("t1 todo medium Old form\n", "")
     async with mcp() as client:
-        assert await ok(client, "task_list", {"since": "2026-10-18T10:00:00Z"}) == "t1 todo medium Old form\nt2 todo medium Seed form"
+        assert (
+            await ok(client, "task_list", {"since": "2026-10-18T10:00:00Z"})
+            == "t1 todo medium Old form\nt2 todo medium Seed form"
+        )
         assert await ok(client, "task_list", {"since": "2026-10-18T10:00:00.001Z"}) == "t1 todo medium Old form"
         # A write leaves a stamp it does not change as the file has it; new stamps take the seed's form.
         await ok(client, "task_set", {"task": "t1", "note": "touched", "status": "doing"})
@@ -352,7 +387,10 @@ async def test_task_set_on_a_broken_record_says_what_is_wrong_with_the_file(brok
     wrong = "tasks/t5.md: id t50 does not match the file name t5.md."
     out = cli("task", "set", "t5", "--status", "done")
     assert (out.returncode, out.stdout) == (2, "")
-    assert out.stderr == f"Invalid planwatch task set input: task t5 is not a valid record ({wrong}); fix or remove the file.\n"
+    assert (
+        out.stderr
+        == f"Invalid planwatch task set input: task t5 is not a valid record ({wrong}); fix or remove the file.\n"
+    )
     async with mcp() as client:
         assert await refused(client, "task_set", {"task": "t5", "status": "done"}) == (
             f"Invalid task_set input: task t5 is not a valid record ({wrong}); fix or remove the file."
@@ -378,7 +416,10 @@ async def test_the_session_a_task_is_made_in_is_the_default_for_session(isolated
     assert cli("todo", "ses-agent").stdout == "- [ ] Made by the agent\n- [ ] Made by a script\n"
     assert cli("todo", "ses-flag").stdout == "- [ ] Made under --session\n"
     assert cli("todo", "ses-other").stdout == "- [ ] For another session\n"
-    assert cli("task", "list", "--session", "ses-agent").stdout == "t1 todo medium Made by the agent\nt4 todo medium Made by a script\n"
+    assert (
+        cli("task", "list", "--session", "ses-agent").stdout
+        == "t1 todo medium Made by the agent\nt4 todo medium Made by a script\n"
+    )
 
 
 # ---------------------------------------------------------------- huge first record
@@ -405,7 +446,9 @@ def test_a_transcript_whose_first_record_is_larger_than_the_head_window_is_read(
     shown = cli("show", str(path))
     assert shown.stdout.splitlines()[0] == "Billing webhook retries"  # the title from a later record
     listed = json.loads(cli("sessions", "--json", "--root", str(folder)).stdout)
-    assert [(s["id"], s["title"]) for s in listed] == [("9d1e7c54-3b2a-4f6e-8c1d-7a9b0e2f4c6d", "Billing webhook retries")]
+    assert [(s["id"], s["title"]) for s in listed] == [
+        ("9d1e7c54-3b2a-4f6e-8c1d-7a9b0e2f4c6d", "Billing webhook retries")
+    ]
     # Renamed out of Claude's layout, its first lines still say what it is.
     loose = isolated_env.root / "loose.jsonl"
     loose.write_bytes(path.read_bytes())
@@ -488,7 +531,9 @@ def test_golden_the_task_record_written_by_task_add_task_approve_task_set_is_fie
         ("task_approve", {"task": "t1"}),
         ("task_set", {"task": "t1", "status": "doing", "active": "Writing the migration"}),
     ):  # fmt: skip
-        at = datetime(2026, 10, 18, 10, 0, tzinfo=UTC) + timedelta(minutes=5 * ["task_add", "task_approve", "task_set"].index(name))
+        at = datetime(2026, 10, 18, 10, 0, tzinfo=UTC) + timedelta(
+            minutes=5 * ["task_add", "task_approve", "task_set"].index(name)
+        )
         run_tool(name, store, settings, ana, args, now=lambda at=at: at)
     assert (isolated_env.store / "tasks" / "t1.md").read_text() == GOLDEN_TASK
     # Read back, it is the same record; and the CLI and the channel show the same fields.

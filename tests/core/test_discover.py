@@ -47,7 +47,8 @@ def test_claude_sessions_and_both_subagent_layouts_are_found() -> None:
     main = _claude(slug / "11111111-1111-4111-8111-111111111111.jsonl", "11111111-1111-4111-8111-111111111111")
     new_layout = _claude(
         slug / "11111111-1111-4111-8111-111111111111" / "subagents" / "agent-a1.jsonl",
-        "11111111-1111-4111-8111-111111111111", agent_id="a1",
+        "11111111-1111-4111-8111-111111111111",
+        agent_id="a1",
     )
     (new_layout.parent / "agent-a1.meta.json").write_text('{"agentType": "general-purpose"}')
     old_layout = _claude(slug / "agent-b2.jsonl", "11111111-1111-4111-8111-111111111111", agent_id="b2")
@@ -65,13 +66,24 @@ def test_claude_sessions_and_both_subagent_layouts_are_found() -> None:
 
 def test_codex_rollouts_live_and_archived_and_plain_beats_zst() -> None:
     sessions, archived = paths.codex_session_dirs()
-    live = _codex(corpus.codex_path(sessions, "019a0000-0000-7000-8000-000000000001"), "019a0000-0000-7000-8000-000000000001")
-    old = _codex(archived / "rollout-2026-01-02T03-04-05-019a0000-0000-7000-8000-000000000002.jsonl", "019a0000-0000-7000-8000-000000000002")
-    both = _codex(corpus.codex_path(sessions, "019a0000-0000-7000-8000-000000000003"), "019a0000-0000-7000-8000-000000000003")
+    live = _codex(
+        corpus.codex_path(sessions, "019a0000-0000-7000-8000-000000000001"), "019a0000-0000-7000-8000-000000000001"
+    )
+    old = _codex(
+        archived / "rollout-2026-01-02T03-04-05-019a0000-0000-7000-8000-000000000002.jsonl",
+        "019a0000-0000-7000-8000-000000000002",
+    )
+    both = _codex(
+        corpus.codex_path(sessions, "019a0000-0000-7000-8000-000000000003"), "019a0000-0000-7000-8000-000000000003"
+    )
     twin = both.with_name(both.name + ".zst")
     twin.write_bytes(zstandard.ZstdCompressor().compress(both.read_bytes()))
     only_zst = corpus.codex_path(sessions, "019a0000-0000-7000-8000-000000000004").with_suffix(".jsonl.zst")
-    only_zst.write_bytes(zstandard.ZstdCompressor().compress(b'{"timestamp":"2026-11-30T08:00:00Z","type":"session_meta","payload":{"id":"x"}}\n'))
+    only_zst.write_bytes(
+        zstandard.ZstdCompressor().compress(
+            b'{"timestamp":"2026-11-30T08:00:00Z","type":"session_meta","payload":{"id":"x"}}\n'
+        )
+    )
 
     found = {f.path: f for f in discover(paths.codex_session_dirs())}
     assert set(found) == {live, old, both, only_zst}

@@ -63,8 +63,11 @@ def follow(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Fol
     root.mkdir()
     recorder = Recorder()
     follower = Follower(
-        [root], recorder.consume, on_removed=recorder.on_removed,
-        polling=request.param == "polling", poll_interval=0.1,
+        [root],
+        recorder.consume,
+        on_removed=recorder.on_removed,
+        polling=request.param == "polling",
+        poll_interval=0.1,
     )
     follower.start()
     assert follower.observer_kind == request.param

@@ -27,8 +27,15 @@ def test_bad_first_lines_are_read_past_in_the_harnesses_own_folders(isolated_env
     acp = isolated_env.acp_logs / ACP.name
     acp.write_bytes(GARBAGE + ACP.read_bytes())
     env = {**os.environ, "PLANWATCH_CACHE": str(isolated_env.root / "cache")}
-    done = subprocess.run([sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, done.stderr
     listed = {row["path"]: row for row in json.loads(done.stdout)}
     assert listed[str(claude)]["title"] == "Fix the broken links in the getting-started guide."

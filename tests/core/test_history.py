@@ -24,7 +24,9 @@ CCD_WEB = FIXTURES / "claude/projects/-home-dev-web/2c8f4a1d-6e3b-4d7a-b9c2-5f1e
 CODEX = FIXTURES / "codex/sessions/2026/11/30/rollout-2026-11-30T07-19-15-019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17.jsonl"
 ACP = FIXTURES / "rules/acp/plans-and-sessions.jsonl"
 GEMINI_REWIND = FIXTURES / "rules/gemini/tmp/lab/chats/session-2026-11-29T14-00-a1000000.jsonl"
-CODEX_REFUSED = FIXTURES / "rules/codex/sessions/2026/11/29/rollout-2026-11-29T15-00-00-019ad3f1-0000-7000-8000-00000000e001.jsonl"
+CODEX_REFUSED = (
+    FIXTURES / "rules/codex/sessions/2026/11/29/rollout-2026-11-29T15-00-00-019ad3f1-0000-7000-8000-00000000e001.jsonl"
+)
 
 
 def _at(stamp: str) -> datetime:
@@ -69,7 +71,9 @@ def test_a_claude_desktop_task_lists_step_operations_each_make_a_change() -> Non
 def test_a_codex_rollouts_update_plan_calls_carry_their_envelope_times() -> None:
     history = replay_history(CODEX, "codex", "019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17")
     assert [at for at, _ in history.changes] == [
-        _at("2026-11-30T07:19:15.683"), _at("2026-11-30T07:19:15.983"), _at("2026-11-30T07:19:16.233"),
+        _at("2026-11-30T07:19:15.683"),
+        _at("2026-11-30T07:19:15.983"),
+        _at("2026-11-30T07:19:16.233"),
     ]
     assert _statuses(history.changes[-1][1])[3] == ("Write pagination tests", "in_progress")
 
@@ -85,8 +89,11 @@ def test_a_refused_codex_call_is_no_change() -> None:
 def test_an_acp_logs_changes_are_its_sessions_own_with_the_ts_wrappers_times() -> None:
     history = replay_history(ACP, "acp", "sess_a1")
     assert [at for at, _ in history.changes] == [
-        _at("2026-11-29T18:00:04.200"), _at("2026-11-29T18:00:04.900"), _at("2026-11-29T18:00:05.600"),
-        _at("2026-11-29T18:00:06.300"), _at("2026-11-29T18:00:07.000"),
+        _at("2026-11-29T18:00:04.200"),
+        _at("2026-11-29T18:00:04.900"),
+        _at("2026-11-29T18:00:05.600"),
+        _at("2026-11-29T18:00:06.300"),
+        _at("2026-11-29T18:00:07.000"),
     ]
     other = replay_history(ACP, "acp", "sess_b2")
     assert other.changes != history.changes  # the log's second session keeps its own
@@ -138,7 +145,9 @@ def test_the_index_rebuilds_a_sessions_history_only_while_plans_are_read() -> No
 
 
 def _plan(*items: tuple[str, str]) -> AgentPlan:
-    return AgentPlan(groups=(PlanGroup(key="", source="claude_todos", items=tuple(PlanItem(text=t, status=s) for t, s in items)),))
+    return AgentPlan(
+        groups=(PlanGroup(key="", source="claude_todos", items=tuple(PlanItem(text=t, status=s) for t, s in items)),)
+    )
 
 
 def test_a_rebuilt_timeline_keeps_the_changes_seen_live_since_the_rebuild_began() -> None:
@@ -159,7 +168,11 @@ def test_a_rebuilt_timeline_keeps_the_changes_seen_live_since_the_rebuild_began(
     [
         (_plan(("A", "pending")), _plan(("B", "pending"), ("C", "pending")), "list replaced; 1 → 2 steps"),
         (EMPTY_PLAN, _plan(("A", "in_progress")), "0 → 1 steps; started: A"),
-        (_plan(("A", "pending")), _plan(("A", "pending"), ("B", "in_progress"), ("A", "pending")), "1 → 3 steps; added: B (started), A"),
+        (
+            _plan(("A", "pending")),
+            _plan(("A", "pending"), ("B", "in_progress"), ("A", "pending")),
+            "1 → 3 steps; added: B (started), A",
+        ),
         (
             _plan(("A", "completed")),
             _plan(("A", "completed"), *((f"S{n}", "pending") for n in range(5))),
@@ -167,7 +180,9 @@ def test_a_rebuilt_timeline_keeps_the_changes_seen_live_since_the_rebuild_began(
         ),
     ],
 )
-def test_a_change_names_the_steps_it_added_and_a_new_list_reads_as_replaced(before: AgentPlan, after: AgentPlan, what: str) -> None:
+def test_a_change_names_the_steps_it_added_and_a_new_list_reads_as_replaced(
+    before: AgentPlan, after: AgentPlan, what: str
+) -> None:
     assert describe_change(before, after) == what
 
 

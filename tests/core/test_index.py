@@ -34,7 +34,15 @@ def _roots() -> list[Path]:
     return default_roots(Settings())
 
 
-def _claude(session_id: str = SID, *, cwd: str = "/home/dev/api", agent: str | None = None, parent_dir: bool = False, build=None, name: str | None = None) -> Path:  # type: ignore[no-untyped-def]
+def _claude(
+    session_id: str = SID,
+    *,
+    cwd: str = "/home/dev/api",
+    agent: str | None = None,
+    parent_dir: bool = False,
+    build=None,
+    name: str | None = None,
+) -> Path:  # type: ignore[no-untyped-def]
     folder = paths.claude_projects_dir() / "-home-dev-api"
     if agent is not None and parent_dir:
         path = folder / session_id / "subagents" / f"agent-{agent}.jsonl"
@@ -135,7 +143,10 @@ def test_every_harness_is_indexed_newest_activity_first() -> None:
     by_id = {e.session.id: e for e in entries}
     c = by_id[SID]
     assert (c.session.title, c.session.cwd, c.session.git_branch, c.session.path) == (
-        "Add rate limiting", "/home/dev/api", "feature/x", claude,
+        "Add rate limiting",
+        "/home/dev/api",
+        "feature/x",
+        claude,
     )
     assert c.plan.counts() == (1, 2)
     assert _items(by_id[THREAD]) == [("Add cursor", "pending")]
@@ -202,9 +213,21 @@ def _at(stamp: str) -> datetime:
 # (FORMATS: Claude's and Codex's `timestamp`, ACP's `ts` wrapper, Gemini CLI's message
 # times and `$set.lastUpdated`, OpenCode's `session.time_updated` in epoch ms).
 LAST_RECORDS = {
-    "claude": ("claude/projects/-home-dev-api/4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b.jsonl", "4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b", "2026-11-30T06:52:27.720+00:00"),
-    "claude desktop": ("claude/projects/-home-dev-web/2c8f4a1d-6e3b-4d7a-b9c2-5f1e8a0d3b7c.jsonl", "2c8f4a1d-6e3b-4d7a-b9c2-5f1e8a0d3b7c", "2026-11-30T07:11:43.500+00:00"),
-    "codex": ("codex/sessions/2026/11/30/rollout-2026-11-30T07-19-15-019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17.jsonl", "019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17", "2026-11-30T07:19:16.333+00:00"),
+    "claude": (
+        "claude/projects/-home-dev-api/4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b.jsonl",
+        "4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b",
+        "2026-11-30T06:52:27.720+00:00",
+    ),
+    "claude desktop": (
+        "claude/projects/-home-dev-web/2c8f4a1d-6e3b-4d7a-b9c2-5f1e8a0d3b7c.jsonl",
+        "2c8f4a1d-6e3b-4d7a-b9c2-5f1e8a0d3b7c",
+        "2026-11-30T07:11:43.500+00:00",
+    ),
+    "codex": (
+        "codex/sessions/2026/11/30/rollout-2026-11-30T07-19-15-019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17.jsonl",
+        "019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17",
+        "2026-11-30T07:19:16.333+00:00",
+    ),
     "acp": ("acp/claude-code-acp-mobile.jsonl", "sess_7f3a9c2e41b8", "2026-11-30T07:25:09.000+00:00"),
     "gemini": ("gemini/tmp/infra/chats/session-2026-11-30T06-40-5c2e8a41.jsonl", None, "2026-11-30T06:40:11.546+00:00"),
     "opencode": ("opencode/opencode.db", "ses_1f3a9c4e2ffeQm7TkdW0xS8bNa", "2026-11-30T06:02:00.009+00:00"),
@@ -259,7 +282,11 @@ BARE_ROLLOUT = "codex/sessions/2025/08/14/rollout-2025-08-14T10-02-33-5f8e2c1a-3
         ("rules/acp/bare.jsonl", lambda: paths.acp_log_dir() / "bare.jsonl", "sess_bare"),
         # A Codex rollout from before September 2025: only its first line (the session's
         # start) has a time; no record tells when it was last active.
-        (f"rules/{BARE_ROLLOUT}", lambda: paths.codex_home() / BARE_ROLLOUT.removeprefix("codex/"), "5f8e2c1a-3b4d-4e6f-8a9b-0c1d2e3f4a5b"),
+        (
+            f"rules/{BARE_ROLLOUT}",
+            lambda: paths.codex_home() / BARE_ROLLOUT.removeprefix("codex/"),
+            "5f8e2c1a-3b4d-4e6f-8a9b-0c1d2e3f4a5b",
+        ),
     ],
 )
 def test_activity_falls_back_to_the_files_mtime_when_no_record_carries_a_time(fixture: str, place, sid: str) -> None:  # type: ignore[no-untyped-def]
@@ -518,7 +545,9 @@ def test_a_subagent_file_replaces_its_inline_group_in_place() -> None:
     )
     plan = with_subagents(parent, [kid])
     assert [(g.key, g.items[0].text) for g in plan.groups] == [
-        ("", "Main"), ("agent-a1", "From file"), ("agent-z9", "Other"),
+        ("", "Main"),
+        ("agent-a1", "From file"),
+        ("agent-z9", "Other"),
     ]
     assert [(d.key, d.text) for d in plan.documents] == [("agent-a1", "Doc")]
 

@@ -55,13 +55,40 @@ EDGES = [
     b'{"s":"\xed\xa0\x80"}',  # a raw surrogate in the bytes
     b'["\\udc00\\ud800"]',
     b'["\\ud83d\\ude00"]',
-    b'{"f":NaN}', b"[Infinity]", b"[-Infinity]", b'{"f":1e400}', b"[1e-400]",
-    b"[18446744073709551616]", b"[-9223372036854775809]", b"[123456789012345678901234567890.5]",
-    b'{"a":"x\ny"}', b'{"a":"x\ty"}', b'{"a":"\x00"}',  # control characters in a string
-    b"[01]", b"[1.]", b"[.5]", b"[-0]", b"[1E5]", b'["\\x"]', b"[True]", b"['a']", b'{"a":1,}', b"[1,]",
-    b'["\xc0\xaf"]', b'["\xf4\x90\x80\x80"]', b'["\xff"]',  # invalid UTF-8
+    b'{"f":NaN}',
+    b"[Infinity]",
+    b"[-Infinity]",
+    b'{"f":1e400}',
+    b"[1e-400]",
+    b"[18446744073709551616]",
+    b"[-9223372036854775809]",
+    b"[123456789012345678901234567890.5]",
+    b'{"a":"x\ny"}',
+    b'{"a":"x\ty"}',
+    b'{"a":"\x00"}',  # control characters in a string
+    b"[01]",
+    b"[1.]",
+    b"[.5]",
+    b"[-0]",
+    b"[1E5]",
+    b'["\\x"]',
+    b"[True]",
+    b"['a']",
+    b'{"a":1,}',
+    b"[1,]",
+    b'["\xc0\xaf"]',
+    b'["\xf4\x90\x80\x80"]',
+    b'["\xff"]',  # invalid UTF-8
     b'\xef\xbb\xbf{"a":1}',  # a byte-order mark
-    b'{"a":1}\r', b' {"a":1} ', b"\x0c[1]", b'{"a":1} trailing', b"", b"   ", b'{"a":', b'"just a string"', b"3",
+    b'{"a":1}\r',
+    b' {"a":1} ',
+    b"\x0c[1]",
+    b'{"a":1} trailing',
+    b"",
+    b"   ",
+    b'{"a":',
+    b'"just a string"',
+    b"3",
     *(b"[" * depth + b"]" * depth for depth in (100, 990, 998, 999, 1000, 1001, 3000)),
 ]
 

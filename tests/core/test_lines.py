@@ -259,7 +259,9 @@ def test_backward_scan_stops_at_the_latest_full_list_and_replays_from_it(tmp_pat
     assert reader.results()[0].plan.main.partial is False  # type: ignore[union-attr]
 
 
-def test_backward_scan_of_two_full_lists_in_one_chunk_stops_at_the_later_and_scans_exactly_to_it(tmp_path: Path) -> None:
+def test_backward_scan_of_two_full_lists_in_one_chunk_stops_at_the_later_and_scans_exactly_to_it(
+    tmp_path: Path,
+) -> None:
     # Both lists lie in the same 32 KB chunk: the scan must take the later one, and the
     # bytes it reports are exactly those from that list to the tail window.
     def build(w) -> None:  # type: ignore[no-untyped-def]
@@ -348,7 +350,9 @@ def test_a_large_append_is_read_by_its_tail_and_the_backward_scan(tmp_path: Path
         w.update_plan([("Before", "completed"), ("Appended", "in_progress")])
         for _ in range(120):
             w.filler(2000)
-    outcome = read_transcript(reader, path, first.offset, head=0, bound=1 << 20, tail=SMALL["tail"], chunk=SMALL["chunk"])
+    outcome = read_transcript(
+        reader, path, first.offset, head=0, bound=1 << 20, tail=SMALL["tail"], chunk=SMALL["chunk"]
+    )
     assert outcome.skipped_middle and outcome.found_full_list
     assert outcome.offset == path.stat().st_size
     assert _items(reader) == [("Before", "completed"), ("Appended", "in_progress")]
@@ -391,7 +395,6 @@ def test_plan_lines_are_not_read_when_plan_reading_is_off(tmp_path: Path) -> Non
     assert result.plan.groups == ()
     assert result.facts.id == "0199aa00-0000-7000-8000-000000000001"
     assert result.facts.first_prompt == "Add a migration"
-
 
 
 def test_a_plan_line_longer_than_a_read_is_not_read_when_plan_reading_is_off(tmp_path: Path) -> None:
@@ -610,8 +613,10 @@ def test_an_ai_title_in_the_skipped_middle_outranks_the_first_prompt(tmp_path: P
     path = _claude_with_titles(
         tmp_path / f"{sid}.jsonl",
         head=[],
-        middle=[_title_line("summary", "summary", "Loader summary", sid),
-                _title_line("ai-title", "aiTitle", "Rewriting the loader", sid)],
+        middle=[
+            _title_line("summary", "summary", "Loader summary", sid),
+            _title_line("ai-title", "aiTitle", "Rewriting the loader", sid),
+        ],
         tail=[],
     )
     reader = reader_for("claude")(path)
@@ -662,7 +667,9 @@ def test_backward_scan_passes_over_a_refused_full_list_to_the_latest_applied_one
         for _ in range(20):
             w.filler(2000)
         call_id = w._call("TodoWrite", {"todos": [{"content": "Wrong", "status": "completed", "activeForm": "Wrong"}]})
-        w._result(call_id, "<tool_use_error>InputValidationError</tool_use_error>", "InputValidationError: todos", error=True)
+        w._result(
+            call_id, "<tool_use_error>InputValidationError</tool_use_error>", "InputValidationError: todos", error=True
+        )
         for _ in range(120):
             w.filler(2000)
     reader = reader_for("claude")(path)

@@ -47,7 +47,9 @@ def test_a_last_line_that_never_ends_is_read_no_further_than_the_line_bound(
     assert "no end in sight" in caplog.text
 
 
-def test_a_session_document_too_large_to_parse_is_named_not_read(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_session_document_too_large_to_parse_is_named_not_read(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "big" / "chats" / GEMINI.name  # where Gemini CLI keeps its sessions
     path.parent.mkdir(parents=True)
     shutil.copy(GEMINI, path)

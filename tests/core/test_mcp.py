@@ -138,10 +138,19 @@ async def test_the_ten_tools_are_listed_with_the_store_input_schemas() -> None:
 
 async def test_each_tool_answers_one_line_per_item(isolated_env: IsolatedEnv) -> None:
     async with connect("--session", "sess-mcp-1") as client:
-        assert await call(client, "plan_create", {"title": "Ship the parser", "goal": "YAML too"}) == "p1 draft Ship the parser"
+        assert (
+            await call(client, "plan_create", {"title": "Ship the parser", "goal": "YAML too"})
+            == "p1 draft Ship the parser"
+        )
         assert await call(client, "plan_set", {"plan": "p1", "status": "active"}) == "p1 active Ship the parser"
-        assert await call(client, "task_add", {"title": "Write tests", "plan": "p1", "priority": "high"}) == "t1 todo high Write tests"
-        assert await call(client, "task_add", {"title": "Add YAML", "plan": "p1", "blockedBy": ["t1"]}) == "t2 todo medium Add YAML"
+        assert (
+            await call(client, "task_add", {"title": "Write tests", "plan": "p1", "priority": "high"})
+            == "t1 todo high Write tests"
+        )
+        assert (
+            await call(client, "task_add", {"title": "Add YAML", "plan": "p1", "blockedBy": ["t1"]})
+            == "t2 todo medium Add YAML"
+        )
         assert await call(client, "task_set", {"task": "t1", "status": "doing"}) == "t1 doing high Write tests"
         assert await call(client, "task_list", {}) == "t1 doing high Write tests\nt2 todo medium Add YAML"
         assert await call(client, "task_list", {"status": "todo"}) == "t2 todo medium Add YAML"
@@ -168,12 +177,26 @@ async def test_the_session_comes_from_the_environment_without_the_flag(isolated_
 @pytest.mark.parametrize(
     ("name", "args", "refusal"),
     [
-        ("task_set", {"task": "t1", "status": "bogus"}, "Invalid task_set input: status must be todo, doing, blocked, review, done, or dropped."),
-        ("task_add", {"title": "Orphan", "plan": "p99"}, "Invalid task_add input: plan must match the id of a known plan (see plan_list)."),
-        ("task_add", {"title": "Minted", "id": "t5"}, "Invalid task_add input: id is minted by the store, never taken as input."),
+        (
+            "task_set",
+            {"task": "t1", "status": "bogus"},
+            "Invalid task_set input: status must be todo, doing, blocked, review, done, or dropped.",
+        ),
+        (
+            "task_add",
+            {"title": "Orphan", "plan": "p99"},
+            "Invalid task_add input: plan must match the id of a known plan (see plan_list).",
+        ),
+        (
+            "task_add",
+            {"title": "Minted", "id": "t5"},
+            "Invalid task_add input: id is minted by the store, never taken as input.",
+        ),
     ],
 )
-async def test_refusals_come_back_as_tool_errors_with_the_tools_wording(name: str, args: dict[str, Any], refusal: str) -> None:
+async def test_refusals_come_back_as_tool_errors_with_the_tools_wording(
+    name: str, args: dict[str, Any], refusal: str
+) -> None:
     async with connect() as client:
         await call(client, "task_add", {"title": "Exists"})
         with anyio.fail_after(DEADLINE):
@@ -233,7 +256,11 @@ async def test_a_plan_reads_as_its_plan_and_tasks() -> None:
     assert content.mime_type == "application/json"
     state = json.loads(content.text)
     assert set(state) == {"plan", "tasks"}
-    assert (state["plan"]["id"], state["plan"]["title"], state["plan"]["goal"].strip()) == ("p1", "Ship", "Ship the parser")
+    assert (state["plan"]["id"], state["plan"]["title"], state["plan"]["goal"].strip()) == (
+        "p1",
+        "Ship",
+        "Ship the parser",
+    )
     assert [(t["id"], t["title"], t["status"]) for t in state["tasks"]] == [("t1", "Write tests", "todo")]
 
 

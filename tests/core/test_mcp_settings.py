@@ -42,7 +42,7 @@ async def test_a_revoked_token_stops_working_in_a_running_server(isolated_env: I
         assert await call(ana, "task_approve", {"task": "t1"}) == "t1 todo medium One"
         # The person removes ana from the directory while the server runs.
         isolated_env.config.write_text(
-            f"roles:\n  approver: [task:approve]\nusers:\n  - {{ id: bo, roles: [], token: \"{token('bo-secret')}\" }}\n"
+            f'roles:\n  approver: [task:approve]\nusers:\n  - {{ id: bo, roles: [], token: "{token("bo-secret")}" }}\n'
         )
         with anyio.fail_after(DEADLINE):
             refused = await ana.call_tool("task_approve", {"task": "t2"})
@@ -97,8 +97,13 @@ def test_telling_a_settings_problem_prints_no_python_warning_on_the_servers_stde
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "task_list", "arguments": {}}},
     ]
     server = subprocess.Popen(
-        [sys.executable, "-m", "planwatch.tui.cli", "mcp"], cwd=ROOT, env=server_env(), text=True,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "planwatch.tui.cli", "mcp"],
+        cwd=ROOT,
+        env=server_env(),
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     assert server.stdin is not None and server.stdout is not None
     server.stdin.write("".join(json.dumps(m) + "\n" for m in lines))

@@ -58,9 +58,7 @@ def every_file_text(root: Path) -> str:
     return "".join(p.read_text(errors="replace") for p in root.rglob("*") if p.is_file())
 
 
-def test_with_the_setting_off_no_plan_text_reaches_disk(
-    isolated_env: IsolatedEnv, session: Session
-) -> None:
+def test_with_the_setting_off_no_plan_text_reaches_disk(isolated_env: IsolatedEnv, session: Session) -> None:
     mirror = Mirror(isolated_env.store, OFF)
     for plan in (
         todos((SECRET_STEPS[0], "pending"), (SECRET_STEPS[1], "in_progress")),
@@ -79,7 +77,13 @@ def test_with_the_setting_on_the_main_plan_becomes_the_session_plan(tmp_path: Pa
     mirror = Mirror(store, ON)
     plan = AgentPlan(
         groups=(
-            PlanGroup(source="codex", items=(PlanItem(text="Read the schema", status="completed"), PlanItem(text="Write the migration", status="in_progress"))),
+            PlanGroup(
+                source="codex",
+                items=(
+                    PlanItem(text="Read the schema", status="completed"),
+                    PlanItem(text="Write the migration", status="in_progress"),
+                ),
+            ),
             PlanGroup(key="agent-a1", source="claude_todos", items=(PlanItem(text="Subagent step"),)),
         )
     )
@@ -223,7 +227,9 @@ def _mirror_acp_log_line_by_line(store: Store, frozen_now: datetime) -> None:
             mirror.update(session, result.plan)
 
 
-def test_an_acp_sessions_every_plan_id_is_its_own_session_plan_titled_apart(tmp_path: Path, frozen_now: datetime) -> None:
+def test_an_acp_sessions_every_plan_id_is_its_own_session_plan_titled_apart(
+    tmp_path: Path, frozen_now: datetime
+) -> None:
     """SPEC §5: an ACP session writes a whole list with each plan update — the default plan
     and each planId its own session plan, titled so a person can tell them apart."""
     store = Store(tmp_path / "store")
@@ -260,7 +266,9 @@ def test_an_acp_sessions_every_plan_id_is_its_own_session_plan_titled_apart(tmp_
     assert not any("design" in t.title or "pagination" in t.title for t in snap.tasks.values())
 
 
-def test_an_acp_log_mirrored_again_from_the_start_makes_no_second_plan_or_task(tmp_path: Path, frozen_now: datetime) -> None:
+def test_an_acp_log_mirrored_again_from_the_start_makes_no_second_plan_or_task(
+    tmp_path: Path, frozen_now: datetime
+) -> None:
     """A restart (a new mirror, the same log) finds each planId's plan by its ref: no second plan, no new task."""
     store = Store(tmp_path / "store")
     _mirror_acp_log_line_by_line(store, frozen_now)
@@ -271,6 +279,8 @@ def test_an_acp_log_mirrored_again_from_the_start_makes_no_second_plan_or_task(t
     assert [(t.id, t.plan, t.title, t.status) for t in after.tasks_sorted()] == [
         (t.id, t.plan, t.title, t.status) for t in before.tasks_sorted()
     ]
+
+
 @pytest.mark.parametrize(
     ("sample", "harness", "tool", "expected"),
     [

@@ -22,7 +22,13 @@ ON = Settings(keep_plans_in_store=True, require_approval=True)
 def session(tmp_path: Path) -> Session:
     from datetime import UTC, datetime
 
-    return Session(id=SESSION_ID, harness="claude", path=tmp_path / f"{SESSION_ID}.jsonl", title="Fix it", updated=datetime.now(UTC))
+    return Session(
+        id=SESSION_ID,
+        harness="claude",
+        path=tmp_path / f"{SESSION_ID}.jsonl",
+        title="Fix it",
+        updated=datetime.now(UTC),
+    )
 
 
 def test_with_require_approval_the_mirror_starts_only_approved_tasks(tmp_path: Path, session: Session) -> None:
@@ -43,7 +49,9 @@ def test_with_require_approval_claude_tasks_start_only_approved_tasks(tmp_path: 
 
 def test_a_mirrored_list_keeps_at_most_50_steps(tmp_path: Path, session: Session) -> None:
     store = Store(tmp_path / "store")
-    Mirror(store, Settings(keep_plans_in_store=True)).update(session, todos(*((f"step {n}", "pending") for n in range(1003))))
+    Mirror(store, Settings(keep_plans_in_store=True)).update(
+        session, todos(*((f"step {n}", "pending") for n in range(1003)))
+    )
     kept = rows(store)
     assert len(kept) == 50 and kept[-1] == ("t50", "step 49", "todo")
     assert len(list((tmp_path / "store" / "tasks").iterdir())) == 50

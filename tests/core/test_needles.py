@@ -48,10 +48,15 @@ def test_needles_are_found_on_exactly_the_lines_that_hold_one_by_either_engine(e
             needles = [bytes(rnd.choice(alphabet) for _ in range(rnd.randint(1, 6))) for _ in range(rnd.randint(1, 6))]
             found = Needles(needles)
             for _ in range(10):
-                text = b"\n".join(bytes(rnd.choice(alphabet) for _ in range(rnd.randint(0, 12))) for _ in range(rnd.randint(1, 3)))
+                text = b"\n".join(
+                    bytes(rnd.choice(alphabet) for _ in range(rnd.randint(0, 12))) for _ in range(rnd.randint(1, 3))
+                )
                 pos, endpos = sorted(rnd.randint(0, len(text)) for _ in range(2))
                 occurrences = [
-                    (at, at + len(n) - 1) for n in set(needles) for at in range(pos, endpos - len(n) + 1) if text.startswith(n, at)
+                    (at, at + len(n) - 1)
+                    for n in set(needles)
+                    for at in range(pos, endpos - len(n) + 1)
+                    if text.startswith(n, at)
                 ]
                 lines = sorted({line_of(text, at) for at, _ in occurrences})
                 got = found.positions(text, pos, endpos)
@@ -62,7 +67,9 @@ def test_needles_are_found_on_exactly_the_lines_that_hold_one_by_either_engine(e
                 assert sorted({line_of(text, p) for p in got}) == lines, case
                 first = found.first(text, pos, endpos)
                 assert (line_of(text, first) if first >= 0 else None) == (lines[0] if lines else None), case
-        real = Needles([*json_value_needles("TodoWrite"), *json_needles("type", "summary"), *json_needles("method", "session/new")])
+        real = Needles(
+            [*json_value_needles("TodoWrite"), *json_needles("type", "summary"), *json_needles("method", "session/new")]
+        )
         assert real.occurs(b'{"type": "summary", "summary": "x"}')
         assert real.occurs(b'{"name":"TodoWrite","input":{}}')
         assert not real.occurs(b'{"summary":"type","tools":["TodoWrite"]}')
@@ -107,7 +114,10 @@ def test_every_transcript_reads_the_same_whichever_engine_searched_it(tmp_path: 
     list lie in the skipped middle: the same results, counts and offsets with re and
     with Hyperscan (the suite itself runs on the engine the platform has)."""
     _engine("hyperscan")
-    paths = [*_transcripts(), _long(tmp_path / "claude" / "projects" / "-home-dev-long" / "7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl")]
+    paths = [
+        *_transcripts(),
+        _long(tmp_path / "claude" / "projects" / "-home-dev-long" / "7d1c2b3a-4e5f-4a6b-8c7d-9e0f1a2b3c4d.jsonl"),
+    ]
     assert len(paths) > 40
     with engines.using("re"):
         by_re = [_answer(p) for p in paths]

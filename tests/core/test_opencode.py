@@ -78,7 +78,10 @@ def test_real_sample_database_plan_is_the_todo_rows_in_position_order(tmp_path: 
     assert result.facts.id == SID
     assert result.facts.title() == "Add YAML support to config loader"
     assert result.facts.cwd == "/home/dev/opencode-todos"
-    assert result.facts.last_timestamp is not None and result.facts.last_timestamp.isoformat() == "2026-11-30T23:03:47.667000+00:00"
+    assert (
+        result.facts.last_timestamp is not None
+        and result.facts.last_timestamp.isoformat() == "2026-11-30T23:03:47.667000+00:00"
+    )
     assert items(result.plan) == [
         ("Inspect the current config loader", "completed"),
         ("Add YAML parsing to load_config()", "completed"),
@@ -255,7 +258,12 @@ def test_a_database_written_by_another_process_is_read_while_it_writes(tmp_path:
     [
         (lambda p: None, "no database there"),
         (lambda p: p.write_bytes(os.urandom(4096)), "corrupt or not an SQLite database"),
-        (lambda p: sqlite3.connect(p).executescript("CREATE TABLE session (id TEXT); CREATE TABLE todo (x TEXT);").close(), "unknown schema version"),
+        (
+            lambda p: (
+                sqlite3.connect(p).executescript("CREATE TABLE session (id TEXT); CREATE TABLE todo (x TEXT);").close()
+            ),
+            "unknown schema version",
+        ),
     ],
     ids=["missing", "corrupt", "unknown-schema"],
 )
@@ -267,8 +275,11 @@ def test_a_database_that_cannot_be_read_is_reported_and_skipped(tmp_path: Path, 
     assert reader.problem is not None and problem in reader.problem and str(path) in reader.problem
 
 
-def test_a_database_locked_for_long_is_reported_and_read_once_free(db: OpenCodeDb, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_database_locked_for_long_is_reported_and_read_once_free(
+    db: OpenCodeDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import planwatch.core.transcripts.opencode_sql as opencode_sql
+
     monkeypatch.setattr(opencode_sql, "BUSY_TIMEOUT", 0.05)
     monkeypatch.setattr(opencode_sql, "RETRY_PAUSE", 0.01)
     db.session("ses_l", "Locked")
@@ -287,7 +298,9 @@ def test_a_database_locked_for_long_is_reported_and_read_once_free(db: OpenCodeD
 # -- discovery and the index -------------------------------------------------------------
 
 
-def test_discovered_at_opencode_db_else_xdg_data_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_env) -> None:  # type: ignore[no-untyped-def]
+def test_discovered_at_opencode_db_else_xdg_data_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_env
+) -> None:  # type: ignore[no-untyped-def]
     default = paths.opencode_db()
     assert default == isolated_env.root / "xdg" / "xdg_data_home" / "opencode" / "opencode.db"
     monkeypatch.setenv("OPENCODE_DB", str(tmp_path / "elsewhere.db"))
@@ -400,7 +413,9 @@ def test_show_plain_prints_blocked_as_blocked(tmp_path: Path) -> None:
 def test_a_database_that_cannot_be_read_is_named_once_and_the_rest_is_listed(tmp_path: Path, isolated_env) -> None:  # type: ignore[no-untyped-def]
     folder = paths.claude_projects_dir() / "-home-dev-api"
     folder.mkdir(parents=True)
-    shutil.copy(ROOT / "fixtures/samples/claude-code-todowrite.jsonl", folder / "5e0c2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c.jsonl")
+    shutil.copy(
+        ROOT / "fixtures/samples/claude-code-todowrite.jsonl", folder / "5e0c2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c.jsonl"
+    )
     broken = tmp_path / "opencode.db"
     broken.write_bytes(b"SQLite format 3\x00" + os.urandom(8192))
     out = planwatch("sessions", "--json", env={"OPENCODE_DB": str(broken)})
@@ -414,7 +429,9 @@ def test_a_database_that_cannot_be_read_is_named_once_and_the_rest_is_listed(tmp
 # -- before the database: storage/ JSON files ---------------------------------------------
 
 
-def write_storage(data: Path, sid: str, title: str, todos: list[dict] | None, *, parent: str | None = None, updated: int = T0) -> Path:
+def write_storage(
+    data: Path, sid: str, title: str, todos: list[dict] | None, *, parent: str | None = None, updated: int = T0
+) -> Path:
     """OpenCode's pre-database layout, as its source wrote it (Storage.write(key) →
     storage/<key…>.json): the session's info, its todo list, a user message and part."""
     storage = data / "storage"
@@ -441,7 +458,9 @@ def write_storage(data: Path, sid: str, title: str, todos: list[dict] | None, *,
     )
     (storage / "part" / mid).mkdir(parents=True, exist_ok=True)
     (storage / "part" / mid / f"prt_{sid[4:]}.json").write_text(
-        json.dumps({"id": f"prt_{sid[4:]}", "sessionID": sid, "messageID": mid, "type": "text", "text": f"Prompt of {sid}"})
+        json.dumps(
+            {"id": f"prt_{sid[4:]}", "sessionID": sid, "messageID": mid, "type": "text", "text": f"Prompt of {sid}"}
+        )
     )
     return storage
 
@@ -452,7 +471,9 @@ def todo(content: str, status: str, priority: str = "medium") -> dict[str, str]:
 
 def test_pre_database_storage_sessions_and_todo_lists_are_read(tmp_path: Path) -> None:
     data = tmp_path / "opencode"
-    write_storage(data, "ses_old1", "Port the CLI flags", [todo("Parse --json", "completed"), todo("Wait for review", "blocked")])
+    write_storage(
+        data, "ses_old1", "Port the CLI flags", [todo("Parse --json", "completed"), todo("Wait for review", "blocked")]
+    )
     write_storage(data, "ses_old2", "New session - 2025-09-01T10:00:00.000Z", None, updated=T0 + 5)
     write_storage(data, "ses_old3", "Child", [todo("Look around", "in_progress")], parent="ses_old1")
     index = SessionIndex([data])
@@ -484,7 +505,9 @@ def test_storage_todo_rewritten_is_followed_within_a_second(isolated_env) -> Non
     try:
         time.sleep(0.2)
         started = time.monotonic()
-        (storage / "todo" / "ses_live1.json").write_text(json.dumps([todo("First", "completed"), todo("Second", "in_progress")]))
+        (storage / "todo" / "ses_live1.json").write_text(
+            json.dumps([todo("First", "completed"), todo("Second", "in_progress")])
+        )
         assert seconds_until_items(index, "ses_live1", 2, started) < 1.0
     finally:
         index.stop()

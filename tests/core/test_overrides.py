@@ -50,7 +50,9 @@ def test_hand_edited_text_in_the_file_is_dropped_on_load() -> None:
     path = default_path()
     path.parent.mkdir(parents=True)
     good = item_key("a", 0)
-    path.write_text(json.dumps({"sessions": {"s": {"Some step text": "completed", good: "pending", item_key("b", 0): "bogus"}}}))
+    path.write_text(
+        json.dumps({"sessions": {"s": {"Some step text": "completed", good: "pending", item_key("b", 0): "bogus"}}})
+    )
     store = Overrides()
     assert store.for_session("s") == {good: "pending"}
     store.save()
@@ -100,7 +102,9 @@ def test_choosing_the_agents_own_status_again_leaves_no_override_on_disk() -> No
     from planwatch.core.model import AgentPlan, PlanGroup, PlanItem
 
     text = "Migrate the PRIVATE-STEP table"
-    agent = AgentPlan(groups=(PlanGroup(key="", source="claude_todos", items=(PlanItem(text=text, status="pending"),)),))
+    agent = AgentPlan(
+        groups=(PlanGroup(key="", source="claude_todos", items=(PlanItem(text=text, status="pending"),)),)
+    )
     store = Overrides()
     row = build_checklist(agent, store.for_session("s")).agent_rows[0]
     store.set("s", row.key, toggle_agent(row))

@@ -30,7 +30,14 @@ def cli(*argv: str, token: str | None = None) -> subprocess.CompletedProcess[str
     env = {k: v for k, v in os.environ.items() if k != "PLANWATCH_TOKEN"}
     if token:
         env["PLANWATCH_TOKEN"] = token
-    return subprocess.run([sys.executable, "-m", "planwatch.tui.cli", *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", *argv],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 async def test_a_user_without_session_read_reads_no_plan_through_any_tool(isolated_env: IsolatedEnv) -> None:
@@ -45,7 +52,10 @@ async def test_a_user_without_session_read_reads_no_plan_through_any_tool(isolat
             with anyio.fail_after(DEADLINE):
                 refused = await bo.call_tool(name, args)
             assert refused.is_error, name
-            assert text_of(refused) == f"Refused {name}: reading plans and tasks needs the session:read grant, which bo does not hold."
+            assert (
+                text_of(refused)
+                == f"Refused {name}: reading plans and tasks needs the session:read grant, which bo does not hold."
+            )
         with anyio.fail_after(DEADLINE), pytest.raises(MCPError) as listing:
             await bo.list_resources()
         assert "needs the session:read grant, which bo does not hold" in listing.value.error.message

@@ -92,9 +92,7 @@ def test_only_calls_whose_result_is_not_an_error_apply() -> None:
         ({"text": "F", "content": "ignored"}, "F", "pending"),
     ],
 )
-def test_item_text_from_text_content_title_or_step_or_a_bare_string(
-    entry: Any, text: str, status: str
-) -> None:
+def test_item_text_from_text_content_title_or_step_or_a_bare_string(entry: Any, text: str, status: str) -> None:
     assert ccd.parse_items([entry]) == (PlanItem(text=text, status=status),)  # type: ignore[arg-type]
 
 

@@ -22,10 +22,10 @@ LAB = ROOT / "fixtures/transcripts/rules/claude/projects/-home-dev-lab"
 SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "samples" / "claude-code-todowrite.jsonl"
 
 DEMO_TODOS = DEMO / "-home-dev-api/4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b.jsonl"
-DEMO_SUBAGENT = (
-    DEMO / "-home-dev-api/4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b/subagents/agent-a3f9c1e27b4d8e605.jsonl"
+DEMO_SUBAGENT = DEMO / "-home-dev-api/4f6b2a9e-1c3d-4e8f-9a7b-2d5c8e1f0a3b/subagents/agent-a3f9c1e27b4d8e605.jsonl"
+HOSTILE = (
+    ROOT / "fixtures/transcripts/hostile/claude/projects/-home-dev-hostile/6b0d2e8f-9a1c-4e3b-8d7f-0c5a2e9b1d46.jsonl"
 )
-HOSTILE = ROOT / "fixtures/transcripts/hostile/claude/projects/-home-dev-hostile/6b0d2e8f-9a1c-4e3b-8d7f-0c5a2e9b1d46.jsonl"
 LEGACY = LAB / "c0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a41.jsonl"
 REFUSED = LAB / "c0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a42.jsonl"
 SHAPES = LAB / "c0a1b2c3-d4e5-4f60-8a7b-9c0d1e2f3a43.jsonl"
@@ -241,9 +241,7 @@ def test_session_id_is_the_file_name_and_another_session_id_is_lineage() -> None
         ("prompt", "Why does the importer skip rows with empty dates?"),
     ],
 )
-def test_title_is_last_custom_title_else_ai_title_else_summary_else_first_prompt(
-    kind: str, title: str
-) -> None:
+def test_title_is_last_custom_title_else_ai_title_else_summary_else_first_prompt(kind: str, title: str) -> None:
     _, result = read(TITLES[kind])
     assert result.facts.title() == title
 
@@ -284,7 +282,10 @@ def test_wants_passes_a_huge_tool_result_only_for_a_pending_call() -> None:
     def result_line(tool_use_id: str) -> bytes:
         record = {
             "type": "user",
-            "message": {"role": "user", "content": [{"tool_use_id": tool_use_id, "type": "tool_result", "content": body}]},
+            "message": {
+                "role": "user",
+                "content": [{"tool_use_id": tool_use_id, "type": "tool_result", "content": body}],
+            },
             "toolUseResult": {"stdout": body},
         }
         return json.dumps(record, separators=(",", ":")).encode() + b"\n"
@@ -377,8 +378,14 @@ def _record(kind: str, message: dict, **extra: object) -> bytes:
 def call(*blocks: dict, message_id: str = "msg_01A", **extra: object) -> bytes:
     return _record(
         "assistant",
-        {"id": message_id, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
-         "content": list(blocks), "stop_reason": "tool_use"},
+        {
+            "id": message_id,
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": list(blocks),
+            "stop_reason": "tool_use",
+        },
         **extra,
     )
 
@@ -409,11 +416,17 @@ def test_one_api_message_split_over_records_sharing_message_id_applies_every_cal
     lines = [
         call({"type": "text", "text": "I'll track this."}, message_id="msg_01S"),
         call(tool_use("toolu_a", "TaskCreate", {"subject": "Set up schema", "description": "…"}), message_id="msg_01S"),
-        call(tool_use("toolu_b", "TaskCreate", {"subject": "Write migration", "description": "…"}), message_id="msg_01S"),
-        result(tool_result("toolu_a", "Task #1 created successfully: Set up schema"),
-               toolUseResult={"task": {"id": "1", "subject": "Set up schema"}}),
-        result(tool_result("toolu_b", "Task #2 created successfully: Write migration"),
-               toolUseResult={"task": {"id": "2", "subject": "Write migration"}}),
+        call(
+            tool_use("toolu_b", "TaskCreate", {"subject": "Write migration", "description": "…"}), message_id="msg_01S"
+        ),
+        result(
+            tool_result("toolu_a", "Task #1 created successfully: Set up schema"),
+            toolUseResult={"task": {"id": "1", "subject": "Set up schema"}},
+        ),
+        result(
+            tool_result("toolu_b", "Task #2 created successfully: Write migration"),
+            toolUseResult={"task": {"id": "2", "subject": "Write migration"}},
+        ),
     ]
     plan = read_lines(tmp_path, lines).plan
     assert main_items(plan) == [("Set up schema", "pending"), ("Write migration", "pending")]
@@ -496,11 +509,18 @@ def test_subagent_file_todowrite_applies_from_the_result_block_alone(tmp_path: P
     folder = tmp_path / SESSION / "subagents"
     folder.mkdir(parents=True)
     path = folder / "agent-a1b2c3d4e5f607182.jsonl"
-    path.write_bytes(b"".join([
-        call(tool_use("toolu_a", "TodoWrite", todos(("Grep", "completed"), ("Report", "in_progress"))),
-             isSidechain=True, agentId="a1b2c3d4e5f607182"),
-        result(tool_result("toolu_a"), isSidechain=True, agentId="a1b2c3d4e5f607182"),  # no toolUseResult
-    ]))
+    path.write_bytes(
+        b"".join(
+            [
+                call(
+                    tool_use("toolu_a", "TodoWrite", todos(("Grep", "completed"), ("Report", "in_progress"))),
+                    isSidechain=True,
+                    agentId="a1b2c3d4e5f607182",
+                ),
+                result(tool_result("toolu_a"), isSidechain=True, agentId="a1b2c3d4e5f607182"),  # no toolUseResult
+            ]
+        )
+    )
     _, res = read(path)
     [group] = res.plan.groups
     assert group.key == "agent-a1b2c3d4e5f607182"

@@ -93,7 +93,12 @@ def test_subject_edit_only_when_the_result_confirms_the_field() -> None:
     events = correlator.on_result(
         "toolu_1",
         is_error=False,
-        result={"success": True, "taskId": "1", "updatedFields": ["status"], "statusChange": {"from": "pending", "to": "completed"}},
+        result={
+            "success": True,
+            "taskId": "1",
+            "updatedFields": ["status"],
+            "statusChange": {"from": "pending", "to": "completed"},
+        },
     )
     assert events == [TaskUpdated("", "1", status="completed", subject=None)]
 
@@ -173,7 +178,9 @@ def test_at_most_100_pending_requests_oldest_evicted() -> None:
 
 def test_pending_requests_keep_only_ids_subjects_and_statuses() -> None:
     correlator = TaskCorrelator()
-    correlator.on_call("toolu_1", "TaskCreate", {"subject": "S", "description": "secret detail", "activeForm": "Doing"}, "")
+    correlator.on_call(
+        "toolu_1", "TaskCreate", {"subject": "S", "description": "secret detail", "activeForm": "Doing"}, ""
+    )
     [request] = correlator._pending.values()
     kept = {f.name: getattr(request, f.name) for f in dataclasses.fields(request)}
     assert "secret detail" not in repr(kept) and "Doing" not in repr(kept)
@@ -218,7 +225,11 @@ def test_a_status_change_outside_the_task_vocabulary_reads_as_pending() -> None:
     events = correlator.on_result(
         "toolu_1",
         is_error=False,
-        result={"success": True, "taskId": "4", "updatedFields": ["status"],
-                "statusChange": {"from": "in_progress", "to": "cancelled"}},
+        result={
+            "success": True,
+            "taskId": "4",
+            "updatedFields": ["status"],
+            "statusChange": {"from": "in_progress", "to": "cancelled"},
+        },
     )
     assert events == [TaskUpdated("", "4", status="pending")]

@@ -12,7 +12,10 @@ from planwatch.core.transcripts.reader import SessionResult
 from planwatch.core.transcripts.registry import reader_for
 
 ROOT = Path(__file__).resolve().parents[2]
-DEMO = ROOT / "fixtures/transcripts/codex/sessions/2026/11/30/rollout-2026-11-30T07-19-15-019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17.jsonl"
+DEMO = (
+    ROOT
+    / "fixtures/transcripts/codex/sessions/2026/11/30/rollout-2026-11-30T07-19-15-019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17.jsonl"
+)
 RULES = ROOT / "fixtures/transcripts/rules/codex/sessions"
 ERRORS = RULES / "2026/11/29/rollout-2026-11-29T15-00-00-019ad3f1-0000-7000-8000-00000000e001.jsonl"
 BARE = RULES / "2025/08/14/rollout-2025-08-14T10-02-33-5f8e2c1a-3b4d-4e6f-8a9b-0c1d2e3f4a5b.jsonl"
@@ -135,7 +138,9 @@ def test_wants_passes_a_huge_output_only_for_a_pending_plan_call() -> None:
 
     def output(cid: str) -> bytes:
         payload = {"type": "function_call_output", "call_id": cid, "output": body}
-        return json.dumps({"timestamp": "2026-11-30T07:20:00.000Z", "type": "response_item", "payload": payload}).encode()
+        return json.dumps(
+            {"timestamp": "2026-11-30T07:20:00.000Z", "type": "response_item", "payload": payload}
+        ).encode()
 
     reader = CodexReader(DEMO)
     reader.feed_line(lines[0])
@@ -157,17 +162,38 @@ def test_is_full_list_confirms_the_call_shape() -> None:
 
 def test_a_status_outside_codex_vocabulary_reads_as_pending(tmp_path: Path) -> None:
     # FORMATS §5: Codex statuses are pending, in_progress, completed; `cancelled` is ACP's.
-    meta = {"timestamp": "2026-11-29T15:00:00.000Z", "type": "session_meta",
-            "payload": {"id": "019ad3f1-0000-7000-8000-00000000c001", "timestamp": "2026-11-29T15:00:00.000Z",
-                        "cwd": "/home/dev/api", "originator": "codex_cli_rs", "cli_version": "0.169.0",
-                        "source": "cli", "git": {"branch": "main"}}}
-    plan = {"explanation": "Steps", "plan": [{"step": "Read", "status": "cancelled"},
-                                             {"step": "Fix", "status": "completed"}]}
-    call = {"timestamp": "2026-11-29T15:00:01.000Z", "type": "response_item",
-            "payload": {"type": "function_call", "name": "update_plan", "arguments": json.dumps(plan),
-                        "call_id": "call_v1"}}
-    output = {"timestamp": "2026-11-29T15:00:01.100Z", "type": "response_item",
-              "payload": {"type": "function_call_output", "call_id": "call_v1", "output": "Plan updated"}}
+    meta = {
+        "timestamp": "2026-11-29T15:00:00.000Z",
+        "type": "session_meta",
+        "payload": {
+            "id": "019ad3f1-0000-7000-8000-00000000c001",
+            "timestamp": "2026-11-29T15:00:00.000Z",
+            "cwd": "/home/dev/api",
+            "originator": "codex_cli_rs",
+            "cli_version": "0.169.0",
+            "source": "cli",
+            "git": {"branch": "main"},
+        },
+    }
+    plan = {
+        "explanation": "Steps",
+        "plan": [{"step": "Read", "status": "cancelled"}, {"step": "Fix", "status": "completed"}],
+    }
+    call = {
+        "timestamp": "2026-11-29T15:00:01.000Z",
+        "type": "response_item",
+        "payload": {
+            "type": "function_call",
+            "name": "update_plan",
+            "arguments": json.dumps(plan),
+            "call_id": "call_v1",
+        },
+    }
+    output = {
+        "timestamp": "2026-11-29T15:00:01.100Z",
+        "type": "response_item",
+        "payload": {"type": "function_call_output", "call_id": "call_v1", "output": "Plan updated"},
+    }
     path = tmp_path / "rollout-2026-11-29T15-00-00-019ad3f1-0000-7000-8000-00000000c001.jsonl"
     path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in (meta, call, output)))
     _, result = read(path)

@@ -80,7 +80,9 @@ def test_every_record_line_is_replayed_in_file_order() -> None:
 
 def test_title_is_the_first_user_message_after_session_context() -> None:
     _, result = read(SAMPLE)
-    assert result.facts.title() == "Add YAML support to the config loader and keep a todo list as you go. [[script:main]]"
+    assert (
+        result.facts.title() == "Add YAML support to the config loader and keep a todo list as you go. [[script:main]]"
+    )
     _, demo = read(DEMO)
     assert demo.facts.title() == "Move the staging deploy from the shell script to a GitHub Actions workflow"
 
@@ -195,7 +197,9 @@ def test_discovery_finds_sessions_legacy_files_and_subagents_under_gemini_cli_ho
     (tmp / "lab" / "chats" / "notes.jsonl").write_text('{"sessionId":"x"}\n')
     found = {item.path.relative_to(tmp).as_posix(): item for item in discover([tmp])}
     assert sorted(found) == sorted(
-        p.relative_to(RULES).as_posix() for p in RULES.rglob("*") if p.suffix in (".jsonl", ".json") and "chats" in p.parts
+        p.relative_to(RULES).as_posix()
+        for p in RULES.rglob("*")
+        if p.suffix in (".jsonl", ".json") and "chats" in p.parts
     )
     assert all(item.harness == "gemini" for item in found.values())
     child = found[CHILD.relative_to(RULES).as_posix()]

@@ -47,8 +47,13 @@ def test_a_fifo_warm_start_cache_never_hangs_sessions(isolated_env: IsolatedEnv)
     cache.mkdir()
     os.mkfifo(cache / "warm-start.json")
     done = subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"], cwd=ROOT, env=_env(isolated_env),
-        capture_output=True, text=True, timeout=DEADLINE, stdin=subprocess.DEVNULL,
+        [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"],
+        cwd=ROOT,
+        env=_env(isolated_env),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().startswith("[")
@@ -57,8 +62,13 @@ def test_a_fifo_warm_start_cache_never_hangs_sessions(isolated_env: IsolatedEnv)
 def test_a_fifo_overrides_file_never_hangs_the_app_at_start(isolated_env: IsolatedEnv) -> None:
     os.mkfifo(isolated_env.state / "overrides.json")
     started = subprocess.run(
-        [sys.executable, "-c", APP_START, str(isolated_env.config)], cwd=ROOT, env=_env(isolated_env),
-        capture_output=True, text=True, timeout=DEADLINE, stdin=subprocess.DEVNULL,
+        [sys.executable, "-c", APP_START, str(isolated_env.config)],
+        cwd=ROOT,
+        env=_env(isolated_env),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        stdin=subprocess.DEVNULL,
     )
     assert started.stdout.strip() == "started", started.stderr
     assert Overrides().load() is None  # and loading it again says so, without waiting

@@ -296,7 +296,11 @@ def test_a_list_cleared_after_every_step_was_done_stays_finished() -> None:
     from planwatch.core.replay import replay
     from planwatch.core.transcripts.events import FullList
 
-    done = (PlanItem(text="Read", status="completed"), PlanItem(text="Write", status="completed"), PlanItem(text="Skip", status="cancelled"))
+    done = (
+        PlanItem(text="Read", status="completed"),
+        PlanItem(text="Write", status="completed"),
+        PlanItem(text="Skip", status="cancelled"),
+    )
     plan = replay([FullList("", "claude_todos", done), FullList("", "claude_todos", ())])
     assert plan.main is not None and plan.main.cleared and plan.main.items == done
     # A list cleared with a step still open is cleared: no plan is claimed finished.
@@ -304,5 +308,11 @@ def test_a_list_cleared_after_every_step_was_done_stays_finished() -> None:
     cleared = replay([FullList("", "claude_todos", open_list), FullList("", "claude_todos", ())])
     assert cleared.main is not None and cleared.main.items == () and not cleared.main.cleared
     # A new list after the clearing replaces the finished one.
-    again = replay([FullList("", "claude_todos", done), FullList("", "claude_todos", ()), FullList("", "claude_todos", (PlanItem(text="Next"),))])
+    again = replay(
+        [
+            FullList("", "claude_todos", done),
+            FullList("", "claude_todos", ()),
+            FullList("", "claude_todos", (PlanItem(text="Next"),)),
+        ]
+    )
     assert again.main is not None and not again.main.cleared and [i.text for i in again.main.items] == ["Next"]

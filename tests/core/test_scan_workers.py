@@ -70,13 +70,12 @@ def _corpus(count: int = 24) -> list[TranscriptFile]:
 
 
 def _summary(reads: list[batch.FileRead]) -> dict[Path, list[tuple[object, ...]]]:
-    return {
-        read.item.path: [(dataclasses.asdict(r.facts), r.plan) for r in read.results]
-        for read in reads
-    }
+    return {read.item.path: [(dataclasses.asdict(r.facts), r.plan) for r in read.results] for read in reads}
 
 
-def test_a_scan_spread_over_a_worker_reads_every_file_once_with_the_same_results(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_scan_spread_over_a_worker_reads_every_file_once_with_the_same_results(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     files = _corpus()
     monkeypatch.setattr(batch, "CHUNK_FILES", 2)  # many chunks, so both sides get some
     alone = [read for chunk in batch.read_all(files, True, workers=0) for read in chunk]
@@ -108,9 +107,7 @@ def test_a_reader_from_a_worker_goes_on_following_its_file(tmp_path: Path) -> No
         w.prompt("Follow me")
         call_id = w._call("TodoWrite", {"todos": [{"content": "Later", "status": "pending", "activeForm": "Later"}]})
     [item] = discover(default_roots(Settings()))
-    worker = subprocess.Popen(
-        [sys.executable, "-c", workers._BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-    )
+    worker = subprocess.Popen([sys.executable, "-c", workers._BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         assert worker.stdin is not None and worker.stdout is not None
         pickle.dump(([item], True), worker.stdin)
@@ -174,10 +171,14 @@ def test_a_scan_worker_imports_no_pydantic_and_no_settings() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60)
     modules = json.loads(out.stdout)
     assert "planwatch.core.transcripts.claude" in modules
-    assert [m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core") or m == "planwatch.core.settings"] == []
+    assert [
+        m for m in modules if m.split(".")[0] in ("pydantic", "pydantic_core") or m == "planwatch.core.settings"
+    ] == []
 
 
-def test_a_worker_logs_through_the_calling_process(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+def test_a_worker_logs_through_the_calling_process(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     files = _corpus(6)
     monkeypatch.setattr(batch, "CHUNK_FILES", 1)
     gone = files[-1].path  # the last chunk: a worker's first
@@ -314,7 +315,11 @@ def test_workers_forked_ahead_serve_a_scan_on_a_thread_and_then_go(tmp_path: Pat
     the test run may have threads of its own going."""
     out = subprocess.run(
         [sys.executable, "-c", _AHEAD, str(ROOT / "fixtures" / "transcripts")],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
         env={**os.environ, "PLANWATCH_CACHE": str(tmp_path / "cache")},
     )
     got = json.loads(out.stdout.strip().splitlines()[-1])

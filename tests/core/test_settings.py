@@ -77,7 +77,12 @@ def test_the_owner_defaults_to_the_login_name_even_without_a_terminal() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("USER", "LOGNAME", "LNAME", "USERNAME")}
     out = subprocess.run(
         [sys.executable, "-c", "from core.settings import Settings; print(Settings().owner_name())"],
-        cwd=ROOT, env=env, capture_output=True, text=True, check=True, stdin=subprocess.DEVNULL,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        stdin=subprocess.DEVNULL,
         start_new_session=True,
     )
     assert out.stdout.strip() == pwd.getpwuid(os.getuid()).pw_name

@@ -79,10 +79,15 @@ def test_sweep_days_must_be_a_finite_number_zero_or_more(tmp_path: Path, line: s
     settings = load_settings(path, report=False)
     assert settings.sweep_after_days is None
     [problem] = settings.problems
-    assert problem.key == "sweepAfterDays" and f"should be a number of days, 0 or more (or left out to keep everything), not {found};" in problem.problem
+    assert (
+        problem.key == "sweepAfterDays"
+        and f"should be a number of days, 0 or more (or left out to keep everything), not {found};" in problem.problem
+    )
 
 
-@pytest.mark.parametrize(("line", "days"), [("sweepAfterDays: 0", 0.0), ("sweepAfterDays: 7.5", 7.5), ("sweepAfterDays:", None)])
+@pytest.mark.parametrize(
+    ("line", "days"), [("sweepAfterDays: 0", 0.0), ("sweepAfterDays: 7.5", 7.5), ("sweepAfterDays:", None)]
+)
 def test_sweep_days_zero_fractions_and_blank_are_kept(tmp_path: Path, line: str, days: float | None) -> None:
     path = tmp_path / "config.yaml"
     path.write_text(line + "\n")

@@ -25,8 +25,12 @@ OTHER_UID, OTHER_GID = 4321, 4322
 
 def planwatch(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv], cwd=ROOT, capture_output=True, text=True,
-        timeout=DEADLINE, stdin=subprocess.DEVNULL,
+        [sys.executable, "-m", "planwatch.tui.cli", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        stdin=subprocess.DEVNULL,
     )
 
 

@@ -40,8 +40,12 @@ print("saved", flush=True)
 
 def planwatch(*argv: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv], cwd=ROOT, capture_output=True, text=True,
-        timeout=DEADLINE, stdin=subprocess.DEVNULL,
+        [sys.executable, "-m", "planwatch.tui.cli", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        stdin=subprocess.DEVNULL,
     )
 
 

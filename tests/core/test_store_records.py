@@ -70,10 +70,22 @@ def test_task_file_is_frontmatter_then_body_in_product_field_order(tmp_path: Pat
     store.add_plan(lambda i: PlanRecord(id=i, title="Ship", created=stamp()))
     rec = store.add_task(
         lambda i: TaskRecord(
-            id=i, title="Write the parser", status="doing", priority="high", labels=("parser",),
-            topic="io", plan="p1", bot="claude", folder="/srv/work", session="s-1",
-            active="Writing the parser", note="careful", refs=("https://x.example",),
-            source=Source(tool="TodoWrite", id="3"), created=stamp(), started=stamp(),
+            id=i,
+            title="Write the parser",
+            status="doing",
+            priority="high",
+            labels=("parser",),
+            topic="io",
+            plan="p1",
+            bot="claude",
+            folder="/srv/work",
+            session="s-1",
+            active="Writing the parser",
+            note="careful",
+            refs=("https://x.example",),
+            source=Source(tool="TodoWrite", id="3"),
+            created=stamp(),
+            started=stamp(),
             body="Details here.\n",
         )
     )
@@ -92,11 +104,19 @@ def test_task_file_is_frontmatter_then_body_in_product_field_order(tmp_path: Pat
 def test_plan_file_holds_scope_and_goal_as_body(tmp_path: Path) -> None:
     store = Store(tmp_path)
     plan = store.add_plan(
-        lambda i: PlanRecord(id=i, title="Move the API", scope=Scope(kind="folder", value="/srv/api"),
-                             status="active", goal="Every endpoint on the new tables.\n", created=stamp())
+        lambda i: PlanRecord(
+            id=i,
+            title="Move the API",
+            scope=Scope(kind="folder", value="/srv/api"),
+            status="active",
+            goal="Every endpoint on the new tables.\n",
+            created=stamp(),
+        )
     )
     text = (tmp_path / "plans" / "p1.md").read_text()
-    assert text.startswith("---\nid: p1\nscope:\n  kind: folder\n  folder: /srv/api\ntitle: Move the API\nstatus: active\n")
+    assert text.startswith(
+        "---\nid: p1\nscope:\n  kind: folder\n  folder: /srv/api\ntitle: Move the API\nstatus: active\n"
+    )
     assert text.endswith("---\nEvery endpoint on the new tables.\n")
     assert store.read_plan("p1") == plan
 
@@ -266,7 +286,6 @@ def test_add_refuses_a_make_that_ignores_its_id(tmp_path: Path) -> None:
         Store(tmp_path).add_task(lambda i: TaskRecord(id="t99", title="x"))
 
 
-
 def _ruamel(front: str) -> object:
     from planwatch.core.store.frontmatter import safe_loader
 
@@ -292,7 +311,33 @@ def _fronts() -> list[str]:
             continue
     rng = random.Random(7)
     alphabet = "abc XYZ:#'\"[]{},&*!|>%@`-?./\\~0123456789\u00e9\u2028\x85\t_=<"
-    words = ["yes", "No", "null", "true", "True", "NULL", "Off", "on", "y", "nan", "inf", ".inf", ".NaN", "e5", "_1", "~", "1e3", "0x1F", "2026-11-30", "2026-11-30 09:00:00+00:00", "a: b", "x #y", "- z", "'q'", "[a, b]"]
+    words = [
+        "yes",
+        "No",
+        "null",
+        "true",
+        "True",
+        "NULL",
+        "Off",
+        "on",
+        "y",
+        "nan",
+        "inf",
+        ".inf",
+        ".NaN",
+        "e5",
+        "_1",
+        "~",
+        "1e3",
+        "0x1F",
+        "2026-11-30",
+        "2026-11-30 09:00:00+00:00",
+        "a: b",
+        "x #y",
+        "- z",
+        "'q'",
+        "[a, b]",
+    ]
     for n in range(600):
         raw = rng.choice(words) if n % 5 == 0 else "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 14)))
         fronts.append(f"id: t1\ntitle: {raw}\nstatus: todo\n")
@@ -340,14 +385,22 @@ def test_a_hand_written_field_named_extra_is_kept_like_any_unknown_field(tmp_pat
     shutil.copytree(ROOT / "fixtures" / "store" / "extra-key", root)
 
     def cli(*argv: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "planwatch.tui.cli", *argv, "--store", str(root)], cwd=ROOT,
-                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [sys.executable, "-m", "planwatch.tui.cli", *argv, "--store", str(root)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
 
     listed = cli("task", "list")
     assert listed.stdout == "t1 todo medium Ask Eli about the schema\n" and listed.stderr == ""
     assert cli("plan", "list").stdout == "p1 active Schema work\n"
     assert cli("task", "set", "t1", "--status", "doing").returncode == 0
     assert cli("plan", "set", "p1", "--status", "done").returncode == 0
-    assert "extra: a person's own field, named like planwatch's internal one\n" in (root / "tasks" / "t1.md").read_text()
+    assert (
+        "extra: a person's own field, named like planwatch's internal one\n" in (root / "tasks" / "t1.md").read_text()
+    )
     assert "status: doing\n" in (root / "tasks" / "t1.md").read_text()
     assert "extra: kept too\n" in (root / "plans" / "p1.md").read_text()

@@ -26,7 +26,11 @@ DEADLINE = 30
 
 def planwatch(*argv: str, stdin: int | None = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv], cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE,
+        [sys.executable, "-m", "planwatch.tui.cli", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
         stdin=stdin,
     )
 
@@ -89,7 +93,10 @@ def test_a_lock_that_cannot_be_opened_is_a_sentence(isolated_env: IsolatedEnv) -
     os.mkfifo(isolated_env.store / ".lock")
     added = planwatch("task", "add", "One")
     assert added.returncode == 1
-    assert added.stderr.strip() == f"Could not lock the store {isolated_env.store}: .lock is a FIFO, not a regular file; nothing was changed."
+    assert (
+        added.stderr.strip()
+        == f"Could not lock the store {isolated_env.store}: .lock is a FIFO, not a regular file; nothing was changed."
+    )
     (isolated_env.store / ".lock").unlink()
     (isolated_env.store / ".lock").mkdir()
     added = planwatch("task", "add", "One")
@@ -119,7 +126,11 @@ def test_a_read_only_store_is_a_sentence(isolated_env: IsolatedEnv, tmp_path: Pa
         store_file.write_text("")
         added = subprocess.run(
             [sys.executable, "-m", "planwatch.tui.cli", "task", "add", "One", "--store", str(store_file / "store")],
-            cwd=ROOT, capture_output=True, text=True, timeout=DEADLINE, stdin=subprocess.DEVNULL,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=DEADLINE,
+            stdin=subprocess.DEVNULL,
         )
     else:
         isolated_env.store.mkdir()
@@ -138,13 +149,25 @@ def test_store_errors_are_sentences_in_the_api_too(isolated_env: IsolatedEnv) ->
 
 def _start_server() -> subprocess.Popen[str]:
     server = subprocess.Popen(
-        [sys.executable, "-m", "planwatch.tui.cli", "mcp"], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "planwatch.tui.cli", "mcp"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert server.stdin is not None
     for message in (
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        },
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
     ):
         server.stdin.write(json.dumps(message) + "\n")
@@ -154,7 +177,12 @@ def _start_server() -> subprocess.Popen[str]:
 
 def _call(server: subprocess.Popen[str], call_id: int, tool: str, arguments: dict[str, object]) -> None:
     assert server.stdin is not None
-    message = {"jsonrpc": "2.0", "id": call_id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    message = {
+        "jsonrpc": "2.0",
+        "id": call_id,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }
     server.stdin.write(json.dumps(message) + "\n")
     server.stdin.flush()
 

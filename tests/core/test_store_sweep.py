@@ -120,8 +120,12 @@ def test_a_failed_pass_on_an_unusable_store_is_a_sentence_not_a_traceback(isolat
     (isolated_env.store / ".lock").mkdir()  # a folder where the lock file should be
     isolated_env.config.write_text("sweepAfterDays: 1\n")
     server = subprocess.Popen(
-        [sys.executable, "-m", "planwatch.tui.cli", "mcp"], cwd=root, text=True,
-        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "planwatch.tui.cli", "mcp"],
+        cwd=root,
+        text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     try:
         assert server.stderr is not None and server.stdin is not None

@@ -19,9 +19,55 @@ from planwatch.core.store.tools import run_tool
 
 CALLER = Caller(by="dana")
 TRICKY = [
-    "\x85", "\u2028", "\u2029", "\r\n", "\n", "\r", "\t", " ", "  ", "\x0b", "\x0c", "\x00", "\x1b", "\x7f",
-    "\ufeff", "\xa0", "'", '"', "\\", "#", ": ", "- ", "---", "...", "&a", "*a", "!x", "%", "@", "`", "|", ">",
-    "{", "}", "[", "]", ",", "?", "yes", "no", "null", "~", "1e3", "0x1F", "2026-01-01", "😀", "é", "ẞ", "\u200b",
+    "\x85",
+    "\u2028",
+    "\u2029",
+    "\r\n",
+    "\n",
+    "\r",
+    "\t",
+    " ",
+    "  ",
+    "\x0b",
+    "\x0c",
+    "\x00",
+    "\x1b",
+    "\x7f",
+    "\ufeff",
+    "\xa0",
+    "'",
+    '"',
+    "\\",
+    "#",
+    ": ",
+    "- ",
+    "---",
+    "...",
+    "&a",
+    "*a",
+    "!x",
+    "%",
+    "@",
+    "`",
+    "|",
+    ">",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    "?",
+    "yes",
+    "no",
+    "null",
+    "~",
+    "1e3",
+    "0x1F",
+    "2026-01-01",
+    "😀",
+    "é",
+    "ẞ",
+    "\u200b",
 ]
 
 
@@ -47,7 +93,9 @@ def check_round_trip(store: Store, title: str, note: str, body: str, label: str)
     """title, note and label are one-line fields (a line break in them is refused)."""
     title, note, label = one_line(title), one_line(note), one_line(label)
     settings = Settings()
-    line = run_tool("task_add", store, settings, CALLER, {"title": title, "note": note, "body": body, "labels": [label]}).lines[0]
+    line = run_tool(
+        "task_add", store, settings, CALLER, {"title": title, "note": note, "body": body, "labels": [label]}
+    ).lines[0]
     task_id = line.split()[0]
     snap = Store(store.root).load()  # a fresh store lists from the files, not a cache
     assert snap.problems == []

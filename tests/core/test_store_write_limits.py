@@ -54,7 +54,9 @@ def test_a_write_larger_than_reads_accept_is_refused_in_the_tools_wording(store:
 
 def test_a_stamp_that_would_not_fit_is_refused_too(store: Store) -> None:
     before = _near_the_limit(store)
-    with pytest.raises(ToolRefused, match=r"^Invalid task_approve input: the record would be larger than 1,000,000 bytes\.$"):
+    with pytest.raises(
+        ToolRefused, match=r"^Invalid task_approve input: the record would be larger than 1,000,000 bytes\.$"
+    ):
         tool(store, "task_approve", {"task": "t1"})
     assert (store.tasks_dir / "t1.md").read_bytes() == before
 
@@ -85,15 +87,34 @@ def test_no_tool_input_yields_an_unreadable_record(tmp_path: Path, char: str) ->
     line = _fill(one_line + "x", 500)
     tool(store, "plan_create", {"title": "P"})
     tool(store, "task_add", {"title": "T"})
-    everything = {"title": line, "note": line, "active": line, "body": long_text, "labels": [short] * MAX_LIST,
-                  "refs": [short] * MAX_LIST, "topic": short, "bot": short, "folder": short, "session": short,
-                  "blockedBy": ["t1"] * MAX_LIST, "plan": "p1", "priority": "high"}
+    everything = {
+        "title": line,
+        "note": line,
+        "active": line,
+        "body": long_text,
+        "labels": [short] * MAX_LIST,
+        "refs": [short] * MAX_LIST,
+        "topic": short,
+        "bot": short,
+        "folder": short,
+        "session": short,
+        "blockedBy": ["t1"] * MAX_LIST,
+        "plan": "p1",
+        "priority": "high",
+    }
     attempts: list[tuple[str, dict[str, Any]]] = [
         ("task_add", everything),
         ("task_set", {"task": "t1", **{k: v for k, v in everything.items() if k != "blockedBy"}, "status": "doing"}),
         ("task_set", {"task": "t1", "body": long_text}),
-        ("plan_create", {"title": line, "goal": long_text, "refs": [short] * MAX_LIST,
-                         "scope": {"kind": "folder", "folder": short}}),
+        (
+            "plan_create",
+            {
+                "title": line,
+                "goal": long_text,
+                "refs": [short] * MAX_LIST,
+                "scope": {"kind": "folder", "folder": short},
+            },
+        ),
         ("plan_set", {"plan": "p1", "goal": long_text, "refs": [short] * MAX_LIST, "title": line}),
         ("plan_approve", {"plan": "p1"}),
         ("task_approve", {"task": "t1"}),

@@ -57,20 +57,31 @@ def test_require_approval_refuses_doing_until_approved(store: Store) -> None:
     task = store.read_task("t1")
     assert task is not None and task.status == "todo" and task.started is None
     # Other moves are fine without approval.
-    assert run_tool("task_set", store, settings, dana, {"task": "t1", "status": "blocked"}).lines == ["t1 blocked medium Task"]
+    assert run_tool("task_set", store, settings, dana, {"task": "t1", "status": "blocked"}).lines == [
+        "t1 blocked medium Task"
+    ]
     run_tool("task_approve", store, settings, dana, {"task": "t1"})
-    assert run_tool("task_set", store, settings, dana, {"task": "t1", "status": "doing"}).lines == ["t1 doing medium Task"]
+    assert run_tool("task_set", store, settings, dana, {"task": "t1", "status": "doing"}).lines == [
+        "t1 doing medium Task"
+    ]
 
 
 def test_require_approval_cannot_be_skipped_by_adding_a_task_as_doing(store: Store) -> None:
     """A new task is always todo (the seed): task_add takes no status, so no task is born doing."""
-    with pytest.raises(ToolRefused, match=r"^Invalid task_add input: status is not an input: a new task is always todo \(change it with task_set\)\.$"):
-        run_tool("task_add", store, Settings(require_approval=True), Caller(by="dana"), {"title": "Eager", "status": "doing"})
+    with pytest.raises(
+        ToolRefused,
+        match=r"^Invalid task_add input: status is not an input: a new task is always todo \(change it with task_set\)\.$",
+    ):
+        run_tool(
+            "task_add", store, Settings(require_approval=True), Caller(by="dana"), {"title": "Eager", "status": "doing"}
+        )
     assert store.read_task("t2") is None
 
 
 def test_without_require_approval_doing_needs_nothing(store: Store) -> None:
-    assert run_tool("task_set", store, Settings(), Caller(by="dana"), {"task": "t1", "status": "doing"}).lines == ["t1 doing medium Task"]
+    assert run_tool("task_set", store, Settings(), Caller(by="dana"), {"task": "t1", "status": "doing"}).lines == [
+        "t1 doing medium Task"
+    ]
 
 
 def test_without_a_user_directory_anyone_approves(store: Store) -> None:
@@ -88,7 +99,9 @@ def test_without_a_user_directory_anyone_approves(store: Store) -> None:
     ("wrong-secret", False),  # a token nobody holds
     (None, False),           # a call nobody sent holds no grant
 ])  # fmt: skip
-def test_under_a_directory_approving_needs_the_task_approve_grant(store: Store, secret: str | None, allowed: bool) -> None:
+def test_under_a_directory_approving_needs_the_task_approve_grant(
+    store: Store, secret: str | None, allowed: bool
+) -> None:
     settings = Settings(users=DIRECTORY)
     who = caller(settings, secret)
     for tool, record_id in (("task_approve", "t1"), ("plan_approve", "p1")):
@@ -110,7 +123,9 @@ def test_under_a_directory_approving_needs_the_task_approve_grant(store: Store, 
 def test_under_a_directory_review_needs_no_grant(store: Store) -> None:
     settings = Settings(users=DIRECTORY, owner="host-owner")
     nobody = caller(settings, None)
-    assert run_tool("task_review", store, settings, nobody, {"task": "t1", "verdict": "approved"}).lines == ["t1 todo medium Task"]
+    assert run_tool("task_review", store, settings, nobody, {"task": "t1", "verdict": "approved"}).lines == [
+        "t1 todo medium Task"
+    ]
     task = store.read_task("t1")
     assert task is not None and task.reviewed is not None and task.reviewed.by == "host-owner"
 
@@ -119,14 +134,14 @@ def test_under_a_directory_the_writing_tools_act_as_always(store: Store) -> None
     settings = Settings(users=DIRECTORY)
     nobody = caller(settings, None)
     assert run_tool("task_add", store, settings, nobody, {"title": "Second"}).lines == ["t2 todo medium Second"]
-    assert run_tool("task_set", store, settings, nobody, {"task": "t2", "status": "done"}).lines == ["t2 done medium Second"]
+    assert run_tool("task_set", store, settings, nobody, {"task": "t2", "status": "done"}).lines == [
+        "t2 done medium Second"
+    ]
     vic = caller(settings, "vic-secret")  # a viewer reads
     assert run_tool("task_list", store, settings, vic, {}).lines == ["t1 todo medium Task", "t2 done medium Second"]
 
 
-@pytest.mark.parametrize(
-    ("tool", "args"), [("task_list", {}), ("plan_list", {}), ("plan_show", {"plan": "p1"})]
-)
+@pytest.mark.parametrize(("tool", "args"), [("task_list", {}), ("plan_list", {}), ("plan_show", {"plan": "p1"})])
 @pytest.mark.parametrize("secret", [None, "nobody-secret", "zed-secret"])
 def test_under_a_directory_the_tools_that_read_need_the_session_read_grant(
     store: Store, tool: str, args: dict[str, str], secret: str | None
@@ -135,7 +150,9 @@ def test_under_a_directory_the_tools_that_read_need_the_session_read_grant(
     settings = Settings(users=DIRECTORY)
     with pytest.raises(ToolRefused) as refused:
         run_tool(tool, store, settings, caller(settings, secret), args)
-    assert refused.value.message.startswith(f"Refused {tool}: reading plans and tasks needs the session:read grant, which ")
+    assert refused.value.message.startswith(
+        f"Refused {tool}: reading plans and tasks needs the session:read grant, which "
+    )
     assert "Task" not in refused.value.message and "Plan" not in refused.value.message
     assert run_tool(tool, store, settings, caller(settings, "max-secret"), args).lines  # a member reads
 

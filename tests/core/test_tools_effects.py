@@ -39,8 +39,17 @@ def clock() -> Clock:
     return Clock()
 
 
-def call(store: Store, clock: Clock, name: str, settings: Settings | None = None, caller: Caller | None = None, **args: object) -> list[str]:
-    return run_tool(name, store, settings or Settings(), caller or Caller(by="dana", session="sess-1"), args, now=clock).lines
+def call(
+    store: Store,
+    clock: Clock,
+    name: str,
+    settings: Settings | None = None,
+    caller: Caller | None = None,
+    **args: object,
+) -> list[str]:
+    return run_tool(
+        name, store, settings or Settings(), caller or Caller(by="dana", session="sess-1"), args, now=clock
+    ).lines
 
 
 def test_there_are_exactly_the_ten_tools() -> None:
@@ -54,8 +63,15 @@ def test_there_are_exactly_the_ten_tools() -> None:
 
 
 def test_plan_create_writes_a_draft_plan_and_answers_its_line(store: Store, clock: Clock) -> None:
-    lines = call(store, clock, "plan_create", title="Move the API", scope={"kind": "folder", "folder": "/srv/api"},
-                 goal="All endpoints on the new tables.", refs=["https://wiki.example/api"])
+    lines = call(
+        store,
+        clock,
+        "plan_create",
+        title="Move the API",
+        scope={"kind": "folder", "folder": "/srv/api"},
+        goal="All endpoints on the new tables.",
+        refs=["https://wiki.example/api"],
+    )
     assert lines == ["p1 draft Move the API"]
     plan = store.read_plan("p1")
     assert plan is not None
@@ -67,7 +83,9 @@ def test_plan_create_writes_a_draft_plan_and_answers_its_line(store: Store, cloc
 
 def test_plan_set_changes_fields_and_null_removes_one(store: Store, clock: Clock) -> None:
     call(store, clock, "plan_create", title="Plan", scope={"kind": "bot", "bot": "reviewer"})
-    assert call(store, clock, "plan_set", plan="p1", title="Renamed", status="active", goal="New goal") == ["p1 active Renamed"]
+    assert call(store, clock, "plan_set", plan="p1", title="Renamed", status="active", goal="New goal") == [
+        "p1 active Renamed"
+    ]
     call(store, clock, "plan_set", plan="p1", scope=None)
     plan = store.read_plan("p1")
     assert plan is not None and plan.scope is None and plan.goal == "New goal\n" and plan.title == "Renamed"
@@ -79,7 +97,11 @@ def test_plan_show_answers_the_plan_then_its_tasks(store: Store, clock: Clock) -
     call(store, clock, "task_add", title="First", plan="p1", priority="high")
     call(store, clock, "task_add", title="Elsewhere", plan="p2")
     call(store, clock, "task_add", title="Second", plan="p1")
-    assert call(store, clock, "plan_show", plan="p1") == ["p1 draft Ship v1", "t1 todo high First", "t3 todo medium Second"]
+    assert call(store, clock, "plan_show", plan="p1") == [
+        "p1 draft Ship v1",
+        "t1 todo high First",
+        "t3 todo medium Second",
+    ]
 
 
 def test_plan_list_filters_by_status_and_scope(store: Store, clock: Clock) -> None:
@@ -98,20 +120,50 @@ def test_plan_list_filters_by_status_and_scope(store: Store, clock: Clock) -> No
 def test_task_add_takes_every_field(store: Store, clock: Clock) -> None:
     call(store, clock, "plan_create", title="Plan")
     call(store, clock, "task_add", title="Blocker")
-    lines = call(store, clock, "task_add", title="Everything", priority="low", labels=["db", "api"],
-                 topic="schema", plan="p1", bot="claude", folder="/srv/api", session="s-1", blockedBy=["t1"],
-                 active="Doing everything", note="a note", refs=["r1"], body="The body.\n")
+    lines = call(
+        store,
+        clock,
+        "task_add",
+        title="Everything",
+        priority="low",
+        labels=["db", "api"],
+        topic="schema",
+        plan="p1",
+        bot="claude",
+        folder="/srv/api",
+        session="s-1",
+        blockedBy=["t1"],
+        active="Doing everything",
+        note="a note",
+        refs=["r1"],
+        body="The body.\n",
+    )
     assert lines == ["t2 todo low Everything"]
     rec = store.read_task("t2")
     assert rec is not None
-    assert (rec.labels, rec.topic, rec.plan, rec.bot, rec.folder, rec.session) == (("db", "api"), "schema", "p1", "claude", "/srv/api", "s-1")
-    assert (rec.blocked_by, rec.active, rec.note, rec.refs, rec.body) == (("t1",), "Doing everything", "a note", ("r1",), "The body.\n")
+    assert (rec.labels, rec.topic, rec.plan, rec.bot, rec.folder, rec.session) == (
+        ("db", "api"),
+        "schema",
+        "p1",
+        "claude",
+        "/srv/api",
+        "s-1",
+    )
+    assert (rec.blocked_by, rec.active, rec.note, rec.refs, rec.body) == (
+        ("t1",),
+        "Doing everything",
+        "a note",
+        ("r1",),
+        "The body.\n",
+    )
     assert rec.source is None  # source is never an input: it marks translated tasks only
 
 
 def test_task_set_changes_only_the_named_fields_and_null_removes(store: Store, clock: Clock) -> None:
     call(store, clock, "task_add", title="Task", labels=["a"], note="n", priority="high")
-    assert call(store, clock, "task_set", task="t1", title="Retitled", note=None, labels=["b", "c"]) == ["t1 todo high Retitled"]
+    assert call(store, clock, "task_set", task="t1", title="Retitled", note=None, labels=["b", "c"]) == [
+        "t1 todo high Retitled"
+    ]
     rec = store.read_task("t1")
     assert rec is not None and rec.note is None and rec.labels == ("b", "c") and rec.priority == "high"
     call(store, clock, "task_set", task="t1", priority=None)
@@ -167,7 +219,11 @@ def test_tools_acting_on_the_demo_store(copy_fixture: object, clock: Clock) -> N
     ]
     # The hand edit (a comment) in t3 survives a change made through the tools.
     call(store, clock, "task_set", task="t3", status="blocked")
-    assert (root / "tasks" / "t3.md").read_text().startswith("---\n# dana: ask Eli for the staging credentials first\nid: t3\n")
+    assert (
+        (root / "tasks" / "t3.md")
+        .read_text()
+        .startswith("---\n# dana: ask Eli for the staging credentials first\nid: t3\n")
+    )
     with pytest.raises(ToolRefused):
         call(store, clock, "task_set", task="t999", status="done")
 

@@ -34,16 +34,16 @@ class World:
 def world(tmp_path: Path) -> World:
     w = World(tmp_path / "store")
     w.run("plan_create", title="Plan")
-    w.run("task_add", title="Schema", plan="p1", session="s-1")          # t1
-    w.run("task_add", title="Migration", blockedBy=["t1"], plan="p1")    # t2
-    w.run("task_add", title="Docs", session="s-1")                       # t3
-    w.run("task_add", title="Blocked by two", blockedBy=["t1", "t3"])    # t4
-    w.now = MON + timedelta(days=2)                                       # Wednesday
+    w.run("task_add", title="Schema", plan="p1", session="s-1")  # t1
+    w.run("task_add", title="Migration", blockedBy=["t1"], plan="p1")  # t2
+    w.run("task_add", title="Docs", session="s-1")  # t3
+    w.run("task_add", title="Blocked by two", blockedBy=["t1", "t3"])  # t4
+    w.now = MON + timedelta(days=2)  # Wednesday
     w.run("task_set", who="eli", task="t1", status="doing")
     w.run("task_approve", who="lena", task="t3")
-    w.now = MON + timedelta(days=4)                                       # Friday
+    w.now = MON + timedelta(days=4)  # Friday
     w.run("task_set", who="eli", task="t1", status="done")
-    w.run("task_add", who="max", title="Late add")                        # t5
+    w.run("task_add", who="max", title="Late add")  # t5
     w.run("task_set", who="max", task="t5", status="review")
     return w
 
@@ -87,9 +87,9 @@ def test_a_blocker_that_is_gone_keeps_a_task_from_being_ready(world: World) -> N
 
 
 def test_by_matches_any_stamp(world: World) -> None:
-    assert world.ids(by="eli") == ["t1"]          # started and finished stamps
-    assert world.ids(by="lena") == ["t3"]         # approved stamp
-    assert world.ids(by="max") == ["t5"]          # created stamp
+    assert world.ids(by="eli") == ["t1"]  # started and finished stamps
+    assert world.ids(by="lena") == ["t3"]  # approved stamp
+    assert world.ids(by="max") == ["t5"]  # created stamp
     assert world.ids(by="dana") == ["t1", "t2", "t3", "t4"]
     assert world.ids(by="nobody") == []
 

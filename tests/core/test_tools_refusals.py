@@ -28,8 +28,16 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("plan_create", {"title": "Ship \udcff"}, "title must be valid Unicode text."),
     ("plan_create", {"title": "x" * 501}, "title must be at most 500 characters."),
     # A plan starts as a draft: status is not an input of plan_create.
-    ("plan_create", {"title": "P", "status": "done"}, "status is not an input: a plan starts as a draft (change it with plan_set)."),
-    ("plan_create", {"title": "P", "scope": {"kind": "repo", "repo": "x"}}, "scope kind must be folder, bot, or session."),
+    (
+        "plan_create",
+        {"title": "P", "status": "done"},
+        "status is not an input: a plan starts as a draft (change it with plan_set).",
+    ),
+    (
+        "plan_create",
+        {"title": "P", "scope": {"kind": "repo", "repo": "x"}},
+        "scope kind must be folder, bot, or session.",
+    ),
     ("plan_create", {"title": "P", "scope": {"kind": "folder"}}, SCOPE),
     ("plan_create", {"title": "P", "scope": {"kind": "folder", "bot": "b"}}, SCOPE),
     ("plan_create", {"title": "P", "scope": "folder:/srv"}, "scope must be a mapping."),
@@ -43,7 +51,11 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("plan_set", {"plan": "p1", "status": "doing"}, PLAN_STATUS),
     ("plan_set", {"plan": "p1", "title": None}, "title cannot be removed."),
     ("plan_set", {"plan": "p1", "status": None}, "status cannot be removed."),
-    ("plan_set", {"plan": "p1", "approved": {"by": "x"}}, "approved is a stamp, written only by the host, never taken as input."),
+    (
+        "plan_set",
+        {"plan": "p1", "approved": {"by": "x"}},
+        "approved is a stamp, written only by the host, never taken as input.",
+    ),
     ("plan_set", {"id": "p1", "title": "x"}, "id is not a known field; the input is plan."),
     # plan_show / plan_list / plan_approve
     ("plan_show", {"plan": "p9"}, "plan must match the id of a known plan (see plan_list)."),
@@ -56,11 +68,19 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("task_add", {}, "title is required."),
     ("task_add", {"title": ""}, "title must not be empty."),
     # A new task is always todo: status is not an input of task_add.
-    ("task_add", {"title": "T", "status": "done"}, "status is not an input: a new task is always todo (change it with task_set)."),
+    (
+        "task_add",
+        {"title": "T", "status": "done"},
+        "status is not an input: a new task is always todo (change it with task_set).",
+    ),
     ("task_add", {"title": "T", "priority": "urgent"}, "priority must be high, medium, or low."),
     ("task_add", {"title": "T", "plan": "p9"}, "plan must match the id of a known plan (see plan_list)."),
     ("task_add", {"title": "T", "plan": "t1"}, "plan must be a plan id like p1."),
-    ("task_add", {"title": "T", "blockedBy": ["t9"]}, "blockedBy must name known tasks (see task_list); t9 is not one."),
+    (
+        "task_add",
+        {"title": "T", "blockedBy": ["t9"]},
+        "blockedBy must name known tasks (see task_list); t9 is not one.",
+    ),
     ("task_add", {"title": "T", "blockedBy": ["schema"]}, "blockedBy must hold task ids like t1."),
     ("task_add", {"title": "T", "blockedBy": "t1"}, "blockedBy must be a list."),
     ("task_add", {"title": "T", "labels": [""]}, "labels must not be empty."),
@@ -72,7 +92,11 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("task_add", {"title": "T", "active": "Running\nthe tests"}, "active must be one line."),
     ("task_add", {"title": "T", "note": "one\rtwo"}, "note must be one line."),
     ("task_add", {"title": "T", "id": "t5"}, "id is minted by the store, never taken as input."),
-    ("task_add", {"title": "T", "created": {"by": "x"}}, "created is a stamp, written only by the host, never taken as input."),
+    (
+        "task_add",
+        {"title": "T", "created": {"by": "x"}},
+        "created is a stamp, written only by the host, never taken as input.",
+    ),
     # task_set
     ("task_set", {"status": "done"}, "task is required."),
     ("task_set", {"task": "t9", "status": "done"}, "task must match the id of a known task (see task_list)."),
@@ -81,7 +105,11 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("task_set", {"task": "t1", "title": None}, "title cannot be removed."),
     ("task_set", {"task": "t1", "blockedBy": ["t1"]}, "blockedBy must not name the task itself."),
     ("task_set", {"task": "t1", "plan": "p9"}, "plan must match the id of a known plan (see plan_list)."),
-    ("task_set", {"task": "t1", "finished": {"by": "x"}}, "finished is a stamp, written only by the host, never taken as input."),
+    (
+        "task_set",
+        {"task": "t1", "finished": {"by": "x"}},
+        "finished is a stamp, written only by the host, never taken as input.",
+    ),
     ("task_set", {"id": "t1", "status": "doing"}, "id is not a known field; the input is task."),
     ("task_set", {"task": "t1", "source": {"tool": "TodoWrite", "id": "3"}}, SOURCE),
     ("task_set", {"task": "t1", "blocked_by": []}, "blocked_by is not a known field; the input is blockedBy."),

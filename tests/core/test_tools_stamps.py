@@ -134,7 +134,10 @@ def test_a_stamp_is_never_taken_as_input(env: tuple[Store, Clock], stamp: str) -
     for name, args in (("task_add", {"title": "x"}), ("task_set", {"task": "t1"})):
         with pytest.raises(ToolRefused) as refused:
             call(env, name, **{**args, stamp: forged})
-        assert refused.value.message == f"Invalid {name} input: {stamp} is a stamp, written only by the host, never taken as input."
+        assert (
+            refused.value.message
+            == f"Invalid {name} input: {stamp} is a stamp, written only by the host, never taken as input."
+        )
     if stamp != "started":
         with pytest.raises(ToolRefused, match=f"{stamp} is a stamp"):
             call(env, "plan_create", title="x", **{stamp: forged})
@@ -145,7 +148,9 @@ def test_by_is_the_token_user_under_a_directory_else_the_owner(monkeypatch: pyte
     import hashlib
 
     digest = "sha256:" + hashlib.sha256(b"dana-secret").hexdigest()
-    settings = Settings(owner="host-owner", users=UserDirectory(users={"dana": UserEntry(token=digest, roles=["lead"])}))
+    settings = Settings(
+        owner="host-owner", users=UserDirectory(users={"dana": UserEntry(token=digest, roles=["lead"])})
+    )
     assert user_for_token(settings, "dana-secret") == "dana"
     assert user_for_token(settings, "wrong") is None
     with_token = caller_from_env(settings, {"PLANWATCH_TOKEN": "dana-secret", "PLANWATCH_SESSION": "s-7"})
@@ -161,7 +166,6 @@ def test_the_host_name_when_nobody_is_known(env: tuple[Store, Clock]) -> None:
     call(env, "task_add", title="Swept in by the host", caller=HOST)
     rec = task(env)
     assert rec.created is not None and rec.created.by == "host" and rec.created.in_ is None
-
 
 
 def test_a_session_or_name_that_is_not_valid_unicode_is_stamped_readably(env: tuple[Store, Clock]) -> None:

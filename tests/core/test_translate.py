@@ -41,7 +41,11 @@ def files_state(store: Store) -> dict[str, tuple[int, int]]:
 
 def test_whole_list_becomes_the_session_plan(store: Store) -> None:
     result = translate_list(
-        store, SESSION, TITLE, [("Read the schema", "completed"), ("Write the migration", "in_progress")], tool="update_plan"
+        store,
+        SESSION,
+        TITLE,
+        [("Read the schema", "completed"), ("Write the migration", "in_progress")],
+        tool="update_plan",
     )
     snap = store.load()
     [plan] = snap.plans.values()
@@ -95,7 +99,11 @@ def test_entry_takes_the_first_task_with_its_text_that_no_earlier_entry_took(sto
         [("Run the tests", "completed"), ("Fix the failures", "completed"), ("Run the tests", "pending")],
         tool="TodoWrite",
     )  # fmt: skip
-    assert tasks_of(store) == [("t1", "Run the tests", "done"), ("t2", "Fix the failures", "done"), ("t3", "Run the tests", "todo")]
+    assert tasks_of(store) == [
+        ("t1", "Run the tests", "done"),
+        ("t2", "Fix the failures", "done"),
+        ("t3", "Run the tests", "todo"),
+    ]
 
     # The second "Run the tests" entry takes t3, not t1 again; one entry now takes only t1.
     translate_list(
@@ -103,7 +111,11 @@ def test_entry_takes_the_first_task_with_its_text_that_no_earlier_entry_took(sto
         [("Run the tests", "completed"), ("Fix the failures", "completed"), ("Run the tests", "in_progress")],
         tool="TodoWrite",
     )  # fmt: skip
-    assert tasks_of(store) == [("t1", "Run the tests", "done"), ("t2", "Fix the failures", "done"), ("t3", "Run the tests", "doing")]
+    assert tasks_of(store) == [
+        ("t1", "Run the tests", "done"),
+        ("t2", "Fix the failures", "done"),
+        ("t3", "Run the tests", "doing"),
+    ]
 
     translate_list(store, SESSION, TITLE, [("Run the tests", "in_progress")], tool="TodoWrite")
     assert tasks_of(store) == [
@@ -114,7 +126,9 @@ def test_entry_takes_the_first_task_with_its_text_that_no_earlier_entry_took(sto
 
 
 def test_step_the_list_no_longer_holds_is_dropped_not_removed(store: Store) -> None:
-    translate_list(store, SESSION, TITLE, [("Read the schema", "in_progress"), ("Write docs", "pending")], tool="update_plan")
+    translate_list(
+        store, SESSION, TITLE, [("Read the schema", "in_progress"), ("Write docs", "pending")], tool="update_plan"
+    )
     translate_list(store, SESSION, TITLE, [("Read the schema", "in_progress")], tool="update_plan")
     assert tasks_of(store) == [("t1", "Read the schema", "doing"), ("t2", "Write docs", "dropped")]
     assert (store.tasks_dir / "t2.md").exists()
@@ -139,14 +153,18 @@ def test_list_cleared_after_every_step_was_done_drops_nothing(store: Store) -> N
 
 
 def test_list_cleared_with_open_steps_drops_every_step(store: Store) -> None:
-    translate_list(store, SESSION, TITLE, [("Add parser", "completed"), ("Write tests", "in_progress")], tool="TodoWrite")
+    translate_list(
+        store, SESSION, TITLE, [("Add parser", "completed"), ("Write tests", "in_progress")], tool="TodoWrite"
+    )
     translate_list(store, SESSION, TITLE, [], tool="TodoWrite")
     # Only a list cleared after *every* step was done is exempt (SPEC §5).
     assert tasks_of(store) == [("t1", "Add parser", "dropped"), ("t2", "Write tests", "dropped")]
 
 
 def test_done_step_the_list_no_longer_holds_is_dropped(store: Store) -> None:
-    translate_list(store, SESSION, TITLE, [("Add parser", "completed"), ("Write tests", "in_progress")], tool="TodoWrite")
+    translate_list(
+        store, SESSION, TITLE, [("Add parser", "completed"), ("Write tests", "in_progress")], tool="TodoWrite"
+    )
     translate_list(store, SESSION, TITLE, [("Write tests", "in_progress")], tool="TodoWrite")
     assert tasks_of(store) == [("t1", "Add parser", "dropped"), ("t2", "Write tests", "doing")]
 
@@ -185,7 +203,9 @@ def test_sessions_keep_their_own_plans(store: Store) -> None:
 
 def test_writes_carry_stamps_of_the_caller_in_the_session(store: Store, frozen_now: datetime) -> None:
     caller = Caller(by="dana", session=SESSION)
-    translate_list(store, SESSION, TITLE, [("Ship", "pending")], tool="TodoWrite", caller=caller, now=lambda: frozen_now)
+    translate_list(
+        store, SESSION, TITLE, [("Ship", "pending")], tool="TodoWrite", caller=caller, now=lambda: frozen_now
+    )
     task = store.read_task("t1")
     plan = store.read_plan("p1")
     assert task is not None and plan is not None
@@ -193,8 +213,12 @@ def test_writes_carry_stamps_of_the_caller_in_the_session(store: Store, frozen_n
     assert plan.created is not None and plan.created.by == "dana"
     assert task.started is None and task.finished is None
 
-    translate_list(store, SESSION, TITLE, [("Ship", "in_progress")], tool="TodoWrite", caller=caller, now=lambda: frozen_now)
-    translate_list(store, SESSION, TITLE, [("Ship", "completed")], tool="TodoWrite", caller=caller, now=lambda: frozen_now)
+    translate_list(
+        store, SESSION, TITLE, [("Ship", "in_progress")], tool="TodoWrite", caller=caller, now=lambda: frozen_now
+    )
+    translate_list(
+        store, SESSION, TITLE, [("Ship", "completed")], tool="TodoWrite", caller=caller, now=lambda: frozen_now
+    )
     task = store.read_task("t1")
     assert task is not None and task.started is not None and task.finished is not None
     assert task.finished.in_ == SESSION
@@ -245,7 +269,9 @@ def test_single_change_to_an_unknown_task_without_text_is_refused(store: Store) 
 
 
 def test_single_change_without_status_keeps_the_status(store: Store) -> None:
-    translate_change(store, SESSION, TITLE, tool="TaskCreate", source_id="1", text="Set up schema", status="in_progress")
+    translate_change(
+        store, SESSION, TITLE, tool="TaskCreate", source_id="1", text="Set up schema", status="in_progress"
+    )
     translate_change(store, SESSION, TITLE, tool="TaskCreate", source_id="1", text="Set up the schema")
     assert tasks_of(store) == [("t1", "Set up the schema", "doing")]
 
@@ -257,9 +283,13 @@ def test_single_change_deleted_drops_the_task(store: Store) -> None:
 
 
 def test_repeated_single_change_writes_nothing(store: Store) -> None:
-    translate_change(store, SESSION, TITLE, tool="TaskCreate", source_id="1", text="Set up schema", status="in_progress")
+    translate_change(
+        store, SESSION, TITLE, tool="TaskCreate", source_id="1", text="Set up schema", status="in_progress"
+    )
     before = files_state(store)
-    result = translate_change(store, SESSION, TITLE, tool="TaskCreate", source_id="1", text="Set up schema", status="in_progress")
+    result = translate_change(
+        store, SESSION, TITLE, tool="TaskCreate", source_id="1", text="Set up schema", status="in_progress"
+    )
     assert not result.wrote
     assert files_state(store) == before
 
@@ -278,7 +308,9 @@ def test_a_task_in_another_session_with_the_same_source_id_is_not_taken(store: S
 
 def test_hand_made_session_plan_is_the_one_written(store: Store) -> None:
     """A plan a person (or an earlier run) made for the session is used, not duplicated."""
-    store.add_plan(lambda pid: PlanRecord(id=pid, scope=Scope(kind="session", value=SESSION), title=TITLE, status="draft"))
+    store.add_plan(
+        lambda pid: PlanRecord(id=pid, scope=Scope(kind="session", value=SESSION), title=TITLE, status="draft")
+    )
     store.add_task(lambda tid: TaskRecord(id=tid, title="Ship", plan="p1", source=Source(tool="TodoWrite")))
     translate_list(store, SESSION, TITLE, [("Ship", "completed")], tool="TodoWrite")
     assert len(store.load().plans) == 1
@@ -300,9 +332,7 @@ def test_two_processes_translating_at_once_make_each_task_once(store: Store) -> 
         "    translate_list(Store(sys.argv[1]), sys.argv[2], 'Together', steps, tool='TodoWrite')\n"
     )
     root = Path(__file__).resolve().parents[2]
-    procs = [
-        subprocess.Popen([sys.executable, "-c", script, str(store.root), SESSION], cwd=root) for _ in range(2)
-    ]
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(store.root), SESSION], cwd=root) for _ in range(2)]
     assert [p.wait(timeout=60) for p in procs] == [0, 0]
     snap = store.load()
     assert len(snap.plans) == 1
@@ -317,10 +347,15 @@ def test_step_text_that_is_not_valid_unicode_is_kept_readable_never_a_crash(stor
     translate_list(store, SESSION, "Session \udfff title", steps, tool="TodoWrite")
     snap = store.load()
     assert snap.problems == []
-    assert [(t.title, t.status) for t in snap.tasks_sorted()] == [("Fix the \ufffdparser", "todo"), ("Run the tests", "done")]
+    assert [(t.title, t.status) for t in snap.tasks_sorted()] == [
+        ("Fix the \ufffdparser", "todo"),
+        ("Run the tests", "done"),
+    ]
     assert [p.title for p in snap.plans.values()] == ["Session \ufffd title"]
     assert not translate_list(store, SESSION, "Session \udfff title", steps, tool="TodoWrite").wrote
-    result = translate_change(store, SESSION, None, tool="TaskCreate", source_id="3", text="Ship \udc80 it", status="pending")
+    result = translate_change(
+        store, SESSION, None, tool="TaskCreate", source_id="3", text="Ship \udc80 it", status="pending"
+    )
     assert result.added == ["t3"]
     assert store.read_task("t3") is not None and store.read_task("t3").title == "Ship \ufffd it"
     # A well-formed pair stays the character it stands for.
@@ -338,4 +373,7 @@ def test_a_plan_ids_plan_title_keeps_the_plan_id_whole_after_a_long_session_titl
     assert [len(p.title) <= TITLE_MAX for p in plans] == [True, True]
     assert plans[0].title.endswith(" · plan migrations") and plans[0].title.startswith("Refactor the very long")
     assert plans[0].title != plans[1].title
-    assert [(t.title, t.plan) for t in store.load().tasks_sorted()] == [("Step", plans[0].id), ("Main step", plans[1].id)]
+    assert [(t.title, t.plan) for t in store.load().tasks_sorted()] == [
+        ("Step", plans[0].id),
+        ("Main step", plans[1].id),
+    ]

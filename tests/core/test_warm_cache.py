@@ -212,7 +212,12 @@ def test_the_same_size_with_another_mtime_is_read_from_scratch(tmp_path: Path) -
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *args], cwd=ROOT, env=os.environ.copy(), capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "planwatch.tui.cli", *args],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -277,7 +282,9 @@ def test_two_processes_writing_the_cache_at_once_keep_both(isolated_env, tmp_pat
     argv = [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"]
     for _ in range(3):  # a few rounds: the two writes race each time
         warmcache.cache_file().unlink(missing_ok=True)
-        procs = [subprocess.Popen([*argv, "--root", str(root)], cwd=ROOT, env=env, stdout=subprocess.PIPE) for root in roots]
+        procs = [
+            subprocess.Popen([*argv, "--root", str(root)], cwd=ROOT, env=env, stdout=subprocess.PIPE) for root in roots
+        ]
         outs = [proc.communicate(timeout=120)[0] for proc in procs]
         assert [proc.returncode for proc in procs] == [0, 0]
         cache = WarmCache.load()
@@ -472,7 +479,10 @@ def counts_of(read: FileRead) -> list[object]:
     """What `sessions` shows of a read's results: facts, and per group its key, source,
     statuses and partial (no item text)."""
     return [
-        (dataclasses.asdict(r.facts), [(g.key, g.source, [i.status for i in g.items], g.partial) for g in r.plan.groups])
+        (
+            dataclasses.asdict(r.facts),
+            [(g.key, g.source, [i.status for i in g.items], g.partial) for g in r.plan.groups],
+        )
         for r in read.results
     ]
 

@@ -57,7 +57,13 @@ def details(app) -> str:
     panel = app.screen.query_one("#details")
     parts = [str(app.screen.query_one("#details-body").render())]
     for widget in panel.query(".document-title, .document"):
-        parts.append(widget.source if isinstance(widget, Markdown) else str(widget.render()) if isinstance(widget, Static) else "")
+        parts.append(
+            widget.source
+            if isinstance(widget, Markdown)
+            else str(widget.render())
+            if isinstance(widget, Static)
+            else ""
+        )
     return "\n".join(parts)
 
 
@@ -76,7 +82,7 @@ async def test_high_priority_shows_a_mark_beside_the_step_in_every_layout(acp_se
         # (the theme's error text, made readable in every theme by tui.palette).
         view = app.screen.query_one("#checklist", ChecklistView)
         prompt = next(o.prompt for o in view.options if o.prompt.plain == "[▸] ! Fix the parser")
-        [mark_span] = [s for s in prompt.spans if prompt.plain[s.start:s.end] == "!"]
+        [mark_span] = [s for s in prompt.spans if prompt.plain[s.start : s.end] == "!"]
         assert mark_span.style == palette.PRIORITY == "$text-error bold"
 
 
@@ -92,7 +98,9 @@ async def test_details_list_the_high_priority_steps(acp_session, isolated_env) -
 # -- documents -------------------------------------------------------------------------------
 
 
-async def test_custom_and_future_plans_are_document_sections_in_checklist_and_details(acp_session, isolated_env) -> None:
+async def test_custom_and_future_plans_are_document_sections_in_checklist_and_details(
+    acp_session, isolated_env
+) -> None:
     app = make(isolated_env)
     async with app.run_test(size=(120, 60)) as pilot:
         await ready(pilot, app)
@@ -137,8 +145,12 @@ async def test_hovering_a_rows_pill_in_the_session_list_shows_its_hover_card(acp
         # within its widget and shows it again on the next).
         await pilot.hover("#sessions", offset=(start + 2, 0))
         await pilot.hover("#sessions", offset=(start + 3, 0))
-        await until(pilot, lambda: tooltip.display and "ACP plan" in str(tooltip.render()), timeout=30,
-                    what="the first row's card")
+        await until(
+            pilot,
+            lambda: tooltip.display and "ACP plan" in str(tooltip.render()),
+            timeout=30,
+            what="the first row's card",
+        )
         assert "Fix the parser" in str(tooltip.render())
         # Over the title, no card.
         # The list offers no card there at all (nothing to show later), and the shown one goes.
@@ -177,9 +189,13 @@ def _partial_transcript(claude: Path) -> ClaudeTranscript:
     with transcript.path.open("a", encoding="utf-8") as fh:
         for n in range(78):
             record = {
-                "parentUuid": None, "isSidechain": False, "type": "assistant", "uuid": f"f{n}",
+                "parentUuid": None,
+                "isSidechain": False,
+                "type": "assistant",
+                "uuid": f"f{n}",
                 "timestamp": (transcript.at + timedelta(seconds=n)).isoformat().replace("+00:00", "Z"),
-                "sessionId": transcript.session_id, "cwd": transcript.cwd,
+                "sessionId": transcript.session_id,
+                "cwd": transcript.cwd,
                 "message": {"role": "assistant", "content": [{"type": "text", "text": filler}]},
             }
             fh.write(json.dumps(record) + "\n")
@@ -190,8 +206,9 @@ async def test_partial_is_marked_in_the_row_the_hover_card_and_details(isolated_
     _partial_transcript(isolated_env.claude)
     app = make(isolated_env)
     async with app.run_test(size=(120, 50)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id is not None, timeout=30,
-                    what="the scan")
+        await until(
+            pilot, lambda: app.scan_done is not None and app.screen.selected_id is not None, timeout=30, what="the scan"
+        )
         await pilot.pause()
         session_list = app.screen.query_one("#sessions", SessionList)
         [row] = option_texts(session_list)

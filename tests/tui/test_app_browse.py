@@ -254,8 +254,15 @@ async def test_turning_reading_off_and_on_in_settings_applies_at_once(sessions, 
         checklist = app.screen.query_one("#checklist", ChecklistView)
         assert "[x] Add the theme switch" in option_texts(checklist)
         app.post_message(SettingsSaved(Settings(read_agent_plans=False)))
-        await until(pilot, lambda: "Agent plan" in option_texts(checklist)[:1] and len(option_texts(checklist)) > 1
-                    and option_texts(checklist)[1].startswith("Reading agents' plans is off"), what="reading off")
+        await until(
+            pilot,
+            lambda: (
+                "Agent plan" in option_texts(checklist)[:1]
+                and len(option_texts(checklist)) > 1
+                and option_texts(checklist)[1].startswith("Reading agents' plans is off")
+            ),
+            what="reading off",
+        )
         await until(pilot, lambda: all(e.plan.counts() == (0, 0) for e in app.entries()), what="plans dropped")
         app.post_message(SettingsSaved(Settings(read_agent_plans=True)))
         await until(pilot, lambda: "[x] Add the theme switch" in option_texts(checklist), what="reading on again")
@@ -291,8 +298,12 @@ async def test_a_task_written_to_the_store_by_another_process_shows_under_my_ite
             f"---\nid: t9\ntitle: Ask design about contrast\nstatus: doing\nsession: {sessions[1].session_id}\n---\n"
         )
         checklist = app.screen.query_one("#checklist", ChecklistView)
-        await until(pilot, lambda: "[▸] Ask design about contrast  doing" in option_texts(checklist),
-                    timeout=30, what="the hand-written task")
+        await until(
+            pilot,
+            lambda: "[▸] Ask design about contrast  doing" in option_texts(checklist),
+            timeout=30,
+            what="the hand-written task",
+        )
         assert "1 open" in option_texts(app.screen.query_one("#sessions", SessionList))[0]
 
 
@@ -333,8 +344,9 @@ async def test_demo_opens_the_bundled_fixtures_and_never_writes_into_the_repo(is
         await until(pilot, lambda: app.scan_done is not None, what="the scan")
         assert len(app.entries()) >= 5
         await pilot.press("a", "x", "enter")
-        await until(pilot, lambda: "[ ] x" in option_texts(app.screen.query_one("#checklist", ChecklistView)),
-                    what="the item")
+        await until(
+            pilot, lambda: "[ ] x" in option_texts(app.screen.query_one("#checklist", ChecklistView)), what="the item"
+        )
         await pilot.press("tab", "space")
         await app.workers.wait_for_complete()
     assert demo_files() == before
@@ -352,4 +364,3 @@ async def test_hovering_the_pill_shows_the_hover_card(sessions, isolated_env) ->
         await until(pilot, lambda: tooltip.display, timeout=3, what="the hover card")
         shown = str(tooltip.render())
         assert "Source: Claude Code todos" in shown and "In progress:" in shown
-

@@ -75,20 +75,26 @@ async def test_while_the_scan_feeds_the_list_in_pieces_the_cursor_stays_on_the_n
     app = make_app(AppOptions(config_path=isolated_env.config, index=index, follow=False, clock=lambda: NOW))
     async with app.run_test(size=size) as pilot:
         for arrived in range(1, len(sessions) + 1):
-            await until(pilot, lambda n=arrived: session_list(app).option_count == n, timeout=20, what=f"{arrived} rows")
+            await until(
+                pilot, lambda n=arrived: session_list(app).option_count == n, timeout=20, what=f"{arrived} rows"
+            )
             newest = sessions[arrived - 1]  # each piece brings a session newer than those before
             listed = session_list(app)
             assert listed.shown_ids[0] == newest.session_id
             assert listed.highlighted == 0 and listed.selected_id == newest.session_id
             assert app.screen.selected_id == newest.session_id
-            await until(pilot, lambda n=arrived: f"[ ] Step of session {n - 1}" in checklist_rows(app), what="its checklist")
+            await until(
+                pilot, lambda n=arrived: f"[ ] Step of session {n - 1}" in checklist_rows(app), what="its checklist"
+            )
             index.release.release()
         await until(pilot, lambda: app.scan_done is not None, what="the scan's end")
         assert session_list(app).highlighted == 0
         assert app.screen.selected_id == sessions[-1].session_id
 
 
-async def test_once_the_person_moves_the_cursor_it_stays_on_their_session_as_newer_rows_arrive(isolated_env, monkeypatch) -> None:
+async def test_once_the_person_moves_the_cursor_it_stays_on_their_session_as_newer_rows_arrive(
+    isolated_env, monkeypatch
+) -> None:
     sessions = write_sessions(isolated_env, 4)
     monkeypatch.setattr(index_module, "BATCH_FILES", 1)
     index = PiecewiseIndex([isolated_env.claude / "projects"])
@@ -102,7 +108,9 @@ async def test_once_the_person_moves_the_cursor_it_stays_on_their_session_as_new
         assert app.screen.selected_id == sessions[0].session_id
         for arrived in (3, 4):
             index.release.release()
-            await until(pilot, lambda n=arrived: session_list(app).option_count == n, timeout=20, what=f"{arrived} rows")
+            await until(
+                pilot, lambda n=arrived: session_list(app).option_count == n, timeout=20, what=f"{arrived} rows"
+            )
             assert session_list(app).selected_id == sessions[0].session_id
             assert app.screen.selected_id == sessions[0].session_id
         index.release.release()
@@ -112,7 +120,9 @@ async def test_once_the_person_moves_the_cursor_it_stays_on_their_session_as_new
 
 
 @pytest.mark.parametrize("pane", [True, False], ids=["--pane", "narrow"])
-async def test_a_pane_follows_the_newest_session_while_the_scan_feeds_it_in_pieces(isolated_env, monkeypatch, pane) -> None:
+async def test_a_pane_follows_the_newest_session_while_the_scan_feeds_it_in_pieces(
+    isolated_env, monkeypatch, pane
+) -> None:
     sessions = write_sessions(isolated_env, 3)
     monkeypatch.setattr(index_module, "BATCH_FILES", 1)
     index = PiecewiseIndex([isolated_env.claude / "projects"])
@@ -120,8 +130,12 @@ async def test_a_pane_follows_the_newest_session_while_the_scan_feeds_it_in_piec
     async with app.run_test(size=(40, 30)) as pilot:
         for arrived in range(1, len(sessions) + 1):
             newest = sessions[arrived - 1]
-            await until(pilot, lambda s=newest: app.screen.selected_id == s.session_id, timeout=20, what=f"session {arrived}")
-            await until(pilot, lambda n=arrived: f"[ ] Step of session {n - 1}" in checklist_rows(app), what="its checklist")
+            await until(
+                pilot, lambda s=newest: app.screen.selected_id == s.session_id, timeout=20, what=f"session {arrived}"
+            )
+            await until(
+                pilot, lambda n=arrived: f"[ ] Step of session {n - 1}" in checklist_rows(app), what="its checklist"
+            )
             index.release.release()
         await until(pilot, lambda: app.scan_done is not None, what="the scan's end")
         assert app.screen.selected_id == sessions[-1].session_id

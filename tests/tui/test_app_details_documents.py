@@ -18,7 +18,9 @@ pytestmark = pytest.mark.asyncio
 ROOT = Path(__file__).resolve().parents[2]
 ACP_LOG = ROOT / "fixtures/transcripts/rules/acp/planid-and-types.jsonl"
 STEPS = 80
-LONG_PLAN = "# Migrate the billing service\n\n" + "\n".join(f"{n}. Step {n} of the migration" for n in range(1, STEPS + 1))
+LONG_PLAN = "# Migrate the billing service\n\n" + "\n".join(
+    f"{n}. Step {n} of the migration" for n in range(1, STEPS + 1)
+)
 
 
 async def open_details(pilot, app) -> None:
@@ -75,5 +77,9 @@ async def test_acp_plan_documents_are_whole_in_the_details(isolated_env) -> None
         panel.focus()
         await pilot.press("end")
         # The last document's last block is in view, not clipped below one row.
-        await until(pilot, lambda: documents[-1].children and visible(app, documents[-1].children[-1]), what="the last document in view")
+        await until(
+            pilot,
+            lambda: documents[-1].children and visible(app, documents[-1].children[-1]),
+            what="the last document in view",
+        )
         assert all(document.outer_size.height >= 1 for document in documents)

@@ -21,7 +21,9 @@ from planwatch.tui.screens.settings import SettingsScreen
 pytestmark = pytest.mark.asyncio
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
-CODEX_ROLLOUT = FIXTURES / "codex/sessions/2026/11/30/rollout-2026-11-30T07-19-15-019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17.jsonl"
+CODEX_ROLLOUT = (
+    FIXTURES / "codex/sessions/2026/11/30/rollout-2026-11-30T07-19-15-019ad3f1-7c2e-7b40-9a51-3e8d0c6f2b17.jsonl"
+)
 
 # Under load (four engineers' suites on two cores) a watcher's first event can take a while.
 LIVE = 10.0
@@ -56,7 +58,9 @@ async def test_saved_transcript_folders_are_read_and_followed_without_a_restart(
 
         await save_folders(app, pilot, str(elsewhere))
         assert load_settings(isolated_env.config).transcript_roots == [str(elsewhere)]
-        await until(pilot, lambda: any("Away work" in row for row in titles(app)), timeout=LIVE, what="the new folder's row")
+        await until(
+            pilot, lambda: any("Away work" in row for row in titles(app)), timeout=LIVE, what="the new folder's row"
+        )
         assert any("At home" in row for row in titles(app))  # the harness folders stay
         assert app.scan_done is not None and elsewhere in app.scan_done.roots_searched
 
@@ -79,7 +83,9 @@ async def test_saved_transcript_folders_are_read_and_followed_without_a_restart(
 
         # A folder taken out of the list takes its sessions with it.
         await save_folders(app, pilot, "")
-        await until(pilot, lambda: app.entry(away.session_id) is None, timeout=LIVE, what="the removed folder's row to go")
+        await until(
+            pilot, lambda: app.entry(away.session_id) is None, timeout=LIVE, what="the removed folder's row to go"
+        )
         assert not any("Away work" in row for row in titles(app))
         assert any("At home" in row for row in titles(app))
         await pilot.press("q")
@@ -98,7 +104,12 @@ async def test_a_harness_folder_created_while_running_has_its_sessions_shown(iso
         rollout = isolated_env.codex / CODEX_ROLLOUT.relative_to(FIXTURES / "codex")
         rollout.parent.mkdir(parents=True)
         shutil.copy2(CODEX_ROLLOUT, rollout)
-        await until(pilot, lambda: any("Add cursor pagination" in row for row in titles(app)), timeout=LIVE, what="the new harness's row")
+        await until(
+            pilot,
+            lambda: any("Add cursor pagination" in row for row in titles(app)),
+            timeout=LIVE,
+            what="the new harness's row",
+        )
         assert any("At home" in row for row in titles(app))
         await pilot.press("q")
 

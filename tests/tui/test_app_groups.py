@@ -76,7 +76,9 @@ def title_of(session_list: SessionList) -> str:
 
 @pytest.mark.parametrize("size", [(120, 36), (80, 24)])
 @pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
-async def test_grouped_by_folder_a_heading_names_each_folder_with_its_count(five_sessions, isolated_env, size, theme) -> None:
+async def test_grouped_by_folder_a_heading_names_each_folder_with_its_count(
+    five_sessions, isolated_env, size, theme
+) -> None:
     app = make(isolated_env)
     async with app.run_test(size=size) as pilot:
         app.theme = theme
@@ -141,7 +143,9 @@ async def test_a_click_on_a_heading_selects_nothing_new(five_sessions, isolated_
         assert title_of(session_list) == "API one" and app.entry(app.screen.selected_id).session.title == "API one"
 
 
-async def test_the_counts_follow_the_filter_and_grouping_by_harness_heads_each_harness(five_sessions, isolated_env) -> None:
+async def test_the_counts_follow_the_filter_and_grouping_by_harness_heads_each_harness(
+    five_sessions, isolated_env
+) -> None:
     app = make(isolated_env)
     async with app.run_test(size=(120, 36)) as pilot:
         session_list = await ready(pilot, app)

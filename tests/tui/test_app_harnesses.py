@@ -48,7 +48,9 @@ async def test_a_gemini_record_appended_shows_in_the_pane_within_a_second(isolat
         started = time.monotonic()
         with session.open("ab") as fh:
             fh.write(b"".join(lines[first + 1 : second + 1]))
-        await until(pilot, lambda: "[x] Inspect the current config loader" in rows(app), timeout=3.0, what="the new list")
+        await until(
+            pilot, lambda: "[x] Inspect the current config loader" in rows(app), timeout=3.0, what="the new list"
+        )
         assert time.monotonic() - started < 1.0
         assert "[▸] Add YAML parsing to load_config()" in rows(app)
 
@@ -112,13 +114,17 @@ async def test_gemini_and_opencode_plan_text_stays_in_memory(isolated_env) -> No
     writer = OpenCodeDb(database, wal=True)
     try:
         writer.session("ses_secret00000000000000000001", f"{MARKER} session", "/home/dev/secret", updated=now_ms())
-        writer.todowrite("ses_secret00000000000000000001", [(f"Rotate the {MARKER} key", "in_progress", "high")], now_ms())
+        writer.todowrite(
+            "ses_secret00000000000000000001", [(f"Rotate the {MARKER} key", "in_progress", "high")], now_ms()
+        )
         app = make_app(AppOptions(config_path=isolated_env.config))
         async with app.run_test(size=(120, 36)) as pilot:
             await until(pilot, lambda: app.scan_done is not None and app.following, what="the scan")
             entries = {e.session.harness: e for e in app.entries()}
             assert MARKER in entries["gemini"].plan.main.items[0].text
-            writer.todowrite("ses_secret00000000000000000001", [(f"Rotate the {MARKER} key", "completed", "high")], now_ms())
+            writer.todowrite(
+                "ses_secret00000000000000000001", [(f"Rotate the {MARKER} key", "completed", "high")], now_ms()
+            )
             await until(
                 pilot,
                 lambda: app.entry("ses_secret00000000000000000001").plan.main.items[0].status == "completed",
@@ -156,7 +162,9 @@ async def test_an_opencode_sessions_timeline_comes_from_its_completed_todowrite_
         assert int(second.at.timestamp() * 1000) == at + 3001
 
 
-async def test_o_on_an_opencode_session_pages_its_plan_and_prompts_as_text_never_the_database(isolated_env, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+async def test_o_on_an_opencode_session_pages_its_plan_and_prompts_as_text_never_the_database(
+    isolated_env, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     """OpenCode's sessions live in an SQLite file, which a pager shows as bytes: `o` pipes
     the session's plan and every prompt typed in it as text instead, safe to print."""
     database = paths.opencode_db()
@@ -166,7 +174,9 @@ async def test_o_on_an_opencode_session_pages_its_plan_and_prompts_as_text_never
     sid = "ses_page0000000000000000000001"
     writer.session(sid, "Paging", "/home/dev/page", updated=at)
     writer.prompt(sid, "Add paging to the list\nand keep the cursor", at + 100)
-    writer.todowrite(sid, [("Read the list code", "completed", "high"), ("Add paging", "in_progress", "high")], at + 1000)
+    writer.todowrite(
+        sid, [("Read the list code", "completed", "high"), ("Add paging", "in_progress", "high")], at + 1000
+    )
     writer.prompt(sid, "Now the \x1b[31mred\x1b[0m tests", at + 2000)
     writer.close()
     seen, argv = tmp_path / "seen", tmp_path / "argv"
@@ -194,7 +204,9 @@ async def test_o_on_an_opencode_session_pages_its_plan_and_prompts_as_text_never
     assert f"OpenCode session {sid}" in lines
 
 
-async def test_o_on_an_opencode_session_with_reading_off_reads_nothing_of_the_database(isolated_env, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+async def test_o_on_an_opencode_session_with_reading_off_reads_nothing_of_the_database(
+    isolated_env, tmp_path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
     database = paths.opencode_db()
     database.parent.mkdir(parents=True)
     writer = OpenCodeDb(database)
@@ -213,5 +225,9 @@ async def test_o_on_an_opencode_session_with_reading_off_reads_nothing_of_the_da
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id == sid, what="the scan")
         await pilot.press("o")
-        await until(pilot, lambda: any("Reading agents' plans is off" in str(n.message) for n in app._notifications), what="the refusal")
+        await until(
+            pilot,
+            lambda: any("Reading agents' plans is off" in str(n.message) for n in app._notifications),
+            what="the refusal",
+        )
     assert not ran.exists()

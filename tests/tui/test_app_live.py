@@ -158,7 +158,7 @@ async def test_tmux_pane_folder_is_asked_only_inside_tmux(monkeypatch, tmp_path)
     fake_bin.mkdir()
     script = fake_bin / "tmux"
     # A real executable on PATH standing in for tmux: prints the pane folder as tmux does.
-    script.write_text(f"#!/bin/sh\n[ \"$1\" = display ] && echo {tmp_path}\n")
+    script.write_text(f'#!/bin/sh\n[ "$1" = display ] && echo {tmp_path}\n')
     script.chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake_bin}:{os.environ['PATH']}")
     monkeypatch.setenv("TMUX", "/tmp/tmux-1000/default,1,0")

@@ -29,7 +29,11 @@ NOW = datetime.now(UTC)
 def three(isolated_env) -> list[ClaudeTranscript]:  # type: ignore[no-untyped-def]
     """A running session (its last record a minute ago) and two idle ones, newest first."""
     made = []
-    for title, folder, ago in (("Running one", "/home/dev/web", 1), ("Idle api", "/home/dev/api", 90), ("Idle docs", "/home/dev/docs", 300)):
+    for title, folder, ago in (
+        ("Running one", "/home/dev/web", 1),
+        ("Idle api", "/home/dev/api", 90),
+        ("Idle docs", "/home/dev/docs", 300),
+    ):
         transcript = ClaudeTranscript(isolated_env.claude, folder, at=NOW - timedelta(minutes=ago, seconds=4))
         transcript.custom_title(title).todo_write([(f"{title} step", "pending"), (f"{title} more", "pending")])
         made.append(transcript)
@@ -65,8 +69,11 @@ async def test_the_lists_mode_line_says_the_count_and_the_mode(three, isolated_e
         await pilot.press("r", "O")
         assert shown(app, "#sessions-mode") == "3 sessions · grouped by folder"
         await pilot.press("O", "O", "slash", *"Idle")
-        await until(pilot, lambda: shown(app, "#sessions-mode") == "2 of 3 sessions · matching “Idle” · newest first",
-                    what="the filter's count")
+        await until(
+            pilot,
+            lambda: shown(app, "#sessions-mode") == "2 of 3 sessions · matching “Idle” · newest first",
+            what="the filter's count",
+        )
         await pilot.press("escape")
         await until(pilot, lambda: shown(app, "#sessions-mode") == "3 sessions · newest first", what="the filter gone")
 
@@ -166,5 +173,7 @@ async def test_the_details_start_at_the_top_of_each_sessions_text(isolated_env) 
         await until(pilot, lambda: panel.scroll_y > 10, what="the details scrolled down")
         app.screen.query_one("#sessions", SessionList).focus()
         await pilot.press("j")  # another session
-        await until(pilot, lambda: "Second" in str(app.screen.query_one("#details-body", Static).render()), what="its details")
+        await until(
+            pilot, lambda: "Second" in str(app.screen.query_one("#details-body", Static).render()), what="its details"
+        )
         assert panel.scroll_y == 0

@@ -130,6 +130,10 @@ async def test_rows_kept_across_rebuilds_are_drawn_in_the_theme_of_the_moment(se
         await pilot.resize_terminal(100, 20)
         await pilot.pause()
         await pilot.resize_terminal(120, 20)
-        await until(pilot, lambda: [text for text, _ in painted(session_list)[0]] == [text for text, _ in themed[0]], what="the first width again")
+        await until(
+            pilot,
+            lambda: [text for text, _ in painted(session_list)[0]] == [text for text, _ in themed[0]],
+            what="the first width again",
+        )
         assert painted(session_list) == themed
         assert_shows_now(session_list, START)

@@ -35,7 +35,16 @@ def test_a_row_fits_its_width_on_one_line(width) -> None:
 
 @pytest.mark.parametrize(
     ("done", "total", "expected"),
-    [(0, 0, "○ –"), (0, 4, "○ 0/4"), (1, 4, "◔ 1/4"), (2, 4, "◑ 2/4"), (3, 4, "◕ 3/4"), (4, 4, "● 4/4"), (1, 100, "◔ 1/100"), (99, 100, "◕ 99/100")],
+    [
+        (0, 0, "○ –"),
+        (0, 4, "○ 0/4"),
+        (1, 4, "◔ 1/4"),
+        (2, 4, "◑ 2/4"),
+        (3, 4, "◕ 3/4"),
+        (4, 4, "● 4/4"),
+        (1, 100, "◔ 1/100"),
+        (99, 100, "◕ 99/100"),
+    ],
 )
 def test_the_pill_shows_done_over_total_with_a_pie(done, total, expected) -> None:
     assert pill_text(done, total).plain == expected
@@ -88,7 +97,10 @@ def test_the_title_gets_most_of_the_row(width, least) -> None:
 
 def test_a_wide_list_names_the_harness() -> None:
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-    rows = [SessionRow("s1", "codex", "Title", "/home/dev/x", now, 1, 4, 2), SessionRow("s2", "opencode", "Other", "/home/dev/x", now, 1, 4, 2)]
+    rows = [
+        SessionRow("s1", "codex", "Title", "/home/dev/x", now, 1, 4, 2),
+        SessionRow("s2", "opencode", "Other", "/home/dev/x", now, 1, 4, 2),
+    ]
     layout = RowLayout.for_rows(rows, 120)
     assert "● Codex    Title" in row_text(rows[0], now, layout).plain
     # Each name whole, as a person names it (never `openc…`).

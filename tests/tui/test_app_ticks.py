@@ -23,7 +23,12 @@ pytestmark = pytest.mark.asyncio
 def session(isolated_env) -> ClaudeTranscript:
     transcript = ClaudeTranscript(isolated_env.claude, "/home/dev/web", at=datetime.now(UTC) - timedelta(minutes=10))
     transcript.custom_title("Dark mode").todo_write(
-        [("Add the theme switch", "completed"), ("Wire the CSS", "in_progress"), ("Write tests", "pending"), ("Write tests", "pending")]
+        [
+            ("Add the theme switch", "completed"),
+            ("Wire the CSS", "in_progress"),
+            ("Write tests", "pending"),
+            ("Write tests", "pending"),
+        ]
     )
     return transcript
 
@@ -94,7 +99,9 @@ async def test_a_reworded_item_loses_its_override(session, isolated_env) -> None
         await pilot.press("tab", "j", "j", "space")
         await pilot.pause()
         assert rows(app)[3] == "[✓] Write tests  ticked by you"
-    session.todo_write([("Add the theme switch", "completed"), ("Wire the CSS", "in_progress"), ("Write the tests", "pending")])
+    session.todo_write(
+        [("Add the theme switch", "completed"), ("Wire the CSS", "in_progress"), ("Write the tests", "pending")]
+    )
     again = make(isolated_env)
     async with again.run_test(size=(120, 36)) as pilot:
         await ready(pilot, again)

@@ -66,7 +66,11 @@ def _text(parts) -> str:  # type: ignore[no-untyped-def]
 
 def test_the_timeline_says_what_it_rebuilt_and_what_it_left_unread() -> None:
     day = datetime(2026, 11, 28, 14, 0, tzinfo=UTC)
-    entries = [TimelineEntry(day, "0 → 1 steps"), TimelineEntry(None, "plan updated"), TimelineEntry(day + timedelta(days=1), "0 → 1 done")]
+    entries = [
+        TimelineEntry(day, "0 → 1 steps"),
+        TimelineEntry(None, "plan updated"),
+        TimelineEntry(day + timedelta(days=1), "0 → 1 done"),
+    ]
     assert _text(timeline_parts([], None)) == "\nTimeline (changes seen while planwatch ran)\n  no changes yet\n"
     assert "(reading the transcript…)" in _text(timeline_parts([], Rebuild()))
     assert "no plan changes in the transcript" in _text(timeline_parts([], Rebuild(done=True)))

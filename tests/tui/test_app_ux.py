@@ -23,7 +23,9 @@ pytestmark = pytest.mark.asyncio
 def two_sessions(isolated_env) -> list[ClaudeTranscript]:
     now = datetime.now(UTC)
     old = ClaudeTranscript(isolated_env.claude, "/home/dev/api", at=now - timedelta(hours=5))
-    old.custom_title("Refactor the API").todo_write([("Read the handlers", "completed"), ("Split the router", "pending")])
+    old.custom_title("Refactor the API").todo_write(
+        [("Read the handlers", "completed"), ("Split the router", "pending")]
+    )
     new = ClaudeTranscript(isolated_env.claude, "/home/dev/web", at=now - timedelta(minutes=20))
     new.custom_title("Web: add dark mode").todo_write(
         [("Add the theme switch", "completed"), ("Wire the CSS", "in_progress"), ("Write tests", "pending")]
@@ -115,7 +117,9 @@ async def test_undo_acts_on_the_visible_session_and_says_what_it_undid(two_sessi
         assert "[ ] Write tests" in checklist_rows(app)
 
 
-async def test_edit_puts_the_cursor_at_the_end_names_the_item_and_keeps_the_checklist_visible(two_sessions, isolated_env) -> None:
+async def test_edit_puts_the_cursor_at_the_end_names_the_item_and_keeps_the_checklist_visible(
+    two_sessions, isolated_env
+) -> None:
     """Issue 12 point 6 and the smaller point: after `a` the cursor is on the new item."""
     app = make(isolated_env)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -166,12 +170,16 @@ async def test_every_key_the_footer_shows_works_in_pane_mode(two_sessions, isola
     app = make(isolated_env, pane=True)
     async with app.run_test(size=(40, 30)) as pilot:
         await ready(pilot, app)
-        shown = {binding.key for (_, binding, enabled, _) in app.screen.active_bindings.values() if binding.show and enabled}
+        shown = {
+            binding.key for (_, binding, enabled, _) in app.screen.active_bindings.values() if binding.show and enabled
+        }
         assert "slash" not in shown and "question_mark" in shown
 
 
 @pytest.mark.parametrize(("size", "pane"), [((120, 36), False), ((80, 24), False), ((40, 30), True)])
-async def test_the_footer_keeps_help_and_the_keys_that_matter_at_every_size(two_sessions, isolated_env, size, pane) -> None:
+async def test_the_footer_keeps_help_and_the_keys_that_matter_at_every_size(
+    two_sessions, isolated_env, size, pane
+) -> None:
     """Issue 12 point 9: at 80×24 `? Help` and `q Quit` were cut off; at 40 columns only
     three keys showed. The footer now drops the least important keys first, keeps `?`."""
     from textual.widgets._footer import FooterKey
@@ -192,7 +200,9 @@ async def test_the_footer_keeps_help_and_the_keys_that_matter_at_every_size(two_
 
 
 @pytest.mark.parametrize("size", [(120, 36), (80, 24), (40, 30)])
-async def test_the_store_view_and_settings_footers_keep_help_and_their_way_back(two_sessions, isolated_env, size) -> None:
+async def test_the_store_view_and_settings_footers_keep_help_and_their_way_back(
+    two_sessions, isolated_env, size
+) -> None:
     """Issue 12 point 9 on the other screens: the store view's footer at 40 columns showed
     `a Add n New plan e Edit` and no `?`; it keeps `?` and `esc Back` at every size, and so
     does the settings screen its `?` and ways out. Every key shown works there."""
@@ -212,7 +222,11 @@ async def test_the_store_view_and_settings_footers_keep_help_and_their_way_back(
             assert must <= {k.key_display for k in keys}, [k.key_display for k in keys]
             assert all(k.region.right <= size[0] for k in keys)
             # Each key shown is one the screen allows now; escape then leaves it.
-            assert all(app.screen.check_action(k.action.rpartition(".")[2], ()) is not False for k in keys if k.action.startswith("screen."))
+            assert all(
+                app.screen.check_action(k.action.rpartition(".")[2], ()) is not False
+                for k in keys
+                if k.action.startswith("screen.")
+            )
             await pilot.press("escape")
             await until(pilot, lambda screen_type=screen_type: not isinstance(app.screen, screen_type), what="back")
 
@@ -224,8 +238,11 @@ async def test_the_chosen_theme_is_saved_in_the_settings_and_used_next_time(two_
         await ready(pilot, app)
         assert "planwatch-high-contrast" in app.available_themes
         app.theme = "planwatch-high-contrast"
-        await until(pilot, lambda: isolated_env.config.exists() and "planwatch-high-contrast" in isolated_env.config.read_text(),
-                    what="the saved theme")
+        await until(
+            pilot,
+            lambda: isolated_env.config.exists() and "planwatch-high-contrast" in isolated_env.config.read_text(),
+            what="the saved theme",
+        )
     assert "theme: planwatch-high-contrast" in isolated_env.config.read_text()
     again = make(isolated_env)
     async with again.run_test(size=(120, 36)) as pilot:
@@ -280,8 +297,12 @@ async def test_y_copies_the_checklist_as_markdown(two_sessions, isolated_env) ->
         await pilot.press("y")
         await pilot.pause()
         assert app.clipboard.splitlines()[:6] == [
-            "# Web: add dark mode", "", "## Agent plan",
-            "- [x] Add the theme switch", "- [ ] Wire the CSS (in progress)", "- [ ] Write tests",
+            "# Web: add dark mode",
+            "",
+            "## Agent plan",
+            "- [x] Add the theme switch",
+            "- [ ] Wire the CSS (in progress)",
+            "- [ ] Write tests",
         ]
         assert "## My items" in app.clipboard
         assert toasts(app)[-1].startswith("Copied the checklist")
@@ -293,7 +314,7 @@ async def test_o_pages_the_transcript_and_E_edits_the_record(two_sessions, isola
     seen = tmp_path / "seen"
     paged = tmp_path / "paged"
     tool = tmp_path / "tool"
-    tool.write_text(f"#!/bin/sh\n[ $# -eq 0 ] && cat > {paged}\necho \"$@\" >> {seen}\n")
+    tool.write_text(f'#!/bin/sh\n[ $# -eq 0 ] && cat > {paged}\necho "$@" >> {seen}\n')
     tool.chmod(0o755)
     monkeypatch.setenv("PAGER", str(tool))
     monkeypatch.setenv("EDITOR", str(tool))
@@ -318,7 +339,11 @@ async def test_o_pages_the_transcript_and_E_edits_the_record(two_sessions, isola
 async def test_g_groups_by_folder_and_r_shows_running_sessions_only(isolated_env) -> None:
     """Beyond: sort and group (newest first, by folder, by harness) and "running only"."""
     now = datetime.now(UTC)
-    for folder, title, minutes in (("/home/dev/web", "Web one", 1), ("/home/dev/api", "API one", 30), ("/home/dev/web", "Web two", 60)):
+    for folder, title, minutes in (
+        ("/home/dev/web", "Web one", 1),
+        ("/home/dev/api", "API one", 30),
+        ("/home/dev/web", "Web two", 60),
+    ):
         transcript = ClaudeTranscript(isolated_env.claude, folder, at=now - timedelta(minutes=minutes))
         transcript.custom_title(title).todo_write([("A step", "pending")])
         # Activity is the newer of the file's mtime and its last record: set the mtime back.
@@ -359,7 +384,9 @@ async def test_help_in_pane_mode_lists_only_keys_that_work_there(two_sessions, i
         assert "/" not in keys and "space" in keys and "s" in keys and "?" in keys
 
 
-async def test_after_a_the_cursor_moves_to_the_new_item_from_anywhere_and_space_ticks_it(two_sessions, isolated_env) -> None:
+async def test_after_a_the_cursor_moves_to_the_new_item_from_anywhere_and_space_ticks_it(
+    two_sessions, isolated_env
+) -> None:
     """Issue 12's smaller point ("after `a` the cursor stays on the old item"), in a 40×30
     pane: with the cursor on an agent step or on an older item, the new item takes the
     cursor, and space then ticks the new item, not the one the cursor was on."""
@@ -373,7 +400,11 @@ async def test_after_a_the_cursor_moves_to_the_new_item_from_anywhere_and_space_
             await until(pilot, lambda: isinstance(app.screen, ItemEditor), what="the editor")
             await pilot.press(*title, "enter")
             await until(pilot, lambda: f"[ ] {title}" in checklist_rows(app), what=f"the item {title}")
-            await until(pilot, lambda: (row := checklist.current_own_row()) is not None and row.title == title, what="the cursor on it")
+            await until(
+                pilot,
+                lambda: (row := checklist.current_own_row()) is not None and row.title == title,
+                what="the cursor on it",
+            )
 
         await add("First")
         await pilot.press("home")  # back to the first agent step
@@ -392,7 +423,9 @@ def palette_rows(app) -> list[str]:  # type: ignore[no-untyped-def]
     return [option.prompt.plain for option in app.screen.query_one(CommandList).options]
 
 
-async def test_the_palette_offers_only_what_runs_on_the_screen_and_shows_help_literally(two_sessions, isolated_env) -> None:
+async def test_the_palette_offers_only_what_runs_on_the_screen_and_shows_help_literally(
+    two_sessions, isolated_env
+) -> None:
     """On the browse screen the palette has its keys, and the help of `y` reads `- [x] …` as
     written (not eaten as markup); over the store view the browse keys are not offered."""
     from textual.command import CommandPalette
@@ -414,7 +447,9 @@ async def test_the_palette_offers_only_what_runs_on_the_screen_and_shows_help_li
         await until(pilot, lambda: isinstance(app.screen, StoreScreen), what="the store view")
         await pilot.press("ctrl+p")
         await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
-        await until(pilot, lambda: any(r.startswith("Approve") for r in palette_rows(app)), what="the store view's keys")
+        await until(
+            pilot, lambda: any(r.startswith("Approve") for r in palette_rows(app)), what="the store view's keys"
+        )
         titles = [r.split("\n", 1)[0] for r in palette_rows(app)]
         for browse_only in ("Tick (space)", "Drop (d)", "Details (enter)", "Undo (u)", "Copy (y)", "Sessions (s)"):
             assert browse_only not in titles, titles

@@ -34,9 +34,7 @@ def planwatch(*args: str) -> list[str]:
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        planwatch(*args), cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=60
-    )
+    return subprocess.run(planwatch(*args), cwd=ROOT, env=dict(os.environ), capture_output=True, text=True, timeout=60)
 
 
 @pytest.fixture

@@ -53,10 +53,22 @@ def test_task_list_plan_list_and_plan_show_take_json(isolated_env: IsolatedEnv) 
     planwatch("task", "add", "Loose end")
     tasks = json.loads(planwatch("task", "list", "--json").stdout)
     assert [(t["id"], t["title"], t["status"], t["priority"]) for t in tasks] == [
-        ("t1", "Write the parser", "todo", "high"), ("t2", "Loose end", "todo", "medium")
+        ("t1", "Write the parser", "todo", "high"),
+        ("t2", "Loose end", "todo", "medium"),
     ]
     # The fields as the record file has them, in its order, stamps included, then the body.
-    assert list(tasks[0]) == ["id", "title", "status", "priority", "labels", "plan", "blockedBy", "refs", "created", "body"]
+    assert list(tasks[0]) == [
+        "id",
+        "title",
+        "status",
+        "priority",
+        "labels",
+        "plan",
+        "blockedBy",
+        "refs",
+        "created",
+        "body",
+    ]
     assert tasks[0]["labels"] == ["io"] and tasks[0]["body"] == ""
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", tasks[0]["created"]["at"])
     assert json.loads(planwatch("task", "list", "--json", "--status", "done").stdout) == []
@@ -95,7 +107,9 @@ def test_todo_takes_a_unique_start_of_a_session_id_as_show_does(transcripts: Pat
         assert (out.returncode, out.stdout, out.stderr) == (0, "- [ ] Check the API\n", ""), target
     assert planwatch("todo", SESSION[:8], "--meta").stdout == '{"ahpd.tasks": {"open": 1}}\n'
     # A start only a transcript's session has: the same session, no task yet.
-    other = next(p.stem for p in transcripts.rglob("*.jsonl") if not p.stem.startswith(SESSION[0]) and "subagents" not in p.parts)
+    other = next(
+        p.stem for p in transcripts.rglob("*.jsonl") if not p.stem.startswith(SESSION[0]) and "subagents" not in p.parts
+    )
     alone = planwatch("todo", other[:10])
     assert (alone.returncode, alone.stdout, alone.stderr) == (0, "", "")
 
@@ -105,9 +119,7 @@ def test_todo_refuses_a_start_that_several_sessions_share_naming_them(transcript
     planwatch("task", "add", "Two", "--session", "ses-alpha-2")
     out = planwatch("todo", "ses-alpha")
     assert (out.returncode, out.stdout) == (1, "")
-    assert out.stderr == (
-        "planwatch: ses-alpha begins 2 session ids (ses-alpha-1, ses-alpha-2): give more of the id\n"
-    )
+    assert out.stderr == ("planwatch: ses-alpha begins 2 session ids (ses-alpha-1, ses-alpha-2): give more of the id\n")
     assert planwatch("todo", "ses-alpha-2").stdout == "- [ ] Two\n"
 
 
@@ -152,7 +164,10 @@ def test_a_fifo_as_a_transcript_folder_is_named_and_never_opened(isolated_env: I
     os.mkfifo(fifo)
     out = planwatch("sessions", "--root", str(fifo))
     assert (out.returncode, out.stdout) == (2, "")
-    assert out.stderr == f"planwatch: --root {fifo}: is a FIFO, not a folder or a transcript file; nothing is read from it\n"
+    assert (
+        out.stderr
+        == f"planwatch: --root {fifo}: is a FIFO, not a folder or a transcript file; nothing is read from it\n"
+    )
     isolated_env.config.write_text(f"transcriptRoots:\n  - {fifo}\n")
     listed = planwatch("sessions", "--json")
     assert listed.returncode == 0 and json.loads(listed.stdout)  # the other sessions
@@ -174,9 +189,15 @@ def test_show_of_a_folder_says_it_is_a_folder_not_a_transcript(transcripts: Path
 
 def test_refusals_on_the_command_line_name_the_command_not_the_tool(isolated_env: IsolatedEnv) -> None:
     out = planwatch("task", "add", "Orphan", "--plan", "p9")
-    assert out.stderr == "Invalid planwatch task add input: plan must match the id of a known plan (see planwatch plan list).\n"
+    assert (
+        out.stderr
+        == "Invalid planwatch task add input: plan must match the id of a known plan (see planwatch plan list).\n"
+    )
     out = planwatch("plan", "approve", "p3")
-    assert out.stderr == "Invalid planwatch plan approve input: plan must match the id of a known plan (see planwatch plan list).\n"
+    assert (
+        out.stderr
+        == "Invalid planwatch plan approve input: plan must match the id of a known plan (see planwatch plan list).\n"
+    )
     planwatch("task", "add", "Careful")
     isolated_env.config.write_text("requireApproval: true\n")
     out = planwatch("task", "set", "t1", "--status", "doing")
@@ -201,7 +222,9 @@ def _readme_script() -> list[tuple[str, str | None]]:
     return steps
 
 
-def test_the_readme_for_scripts_example_works_in_order_on_a_fresh_store(transcripts: Path, isolated_env: IsolatedEnv) -> None:
+def test_the_readme_for_scripts_example_works_in_order_on_a_fresh_store(
+    transcripts: Path, isolated_env: IsolatedEnv
+) -> None:
     steps = _readme_script()
     assert len(steps) >= 8 and steps[0][0].startswith("planwatch plan create")
     assert not isolated_env.store.exists()  # a fresh store

@@ -28,8 +28,12 @@ UNSAFE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def planwatch(*args: str, script: bool = False) -> subprocess.CompletedProcess[str]:
-    command = [str(Path(sys.executable).parent / "planwatch")] if script else [sys.executable, "-m", "planwatch.tui.cli"]
-    return subprocess.run([*command, *args], cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=60)
+    command = (
+        [str(Path(sys.executable).parent / "planwatch")] if script else [sys.executable, "-m", "planwatch.tui.cli"]
+    )
+    return subprocess.run(
+        [*command, *args], cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=60
+    )
 
 
 def _claude_with_subagent(start: datetime = LONG_AGO) -> None:
@@ -245,8 +249,16 @@ def test_sessions_json_rows_are_the_text_json_dumps_writes_with_indent_one() -> 
     what `json.dumps(rows, ensure_ascii=False, indent=1)` writes, for every kind of
     scalar and for strings holding what could look like a separator."""
     rows: list[dict[str, object]] = [
-        {"id": "a", "title": 'x\ny "q" \\ é 😀 \x00 \u2028 ,\n  "k": 1', "cwd": None, "partial": True,
-         "done": 0, "total": -3, "ratio": 1.5, "off": False},
+        {
+            "id": "a",
+            "title": 'x\ny "q" \\ é 😀 \x00 \u2028 ,\n  "k": 1',
+            "cwd": None,
+            "partial": True,
+            "done": 0,
+            "total": -3,
+            "ratio": 1.5,
+            "off": False,
+        },
         {},
         {"": ""},
     ]

@@ -23,7 +23,11 @@ ROOTS = ["acp", "claude", "codex", "gemini", "qwen", "pi", "rules", "hostile"]
 
 def sessions(*args: str) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", "sessions", *args], cwd=ROOT, env=os.environ.copy(), capture_output=True, timeout=120
+        [sys.executable, "-m", "planwatch.tui.cli", "sessions", *args],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        capture_output=True,
+        timeout=120,
     )
 
 

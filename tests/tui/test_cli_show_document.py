@@ -21,8 +21,9 @@ DOCUMENT_LINES = [
 
 
 def show(*args: str) -> str:
-    out = subprocess.run([sys.executable, "-m", "planwatch.tui.cli", "show", *args], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", "show", *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -30,7 +31,7 @@ def show(*args: str) -> str:
 def test_show_prints_the_whole_plan_document() -> None:
     lines = show(str(RATE_LIMITING)).splitlines()
     heading = next(i for i, line in enumerate(lines) if "plan document (" in line)
-    body = [line.strip() for line in lines[heading + 1:] if line.strip()]
+    body = [line.strip() for line in lines[heading + 1 :] if line.strip()]
     assert body[: len(DOCUMENT_LINES)] == DOCUMENT_LINES
 
 

@@ -41,15 +41,27 @@ def write_sessions(claude: Path, count: int) -> None:
 def test_sessions_json_imports_no_textual_no_mcp_no_store_and_no_watchdog(isolated_env) -> None:  # type: ignore[no-untyped-def]
     write_sessions(isolated_env.claude, 2)
     for _ in range(2):  # cold, then warm from the cache
-        out = subprocess.run([sys.executable, "-c", _MODULES], cwd=ROOT, env=os.environ.copy(),
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-c", _MODULES],
+            cwd=ROOT,
+            env=os.environ.copy(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert out.returncode == 0, out.stderr
         assert len(json.loads(out.stdout)) == 2
         modules = json.loads(out.stderr.strip().splitlines()[-1])
         heavy = [m for m in modules if m.split(".")[0] in ("textual", "rich", "mcp", "watchdog")]
         assert heavy == []
         # Only the models it uses: no store records, tools or settings screen models.
-        assert [m for m in modules if m.startswith(("planwatch.core.store", "planwatch.core.agents", "planwatch.tui.screens", "planwatch.tui.widgets"))] == []
+        assert [
+            m
+            for m in modules
+            if m.startswith(
+                ("planwatch.core.store", "planwatch.core.agents", "planwatch.tui.screens", "planwatch.tui.widgets")
+            )
+        ] == []
 
 
 # What `sessions --json` has no use for (issue 11): the app (Textual, Rich), the MCP SDK,
@@ -58,16 +70,37 @@ def test_sessions_json_imports_no_textual_no_mcp_no_store_and_no_watchdog(isolat
 # exists (sqlite3), the timeline's plan history. (hashlib it does load: the warm-start
 # cache is signed with a host key, HMAC-SHA256, so a forged cache is never trusted; its
 # lines still hash with zlib.)
-_NEVER = ("textual", "rich", "mcp", "pydantic", "pydantic_core", "ruamel", "watchdog", "sqlite3", "_sqlite3",
-          "planwatch.core.history", "planwatch.core.transcripts.opencode", "planwatch.core.transcripts.opencode_sql",
-          "planwatch.core.store", "planwatch.core.agents", "planwatch.tui.screens", "planwatch.tui.widgets",
-          "planwatch.tui.app")
+_NEVER = (
+    "textual",
+    "rich",
+    "mcp",
+    "pydantic",
+    "pydantic_core",
+    "ruamel",
+    "watchdog",
+    "sqlite3",
+    "_sqlite3",
+    "planwatch.core.history",
+    "planwatch.core.transcripts.opencode",
+    "planwatch.core.transcripts.opencode_sql",
+    "planwatch.core.store",
+    "planwatch.core.agents",
+    "planwatch.tui.screens",
+    "planwatch.tui.widgets",
+    "planwatch.tui.app",
+)
 # What a warm run of unchanged files has no use for besides: the reading code (it replays
 # remembered offsets), the scan's worker processes (pickle, subprocess), and ctypes (only
 # the atomic rename swap of a write uses it; nothing is written).
-_NEVER_WARM = ("planwatch.core.transcripts.lines", "planwatch.core.transcripts.linescan",
-               "planwatch.core.transcripts.backward", "planwatch.core.transcripts.workers", "pickle",
-               "subprocess", "ctypes")
+_NEVER_WARM = (
+    "planwatch.core.transcripts.lines",
+    "planwatch.core.transcripts.linescan",
+    "planwatch.core.transcripts.backward",
+    "planwatch.core.transcripts.workers",
+    "pickle",
+    "subprocess",
+    "ctypes",
+)
 
 
 def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
@@ -87,8 +120,14 @@ def test_sessions_json_must_not_import_textual_pydantic_models_it_does_not_use_o
     copy_fixture("transcripts/gemini", isolated_env.root / "gemini-home" / ".gemini")
     outputs = []
     for run in ("cold", "warm"):
-        out = subprocess.run([sys.executable, "-c", _MODULES], cwd=ROOT, env=os.environ.copy(),
-                             capture_output=True, text=True, timeout=60)
+        out = subprocess.run(
+            [sys.executable, "-c", _MODULES],
+            cwd=ROOT,
+            env=os.environ.copy(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert out.returncode == 0, out.stderr
         outputs.append(out.stdout)
         modules = json.loads(out.stderr.strip().splitlines()[-1])
@@ -115,8 +154,9 @@ def test_the_command_line_looks_its_version_up_only_when_asked() -> None:
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
-    shown = subprocess.run([sys.executable, "-m", "planwatch.tui.cli", "--version"], cwd=ROOT,
-                           capture_output=True, text=True, timeout=60)
+    shown = subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", "--version"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert shown.returncode == 0 and shown.stdout.startswith("planwatch ")
 
 
@@ -150,8 +190,14 @@ def test_a_slow_scan_prints_progress_on_a_terminal_and_clears_it(isolated_env, m
 def test_no_progress_on_a_pipe_and_none_on_stdout(isolated_env) -> None:  # type: ignore[no-untyped-def]
     write_sessions(isolated_env.claude, 3)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    out = subprocess.run([sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0
     assert out.stderr == ""
     assert len(json.loads(out.stdout)) == 3
@@ -187,6 +233,7 @@ async def test_the_app_shows_files_read_of_files_found_while_the_first_scan_runs
     index = HeldIndex([isolated_env.claude / "projects"])
     app = make_app(AppOptions(config_path=isolated_env.config, index=index, follow=False))
     async with app.run_test(size=(120, 36)) as pilot:
+
         def status() -> str:
             return str(app.screen.query_one("#status-line", Static).render())
 

@@ -23,10 +23,30 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str],
 
 
 def test_plan_and_task_commands_map_onto_the_tools(capsys: pytest.CaptureFixture[str], isolated_env: object) -> None:
-    assert cli(capsys, "plan", "create", "--title", "Ship v1", "--scope", "folder:/srv/work", "--goal", "Ship it", "--refs", "a,b")[:2] == (0, ["p1 draft Ship v1"])
-    assert cli(capsys, "task", "add", "--title", "Write parser", "--plan", "p1", "--labels", "io,parser", "--priority", "high")[:2] == (0, ["t1 todo high Write parser"])
-    assert cli(capsys, "task", "add", "Tests", "--blocked-by", "t1", "--plan", "p1")[:2] == (0, ["t2 todo medium Tests"])
-    assert cli(capsys, "task", "set", "t1", "--status", "doing", "--note", "halfway")[:2] == (0, ["t1 doing high Write parser"])
+    assert cli(
+        capsys,
+        "plan",
+        "create",
+        "--title",
+        "Ship v1",
+        "--scope",
+        "folder:/srv/work",
+        "--goal",
+        "Ship it",
+        "--refs",
+        "a,b",
+    )[:2] == (0, ["p1 draft Ship v1"])
+    assert cli(
+        capsys, "task", "add", "--title", "Write parser", "--plan", "p1", "--labels", "io,parser", "--priority", "high"
+    )[:2] == (0, ["t1 todo high Write parser"])
+    assert cli(capsys, "task", "add", "Tests", "--blocked-by", "t1", "--plan", "p1")[:2] == (
+        0,
+        ["t2 todo medium Tests"],
+    )
+    assert cli(capsys, "task", "set", "t1", "--status", "doing", "--note", "halfway")[:2] == (
+        0,
+        ["t1 doing high Write parser"],
+    )
     assert cli(capsys, "task", "list", "--ready")[:2] == (0, [])
     assert cli(capsys, "task", "set", "t1", "--status", "done", "--note", "")[:2] == (0, ["t1 done high Write parser"])
     assert cli(capsys, "task", "list", "--ready")[:2] == (0, ["t2 todo medium Tests"])
@@ -38,17 +58,28 @@ def test_plan_and_task_commands_map_onto_the_tools(capsys: pytest.CaptureFixture
     assert cli(capsys, "plan", "set", "p1", "--status", "active")[1] == ["p1 active Ship v1"]
     assert cli(capsys, "plan", "approve", "p1")[1] == ["p1 active Ship v1"]
     assert cli(capsys, "plan", "list", "--scope", "folder:/srv/work")[1] == ["p1 active Ship v1"]
-    assert cli(capsys, "plan", "show", "p1")[1] == ["p1 active Ship v1", "t1 done high Write parser", "t2 todo medium Tests"]
+    assert cli(capsys, "plan", "show", "p1")[1] == [
+        "p1 active Ship v1",
+        "t1 done high Write parser",
+        "t2 todo medium Tests",
+    ]
 
     store = Store(isolated_env.store)  # type: ignore[attr-defined]
     t1, t2, p1 = store.read_task("t1"), store.read_task("t2"), store.read_plan("p1")
     assert t1 is not None and t2 is not None and p1 is not None
-    assert t1.note is None and t1.labels == ("io", "parser") and t1.reviewed is not None and t1.reviewed.verdict == "changes"
+    assert (
+        t1.note is None
+        and t1.labels == ("io", "parser")
+        and t1.reviewed is not None
+        and t1.reviewed.verdict == "changes"
+    )
     assert t2.blocked_by == ("t1",) and t2.source is None  # --source is gone: source is never an input
     assert p1.refs == ("a", "b") and p1.goal == "Ship it\n" and p1.approved is not None
 
 
-def test_by_and_since_options(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, isolated_env: object) -> None:
+def test_by_and_since_options(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, isolated_env: object
+) -> None:
     monkeypatch.setenv("PLANWATCH_SESSION", "sess-42")
     cli(capsys, "task", "add", "--title", "One")
     owner = Store(isolated_env.store).read_task("t1")  # type: ignore[attr-defined]
@@ -61,24 +92,40 @@ def test_a_refusal_prints_on_stderr_and_exits_2(capsys: pytest.CaptureFixture[st
     code, out, err = cli(capsys, "task", "set", "t1", "--status", "doing")
     assert (code, out) == (2, [])
     # On the command line a refusal names the command, not the tool (issue 12 point 10).
-    assert err.strip() == "Invalid planwatch task set input: task must match the id of a known task (see planwatch task list)."
+    assert (
+        err.strip()
+        == "Invalid planwatch task set input: task must match the id of a known task (see planwatch task list)."
+    )
     cli(capsys, "task", "add", "--title", "x")
     code, out, err = cli(capsys, "task", "set", "t1", "--status", "started")
     assert (code, out) == (2, [])
-    assert err.strip() == "Invalid planwatch task set input: status must be todo, doing, blocked, review, done, or dropped."
+    assert (
+        err.strip()
+        == "Invalid planwatch task set input: status must be todo, doing, blocked, review, done, or dropped."
+    )
     code, _, err = cli(capsys, "task", "add", "--title", "y", "--plan", "p3")
-    assert code == 2 and err.strip() == "Invalid planwatch task add input: plan must match the id of a known plan (see planwatch plan list)."
+    assert (
+        code == 2
+        and err.strip()
+        == "Invalid planwatch task add input: plan must match the id of a known plan (see planwatch plan list)."
+    )
 
 
-def test_store_option_picks_the_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path, copy_fixture: object) -> None:
+def test_store_option_picks_the_folder(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, copy_fixture: object
+) -> None:
     demo = copy_fixture("store/demo")  # type: ignore[operator]
     code, out, _ = cli(capsys, "task", "list", "--store", str(demo), "--status", "doing")
     assert code == 0 and out == ["t2 doing high Add a rate-limit panel to the API dashboard"]
     code, out, _ = cli(capsys, "plan", "list", "--store", str(demo), "--scope", "session")
     assert out == ["p3 active The settings page flickers on load in Safari. Find the cause and fix it."]
     code, out, _ = cli(capsys, "task", "list", "--store", str(demo), "--ready")
-    assert out == ["t4 todo medium Alert when webhook retries pile up", "t7 todo low Record the five-minute demo screencast",
-                   "t11 todo medium Add a visual regression test", "t12 todo medium Read the api repository each night"]
+    assert out == [
+        "t4 todo medium Alert when webhook retries pile up",
+        "t7 todo low Record the five-minute demo screencast",
+        "t11 todo medium Add a visual regression test",
+        "t12 todo medium Read the api repository each night",
+    ]
 
 
 def test_sweep_runs_one_pass(capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,13 +138,31 @@ def test_sweep_runs_one_pass(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_the_installed_command_runs_as_a_real_process(tmp_path: Path) -> None:
-    env = {"PLANWATCH_STORE": str(tmp_path / "s"), "PLANWATCH_CONFIG": str(tmp_path / "c.yaml"), "PATH": "/usr/bin:/bin"}
+    env = {
+        "PLANWATCH_STORE": str(tmp_path / "s"),
+        "PLANWATCH_CONFIG": str(tmp_path / "c.yaml"),
+        "PATH": "/usr/bin:/bin",
+    }
     run = [sys.executable, "-m", "planwatch.tui.cli"]
-    added = subprocess.run([*run, "task", "add", "--title", "From a script", "--body", "-"], input="Body from stdin\n",
-                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    added = subprocess.run(
+        [*run, "task", "add", "--title", "From a script", "--body", "-"],
+        input="Body from stdin\n",
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert (added.returncode, added.stdout) == (0, "t1 todo medium From a script\n"), added.stderr
     assert (tmp_path / "s" / "tasks" / "t1.md").read_text().endswith("---\nBody from stdin\n")
-    refused = subprocess.run([*run, "task", "review", "t1", "--verdict", "lgtm"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    refused = subprocess.run(
+        [*run, "task", "review", "t1", "--verdict", "lgtm"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert refused.returncode == 2 and refused.stdout == ""
     assert refused.stderr == "Invalid planwatch task review input: verdict must be approved or changes.\n"
 

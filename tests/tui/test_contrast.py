@@ -35,19 +35,25 @@ THEMES = [name for name in BUILTIN_THEMES if not name.startswith("ansi")] + [HIG
 
 EVERY_STATE = Checklist(
     sections=(
-        AgentSection("", "claude-todos", (
-            AgentRow("k1", "", "A step not started", "pending"),
-            AgentRow("k2", "", "A step under way", "in_progress", active_form="Working on a step"),
-            AgentRow("k3", "", "A step done", "completed"),
-            AgentRow("k4", "", "A step cancelled", "cancelled"),
-            AgentRow("k7", "", "A step blocked", "blocked"),
-            AgentRow("k8", "", "A high-priority step", "pending", priority="high"),
-            AgentRow("k5", "", "A step you ticked", "pending", override="completed"),
-            AgentRow("k6", "", "A step you unticked", "completed", override="pending"),
-        )),
+        AgentSection(
+            "",
+            "claude-todos",
+            (
+                AgentRow("k1", "", "A step not started", "pending"),
+                AgentRow("k2", "", "A step under way", "in_progress", active_form="Working on a step"),
+                AgentRow("k3", "", "A step done", "completed"),
+                AgentRow("k4", "", "A step cancelled", "cancelled"),
+                AgentRow("k7", "", "A step blocked", "blocked"),
+                AgentRow("k8", "", "A high-priority step", "pending", priority="high"),
+                AgentRow("k5", "", "A step you ticked", "pending", override="completed"),
+                AgentRow("k6", "", "A step you unticked", "completed", override="pending"),
+            ),
+        ),
     ),
-    own=tuple(OwnRow(f"t{i}", f"My {status} item", status)
-              for i, status in enumerate(("todo", "doing", "blocked", "review", "done", "dropped"))),
+    own=tuple(
+        OwnRow(f"t{i}", f"My {status} item", status)
+        for i, status in enumerate(("todo", "doing", "blocked", "review", "done", "dropped"))
+    ),
 )
 
 
@@ -77,7 +83,9 @@ def worst(widget, lines: range, where: str) -> list[str]:  # type: ignore[no-unt
             MEASURED[0] += 1
             ratio = contrast(fg, bg)
             if dim or ratio < MINIMUM_CONTRAST:
-                failures.append(f"{where} line {line} {text.strip()!r}: {fg.hex} on {bg.hex} = {ratio:.2f}{' dim' if dim else ''}")
+                failures.append(
+                    f"{where} line {line} {text.strip()!r}: {fg.hex} on {bg.hex} = {ratio:.2f}{' dim' if dim else ''}"
+                )
     return failures
 
 
@@ -90,10 +98,24 @@ async def test_every_state_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env
         sessions = screen.query_one("#sessions", SessionList)
         pill = screen.query_one("#pill", Pill)
         rows = [
-            SessionRow(f"s{i}", harness, f"Session {harness}", f"/home/dev/{harness}",
-                       frozen_now - timedelta(minutes=minutes), done, 4, count)
+            SessionRow(
+                f"s{i}",
+                harness,
+                f"Session {harness}",
+                f"/home/dev/{harness}",
+                frozen_now - timedelta(minutes=minutes),
+                done,
+                4,
+                count,
+            )
             for i, (harness, minutes, done, count) in enumerate(
-                [("claude", 1, 4, 2), ("codex", 30, 1, None), ("acp", 600, 0, 1), ("gemini", 1, 2, 0), ("opencode", 90, 3, 5)]
+                [
+                    ("claude", 1, 4, 2),
+                    ("codex", 30, 1, None),
+                    ("acp", 600, 0, 1),
+                    ("gemini", 1, 2, 0),
+                    ("opencode", 90, 3, 5),
+                ]
             )
         ]
         rows.append(SessionRow("s9", "claude", "A partial plan", "/home/dev/big", frozen_now, 1, 3, None, partial=True))
@@ -115,13 +137,21 @@ async def test_every_state_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env
                 for index in range(checklist.option_count):
                     checklist.highlighted = index
                     await pilot.pause()
-                    failures += worst(checklist, range(checklist.option_count), f"{theme} checklist (cursor {index}, {focused.id} focused)")
+                    failures += worst(
+                        checklist,
+                        range(checklist.option_count),
+                        f"{theme} checklist (cursor {index}, {focused.id} focused)",
+                    )
                 for index in range(sessions.option_count):
                     if sessions.get_option_at_index(index).disabled:
                         continue  # a heading: the cursor passes over it
                     sessions.highlighted = index
                     await pilot.pause()
-                    failures += worst(sessions, range(sessions.option_count), f"{theme} sessions (cursor {index}, {focused.id} focused)")
+                    failures += worst(
+                        sessions,
+                        range(sessions.option_count),
+                        f"{theme} sessions (cursor {index}, {focused.id} focused)",
+                    )
             pill.set_counts(2, 4)
             await pilot.pause()
             failures += worst(pill, range(1), f"{theme} pill 2/4")
@@ -131,17 +161,23 @@ async def test_every_state_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env
         # A positive twin: every theme drew its rows (15 checklist rows, 5 sessions, the pill,
         # each under every cursor position, focused and not: some 330 cells a theme).
         assert MEASURED[0] >= len(THEMES) * 300
-        assert not failures, f"{len(failures)} cells below {MINIMUM_CONTRAST}:1\n" + "\n".join(sorted(set(failures))[:60])
+        assert not failures, f"{len(failures)} cells below {MINIMUM_CONTRAST}:1\n" + "\n".join(
+            sorted(set(failures))[:60]
+        )
 
 
-async def test_every_store_status_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env, frozen_now, copy_fixture) -> None:
+async def test_every_store_status_reads_at_4_5_to_1_in_every_bundled_theme(
+    isolated_env, frozen_now, copy_fixture
+) -> None:
     """The store view's marks (todo, doing, blocked, review, done, dropped; draft and
     active plans) take the theme's colours: each reads on the table and under the cursor."""
     from planwatch.tui.screens.store import StoreScreen
     from planwatch.tui.widgets.store_table import StoreTable
 
     store = copy_fixture("views/store")
-    app = make_app(AppOptions(config_path=isolated_env.config, store_root=store, clock=lambda: frozen_now, follow=False))
+    app = make_app(
+        AppOptions(config_path=isolated_env.config, store_root=store, clock=lambda: frozen_now, follow=False)
+    )
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: app.scan_done is not None, what="the scan")
         app.theme_changed_signal.unsubscribe(app)  # walking the themes saves nothing
@@ -149,7 +185,9 @@ async def test_every_store_status_reads_at_4_5_to_1_in_every_bundled_theme(isola
         await until(pilot, lambda: isinstance(app.screen, StoreScreen), what="the store view")
         table = app.screen.query_one(StoreTable)
         await until(pilot, lambda: table.row_count == 10, what="the store's rows")
-        statuses = {str(cell.plain).split(" ", 1)[-1] for cell in (table.get_row_at(i)[1] for i in range(table.row_count))}
+        statuses = {
+            str(cell.plain).split(" ", 1)[-1] for cell in (table.get_row_at(i)[1] for i in range(table.row_count))
+        }
         assert statuses >= {"todo", "doing", "blocked", "review", "done", "dropped", "draft", "active"}
         measured_before = MEASURED[0]
         failures: list[str] = []
@@ -173,7 +211,9 @@ async def test_every_store_status_reads_at_4_5_to_1_in_every_bundled_theme(isola
                     failures += worst(table, range(table.row_count + 1), where)
         # A positive twin: every theme drew the header and ten rows under each cursor position.
         assert MEASURED[0] - measured_before >= len(THEMES) * 2 * 10 * 11 * 3
-        assert not failures, f"{len(failures)} cells below {MINIMUM_CONTRAST}:1\n" + "\n".join(sorted(set(failures))[:60])
+        assert not failures, f"{len(failures)} cells below {MINIMUM_CONTRAST}:1\n" + "\n".join(
+            sorted(set(failures))[:60]
+        )
 
 
 async def test_every_footer_key_label_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env, frozen_now) -> None:
@@ -198,4 +238,6 @@ async def test_every_footer_key_label_reads_at_4_5_to_1_in_every_bundled_theme(i
                 failures += [f for f in worst(key, range(1), f"{theme} footer {key.key_display!r}") if "'▏'" not in f]
         # A positive twin: every theme drew a key label and a description per key.
         assert MEASURED[0] - measured_before >= len(THEMES) * 5 * 2
-        assert not failures, f"{len(failures)} cells below {MINIMUM_CONTRAST}:1\n" + "\n".join(sorted(set(failures))[:60])
+        assert not failures, f"{len(failures)} cells below {MINIMUM_CONTRAST}:1\n" + "\n".join(
+            sorted(set(failures))[:60]
+        )

@@ -91,7 +91,9 @@ async def test_with_the_opt_in_the_plan_text_does_reach_the_store(secret_session
     assert files_holding(MARKER, isolated_env.state, isolated_env.config.parent) == []
 
 
-async def test_with_the_opt_in_on_at_start_every_sessions_list_is_kept_in_the_store(secret_session, isolated_env) -> None:
+async def test_with_the_opt_in_on_at_start_every_sessions_list_is_kept_in_the_store(
+    secret_session, isolated_env
+) -> None:
     """SPEC §5: with the opt-in already on, each session's list reaches the store once the
     first scan ends, not only lists that change while the app runs."""
     from planwatch.core.store.records import Store
@@ -119,8 +121,11 @@ async def test_the_warm_start_cache_holds_no_plan_text_and_no_title(isolated_env
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: app.scan_done is not None and app.following, what="the scan")
         transcript.todo_write([(f"Rotate the {MARKER} key", "completed"), (f"Audit {MARKER} logs", "pending")])
-        await until(pilot, lambda: any("Audit" in row for row in option_texts(app.screen.query_one("#checklist", ChecklistView))),
-                    what="the append")
+        await until(
+            pilot,
+            lambda: any("Audit" in row for row in option_texts(app.screen.query_one("#checklist", ChecklistView))),
+            what="the append",
+        )
         await pilot.press("q")
     cache = [p for p in paths.cache_dir().rglob("*") if p.is_file() and p.stat().st_size]
     assert cache, "the app wrote no warm-start cache"
@@ -148,4 +153,6 @@ async def test_the_warm_start_cache_holds_no_plan_text_and_no_title(isolated_env
     [entry] = index.entries()
     assert entry.session.title == f"{MARKER} title"
     assert entry.plan.main is not None and [i.text for i in entry.plan.main.items] == [
-        f"Rotate the {MARKER} key", f"Audit {MARKER} logs"]
+        f"Rotate the {MARKER} key",
+        f"Audit {MARKER} logs",
+    ]

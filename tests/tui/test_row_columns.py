@@ -193,10 +193,16 @@ async def test_the_title_gets_the_room_beside_the_checklist(isolated_env, size, 
     narrows below 100 columns and the folder takes at most a quarter of a narrow row."""
     now = datetime.now(UTC)
     for n, folder in enumerate(["/home/dev/mobile", "/home/dev/api", "/home/dev/infra"]):
-        ClaudeTranscript(isolated_env.claude, folder, at=now - timedelta(hours=n + 1)).prompt(f"Add YAML support to the settings loader, part {n}")
+        ClaudeTranscript(isolated_env.claude, folder, at=now - timedelta(hours=n + 1)).prompt(
+            f"Add YAML support to the settings loader, part {n}"
+        )
     app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
     async with app.run_test(size=size) as pilot:
-        await until(pilot, lambda: app.scan_done is not None and len(app.screen.query_one("#sessions").rows) == 3, what="the rows")
+        await until(
+            pilot,
+            lambda: app.scan_done is not None and len(app.screen.query_one("#sessions").rows) == 3,
+            what="the rows",
+        )
         await pilot.pause()
         layout = app.screen.query_one("#sessions").row_layout
         assert layout.title >= least, layout
@@ -216,7 +222,11 @@ async def test_a_fork_is_marked_and_reads_apart_from_its_original(isolated_env) 
     shutil.copy(original.path, fork)
     app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None and len(app.screen.query_one("#sessions").rows) == 2, what="the rows")
+        await until(
+            pilot,
+            lambda: app.scan_done is not None and len(app.screen.query_one("#sessions").rows) == 2,
+            what="the rows",
+        )
         await pilot.pause()
         texts = [t for t in listed_texts(app) if "Split the router" in t]
         assert len(texts) == 2

@@ -101,7 +101,10 @@ class StoreLike(Screen[None]):
     """A screen with its own keys, as the store view has."""
 
     HELP_GROUP = "store view"
-    BINDINGS = [Binding("v", "approve", "Approve", tooltip="Approve the task"), Binding("j,down", "cursor_down", "Move down")]
+    BINDINGS = [
+        Binding("v", "approve", "Approve", tooltip="Approve the task"),
+        Binding("j,down", "cursor_down", "Move down"),
+    ]
 
 
 @pytest.mark.asyncio

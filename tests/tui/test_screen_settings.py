@@ -234,8 +234,11 @@ async def test_settings_saved_from_the_app_reach_the_app(isolated_env) -> None:
     empty = isolated_env.root / "no-transcripts"
     empty.mkdir()
     options = AppOptions(
-        roots=[empty], store_root=isolated_env.store, config_path=isolated_env.config,
-        state_dir=isolated_env.state, follow=False,
+        roots=[empty],
+        store_root=isolated_env.store,
+        config_path=isolated_env.config,
+        state_dir=isolated_env.state,
+        follow=False,
     )
     app = make_app(options)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -261,8 +264,11 @@ async def test_q_on_the_settings_screen_never_quits_the_app(isolated_env) -> Non
     empty = isolated_env.root / "no-transcripts"
     empty.mkdir()
     options = AppOptions(
-        roots=[empty], store_root=isolated_env.store, config_path=isolated_env.config,
-        state_dir=isolated_env.state, follow=False,
+        roots=[empty],
+        store_root=isolated_env.store,
+        config_path=isolated_env.config,
+        state_dir=isolated_env.state,
+        follow=False,
     )
     app = make_app(options)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -29,7 +29,9 @@ NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 class Host(StoreOwner, App[None]):
     """A bare app owning the store service the store view uses, recording tool answers."""
 
-    def __init__(self, root: Path, settings: Settings | None = None, caller: Caller | None = None, watch: bool = False) -> None:
+    def __init__(
+        self, root: Path, settings: Settings | None = None, caller: Caller | None = None, watch: bool = False
+    ) -> None:
         super().__init__()
         self.store_service = StoreService(
             self, root, settings or Settings(), clock=lambda: NOW, caller=caller or Caller(by="dana")

@@ -142,10 +142,16 @@ async def test_a_plan_is_created_and_edited_in_the_store_view(store_root: Path) 
         assert isinstance(app.screen, StoreScreen)
     plan = Store(store_root).read_plan("p3")
     assert plan is not None
-    assert (plan.title, plan.goal.strip(), plan.status) == ("Move the docs site", "The docs build on the new host.", "active")
+    assert (plan.title, plan.goal.strip(), plan.status) == (
+        "Move the docs site",
+        "The docs build on the new host.",
+        "active",
+    )
 
 
-async def test_E_opens_the_record_under_the_cursor_in_the_editor_and_its_save_shows(store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_E_opens_the_record_under_the_cursor_in_the_editor_and_its_save_shows(
+    store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     seen = tmp_path / "seen"
     editor = tmp_path / "editor"
     editor.write_text(f'#!/bin/sh\necho "$1" >> {seen}\nsed -i "s/^title: .*/title: Edited by hand/" "$1"\n')

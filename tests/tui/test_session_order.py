@@ -46,8 +46,14 @@ def expected_order(newer: list[str], tied: list[str]) -> list[str]:
 
 
 def cli_ids() -> list[str]:
-    out = subprocess.run([sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"], cwd=ROOT,
-                         env=os.environ.copy(), capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     return [row["id"] for row in json.loads(out.stdout)]
 

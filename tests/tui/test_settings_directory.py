@@ -24,8 +24,13 @@ def planwatch(env: IsolatedEnv, *argv: str, extra: dict[str, str] | None = None)
     environ = {k: v for k, v in os.environ.items() if k not in ("USER", "LOGNAME", "PLANWATCH_TOKEN")}
     environ.update(extra or {})
     return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv], cwd=ROOT, env=environ, capture_output=True, text=True,
-        timeout=60, stdin=subprocess.DEVNULL,
+        [sys.executable, "-m", "planwatch.tui.cli", *argv],
+        cwd=ROOT,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
     )
 
 

@@ -76,8 +76,13 @@ def demo(tmp_path: Path) -> tuple[Path, list[dict[str, object]]]:
     transcripts = tmp_path / "transcripts"
     copy_fixture_transcripts(transcripts, time.time() - 86_400)
     env = environment(tmp_path / "cli", tmp_path / "cli-cache")
-    out = subprocess.run([sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json", "--root", str(transcripts)],
-                         env=env, capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json", "--root", str(transcripts)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     sessions = json.loads(out.stdout)
     assert len(sessions) >= 5
@@ -88,7 +93,9 @@ def start(tmp_path: Path, transcripts: Path, size: tuple[int, int], name: str, *
     env = environment(tmp_path / "app", tmp_path / "app-cache")
     socket_dir = tmp_path / f"tmux-{name}"
     socket_dir.mkdir()
-    return Terminal([sys.executable, "-m", "planwatch.tui.cli", "--root", str(transcripts), *extra], size, env, socket_dir)
+    return Terminal(
+        [sys.executable, "-m", "planwatch.tui.cli", "--root", str(transcripts), *extra], size, env, socket_dir
+    )
 
 
 def label(session: dict[str, object], cells: int) -> str:
@@ -132,8 +139,9 @@ def assert_on_newest(terminal: Terminal, sessions: list[dict[str, object]], *, p
     if pane:
         screen = terminal.wait_for(scanned, "the first scan")
     else:
-        screen = terminal.wait_for(lambda s: scanned(s) and len(session_rows(s, sessions)) == len(sessions),
-                                   "every session listed")
+        screen = terminal.wait_for(
+            lambda s: scanned(s) and len(session_rows(s, sessions)) == len(sessions), "every session listed"
+        )
         rows = session_rows(screen, sessions)
         assert [n for n, _ in rows] == list(range(len(sessions))), "the list is not newest first"
         assert cursor_row(rows) == 0, f"the cursor is on {sessions[cursor_row(rows)]['title']!r}"

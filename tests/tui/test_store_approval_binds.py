@@ -39,7 +39,9 @@ def approved_cell(app: Host, key: str) -> str:
 
 
 @pytest.mark.asyncio
-async def test_an_approval_made_in_the_store_view_is_withdrawn_when_an_agent_retitles_the_task(store_root: Path) -> None:
+async def test_an_approval_made_in_the_store_view_is_withdrawn_when_an_agent_retitles_the_task(
+    store_root: Path,
+) -> None:
     app = Host(store_root, settings=SETTINGS, caller=LEE)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)
@@ -49,9 +51,13 @@ async def test_an_approval_made_in_the_store_view_is_withdrawn_when_an_agent_ret
         assert app.answers[-1].tool == "task_approve" and not app.answers[-1].refused
         # A token-less agent rewrites what was approved.
         agent = Caller(by="host", session="agent-1")
-        answer = run_tool("task_set", app.store_service.store, SETTINGS, agent, {"task": "t4", "title": "Drop the database"})
+        answer = run_tool(
+            "task_set", app.store_service.store, SETTINGS, agent, {"task": "t4", "title": "Drop the database"}
+        )
         assert answer.lines == ["t4 todo medium Drop the database"]
-        assert answer.notes == ["t4 needs approval again: its title or body changed after lee approved it (see task_approve)."]
+        assert answer.notes == [
+            "t4 needs approval again: its title or body changed after lee approved it (see task_approve)."
+        ]
         refused = None
         try:
             run_tool("task_set", app.store_service.store, SETTINGS, agent, {"task": "t4", "status": "doing"})

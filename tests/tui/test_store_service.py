@@ -24,8 +24,11 @@ def app_on(isolated_env):  # type: ignore[no-untyped-def]
     empty.mkdir(exist_ok=True)
     return make_app(
         AppOptions(
-            roots=[empty], store_root=isolated_env.store, config_path=isolated_env.config,
-            state_dir=isolated_env.state, follow=False,
+            roots=[empty],
+            store_root=isolated_env.store,
+            config_path=isolated_env.config,
+            state_dir=isolated_env.state,
+            follow=False,
         )
     )
 
@@ -34,8 +37,9 @@ async def open_store_view(app, pilot) -> StoreScreen:  # type: ignore[no-untyped
     """Press t and wait until the store view shows t1."""
     await app.workers.wait_for_complete()
     await pilot.press("t")
-    await until(pilot, lambda: isinstance(app.screen, StoreScreen) and "t1" in app.screen.snapshot.tasks,
-                what="the store view")
+    await until(
+        pilot, lambda: isinstance(app.screen, StoreScreen) and "t1" in app.screen.snapshot.tasks, what="the store view"
+    )
     assert isinstance(app.screen, StoreScreen)
     return app.screen
 

@@ -69,7 +69,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         path.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return path[path.index(nxt):] + [nxt]
+                return path[path.index(nxt) :] + [nxt]
             if nxt not in state and (cycle := walk(nxt)) is not None:
                 return cycle
         path.pop()
@@ -88,7 +88,9 @@ def test_no_import_cycle_between_tui_modules() -> None:
 
 def test_no_screen_imports_the_app_at_run_time() -> None:
     graph = tui_import_graph()
-    screens = [name for name in graph if name.startswith("planwatch.tui.screens.") or name.startswith("planwatch.tui.widgets.")]
+    screens = [
+        name for name in graph if name.startswith("planwatch.tui.screens.") or name.startswith("planwatch.tui.widgets.")
+    ]
     assert screens
     assert [name for name in screens if "planwatch.tui.app" in graph[name]] == []
 

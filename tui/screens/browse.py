@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from planwatch.tui.app import PlanwatchApp
     from planwatch.tui.messages import ScanFinished
 
+
 class BrowseScreen(Screen[None]):
     """Sessions on the left, the checklist and details on the right; one column in pane mode."""
 
@@ -249,8 +250,9 @@ class BrowseScreen(Screen[None]):
                 title.update(Content.styled(self._no_selection_text(), palette.NOTE))
             pill.set_counts(0, 0)
             pill.tooltip = None
-            checklist_view.show(Checklist(), agent_note="No session selected.",
-                                own_note="Select a session to see its items.")
+            checklist_view.show(
+                Checklist(), agent_note="No session selected.", own_note="Select a session to see its items."
+            )
             self._show_details(None)
             return
         session = entry.session
@@ -261,7 +263,9 @@ class BrowseScreen(Screen[None]):
         own_note = None
         if self.app.store_view.error:
             own_note = safe_text(self.app.store_view.error, single_line=True)
-        checklist_view.show(checklist, agent_note=browse_texts.agent_note(checklist, self.app.reading), own_note=own_note)
+        checklist_view.show(
+            checklist, agent_note=browse_texts.agent_note(checklist, self.app.reading), own_note=own_note
+        )
         self._show_details(session.id)
 
     def _no_selection_text(self) -> str:
@@ -387,14 +391,20 @@ class BrowseScreen(Screen[None]):
         self._on_focused("action_last", lambda panel: panel.scroll_end(animate=False))
 
     def action_half_page_down(self) -> None:
-        self._on_focused("action_half_page_down", lambda panel: panel.scroll_relative(y=panel.size.height // 2, animate=False))
+        self._on_focused(
+            "action_half_page_down", lambda panel: panel.scroll_relative(y=panel.size.height // 2, animate=False)
+        )
 
     def action_half_page_up(self) -> None:
-        self._on_focused("action_half_page_up", lambda panel: panel.scroll_relative(y=-(panel.size.height // 2), animate=False))
+        self._on_focused(
+            "action_half_page_up", lambda panel: panel.scroll_relative(y=-(panel.size.height // 2), animate=False)
+        )
 
     def _move(self, *, down: bool) -> None:
-        self._on_focused("action_cursor_down" if down else "action_cursor_up",
-                         lambda panel: (panel.scroll_down if down else panel.scroll_up)())
+        self._on_focused(
+            "action_cursor_down" if down else "action_cursor_up",
+            lambda panel: (panel.scroll_down if down else panel.scroll_up)(),
+        )
 
     def _on_focused(self, list_action: str, scroll: Callable[[DetailsPanel], object]) -> None:
         """A move: in the focused list, or the details (which scroll), else in the list
@@ -403,7 +413,11 @@ class BrowseScreen(Screen[None]):
         if isinstance(focused, DetailsPanel):
             scroll(focused)
             return
-        target = focused if isinstance(focused, OptionList) else self.query_one("#checklist" if self.pane else "#sessions", OptionList)
+        target = (
+            focused
+            if isinstance(focused, OptionList)
+            else self.query_one("#checklist" if self.pane else "#sessions", OptionList)
+        )
         getattr(target, list_action)()
 
     def action_switch_focus(self) -> None:

@@ -28,7 +28,9 @@ def head_text(session: Session, now: datetime, *, pane: bool) -> Content:
     beside it, also where it runs, how long ago it moved and whether it is running."""
     parts: list[tuple[str, str]] = [(shorten(session.title or untitled(session.harness), 80), "bold")]
     if pane:
-        where = short_folder(shorten(session.cwd, 60), str(Path.home())) if session.cwd else harness_label(session.harness)
+        where = (
+            short_folder(shorten(session.cwd, 60), str(Path.home())) if session.cwd else harness_label(session.harness)
+        )
         parts.append((f"\n{where} · {age(session.updated, now)} ago", palette.MUTED))
         if now - session.updated <= RUNNING_WINDOW:
             parts.append((" · ● running", palette.RUNNING))
@@ -69,8 +71,7 @@ def empty_text(scan: ScanFinished | None) -> Content:
     parts += [
         "\nPoint planwatch elsewhere with ",
         ("planwatch --root DIR", "bold"),
-        ", or add folders in Settings (press ,) → transcript folders. "
-        "CLAUDE_CONFIG_DIR and CODEX_HOME are honoured.",
+        ", or add folders in Settings (press ,) → transcript folders. CLAUDE_CONFIG_DIR and CODEX_HOME are honoured.",
     ]
     return Content.assemble(*parts)
 

@@ -105,14 +105,21 @@ class ScreenKeysProvider(Provider):
 
     async def discover(self) -> Hits:
         for title, binding in self._bindings():
-            yield DiscoveryHit(Content(title), partial(self.screen.run_action, binding.action), help=escape(binding.tooltip) or None)
+            yield DiscoveryHit(
+                Content(title), partial(self.screen.run_action, binding.action), help=escape(binding.tooltip) or None
+            )
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for title, binding in self._bindings():
             score = matcher.match(f"{title} {binding.tooltip}")
             if score > 0:
-                yield Hit(score, matcher.highlight(escape(title)), partial(self.screen.run_action, binding.action), help=escape(binding.tooltip) or None)
+                yield Hit(
+                    score,
+                    matcher.highlight(escape(title)),
+                    partial(self.screen.run_action, binding.action),
+                    help=escape(binding.tooltip) or None,
+                )
 
 
 NARROW = 60
@@ -152,8 +159,11 @@ class HelpScreen(ModalScreen[None]):
         if check_action is not None:
             # Keys the screen below turns off in its current mode (pane mode's filter)
             # are not listed: every key shown works where it is shown.
-            commands = [c for c in commands
-                        if getattr(c, "scope", "") != "browse" or check_action(getattr(c, "action", ""), ()) is not False]
+            commands = [
+                c
+                for c in commands
+                if getattr(c, "scope", "") != "browse" or check_action(getattr(c, "action", ""), ()) is not False
+            ]
         rows = help_rows(commands)
         self._rows = screen_rows(group, bindings, rows) + rows
 

@@ -170,20 +170,28 @@ class SettingsScreen(Screen[Settings | None]):
             with Vertical(classes="section", id="settings-notifications"):
                 yield Label("Notifications", classes="section-title")
                 yield from self._switch_row(
-                    "notify-plan-complete", s.notify_plan_complete,
-                    "When an agent's plan is complete", "Rings the bell and shows a note.",
+                    "notify-plan-complete",
+                    s.notify_plan_complete,
+                    "When an agent's plan is complete",
+                    "Rings the bell and shows a note.",
                 )
                 yield from self._switch_row(
-                    "notify-item-blocked", s.notify_item_blocked,
-                    "When an agent's step is blocked", "Rings the bell and shows a note.",
+                    "notify-item-blocked",
+                    s.notify_item_blocked,
+                    "When an agent's step is blocked",
+                    "Rings the bell and shows a note.",
                 )
                 yield from self._switch_row(
-                    "notify-session-idle", s.notify_session_idle,
-                    "When a running session goes idle", "No change in its transcript for a few minutes.",
+                    "notify-session-idle",
+                    s.notify_session_idle,
+                    "When a running session goes idle",
+                    "No change in its transcript for a few minutes.",
                 )
                 yield from self._switch_row(
-                    "desktop-notifications", s.desktop_notifications,
-                    "Desktop notifications too", "OSC 9 / OSC 777: terminals that support them pass them to the desktop.",
+                    "desktop-notifications",
+                    s.desktop_notifications,
+                    "Desktop notifications too",
+                    "OSC 9 / OSC 777: terminals that support them pass them to the desktop.",
                 )
             with Vertical(classes="section", id="settings-sessions"):
                 yield Label("Sessions", classes="section-title")
@@ -223,7 +231,9 @@ class SettingsScreen(Screen[Settings | None]):
         try:
             sweep = parse_sweep_days(self.query_one("#sweep-after-days", Input).value)
         except ValueError:
-            raise ValueError("Sweep after days must be a number of days (0 or more), or blank to keep forever.") from None
+            raise ValueError(
+                "Sweep after days must be a number of days (0 or more), or blank to keep forever."
+            ) from None
         owner = self.query_one("#owner", Input).value.strip() or None
         update: dict[str, Any] = {
             "read_agent_plans": self.query_one("#read-agent-plans", Switch).value,

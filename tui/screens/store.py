@@ -71,7 +71,9 @@ class StoreScreen(Screen[None]):
         Binding("a", "add_task", "Add", tooltip="Add a task"),
         Binding("n", "new_plan", "New plan", tooltip="Create a plan"),
         Binding("e", "edit_task", "Edit", tooltip="Edit the task or plan under the cursor"),
-        Binding("E", "edit_file", "Edit file", show=False, tooltip="Open the record under the cursor in $VISUAL or $EDITOR"),
+        Binding(
+            "E", "edit_file", "Edit file", show=False, tooltip="Open the record under the cursor in $VISUAL or $EDITOR"
+        ),
         Binding("v", "approve", "Approve", tooltip="Approve the plan or task under the cursor"),
         Binding("r", "review", "Review", tooltip="Review the task or plan: approved or changes"),
         Binding("f,slash", "filters", "Filter", key_display="f", tooltip="Filter the tasks (status, ready, by, since)"),
@@ -85,7 +87,12 @@ class StoreScreen(Screen[None]):
         """A fresh read of the store (and of task_list, when filtered), from a worker."""
 
         def __init__(
-            self, generation: int, snapshot: StoreSnapshot, shown: set[str] | None, error: str | None, unreadable: bool = False
+            self,
+            generation: int,
+            snapshot: StoreSnapshot,
+            shown: set[str] | None,
+            error: str | None,
+            unreadable: bool = False,
         ) -> None:
             super().__init__()
             self.unreadable = unreadable
@@ -260,7 +267,14 @@ class StoreScreen(Screen[None]):
         loose = [task for task in tasks if task.plan not in known]
         if loose:
             blank = Text("")
-            cells = {"id": Text("─"), "status": blank, "priority": blank, "title": Text("Tasks without a plan", style="bold"), "approved": blank, "notes": blank}
+            cells = {
+                "id": Text("─"),
+                "status": blank,
+                "priority": blank,
+                "title": Text("Tasks without a plan", style="bold"),
+                "approved": blank,
+                "notes": blank,
+            }
             self._add_row(table, cells, NO_PLAN)
             for task in loose:
                 self._add_task_row(table, task)

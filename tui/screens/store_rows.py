@@ -186,7 +186,9 @@ def problems_text(problems: list[RecordProblem]) -> str:
     if not problems:
         return ""
     noun = "record" if len(problems) == 1 else "records"
-    lines = [f"⚠ {len(problems)} {noun} could not be read and {'is' if len(problems) == 1 else 'are'} left out — fix the file by hand:"]
+    lines = [
+        f"⚠ {len(problems)} {noun} could not be read and {'is' if len(problems) == 1 else 'are'} left out — fix the file by hand:"
+    ]
     lines += [f"  {safe_text(problem.message, single_line=True)}" for problem in problems]
     return "\n".join(lines)
 

@@ -14,7 +14,14 @@ NARROW = 70
 """Below this many columns the filter bar stacks and the table drops its side columns."""
 
 # Wide: every column. Narrow (a side pane): id, status and title only.
-COLUMNS = (("Id", "id"), ("Status", "status"), ("Pri", "priority"), ("Title", "title"), ("Approved", "approved"), ("Notes", "notes"))
+COLUMNS = (
+    ("Id", "id"),
+    ("Status", "status"),
+    ("Pri", "priority"),
+    ("Title", "title"),
+    ("Approved", "approved"),
+    ("Notes", "notes"),
+)
 NARROW_COLUMNS = ("id", "status", "title")
 
 # The columns that do not share the rest of the width (marks, counts, names).

@@ -118,9 +118,13 @@ def timeline_parts(timeline: Sequence[TimelineEntry], rebuild: Rebuild | None) -
     else:
         parts.append((" (from the transcript)\n", palette.MUTED))
         if rebuild.unread == "start":
-            parts.append((f"  only the last {HISTORY_BOUND >> 20} MB of a longer transcript were read\n", palette.WARNING))
+            parts.append(
+                (f"  only the last {HISTORY_BOUND >> 20} MB of a longer transcript were read\n", palette.WARNING)
+            )
         elif rebuild.unread == "end":
-            parts.append((f"  only the first {HISTORY_BOUND >> 20} MB of a longer transcript were read\n", palette.WARNING))
+            parts.append(
+                (f"  only the first {HISTORY_BOUND >> 20} MB of a longer transcript were read\n", palette.WARNING)
+            )
     if not timeline:
         empty = "no plan changes in the transcript" if rebuild is not None and rebuild.done else "no changes yet"
         parts.append((f"  {empty}\n", palette.MUTED))

@@ -85,7 +85,11 @@ class PlanForm(RecordForm[PlanDraft]):
         plan = self._record
         with Vertical(id="plan-form"):
             # Text of the record is untrusted: no markup anywhere in the form.
-            yield Static("New plan" if plan is None else f"Edit plan {plan.id} {quoted(plan.title, 50)}", id="plan-form-title", markup=False)
+            yield Static(
+                "New plan" if plan is None else f"Edit plan {plan.id} {quoted(plan.title, 50)}",
+                id="plan-form-title",
+                markup=False,
+            )
             with Horizontal(classes="row"):
                 yield Label("Title")
                 yield Input(plan.title if plan else "", placeholder="what the plan is for", id="title")

@@ -92,8 +92,15 @@ class _RowVisual(Visual):
         if options.selection is not None or options.post_style is not None:
             return self.content.render_strips(width, height, style, options)
         get_rule = options.rules.get
-        key = (width, height, style, get_rule("text_align", "left"), get_rule("text_overflow", "fold"),
-               get_rule("text_wrap", "wrap"), get_rule("line_pad", 0))
+        key = (
+            width,
+            height,
+            style,
+            get_rule("text_align", "left"),
+            get_rule("text_overflow", "fold"),
+            get_rule("text_wrap", "wrap"),
+            get_rule("line_pad", 0),
+        )
         strips = self._strips.get(key)
         if strips is None:
             if len(self._strips) >= 8:

@@ -55,7 +55,9 @@ class SessionRow:
         (`home`: the home folder, looked up once by a caller making a row per session)."""
         folder = short_folder(session.cwd or "", str(Path.home()) if home is None else home)
         fork = session.parent_id is not None
-        return cls(session.id, session.harness, session.title, folder, session.updated, done, total, open_count, partial, fork)
+        return cls(
+            session.id, session.harness, session.title, folder, session.updated, done, total, open_count, partial, fork
+        )
 
     def matches(self, needle: str) -> bool:
         needle = needle.casefold()
@@ -119,7 +121,7 @@ def folder_labels(folders: Iterable[str]) -> dict[str, str]:
     while True:
         tails: dict[str, list[str]] = {}
         for f in unique:
-            tails.setdefault("/".join(parts[f][-depth[f]:]), []).append(f)
+            tails.setdefault("/".join(parts[f][-depth[f] :]), []).append(f)
         clashes = [group for group in tails.values() if len(group) > 1]
         grown = False
         for group in clashes:
@@ -130,7 +132,7 @@ def folder_labels(folders: Iterable[str]) -> dict[str, str]:
         if not clashes or not grown:
             break
     for f in unique:
-        labels[f] = "/".join(parts[f][-depth[f]:])
+        labels[f] = "/".join(parts[f][-depth[f] :])
     return labels
 
 
@@ -310,7 +312,11 @@ def row_text(row: SessionRow, now: datetime, layout: RowLayout) -> Content:
     pill = pill_text(row.done, row.total)
     if row.partial:
         pill = Content.assemble(pill, (PARTIAL_MARK, palette.WARNING))
-    parts.append(pill.pad_right(layout.pill - len(pill.plain)) if len(pill.plain) <= layout.pill else pill.truncate(layout.pill, ellipsis=True))
+    parts.append(
+        pill.pad_right(layout.pill - len(pill.plain))
+        if len(pill.plain) <= layout.pill
+        else pill.truncate(layout.pill, ellipsis=True)
+    )
     if layout.open:
         if row.open_count:
             shown = f"{row.open_count} open" if layout.open == OPEN_CELLS else f"⚑{row.open_count}"
