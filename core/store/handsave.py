@@ -83,13 +83,13 @@ def written_in_place_recently(identity: tuple[int, int, int, int] | None) -> boo
     )
 
 
-def open_for_writing(path: Path) -> bool | None:
-    """True when some process holds `path` open for writing (Linux `/proc`: the
-    processes this one may see, which include every process of the same user); None
-    where that cannot be told (no `/proc`)."""
+def _held_for_writing(dev: int, ino: int) -> bool | None:
+    """True when some process holds the file (dev, ino) open for writing (Linux `/proc`:
+    the processes this one may see, which include every process of the same user); None
+    where that cannot be told (no `/proc`). The file is matched by inode, so a file
+    renamed away or unlinked (the one a write just replaced) is still found."""
     if not os.path.isdir("/proc/self/fd"):
         return None
-    target = os.path.realpath(path)
     try:
         pids = [name for name in os.listdir("/proc") if name.isdigit()]
     except OSError:
@@ -102,7 +102,8 @@ def open_for_writing(path: Path) -> bool | None:
             continue  # gone, or another user's
         for fd in fds:
             try:
-                if os.readlink(f"{folder}/{fd}") != target:
+                st = os.stat(f"{folder}/{fd}")  # follows the link to the open file itself
+                if (st.st_dev, st.st_ino) != (dev, ino):
                     continue
                 info = read_regular(f"/proc/{pid}/fdinfo/{fd}", 4096).decode("ascii", "replace")
             except OSError:
@@ -111,6 +112,16 @@ def open_for_writing(path: Path) -> bool | None:
             if int(flags, 8) & (os.O_WRONLY | os.O_RDWR):
                 return True
     return False
+
+
+def open_for_writing(path: Path) -> bool | None:
+    """True when some process holds `path` open for writing; None where that cannot be
+    told (no `/proc`); False for a missing file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    return _held_for_writing(st.st_dev, st.st_ino)
 
 
 def wait_for_in_place_save(path: Path) -> None:
@@ -192,27 +203,50 @@ class ReplacedFile:
         st = os.fstat(self.fd)
         return (st.st_size, st.st_mtime_ns)
 
+    def _held_by_a_writer(self) -> bool:
+        """Does another process hold the replaced file open for writing (an editor that
+        opened it before the rename and may write into it after)?"""
+        assert self.fd is not None
+        st = os.fstat(self.fd)
+        return _held_for_writing(st.st_dev, st.st_ino) is True
+
     def late_text(self) -> str | None:
+        """What a person saved into the replaced file after `check`, once they are done
+        writing it; None when nobody did."""
         if self.fd is None or self.identity is None:
             return None
         shape = self._shape()
         if shape == (self.identity[1], self.identity[2]):
-            if self.quiet or time.time_ns() - self.identity[2] > HALF_WRITTEN_SECONDS * 1e9:
-                return None  # nobody has been editing it: nothing to wait for
             # Someone edited it moments ago and may have it open in their editor right
-            # now: watch the replaced file a little longer for a save landing in it.
-            deadline = time.monotonic() + LATE_WATCH_SECONDS
+            # now: watch the replaced file a little longer for a save landing in it. And
+            # whoever last wrote it, an editor may have opened it before the rename and
+            # write into it after (descheduled between its open and its write): watch for
+            # as long as a process holds it open for writing.
+            recent = not self.quiet and time.time_ns() - self.identity[2] <= HALF_WRITTEN_SECONDS * 1e9
+            if not recent and not self._held_by_a_writer():
+                return None  # nobody has been editing it, nobody has it open: nothing to wait for
+            watch_until = time.monotonic() + (LATE_WATCH_SECONDS if recent else 0.0)
+            limit = time.monotonic() + IN_PLACE_LIMIT_SECONDS
             while shape == (self.identity[1], self.identity[2]):
-                if time.monotonic() > deadline:
-                    return None
+                now = time.monotonic()
+                if now > limit or (now > watch_until and not self._held_by_a_writer()):
+                    # No writer left: one that closed right before this look may still
+                    # have written, so look at the file once more.
+                    if self._shape() == (self.identity[1], self.identity[2]):
+                        return None
                 time.sleep(0.01)
                 shape = self._shape()
-        for _ in range(20):  # wait (≤ 1 s) for the editor to finish writing
+        # Wait for the editor to finish writing: the file must keep its shape for a
+        # moment and nobody may hold it open for writing (an editor paused half-way
+        # through its save), up to the limit.
+        limit = time.monotonic() + IN_PLACE_LIMIT_SECONDS
+        while True:
             time.sleep(SETTLE_SECONDS)
-            now = self._shape()
-            if now == shape:
+            now_shape = self._shape()
+            settled = now_shape == shape and not self._held_by_a_writer()
+            shape = now_shape
+            if settled or time.monotonic() > limit:
                 break
-            shape = now
         raw = os.pread(self.fd, min(shape[0], MAX_RECORD_BYTES + 1), 0)
         return raw.decode("utf-8", errors="replace")
 
@@ -222,9 +256,14 @@ class ReplacedFile:
             self.fd = None
 
 
-def merge_late_save(path: Path, late: str, base: Record | None, rec: Record) -> Record:
+def merge_late_save(
+    path: Path, late: str, base: Record | None, rec: Record, written: tuple[int, int, int, int] | None
+) -> Record:
     """The person's late save `late` with `rec`'s changes (relative to `base`) on top;
-    when that cannot be done, their text is put back as it was and RecordChanged raised."""
+    when that cannot be done, their text is put back as it was and RecordChanged raised.
+
+    `written` is the identity of the file this write put at `path`: their text is put
+    back only over that file, never over a save they made since (theirs is newer)."""
     person = parsed_or_none(path, late)
     if base is not None and person is not None:
         fields = [name for name in type(rec).model_fields if name != "extra"]
@@ -241,7 +280,7 @@ def merge_late_save(path: Path, late: str, base: Record | None, rec: Record) -> 
             like: os.stat_result | None = os.lstat(path)
         except OSError:
             like = None
-        atomic_write(path, late, like=like)
+        atomic_write(path, late, like=like, precondition=lambda: file_identity(path) == written)
     except OSError as exc:
         raise failed_write(path, exc, "restore") from exc
     raise RecordChanged(

@@ -305,10 +305,10 @@ class Store:
                 if not written:
                     replaced.close()
                     continue  # changed while we rendered: read it again
+                now = file_identity(path)  # this write's file, before anyone may change it
                 late = replaced.late_text()
                 replaced.close()
                 self._seen()[path] = (text, rec)
-                now = file_identity(path)
                 with self._written_lock:
                     if now is not None:
                         self._written[path] = now
@@ -317,7 +317,7 @@ class Store:
                 # A person's in-place save landed in the file just replaced (it was open in
                 # their editor): put it back, with this write's change on top.
                 ours_base = base[1] if base is not None else parsed_or_none(path, existing)
-                merged = merge_late_save(path, late, ours_base, rec)
+                merged = merge_late_save(path, late, ours_base, rec, now)
                 base, rec, render_from = (text, rec), merged, late
             else:
                 raise RecordChanged(

@@ -5,8 +5,11 @@ second process is the editor."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 from conftest import IsolatedEnv
@@ -80,3 +83,96 @@ def test_a_file_the_store_made_whole_is_never_taken_for_a_save_in_progress(isola
         fh.seek(0)
         fh.write(text.replace("status: doing", "status: review"))
     assert written_in_place_recently(file_identity(path))
+
+
+OPENED_EDITOR = r"""
+import sys
+path = sys.argv[1]
+text = open(path, encoding="utf-8").read()
+with open(path, "r+", encoding="utf-8") as fh:  # opened for its save before the tool's write
+    print("open", flush=True)
+    sys.stdin.readline()  # descheduled between its open and its write, for as long as the test says
+    fh.truncate(0)
+    fh.write(text + "the person's note, saved into the file they had open\n")
+print("saved", flush=True)
+"""
+
+
+def _editor_holding_the_file_open(path: Path) -> subprocess.Popen[str]:
+    editor = subprocess.Popen(
+        [sys.executable, "-c", OPENED_EDITOR, str(path)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert editor.stdout is not None
+    assert editor.stdout.readline() == "open\n"
+    return editor
+
+
+def _let_it_save_once_the_file_is_replaced(editor: subprocess.Popen[str], path: Path, before: int) -> None:
+    """The editor writes only after the tool's write has renamed its file over the one
+    the editor holds: its save lands in the replaced file."""
+    assert editor.stdin is not None and editor.stdout is not None
+    deadline = time.monotonic() + DEADLINE
+    while os.stat(path).st_ino == before:
+        assert time.monotonic() < deadline, "the tool never replaced the file"
+        time.sleep(0.01)
+    editor.stdin.write("go\n")
+    editor.stdin.flush()
+    assert editor.stdout.readline() == "saved\n"
+    assert editor.wait(timeout=DEADLINE) == 0
+
+
+def test_a_save_into_a_file_opened_before_a_tool_write_is_kept(isolated_env: IsolatedEnv) -> None:
+    """An editor that opened the record before a tool replaced it, and writes only after,
+    saves into the replaced file: the tool waits while that file is held open for
+    writing, and puts the person's save back with its own change on top."""
+    Store(isolated_env.store).add_task(lambda i: TaskRecord(id=i, title="Notes"))
+    path = isolated_env.store / "tasks" / "t1.md"
+    hour_ago = time.time_ns() - 3600 * 10**9
+    os.utime(path, ns=(hour_ago, hour_ago))  # nobody edited it lately: only the open file tells
+    before = os.stat(path).st_ino
+    editor = _editor_holding_the_file_open(path)
+    tool = subprocess.Popen(
+        [sys.executable, "-m", "planwatch.tui.cli", "task", "set", "t1", "--status", "doing"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _let_it_save_once_the_file_is_replaced(editor, path, before)
+    _out, err = tool.communicate(timeout=DEADLINE)
+    assert tool.returncode == 0, err
+    text = path.read_text()
+    assert "the person's note, saved into the file they had open\n" in text
+    assert "status: doing" in text
+
+
+def test_a_file_the_store_wrote_itself_is_still_watched_while_an_editor_holds_it(isolated_env: IsolatedEnv) -> None:
+    """The same when the file is exactly as this store last wrote it (no edit since to
+    suggest a person is around): an editor holding it open for writing is enough."""
+    store = Store(isolated_env.store)
+    store.add_task(lambda i: TaskRecord(id=i, title="Notes"))
+    store.update_task("t1", lambda t: t.model_copy(update={"status": "review"}))
+    path = isolated_env.store / "tasks" / "t1.md"
+    before = os.stat(path).st_ino
+    editor = _editor_holding_the_file_open(path)
+    failures: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            store.update_task("t1", lambda t: t.model_copy(update={"status": "doing"}))
+        except BaseException as exc:  # reported below, in the test's thread
+            failures.append(exc)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    _let_it_save_once_the_file_is_replaced(editor, path, before)
+    writer.join(timeout=DEADLINE)
+    assert not writer.is_alive() and failures == []
+    text = path.read_text()
+    assert "the person's note, saved into the file they had open\n" in text
+    assert "status: doing" in text
