@@ -1,0 +1,206 @@
+"""One deterministic merge: the set of every host's operations → the store's records.
+
+A pure function of the set (the order operations arrive in, and duplicates, change
+nothing), so every host that holds the same operations renders the same store:
+
+- title, priority, topic, plan, bot, folder, session, active, note, source, scope and a
+  hand-added key: an operation replaces the ones it names (`b`); of the ones nobody
+  replaced (concurrent writes), the highest `rank` wins, the others are kept as the
+  record's contest (`contested`).
+- status: the same, but concurrent moves by precedence (done > dropped > review >
+  blocked > doing > todo; a plan: done > dropped > active > draft).
+- labels, refs, blockedBy: a set per element; a removal removes only the adds it saw, so
+  a concurrent add wins (a block is never lost).
+- body / goal: concurrent texts merged three ways against their latest common ancestor;
+  overlapping hunks: the later text, the other kept in the contest.
+- created from the create; started and finished once (the earliest); reviewed the latest;
+  approved the latest *verified* approval (`verified`: the approvals whose signatures
+  checked out against the policy, decided outside this pure function); an unverified
+  one is listed, never rendered.
+- a removal removes the record whatever else happened to it (reported in `removed`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from planwatch.core.sync.fields import EXTRA, LATEST_STAMPS, ONCE_STAMPS, lww_fields, set_fields, text_field
+from planwatch.core.sync.ops import Op, encode, rank
+from planwatch.core.sync.text3 import merge3
+
+TASK_PRECEDENCE = {"todo": 0, "doing": 1, "blocked": 2, "review": 3, "dropped": 4, "done": 5}
+PLAN_PRECEDENCE = {"draft": 0, "active": 1, "dropped": 2, "done": 3}
+
+
+@dataclass
+class Contest:
+    field: str
+    kept: Any
+    lost: list[Any]
+
+
+@dataclass
+class MergedRecord:
+    uid: str
+    kind: str
+    id: str
+    fields: dict[str, Any]
+    heads: dict[str, Any]
+    """Per field, what a change of it replaces: the head operations (a list of op ids),
+    or for a set field, per element the adds that hold it."""
+    create: Op
+    contests: list[Contest] = field(default_factory=list)
+    unverified: list[Op] = field(default_factory=list)
+
+
+@dataclass
+class Merged:
+    records: dict[str, MergedRecord]
+    removed: dict[str, tuple[str, str]]
+    """uid → (kind, id) of each removed record."""
+    ops: int = 0
+
+
+def unique_ops(ops: Iterable[Op]) -> list[Op]:
+    """One operation per op id (a copy read twice is the same line), in rank order."""
+    seen: dict[str, Op] = {}
+    for op in ops:
+        key = op["o"]
+        other = seen.get(key)
+        if other is None or encode(op) < encode(other):
+            seen[key] = op
+    return sorted(seen.values(), key=rank)
+
+
+def merge(ops: Iterable[Op], verified: frozenset[str] = frozenset()) -> Merged:
+    ordered = unique_ops(ops)
+    by_uid: dict[str, list[Op]] = {}
+    for op in ordered:
+        by_uid.setdefault(op["u"], []).append(op)
+    records: dict[str, MergedRecord] = {}
+    removed: dict[str, tuple[str, str]] = {}
+    for uid in sorted(by_uid):
+        group = by_uid[uid]
+        creates = [op for op in group if op["t"] == "new"]
+        if not creates:
+            continue  # changes to a record whose create this host has not seen
+        create = creates[0]
+        if any(op["t"] == "del" for op in group):
+            removed[uid] = (create["k"], create["i"])
+            continue
+        records[uid] = _merge_record(uid, create, group, verified)
+    return Merged(records, removed, len(ordered))
+
+
+def _value(op: Op, create: Op, name: str) -> Any:
+    return create["v"].get(name) if op is create else op.get("v")
+
+
+def _heads(create: Op, sets: list[Op]) -> list[Op]:
+    replaced: set[str] = set()
+    for op in sets:
+        replaced.update(op.get("b") or ())
+    return [op for op in [create, *sets] if op["o"] not in replaced]
+
+
+def _ancestors(op: Op, index: dict[str, Op]) -> set[str]:
+    out: set[str] = set()
+    todo = [op["o"]]
+    while todo:
+        key = todo.pop()
+        if key in out:
+            continue
+        out.add(key)
+        found = index.get(key)
+        if found is not None:
+            todo.extend(found.get("b") or ())
+    return out
+
+
+def _merge_record(uid: str, create: Op, group: list[Op], verified: frozenset[str]) -> MergedRecord:
+    kind = create["k"]
+    fields: dict[str, Any] = {}
+    heads: dict[str, Any] = {}
+    contests: list[Contest] = []
+    by_field: dict[str, list[Op]] = {}
+    for op in group:
+        if op["t"] in ("set", "add", "rem", "stamp"):
+            by_field.setdefault(op["f"], []).append(op)
+    scalar = list(lww_fields(kind)) + ["status"]
+    scalar += sorted({f for f in by_field if f.startswith(EXTRA)} | {k for k in create["v"] if k.startswith(EXTRA)})
+    for name in scalar:
+        sets = [op for op in by_field.get(name, ()) if op["t"] == "set"]
+        tops = _heads(create, sets)
+        if name == "status":
+            precedence = TASK_PRECEDENCE if kind == "task" else PLAN_PRECEDENCE
+            win = max(tops, key=lambda op: (precedence.get(str(_value(op, create, name)), -1), rank(op)))
+        else:
+            win = max(tops, key=rank)
+        kept = _value(win, create, name)
+        fields[name] = kept
+        heads[name] = sorted(op["o"] for op in tops)
+        lost = []
+        for op in tops:
+            value = _value(op, create, name)
+            if op is not win and value != kept and value not in lost:
+                lost.append(value)
+        if lost:
+            contests.append(Contest(name, kept, lost))
+    # the text, three ways
+    text = text_field(kind)
+    sets = [op for op in by_field.get(text, ()) if op["t"] == "set"]
+    tops = sorted(_heads(create, sets), key=rank)
+    index = {op["o"]: op for op in [create, *sets]}
+    merged_text = str(_value(tops[0], create, text) or "")
+    lost_text: list[str] = []
+    if len(tops) > 1:
+        common = set.intersection(*(_ancestors(op, index) for op in tops))
+        base_ops = [index[k] for k in common if k in index]
+        base = str(_value(max(base_ops, key=rank), create, text) or "") if base_ops else ""
+        for op in tops[1:]:
+            merged_text, lost = merge3(base, merged_text, str(_value(op, create, text) or ""))
+            lost_text.extend(lost)
+    fields[text] = merged_text
+    heads[text] = sorted(op["o"] for op in tops)
+    if lost_text:
+        contests.append(Contest(text, None, lost_text))
+    # the sets
+    for name in set_fields(kind):
+        adds: dict[str, list[Op]] = {}
+        for element in create["v"].get(name) or ():
+            adds.setdefault(str(element), []).append(create)
+        removed_tags: set[str] = set()
+        for op in by_field.get(name, ()):
+            if op["t"] == "add":
+                adds.setdefault(str(op["v"]), []).append(op)
+            elif op["t"] == "rem":
+                removed_tags.update(op.get("r") or ())
+        live: dict[str, list[Op]] = {}
+        for element, tagged in adds.items():
+            alive = [op for op in tagged if op["o"] not in removed_tags]
+            if alive:
+                live[element] = alive
+        order = sorted(live, key=lambda e: (min(rank(op) for op in live[e]), e))
+        fields[name] = order
+        heads[name] = {e: sorted(op["o"] for op in live[e]) for e in order}
+    # the stamps
+    fields["created"] = create["v"].get("created")
+    for name in ONCE_STAMPS + LATEST_STAMPS:
+        if kind == "plan" and name == "started":
+            continue  # a plan has no started stamp
+        candidates = [(create["v"].get(name), rank(create))] if create["v"].get(name) else []
+        candidates += [(op["v"], rank(op)) for op in by_field.get(name, ()) if op["t"] == "stamp" and op.get("v")]
+        if not candidates:
+            fields[name] = None
+        elif name in ONCE_STAMPS:
+            fields[name] = min(candidates, key=lambda c: (str(c[0].get("at")), c[1]))[0]
+        else:
+            fields[name] = max(candidates, key=lambda c: c[1])[0]
+    approvals = [op for op in group if op["t"] == "approve"]
+    good = [op for op in approvals if op["o"] in verified]
+    fields["approved"] = max(good, key=rank)["v"] if good else None
+    record = MergedRecord(uid, kind, create["i"], fields, heads, create, contests)
+    record.unverified = [op for op in approvals if op["o"] not in verified]
+    return record
