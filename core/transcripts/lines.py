@@ -31,7 +31,7 @@ from planwatch.core.regular import open_regular
 from planwatch.core.transcripts.backward import confirmed, is_full, look_back_for_facts, next_line_start, scan_backward
 from planwatch.core.transcripts.discover import is_whole_document
 from planwatch.core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, Stream, fd_scan
-from planwatch.core.transcripts.reader import TranscriptReader
+from planwatch.core.transcripts.reader import TranscriptReader, load_json_line
 from planwatch.core.transcripts.warmcache import FACT, LINE, WHEN
 from planwatch.core.transcripts.zst import is_zst, zst_reread, zst_stream
 
@@ -137,6 +137,8 @@ def read_transcript(
 
     fd = open_regular(path)  # a FIFO named like a transcript is refused, never waited on
     try:
+        if start == 0:
+            _feed_leading_garbage(fd, prefilter, feed)
         _read_plain(fd, reader, prefilter, feed, outcome, start, head, tail, bound, chunk, max_line)
         _touch_last_records(fd, reader, start, outcome.offset, trace)
     finally:
@@ -175,6 +177,36 @@ def _read_document(
         outcome.errors += 1
         log.debug("reader failed on %s", path, exc_info=True)
     return outcome
+
+
+# How far into a file the lines before its first record are looked at.
+LEADING_BOUND = 64 << 10
+
+
+def _feed_leading_garbage(fd: int, prefilter: Prefilter, feed: _Feeder) -> None:
+    """Lines that open a file before its first record and are not JSON (another tool's
+    output, a truncated write) are handed to the reader, which counts each as a skipped
+    line: the prefilter, finding none of the reader's needles in them, would pass over
+    them unseen, and the person would not be told that a file read as a transcript
+    opened with garbage. Fed through `feed`, so the warm-start cache replays them and
+    the count holds there too. Bounded by `LEADING_BOUND` bytes; a line the prefilter
+    passes (or the privacy switch excludes) is left to the scan."""
+    data = os.pread(fd, LEADING_BOUND, 0)
+    begin = 0
+    while (end := data.find(b"\n", begin)) != -1:
+        line = data[begin : end - 1] if data[end - 1 : end] == b"\r" else data[begin:end]
+        at, begin = begin, end + 1
+        if not line.strip():
+            continue
+        if line.lstrip()[:1] in (b"{", b"["):
+            try:
+                load_json_line(line)
+                return  # the first record: what follows is the scan's
+            except (ValueError, UnicodeDecodeError, RecursionError):
+                pass
+        excluded = prefilter.exclude is not None and prefilter.exclude.occurs(line)
+        if not excluded and not prefilter.wants(line):
+            feed(at, line)
 
 
 # How far back from the end of what was read IO looks for the last record's time.

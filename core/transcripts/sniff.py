@@ -6,7 +6,8 @@ signs change with each harness's record shapes, apart from where transcripts liv
 how files are named and classified (core/transcripts/discover.py).
 
 - `sniff_harness(path)`: the harness whose records open the file, or None (a Qwen Code
-  chat is told from a Claude transcript by its records' `provenance` and `parts`).
+  chat is told from a Claude transcript by its records' `provenance` and `parts`);
+  lines that are not JSON before the first records are looked past.
 - `first_lines(path)`: the complete lines in the first `SNIFF_BYTES` (for the Gemini
   session check).
 - `is_database_file(path)`: a regular file with SQLite's header.
@@ -108,13 +109,27 @@ def sniff_harness(path: Path) -> Harness | None:
     """Which harness wrote a file, from its first lines (None when none did); a file
     whose first lines say nothing but that sits where Claude Code keeps sessions
     (`projects/<folder>/<session uuid>.jsonl`) is Claude's."""
-    for line in first_lines(path)[:20]:
+    judged = 0
+    for n, line in enumerate(first_lines(path)):
         harness = _harness_of_line(line)
         if harness is not None:
             return harness
+        # Twenty records say enough; lines that are no JSON at all (garbage before the
+        # first record, another tool's output) are looked past, within the window.
+        judged += n == 0 or _is_json(line)
+        if judged >= 20:
+            break
     if _UUID_NAME.fullmatch(path.name) and path.parent.parent.name == "projects":
         return "claude"
     return None
+
+
+def _is_json(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return True
 
 
 def _harness_of_line(line: bytes) -> Harness | None:
