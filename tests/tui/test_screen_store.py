@@ -4,6 +4,7 @@ all through the store's tools — broken records listed, live updates from disk.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -474,3 +475,67 @@ async def test_store_edit_dialog_names_the_record_it_edits(store_root: Path) -> 
         await pilot.pause()
         heading = app.screen.query_one("#task-form-title").render()
         assert str(heading) == "Edit t6 “Update the README screenshots”"
+
+
+# A hand-edited record's text aimed at the person editing it: OSC 52 (writes the
+# clipboard), a zero-width space, a right-to-left override, a CSI colour.
+HOSTILE_TITLE = "Ship \x1b]52;c;ZWNobyBoaQ==\x07 it\u200b\u202eevil"
+HOSTILE_NOTE = "note \x1b[31mred"
+HOSTILE_GOAL = "goal \x1b]0;pwned\x07"
+
+
+@pytest.mark.asyncio
+async def test_store_edit_forms_show_a_records_text_as_safe_text_and_keep_it_unless_changed(tmp_path: Path) -> None:
+    from terminal_bytes import recording, terminal_output
+
+    from planwatch.tui.widgets.plan_form import PlanForm
+
+    root = tmp_path / "store"
+    (root / "tasks").mkdir(parents=True)
+    (root / "plans").mkdir()
+    (root / "tasks/t1.md").write_text(
+        "---\nid: t1\n"
+        f"title: {json.dumps(HOSTILE_TITLE)}\nstatus: todo\npriority: medium\n"
+        f"labels: [{json.dumps('x' + chr(0x1B) + '[5m')}]\nnote: {json.dumps(HOSTILE_NOTE)}\n"
+        "created:\n  at: 2026-11-29T08:01:00.000Z\n  by: mallory\n---\n",
+        encoding="utf-8",
+    )
+    (root / "plans/p1.md").write_text(
+        f"---\nid: p1\ntitle: {json.dumps(HOSTILE_TITLE)}\nstatus: active\n"
+        f"created:\n  at: 2026-11-29T08:00:00.000Z\n  by: mallory\n---\n{HOSTILE_GOAL}\n",
+        encoding="utf-8",
+    )
+    app = recording(Host(root))
+    async with app.run_test(headless=False, size=(140, 36)) as pilot:
+        await settle(app, pilot)
+        await move_to(app, pilot, "t1")
+        drawn_before = len(terminal_output(app))
+        await pilot.press("e")
+        await pilot.pause()
+        form = app.screen
+        assert isinstance(form, TaskForm)
+        values = {name: form.query_one(f"#{name}", Input).value for name in ("title", "labels", "note")}
+        assert values == {
+            "title": "Ship \\x1b]52;c;ZWNobyBoaQ==\\x07 it\\u200b\\u202eevil",
+            "labels": "x\\x1b[5m",
+            "note": "note \\x1b[31mred",
+        }
+        assert form.draft().changes() == {}, "a form opened and saved as it was rewrites nothing"
+        form.query_one("#note", Input).value = "checked"
+        assert form.draft().changes() == {"note": "checked"}
+        await pilot.press("escape")
+        await pilot.pause()
+        await move_to(app, pilot, "p1")
+        await pilot.press("e")
+        await pilot.pause()
+        plan_form = app.screen
+        assert isinstance(plan_form, PlanForm)
+        assert plan_form.query_one("#title", Input).value == "Ship \\x1b]52;c;ZWNobyBoaQ==\\x07 it\\u200b\\u202eevil"
+        assert plan_form.query_one("#goal", Input).value == "goal \\x1b]0;pwned\\x07"
+        assert plan_form.draft().changes() == {}
+        await pilot.pause()
+        output = terminal_output(app)[drawn_before:]
+    # What reached the terminal while the forms were open: no escape of the records'.
+    assert "\x1b]52" not in output and "\x1b]0;" not in output and "\u202e" not in output and "\u200b" not in output
+    assert "\x1b[5m" not in output
+    assert (root / "tasks/t1.md").read_text(encoding="utf-8").count(json.dumps(HOSTILE_TITLE)) == 1

@@ -92,10 +92,16 @@ class PlanForm(RecordForm[PlanDraft]):
             )
             with Horizontal(classes="row"):
                 yield Label("Title")
-                yield Input(plan.title if plan else "", placeholder="what the plan is for", id="title")
+                yield Input(
+                    self.shown("title", plan.title) if plan else "", placeholder="what the plan is for", id="title"
+                )
             with Horizontal(classes="row"):
                 yield Label("Goal")
-                yield Input((plan.goal or "").strip() if plan else "", placeholder="done means…", id="goal")
+                yield Input(
+                    self.shown("goal", (plan.goal or "").strip()) if plan else "",
+                    placeholder="done means…",
+                    id="goal",
+                )
             if plan is not None:
                 with Horizontal(classes="row"):
                     yield Label("Status")
@@ -111,10 +117,10 @@ class PlanForm(RecordForm[PlanDraft]):
         title.cursor_position = len(title.value)
 
     def draft(self) -> PlanDraft:
-        goal = self.query_one("#goal", Input).value.strip()
+        goal = self.taken("goal").strip()
         return PlanDraft(
             plan_id=self._record.id if self._record is not None else None,
-            title=self.query_one("#title", Input).value.strip(),
+            title=self.taken("title").strip(),
             # Blank means no goal: plan_set removes a field given as null.
             goal=goal or None,
             status=str(self.query_one("#status", Select).value) if self._record is not None else None,

@@ -1,6 +1,11 @@
 """What the store view's record forms (`TaskForm`, `PlanForm`) share: saving checks
 that a title is given, then dismisses with the form's draft; cancelling dismisses with
 None. Each form composes its own fields and builds its own draft.
+
+A record's text is untrusted: a field shows it as safe text (`shown`: escapes, never
+the raw control, format or invisible characters), and a field left as shown gives the
+record's own value back (`taken`), so opening a form and saving never rewrites a title
+into its escaped form.
 """
 
 from __future__ import annotations
@@ -11,6 +16,8 @@ from typing import ClassVar, Protocol, TypeVar
 from textual import on
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
+
+from planwatch.core.text import safe_text
 
 
 class Titled(Protocol):
@@ -31,6 +38,26 @@ class RecordForm(ModalScreen[DraftT | None]):
 
     draft: Callable[[], DraftT]
     """The form's current contents."""
+
+    _raw: dict[str, str]
+
+    def shown(self, field_id: str, raw: str) -> str:
+        """What the field `field_id` opens with for the record's text `raw`: one line of
+        safe text; `raw` is kept to be given back while the field holds just that."""
+        if not hasattr(self, "_raw"):
+            self._raw = {}
+        text = safe_text(raw, single_line=True)
+        self._raw[field_id] = raw
+        return text
+
+    def taken(self, field_id: str) -> str:
+        """The field's value for the draft: the record's own text while the field still
+        holds what `shown` put in it, else what the person typed."""
+        value = self.query_one(f"#{field_id}", Input).value
+        raw = getattr(self, "_raw", {}).get(field_id)
+        if raw is not None and value == safe_text(raw, single_line=True):
+            return raw
+        return value
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#save")

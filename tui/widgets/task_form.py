@@ -127,7 +127,7 @@ class TaskForm(RecordForm[TaskDraft]):
             yield Static(heading, id="task-form-title", markup=False)
             with Horizontal(classes="row"):
                 yield Label("Title")
-                yield Input(task.title if task else "", placeholder="what needs doing", id="title")
+                yield Input(self.shown("title", task.title) if task else "", placeholder="what needs doing", id="title")
             with Horizontal(classes="row"):
                 yield Label("Priority")
                 yield Select(
@@ -147,13 +147,19 @@ class TaskForm(RecordForm[TaskDraft]):
                 yield Select(options, value=plan_value, prompt="no plan", id="plan")
             with Horizontal(classes="row"):
                 yield Label("Labels")
-                yield Input(", ".join(task.labels) if task else "", placeholder="a, b", id="labels")
+                yield Input(
+                    self.shown("labels", ", ".join(task.labels)) if task else "", placeholder="a, b", id="labels"
+                )
             with Horizontal(classes="row"):
                 yield Label("Blocked by")
-                yield Input(", ".join(task.blocked_by) if task else "", placeholder="t1, t2", id="blocked-by")
+                yield Input(
+                    self.shown("blocked-by", ", ".join(task.blocked_by)) if task else "",
+                    placeholder="t1, t2",
+                    id="blocked-by",
+                )
             with Horizontal(classes="row"):
                 yield Label("Note")
-                yield Input((task.note or "") if task else "", id="note")
+                yield Input(self.shown("note", task.note or "") if task else "", id="note")
             yield Static("", id="task-form-error", markup=False)
             with Horizontal(id="task-form-buttons"):
                 yield Button("Save", variant="primary", id="save")
@@ -162,19 +168,26 @@ class TaskForm(RecordForm[TaskDraft]):
     def on_mount(self) -> None:
         self.query_one("#title", Input).focus()
 
+    def _list(self, field_id: str, raw: Sequence[str]) -> tuple[str, ...]:
+        """A comma list's items: the record's own while the field holds what it showed."""
+        value = self.taken(field_id)
+        if value == ", ".join(raw):
+            return tuple(raw)
+        return split_list(value)
+
     def draft(self) -> TaskDraft:
         """The form's current contents."""
         plan = self.query_one("#plan", Select).value
         status = self.query_one("#status", Select).value if self._record is not None else None
-        note = self.query_one("#note", Input).value.strip()
+        note = self.taken("note").strip()
         return TaskDraft(
             task_id=self._record.id if self._record is not None else None,
-            title=self.query_one("#title", Input).value.strip(),
+            title=self.taken("title").strip(),
             priority=str(self.query_one("#priority", Select).value),
             status=str(status) if status is not None else None,
             plan=str(plan) if plan is not Select.NULL else None,
-            labels=split_list(self.query_one("#labels", Input).value),
-            blocked_by=split_list(self.query_one("#blocked-by", Input).value),
+            labels=self._list("labels", self._record.labels if self._record else ()),
+            blocked_by=self._list("blocked-by", self._record.blocked_by if self._record else ()),
             # Blank means no note: task_set removes a field given as null.
             note=note or None,
             original=self._original(),
