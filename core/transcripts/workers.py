@@ -29,10 +29,14 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import IO, Any
 
 log = logging.getLogger(__name__)
+
+# Chunks a driver keeps handed to its worker at once (the worker never waits for the next).
+IN_FLIGHT = 2
 
 
 # The parent's ends of the pipes of every forked worker still running: each new child
@@ -63,6 +67,7 @@ class Driver(threading.Thread):
 
     def run(self) -> None:
         chunk, self._first = self._first, None
+        sent: deque[list[Any]] = deque()  # chunks handed to the worker, not answered yet
         try:
             with self._lock:
                 if self._halted:
@@ -76,22 +81,31 @@ class Driver(threading.Thread):
                     )
                 proc = self._proc
             assert proc.stdin is not None and proc.stdout is not None
-            while chunk is not None or (chunk := self._take()) is not None:
-                if self._halted:
+            # Two chunks in flight: the worker reads the next one while this thread
+            # takes in its last answer (unpickling it waits for the GIL, which the
+            # calling thread holds while it reads its own chunks).
+            while True:
+                while len(sent) < IN_FLIGHT and (chunk := chunk or self._take()) is not None:
+                    if self._halted:
+                        return
+                    pickle.dump((chunk, self._read_plans), proc.stdin, pickle.HIGHEST_PROTOCOL)
+                    proc.stdin.flush()
+                    sent.append(chunk)
+                    chunk = None
+                if not sent:
                     return
-                pickle.dump((chunk, self._read_plans), proc.stdin, pickle.HIGHEST_PROTOCOL)
-                proc.stdin.flush()
                 reads, records = pickle.load(proc.stdout)
                 _relog(records)
-                if not isinstance(reads, list) or len(reads) != len(chunk):
+                done = sent[0]
+                if not isinstance(reads, list) or len(reads) != len(done):
                     raise ValueError("a scan worker answered with something else")
-                self._answers.put(("reads", reads))
-                chunk = None
+                sent.popleft()
+                self._answers.put(("reads", restore_items(reads, done)))
         except Exception:
             if not self._halted:
                 log.warning("a scan worker failed; its files are read in the calling thread", exc_info=True)
-            if chunk is not None:
-                self._answers.put(("failed", chunk))
+            for lost in ([chunk] if chunk is not None else []) + list(sent):
+                self._answers.put(("failed", lost))
         finally:
             self._close()
             self._answers.put(("exit", None))
@@ -244,6 +258,27 @@ def release(workers: list[Forked]) -> None:
 _BOOT = "from planwatch.core.transcripts.workers import serve; serve()"
 
 
+def strip_items(reads: list[Any]) -> list[Any]:
+    """A worker's reads without the files they are of (and their readers' paths): the
+    caller has them already, and a path costs more to unpickle than the rest of a small
+    file's read. `restore_items` puts them back."""
+    for read in reads:
+        read.item = None
+        if read.reader is not None:
+            read.reader.path = None
+    return reads
+
+
+def restore_items(reads: list[Any], chunk: list[Any]) -> list[Any]:
+    """The reads of `chunk` (batch.Job: a file, or a file with what the cache remembers)
+    with their files and readers' paths back in place."""
+    for read, job in zip(reads, chunk, strict=True):
+        read.item = job[0] if isinstance(job, tuple) else job
+        if read.reader is not None:
+            read.reader.path = read.item.path
+    return reads
+
+
 def _relog(records: list[tuple[int, str]]) -> None:
     for level, message in records:
         log.log(level, "scan worker: %s", message)
@@ -281,7 +316,7 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> No
             chunk, read_plans = pickle.load(stdin)
         except EOFError:
             return
-        reads = read_files(chunk, read_plans)
+        reads = strip_items(read_files(chunk, read_plans))
         records, capture.records = capture.records, []
         pickle.dump((reads, records), stdout, pickle.HIGHEST_PROTOCOL)
         stdout.flush()
