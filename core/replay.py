@@ -20,7 +20,7 @@ hands out frozen values. `replay(events)` is the one-shot pure form.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from planwatch.core.model import AgentPlan, PlanDocument, PlanGroup, PlanItem, Source
@@ -55,16 +55,33 @@ class _Group:
     stale: bool = False
     # The agent cleared this list after every step was done: `items` is that last list.
     cleared: bool = False
+    # A list source's items not built yet (FullList.build): `items` is None until
+    # something reads them (`list_items`).
+    build: Callable[[], tuple[PlanItem, ...]] | None = None
+
+    def list_items(self) -> list[PlanItem] | None:
+        """The current list (built now if it was left for later); None for tasks."""
+        if self.build is not None:
+            self.items, self.build = list(self.build()), None
+        return self.items
 
     def freeze(self, key: str) -> PlanGroup:
-        items = tuple(self.tasks.values()) if self.items is None else tuple(self.items)
+        listed = self.list_items()
+        items = tuple(self.tasks.values()) if listed is None else tuple(listed)
         return PlanGroup(key=key, source=self.source, items=items, partial=self.partial, cleared=self.cleared)
 
 
 class PlanReplay:
-    """Applies plan events one by one; `snapshot()` returns the plan so far."""
+    """Applies plan events one by one; `snapshot()` returns the plan so far.
 
-    def __init__(self) -> None:
+    A full list whose items were left for later (`FullList.build`) is built only when
+    something reads it: a step operation on it, a cleared list after it, the snapshot.
+    So of a transcript's many lists only the last that took effect is made into items.
+    `every_list` builds each list as it applies instead (the plain replay the lazy one
+    is checked against: both give the same plan)."""
+
+    def __init__(self, *, every_list: bool = False) -> None:
+        self._every_list = every_list
         self._groups: dict[str, _Group] = {}
         self._documents: dict[str, PlanDocument] = {}
         self._after_gap = False
@@ -125,16 +142,20 @@ class PlanReplay:
         if event.source == "acp":
             self._documents.pop(event.group, None)
         old = self._groups.get(event.group)
-        if not event.items and old is not None and old.source == event.source and _finished(old.items):
+        empty = event.build is None and not event.items
+        if empty and old is not None and old.source == event.source and _finished(old.list_items()):
             old.cleared = True  # the finished list stays, shown as finished
             return
-        self._groups[event.group] = _Group(source=event.source, items=list(event.items))
+        if event.build is not None and not self._every_list:
+            self._groups[event.group] = _Group(source=event.source, build=event.build)
+        else:
+            self._groups[event.group] = _Group(source=event.source, items=list(event.resolved()))
 
     def _list_of(self, key: str, source: Source) -> list[PlanItem] | None:
         group = self._groups.get(key)
         if group is None or group.stale or group.source != source:
             return None
-        return group.items if group.source in LIST_SOURCES else None
+        return group.list_items() if group.source in LIST_SOURCES else None
 
     def _advance(self, event: StepAdvance) -> None:
         items = self._list_of(event.group, event.source)

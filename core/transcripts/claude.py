@@ -115,7 +115,8 @@ class ClaudeReader(TranscriptReader):
         needle for name in FULL_LIST_TOOLS for needle in json_value_needles(name)
     )
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, every_list: bool = False) -> None:
+        """`every_list`: make every list into items as it applies (PlanReplay)."""
         super().__init__(path)
         stem = path.name.removesuffix(".jsonl")
         self._subagent_group = stem if stem.startswith("agent-") else None
@@ -124,7 +125,7 @@ class ClaudeReader(TranscriptReader):
         # identity. A file renamed by a person (a copy, an attachment to a bug report)
         # has lost it: the first record's sessionId stands in for it then.
         self._id_from_records = self._subagent_group is None and not _UUID.fullmatch(stem)
-        self._replay = PlanReplay()
+        self._replay = PlanReplay(every_list=every_list)
         self._tasks = TaskCorrelator()
         # Accepted-on-result calls other than tasks: call id → the event it states.
         self._pending: OrderedDict[str, PlanEvent] = OrderedDict()

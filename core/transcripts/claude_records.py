@@ -7,6 +7,7 @@ across records is claude.py.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from planwatch.core.model import LIST_STATUSES, PlanItem, read_priority, read_status
@@ -60,7 +61,7 @@ def full_list_calls(record: dict[str, Any]) -> list[str]:
         call_id, name, tool_input = block.get("id"), block.get("name"), block.get("input")
         if not isinstance(call_id, str) or not call_id or not isinstance(name, str):
             continue
-        if (name == TODO_WRITE and todo_items(tool_input) is not None) or ccd.is_full_list(name, tool_input):
+        if (name == TODO_WRITE and todo_list(tool_input) is not None) or ccd.is_full_list(name, tool_input):
             calls.append(call_id)
     return calls
 
@@ -68,8 +69,15 @@ def full_list_calls(record: dict[str, Any]) -> list[str]:
 def call_event(name: str, tool_input: Any, group: str) -> PlanEvent | None:
     """The event a (non-task) planning call states, or None for any unknown shape."""
     if name == TODO_WRITE:
-        items = todo_items(tool_input)
-        return None if items is None else FullList(group, "claude_todos", items)
+        todos = todo_list(tool_input)
+        if todos is None:
+            return None
+        # Items are made only if the replay ever reads this list (FullList.build).
+        return (
+            FullList(group, "claude_todos", (), partial(_items, todos))
+            if todos
+            else FullList(group, "claude_todos", ())
+        )
     if name in ccd.TOOL_NAMES:
         return ccd.parse_call(name, tool_input, group)
     if name == EXIT_PLAN_MODE and isinstance(tool_input, dict):
@@ -80,15 +88,28 @@ def call_event(name: str, tool_input: Any, group: str) -> PlanEvent | None:
 
 
 def todo_items(tool_input: Any) -> tuple[PlanItem, ...] | None:
+    """A TodoWrite call's items, or None for a shape it does not have."""
+    todos = todo_list(tool_input)
+    return None if todos is None else _items(todos)
+
+
+def todo_list(tool_input: Any) -> list[dict[str, Any]] | None:
+    """A TodoWrite call's `todos` when every one of them is of a known shape, else None:
+    what decides whether the call states a list, without making its items."""
     if not isinstance(tool_input, dict):
         return None
     todos = tool_input.get("todos")
     if not isinstance(todos, list):
         return None
-    items: list[PlanItem] = []
     for todo in todos:
         if not isinstance(todo, dict) or not isinstance(todo.get("content"), str):
             return None  # one unknown item makes the call unrecognised: no wrong plan
+    return todos
+
+
+def _items(todos: list[dict[str, Any]]) -> tuple[PlanItem, ...]:
+    items: list[PlanItem] = []
+    for todo in todos:
         active = todo.get("activeForm")
         items.append(
             PlanItem(

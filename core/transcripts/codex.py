@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import OrderedDict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -96,10 +97,11 @@ class CodexReader(TranscriptReader):
     scan_needles: tuple[bytes, ...] = (f'"{UPDATE_PLAN}"'.encode(),)
     full_list_needles: tuple[bytes, ...] = json_value_needles(UPDATE_PLAN)
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, every_list: bool = False) -> None:
+        """`every_list`: make every list into items as it applies (PlanReplay)."""
         super().__init__(path)
         self.facts = SessionFacts()
-        self._replay = PlanReplay()
+        self._replay = PlanReplay(every_list=every_list)
         self._pending: OrderedDict[str, FullList] = OrderedDict()
         # A rollout from before September 2025 (no envelopes, FORMATS §3).
         self._bare = False
@@ -253,12 +255,18 @@ def _plan_call(item: dict[str, Any]) -> FullList | None:
         return None
     if not isinstance(arguments, dict) or not isinstance(arguments.get("plan"), list):
         return None
-    items: list[PlanItem] = []
-    for step in arguments["plan"]:
+    plan = arguments["plan"]
+    for step in plan:
         if not isinstance(step, dict) or not isinstance(step.get("step"), str):
             return None
-        items.append(PlanItem(text=step["step"], status=read_status(step.get("status"), LIST_STATUSES)))
-    return FullList(group="", source="codex", items=tuple(items))
+    if not plan:
+        return FullList(group="", source="codex", items=())
+    # Items are made only if the replay ever reads this list (FullList.build).
+    return FullList(group="", source="codex", items=(), build=partial(_items, plan))
+
+
+def _items(plan: list[dict[str, Any]]) -> tuple[PlanItem, ...]:
+    return tuple(PlanItem(text=step["step"], status=read_status(step.get("status"), LIST_STATUSES)) for step in plan)
 
 
 def _succeeded(output: Any) -> bool:

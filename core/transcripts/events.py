@@ -12,6 +12,7 @@ arguments, descriptions or results they came from.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from planwatch.core.model import PlanItem, Source, Status
@@ -26,6 +27,15 @@ class FullList:
     group: str
     source: Source
     items: tuple[PlanItem, ...]
+    # A non-empty list whose items are made only when the replay needs them (`build`,
+    # `items` left empty): a list a later one replaces before anything reads it is
+    # never turned into items. The shape was checked when the call was read, so the
+    # items built later are the ones building them at once gives.
+    build: Callable[[], tuple[PlanItem, ...]] | None = None
+
+    def resolved(self) -> tuple[PlanItem, ...]:
+        """The list's items, built now if they were left for later."""
+        return self.build() if self.build is not None else self.items
 
 
 @dataclass(frozen=True, slots=True)
