@@ -1,8 +1,9 @@
 """The session index's database-backed sources (OpenCode's SQLite database and its older
-storage/ folder): which changed file belongs to which source, refreshing the sessions
-that moved when the database or its -wal changes, a session's plan history, and
-reporting a database that cannot be read. The reader itself is
-core/transcripts/opencode.py; the index that holds the state is core/index.py.
+storage/ folder; each Copilot CLI session folder with its `session.db`): which changed
+file belongs to which source, refreshing the sessions that moved when the database or
+its -wal changes, a session's plan history, and reporting a database that cannot be
+read. The readers themselves are core/transcripts/opencode.py and
+core/transcripts/copilot.py; the index that holds the state is core/index.py.
 """
 
 from __future__ import annotations
@@ -118,10 +119,64 @@ class DatabaseSources:
             self._changed |= ids
         return 0
 
+    def _copilot_folder(self, path: Path) -> Path | None:
+        """The Copilot CLI session a changed file belongs to, when the index holds it:
+        its log, workspace, database or the database's -wal / -journal."""
+        from planwatch.core.transcripts.copilot import SESSION_FILES  # a small module, no sqlite3
+
+        if path.name not in SESSION_FILES:
+            return None
+        with self._lock:
+            state = self._files.get(path.parent)
+        return path.parent if state is not None and state.file.harness == "copilot" else None
+
+    def _refresh_copilot(self, folder: Path) -> int | None:
+        """A file of a Copilot CLI session changed: read again what moved (its database
+        only when the database or its -wal / -journal did), read-only."""
+        from planwatch.core.transcripts.copilot import CopilotReader
+        from planwatch.core.transcripts.discover import classify_copilot
+        from planwatch.core.transcripts.warmcache import Trace, identity
+
+        with self._io_lock:
+            with self._lock:
+                state = self._files.get(folder)
+            reader = state.reader if state is not None else None
+            if state is None or not isinstance(reader, CopilotReader):
+                item = classify_copilot(folder)
+                ids = self._forget(folder) if item is None else self._load(item)
+            else:
+                with self._lock:
+                    before = ids_of(state)
+                changed = reader.refresh()
+                if not reader.present():
+                    ids = self._forget(folder)
+                else:
+                    self._note_problem(folder, reader.problem)
+                    if state.trace is not None and reader.warm_state() != state.trace.state:
+                        try:
+                            state.trace = Trace(ident=identity(folder.stat()), state=reader.warm_state())
+                        except OSError:
+                            state.trace = None
+                        self._cache_stale = True
+                    results = reader.results()
+                    with self._lock:
+                        state.results = results
+                        ids = (before | ids_of(state)) if changed else set()
+        with self._lock:
+            self._changed |= ids
+        return 0
+
 
 def is_database_root(root: Path) -> bool:
-    """A root naming a database file (OpenCode's `opencode.db`, or any `.db` given)."""
-    return root.suffix == ".db" and not root.is_dir()
+    """A root naming an OpenCode database file (`opencode.db`, or any `.db` given but a
+    Copilot CLI session's own `session.db`)."""
+    return root.suffix == ".db" and not root.is_dir() and not _copilot_database(root)
+
+
+def _copilot_database(path: Path) -> bool:
+    from planwatch.core.transcripts.copilot import DATABASE, EVENTS, WORKSPACE
+
+    return path.name == DATABASE and ((path.parent / EVENTS).exists() or (path.parent / WORKSPACE).exists())
 
 
 def database_of(path: Path) -> Path | None:

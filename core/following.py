@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING
 
 from planwatch.core.databases import database_of, opencode_root
 from planwatch.core.sessions import FileState
-from planwatch.core.transcripts.discover import TranscriptFile, classify, discover, is_transcript_name
+from planwatch.core.transcripts.copilot import SESSION_FILES
+from planwatch.core.transcripts.discover import (
+    TranscriptFile,
+    classify,
+    classify_copilot,
+    copilot_root,
+    discover,
+    is_transcript_name,
+)
 
 if TYPE_CHECKING:
     from planwatch.core.transcripts.follow import Follower
@@ -37,6 +45,8 @@ class Following:
     _changed: set[str]
     _databases: Callable[[], set[Path]]
     _refresh_database: Callable[[Path], int | None]
+    _copilot_folder: Callable[[Path], Path | None]
+    _refresh_copilot: Callable[[Path], int | None]
     _load: Callable[[TranscriptFile], set[str]]
     _forget: Callable[[Path], set[str]]
     _append: Callable[[Path, int], tuple[set[str], int | None]]
@@ -58,15 +68,26 @@ class Following:
             # folder: the session files and the todo files only.
             databases = self._databases()
             storages = {db for db in databases if db.name == "storage"}
+            # Copilot CLI's home is watched through its session-state only; a session
+            # given by one of its files, through that session's folder.
+            roots = [
+                copilot_root(r) or r for r in self.roots_searched if not r.is_file() and not opencode_root(r, databases)
+            ]
+            copilot_files = {
+                r.parent
+                for r in self.roots_searched
+                if r.is_file() and r.name in SESSION_FILES and r.parent in self._files
+            }
             follower = Follower(
-                [
-                    *(r for r in self.roots_searched if not r.is_file() and not opencode_root(r, databases)),
-                    *(storage / "session" for storage in storages),
-                ],
+                [*roots, *(storage / "session" for storage in storages)],
                 self._consume,
-                accept=lambda path: is_transcript_name(path) or database_of(path) in databases,
-                rewritten=lambda path: database_of(path) is not None,
-                flat_roots=sorted({db.parent for db in databases - storages} | {s / "todo" for s in storages}),
+                accept=lambda path: (
+                    is_transcript_name(path) or database_of(path) in databases or path.name in SESSION_FILES
+                ),
+                rewritten=lambda path: database_of(path) is not None or self._copilot_folder(path) is not None,
+                flat_roots=sorted(
+                    {db.parent for db in databases - storages} | {s / "todo" for s in storages} | copilot_files
+                ),
                 on_removed=self._removed,
                 after_batch=self._after_batch,
             )
@@ -117,6 +138,10 @@ class Following:
     # -- follower callbacks (follower thread) ------------------------------------------
 
     def _consume(self, path: Path, start: int, reset: bool) -> int | None:
+        if path.name in SESSION_FILES and (
+            self._copilot_folder(path) is not None or classify_copilot(path.parent) is not None
+        ):
+            return self._refresh_copilot(path.parent)  # read again, or read first when new
         database = database_of(path)
         if database is not None:
             return self._refresh_database(database)
@@ -144,6 +169,10 @@ class Following:
         return offset
 
     def _removed(self, path: Path) -> None:
+        copilot = self._copilot_folder(path)
+        if copilot is not None:  # a file of a session went: the folder may still be one
+            self._refresh_copilot(copilot)
+            return
         ids = self._forget(path)
         with self._lock:
             self._changed |= ids

@@ -74,6 +74,7 @@ def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[
         paths.gemini_tmp_dir(),
         paths.qwen_projects_dir(),
         paths.pi_sessions_dir(),
+        paths.copilot_sessions_dir(),
         paths.opencode_db(),
         paths.opencode_storage_dir(),
     ]

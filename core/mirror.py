@@ -41,6 +41,7 @@ SOURCE_TOOLS: dict[str, str] = {
     "opencode_todos": "todowrite",
     "qwen_todos": "todo_write",
     "pi_todos": "todo",
+    "copilot_todos": "sql",
 }
 
 

@@ -34,6 +34,7 @@ Source = Literal[
     "opencode_todos",
     "qwen_todos",
     "pi_todos",
+    "copilot_todos",
 ]
 
 SOURCE_LABELS: dict[str, str] = {
@@ -47,9 +48,10 @@ SOURCE_LABELS: dict[str, str] = {
     "claude_plan_mode": "Claude plan mode",
     "qwen_todos": "Qwen Code todos",
     "pi_todos": "pi todos",
+    "copilot_todos": "Copilot CLI todos",
 }
 
-Harness = Literal["claude", "codex", "acp", "gemini", "opencode", "qwen", "pi"]
+Harness = Literal["claude", "codex", "acp", "gemini", "opencode", "qwen", "pi", "copilot"]
 
 # Each harness as a person names it (every label on screen; scripts keep the ids).
 HARNESS_LABELS: dict[str, str] = {
@@ -60,6 +62,7 @@ HARNESS_LABELS: dict[str, str] = {
     "opencode": "OpenCode",
     "qwen": "Qwen Code",
     "pi": "pi",
+    "copilot": "Copilot CLI",
 }
 
 

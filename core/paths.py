@@ -3,7 +3,7 @@
 Environment overrides win over settings, settings over the platform defaults:
 `PLANWATCH_STORE`, `PLANWATCH_CONFIG`, `PLANWATCH_DATA`, `PLANWATCH_CACHE`, and the harnesses' own
 `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `OPENCODE_DB`, `QWEN_HOME`,
-`PI_CODING_AGENT_DIR` and `XDG_DATA_HOME`.
+`PI_CODING_AGENT_DIR`, `COPILOT_HOME` and `XDG_DATA_HOME`.
 """
 
 from __future__ import annotations
@@ -126,6 +126,17 @@ def pi_agent_dir() -> Path:
 def pi_sessions_dir() -> Path:
     """Where pi keeps its sessions: `<agent dir>/sessions/--<folder>--/<time>_<id>.jsonl`."""
     return pi_agent_dir() / "sessions"
+
+
+def copilot_home() -> Path:
+    """GitHub Copilot CLI's folder: `$COPILOT_HOME`, else `~/.copilot`."""
+    return _env_path("COPILOT_HOME") or Path.home() / ".copilot"
+
+
+def copilot_sessions_dir() -> Path:
+    """Where Copilot CLI keeps one folder per session: `<copilot home>/session-state/<id>/`
+    (its `session-store.db` beside it is a search index with no plans: never read)."""
+    return copilot_home() / "session-state"
 
 
 def opencode_db_named() -> bool:

@@ -22,10 +22,12 @@ log = logging.getLogger(__name__)
 
 
 def _with_summary(trace: warmcache.Trace, state: FileState) -> warmcache.Trace:
-    """A copy of `trace` holding the text-free summary of what the file gave (a file
-    read through a database keeps its own state: no summary)."""
+    """A copy of `trace` holding the text-free summary of what the file gave (OpenCode's
+    database keeps its own state: no summary; a Copilot CLI session's summary stands in
+    for its database on a start that shows counts only)."""
     copy = trace.copy()
-    copy.summary = warmsummary.summarize(state.results) if trace.ops else None
+    summarized = trace.ops or getattr(state.reader, "warm_summary", False)
+    copy.summary = warmsummary.summarize(state.results) if summarized else None
     return copy
 
 

@@ -73,6 +73,8 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     # Qwen Code's and pi's folders (FORMATS §8, §10).
     monkeypatch.setenv("QWEN_HOME", str(root / "qwen-home"))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(root / "pi-agent"))
+    # Copilot CLI's folder (its session-state/ below).
+    monkeypatch.setenv("COPILOT_HOME", str(root / "copilot-home"))
     # platformdirs falls back to these; anything not covered above still lands in tmp.
     for name in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(name, str(root / "xdg" / name.lower()))

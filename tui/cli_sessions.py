@@ -121,6 +121,10 @@ def _file_index(path: Path, args: argparse.Namespace) -> SessionIndex:
 
     settings = _settings()
     roots = [path]
+    if path.is_dir():  # a Copilot CLI session folder: the session is all of it
+        index = SessionIndex(roots, read_plans=settings.read_agent_plans)
+        scan_with_progress(index)
+        return index
     stem = path.name.removesuffix(".zst").removesuffix(".jsonl")
     subagents = path.parent / stem / "subagents"
     if subagents.is_dir():
@@ -195,14 +199,23 @@ def run_show(args: argparse.Namespace) -> int:
     if missing_roots(args):
         return 2
     path = Path(target).expanduser()
-    if path.is_dir():
+    copilot = _copilot_session(path)
+    if copilot is not None:
+        # A Copilot CLI session is its folder: the folder or any of its files names it.
+        path = copilot.resolve()
+        index = _file_index(path, args)
+        entries = [e for e in index.entries() if e.session.path == path]
+        if not entries:
+            print(f"planwatch: {shorten(str(path), 200)} is not a session planwatch can read", file=sys.stderr)
+            return 1
+    elif path.is_dir():
         print(
             f"planwatch: {shorten(str(path), 200)} is a folder, not a transcript: give a transcript file or a "
             f"session id (planwatch sessions --root {shorten(str(path), 200)} lists the sessions in it)",
             file=sys.stderr,
         )
         return 1
-    if path.is_file():
+    elif path.is_file():
         path = path.resolve()
         index = _file_index(path, args)
         entries = [e for e in index.entries() if e.session.path == path]
@@ -231,6 +244,15 @@ def run_show(args: argparse.Namespace) -> int:
         out += _plain(entry) if args.plain else _person(entry)
     sys.stdout.write("\n".join(out) + "\n")
     return 0
+
+
+def _copilot_session(path: Path) -> Path | None:
+    """The Copilot CLI session folder `path` names (itself, or one of its files)."""
+    from planwatch.core.transcripts.copilot import SESSION_FILES, session_folder
+
+    if not (path.is_dir() or path.name in SESSION_FILES):
+        return None
+    return session_folder(path)
 
 
 def _group_header(group: PlanGroup) -> str:

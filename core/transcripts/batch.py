@@ -73,6 +73,8 @@ def read_file(
     items hold statuses, no text; never for a checklist or `show`)."""
     if item.harness == "opencode":
         return read_database(item, read_plans, remembered)
+    if item.harness == "copilot":
+        return read_copilot(item, read_plans, remembered, summaries=summaries)
     try:
         reader = reader_for(item.harness)(item.path)
     except Exception:
@@ -123,6 +125,38 @@ def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | No
     results = reader.read(plans=True, remembered=remembered.state if remembered is not None else None)
     trace = None
     if reader.problem is None:
+        try:
+            trace = Trace(ident=identity(item.path.stat()), state=reader.warm_state())
+        except OSError:
+            trace = None
+    same = remembered is not None and trace is not None and remembered.state == trace.state
+    return FileRead(item, reader, results, 0, trace=trace, warm="same" if same else None)
+
+
+def read_copilot(
+    item: TranscriptFile, read_plans: bool, remembered: Entry | None = None, *, summaries: bool = False
+) -> FileRead:
+    """Read a Copilot CLI session folder; never raises. With plans read, what it gave is
+    remembered by its files' identities (warmcache.py); `summaries` (the command line's
+    list) and every file of it unchanged: its log's ends and its workspace are read for
+    the facts, the plan's statuses come from the cache's summary, and its database is
+    not opened."""
+    from planwatch.core.transcripts.copilot import CopilotReader
+
+    reader = CopilotReader(item.path)
+    if summaries and read_plans and remembered is not None and remembered.summary is not None:
+        if reader.unchanged(remembered.state):
+            reader.read(plans=False)
+            results = summary_results(remembered.summary, reader)
+            if results is not None:
+                reader.problem = None
+                return FileRead(item, reader, results, 0, trace=remembered.trace(), warm="same")
+            reader = CopilotReader(item.path)
+    results = reader.read(plans=read_plans)
+    if not reader.present():
+        return FileRead(item, gone=True)
+    trace = None
+    if read_plans:
         try:
             trace = Trace(ident=identity(item.path.stat()), state=reader.warm_state())
         except OSError:
@@ -184,6 +218,8 @@ def _cost(item: TranscriptFile) -> int:
 
     if item.harness == "opencode":
         return CHUNK  # SQLite reads what the queries need, not the file
+    if item.harness == "copilot":
+        return _REPLAY_COST  # a few small reads and one query: not worth a worker
     whole = HEAD_WINDOW + TAIL_WINDOW + CHUNK  # what read_transcript reads whole
     # A file beyond the head + tail windows costs about the windows plus a backward scan.
     return item.size if item.size <= whole else HEAD_WINDOW + 3 * TAIL_WINDOW

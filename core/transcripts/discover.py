@@ -16,6 +16,11 @@ Where each harness writes (FORMATS):
   a `--fork-session` file is a session of its own.
 - pi: `$PI_CODING_AGENT_DIR/sessions/--<folder>--/<time>_<id>.jsonl` (default
   `~/.pi/agent`); a `--fork` file is a session of its own naming its origin.
+- Copilot CLI: `$COPILOT_HOME/session-state/<session id>/` (default `~/.copilot`), one
+  folder per session (`events.jsonl`, `workspace.yaml`, `session.db`): the folder is
+  found as the session's file and read by `core.transcripts.copilot`. Given as a root,
+  `~/.copilot`, its `session-state`, one session's folder or one of its files will do;
+  elsewhere a folder is one when its `events.jsonl` opens with Copilot's `session.start`.
 - OpenCode: one SQLite database (`core.paths.opencode_db()`) holding every session; read
   by `core.transcripts.opencode`, found here like a file.
 - Extra roots (settings `transcriptRoots`, `--root DIR`): any layout; the harness is
@@ -191,6 +196,61 @@ def classify_database(path: Path) -> TranscriptFile | None:
     return TranscriptFile(path, "opencode", st.st_mtime, st.st_size)
 
 
+def classify_copilot(folder: Path, *, checked: bool = False) -> TranscriptFile | None:
+    """A Copilot CLI session folder as a found file (None when it is not one); its time
+    is its log's (else the folder's). `checked`: the caller knows it is one (a folder of
+    Copilot's own `session-state`)."""
+    from planwatch.core.transcripts.copilot import EVENTS, is_copilot_session
+
+    if not checked and not is_copilot_session(folder):
+        return None
+    try:
+        st = os.stat(folder / EVENTS)
+    except OSError:
+        try:
+            st = os.stat(folder)
+        except OSError:
+            return None
+    return TranscriptFile(folder, "copilot", st.st_mtime, 0)
+
+
+def _copilot_layout(root: Path) -> Iterator[TranscriptFile]:
+    """Copilot CLI's `session-state`: each folder holding a log, a workspace or a
+    database is a session (its `.session-operation-locks/` and anything else are not)."""
+    from planwatch.core.transcripts.copilot import DATABASE, EVENTS, WORKSPACE
+
+    try:
+        with os.scandir(root) as it:
+            folders = [
+                entry.name for entry in it if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False)
+            ]
+    except OSError as exc:
+        log.debug("cannot list %s: %s", root, exc)
+        return
+    for name in folders:
+        folder = root / name
+        try:
+            st = os.stat(folder / EVENTS)
+        except OSError:
+            if not ((folder / WORKSPACE).is_file() or (folder / DATABASE).is_file()):
+                continue
+            try:
+                st = os.stat(folder)
+            except OSError:
+                continue
+        yield TranscriptFile(folder, "copilot", st.st_mtime, 0)
+
+
+def copilot_root(root: Path) -> Path | None:
+    """The `session-state` folder a root stands for: itself, or Copilot CLI's home
+    holding one; None for any other folder."""
+    if root == paths.copilot_sessions_dir() or root.name == "session-state":
+        return root
+    if root == paths.copilot_home() or (root / "session-state").is_dir():
+        return root / "session-state"
+    return None
+
+
 def _known_harness(path: Path) -> Harness | None:
     """The harness a file's place tells, for the harnesses' own folders."""
     try:
@@ -208,6 +268,8 @@ def _known_harness(path: Path) -> Harness | None:
             return "qwen"
         if path.is_relative_to(paths.pi_sessions_dir()):
             return "pi"
+        if path.is_relative_to(paths.copilot_sessions_dir()):
+            return "copilot"
     except (OSError, ValueError):
         return None
     return None
@@ -249,6 +311,14 @@ def classify(path: Path, stat: os.stat_result | None = None, *, known: Harness |
         folder_hint = gemini_folder(path) if in_chats else None
     elif harness == "qwen" and located == "qwen" and path.parent.name != "chats":
         return None  # Qwen Code's sessions are `projects/<slug>/chats/<id>.jsonl`
+    elif harness == "copilot":
+        # A Copilot CLI session is its folder; of its files only its log names it.
+        # The sniff read its session.start already; in Copilot's own folder the place says it.
+        if name != "events.jsonl":
+            return None
+        return classify_copilot(
+            path.parent, checked=located is None or path.parent.parent == paths.copilot_sessions_dir()
+        )
     elif is_whole_document(path):
         return None
     return TranscriptFile(path, harness, st.st_mtime, st.st_size, subagent, parent_hint, folder_hint)
@@ -323,6 +393,13 @@ def unusable_root(root: Path) -> str | None:
     return f"{root}: is {kind}, not a folder or a transcript file; nothing is read from it"
 
 
+def _copilot_file(path: Path) -> TranscriptFile | None:
+    """One file of a Copilot CLI session folder given by itself: that session."""
+    from planwatch.core.transcripts.copilot import SESSION_FILES
+
+    return classify_copilot(path.parent) if path.name in SESSION_FILES else None
+
+
 def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
     """Every transcript under `roots`, newest first. Missing roots are skipped."""
     found: dict[Path, TranscriptFile] = {}
@@ -334,9 +411,21 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
         root = Path(root).expanduser()
         if not root.is_dir():
             if root.is_file():  # a single file given as a root
-                item = classify_database(root) if root.suffix == ".db" else classify(root)
+                item = _copilot_file(root)
+                if item is None:
+                    item = classify_database(root) if root.suffix == ".db" else classify(root)
                 if item is not None:
                     found.setdefault(item.path, item)
+            continue
+        # Copilot CLI's home or its session-state: a folder per session, not walked.
+        copilot = copilot_root(root)
+        if copilot is not None:
+            for item in _copilot_layout(copilot):
+                found.setdefault(item.path, item)
+            continue
+        session = classify_copilot(root)
+        if session is not None:  # one Copilot CLI session's folder
+            found.setdefault(session.path, session)
             continue
         # OpenCode's data folder (its database, or the storage/ of older versions) holds
         # no transcripts besides: it is not walked (its snapshot folders are large).

@@ -8,7 +8,8 @@ from planwatch.core.transcripts.reader import TranscriptReader
 
 def reader_for(harness: Harness) -> type[TranscriptReader]:
     """The reader class for `harness` ("claude", "codex", "acp", "gemini", "qwen" or "pi"; OpenCode's
-    database is read by `core.transcripts.opencode`, not line by line)."""
+    database is read by `core.transcripts.opencode` and a Copilot CLI session folder by
+    `core.transcripts.copilot`, not line by line)."""
     # Imported here so IO pays only for the harnesses it actually reads.
     if harness == "claude":
         from planwatch.core.transcripts.claude import ClaudeReader

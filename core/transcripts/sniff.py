@@ -152,6 +152,9 @@ def _harness_of_line(line: bytes) -> Harness | None:
             if isinstance(message, dict) and isinstance(message.get("parts"), list):
                 return "qwen"
             return None
+        data = record.get("data")
+        if kind == "session.start" and isinstance(data, dict) and isinstance(data.get("copilotVersion"), str):
+            return "copilot"  # Copilot CLI's event log opens with it (the session is its folder)
         if kind == "session" and isinstance(record.get("version"), int) and isinstance(record.get("cwd"), str):
             return "pi"  # pi's session header (FORMATS §10): `{"type":"session","version":3,…}`
         if "payload" in record and isinstance(kind, str) and "timestamp" in record:

@@ -458,6 +458,7 @@ def test_default_roots_cover_every_harness_settings_and_extra(tmp_path: Path) ->
         paths.gemini_tmp_dir(),
         paths.qwen_projects_dir(),
         paths.pi_sessions_dir(),
+        paths.copilot_sessions_dir(),
         paths.opencode_db(),
         paths.opencode_storage_dir(),
         tmp_path / "a",

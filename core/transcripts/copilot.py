@@ -1,0 +1,245 @@
+"""GitHub Copilot CLI's sessions: one folder per session, its plan a table.
+
+`$COPILOT_HOME/session-state/<session id>/` (`core.paths.copilot_sessions_dir()`) holds
+`events.jsonl` (the event log), `workspace.yaml` and, once the agent has used its `sql`
+tool, `session.db` (SQLite). The folder is the session, read by `CopilotReader`: not a
+line reader (IO calls `read()` on the first scan and `refresh()` when one of its files
+changed), because the plan is not in the log at all.
+
+- The plan (source "copilot_todos"): the rows of the `todos` table of the session's own
+  `session.db`, in the order they were made (core/transcripts/copilot_sql.py). The
+  `sql` calls in the log are never replayed: a batch is no transaction, so a call
+  answered `success: false` may still have changed rows; only the table says what
+  holds. Copilot CLI does not log its change signal either: a change is seen as
+  `session.db` (or its `-wal` / `-journal`) changing.
+- Facts (core/transcripts/copilot_files.py): the title is `workspace.yaml`'s `name` (the
+  person's first prompt, or the name they gave), else the first `user.message`; the
+  folder is `session.start`'s `context.cwd`, else `workspace.yaml`'s `cwd`; the id is
+  `session.start`'s `sessionId` (else `workspace.yaml`'s `id`, else the folder's name);
+  the last activity is the last event's time, later the time a change of the database
+  was seen while following (a row changed by the agent, or by anyone).
+- `--resume` / `--continue` append to the same folder: the same session.
+- A database that cannot be read (locked for long, corrupt, of a schema we do not know,
+  rows we cannot take as Copilot CLI's) leaves the session without a plan and says why
+  in `problem` (naming the file); its title, folder and activity are still shown. A
+  folder without `session.db` is a session that has no plan yet.
+
+What is remembered for the warm-start cache (`warm_state`) is text-free: the identity
+(device, inode, size, mtime, ctime) of each of the session's files. A start that shows
+only facts and counts (`planwatch sessions`) reads, for a session whose files all kept
+their identity, `workspace.yaml` and the ends of `events.jsonl` only — its database is
+not opened — and takes the plan's statuses from the cache's summary.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from planwatch.core.model import EMPTY_PLAN, AgentPlan
+from planwatch.core.regular import open_regular_stat, read_regular
+from planwatch.core.transcripts.copilot_files import WORKSPACE_MAX, event_facts, is_copilot_start, parse_workspace
+from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
+from planwatch.core.transcripts.warmcache import Identity, identity
+
+log = logging.getLogger(__name__)
+
+EVENTS = "events.jsonl"
+DATABASE = "session.db"
+WORKSPACE = "workspace.yaml"
+DATABASE_FILES = (DATABASE, DATABASE + "-wal", DATABASE + "-journal")
+# The files of a session folder whose change is the session's change.
+SESSION_FILES = (EVENTS, WORKSPACE, *DATABASE_FILES)
+MAX_TITLE_CHARS = 1000
+
+
+def is_copilot_session(folder: Path) -> bool:
+    """A folder that is a Copilot CLI session: its `events.jsonl` opens with Copilot's
+    `session.start`, or (no log yet) it holds a `workspace.yaml` naming an `id`."""
+    try:
+        fd, st = open_regular_stat(folder / EVENTS)
+    except OSError:
+        fd = -1
+    if fd >= 0:
+        try:
+            head = os.pread(fd, 64 << 10, 0)
+        except OSError:
+            head = b""
+        finally:
+            os.close(fd)
+        first = head.split(b"\n", 1)[0]
+        if is_copilot_start(first):
+            return True
+        if head.strip():
+            return False  # a log of another kind
+    try:
+        data = read_regular(folder / WORKSPACE, WORKSPACE_MAX)
+    except OSError:
+        return False
+    return parse_workspace(data).id is not None
+
+
+class CopilotReader(TranscriptReader):
+    """One Copilot CLI session folder. Not a line reader: IO calls `read()` and
+    `refresh()`."""
+
+    harness = "copilot"
+    # The warm-start cache keeps a summary of its results (statuses, no text): a start
+    # that shows counts only takes the plan from it instead of opening the database.
+    warm_summary = True
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.problem: str | None = None
+        self._plans_on = True
+        # Text-free: each file's identity when last read (None: not there).
+        self._seen: dict[str, Identity | None] = {}
+        # Text (memory only).
+        self._facts = SessionFacts(id=path.name)
+        self._plan: AgentPlan = EMPTY_PLAN
+        self._problem_db: str | None = None  # what is wrong with the database, if anything
+
+    # -- the line contract does not apply ------------------------------------------------
+
+    def feed_line(self, line: bytes) -> None:
+        raise NotImplementedError("a Copilot CLI session is read with read()/refresh(), not line by line")
+
+    def is_full_list(self, line: bytes) -> bool:
+        return False
+
+    # -- reading -----------------------------------------------------------------------
+
+    def read(self, *, plans: bool = True) -> list[SessionResult]:
+        """Read the session from scratch; never raises (a problem is kept in `problem`).
+        `plans` False: the database is not opened (the privacy switch, or a start that
+        takes the plan's counts from the warm-start cache)."""
+        self._plans_on = plans
+        self._seen = {}
+        self._facts = SessionFacts(id=self.path.name)
+        self._plan = EMPTY_PLAN
+        self._problem_db = None
+        self._update(live=False)
+        return self.results()
+
+    def refresh(self) -> bool:
+        """Read again what moved since the last read (the log, the workspace, the
+        database); True when the session's result changed. Never raises."""
+        before = self.results()
+        self._update(live=True)
+        return self.results() != before
+
+    def results(self) -> list[SessionResult]:
+        return [SessionResult(facts=replace(self._facts), plan=self._plan)]
+
+    def session_ids(self) -> set[str]:
+        return {self._facts.id or self.path.name}
+
+    def history(self, session_id: str) -> list[tuple[datetime, AgentPlan]]:
+        """No earlier lists: the table holds only the current one, and the calls that
+        wrote it are not replayed (the timeline shows the changes seen while running)."""
+        return []
+
+    def present(self) -> bool:
+        """Whether the folder still holds any of the session's files."""
+        return any(self._seen.get(name) is not None for name in (EVENTS, WORKSPACE, DATABASE))
+
+    def warm_state(self) -> dict[str, Any]:
+        """The identity of each of the session's files (no text): the next start knows
+        from it which sessions did not change."""
+        return {"files": {name: list(ident) if ident is not None else None for name, ident in self._seen.items()}}
+
+    def unchanged(self, state: Any) -> bool:
+        """Whether every file of the session still has the identity `state` (an earlier
+        `warm_state()`) remembers; anything malformed is a change."""
+        files = state.get("files") if isinstance(state, dict) else None
+        if not isinstance(files, dict) or set(files) != set(SESSION_FILES):
+            return False
+        for name in SESSION_FILES:
+            ident = _identity(self.path / name)
+            remembered = files[name]
+            if ident is None or remembered is None:
+                if ident is not remembered:
+                    return False
+            elif not isinstance(remembered, list) or tuple(remembered) != ident:
+                return False
+        return True
+
+    # -- the files ---------------------------------------------------------------------
+
+    def _update(self, *, live: bool) -> None:
+        now = {name: _identity(self.path / name) for name in SESSION_FILES}
+        moved = {name for name in SESSION_FILES if name not in self._seen or self._seen[name] != now[name]}
+        self._seen = now
+        if moved & {EVENTS, WORKSPACE}:
+            self._read_facts(now)
+        if moved & set(DATABASE_FILES):
+            before = self._plan
+            self._read_plan(now)
+            if live and self._plan != before:
+                # The database changing is activity (the agent, or anyone, changed rows).
+                moments = [ident[3] for name in DATABASE_FILES if (ident := now[name]) is not None]
+                if moments:
+                    self._facts.touch(datetime.fromtimestamp(max(moments) / 1e9, tz=UTC))
+        self.problem = self._problem_db
+
+    def _read_facts(self, now: dict[str, Identity | None]) -> None:
+        touched = self._facts.last_timestamp if self._facts.last_timestamp is not None else None
+        facts = SessionFacts(id=self.path.name)
+        workspace = None
+        if now[WORKSPACE] is not None:
+            try:
+                workspace = parse_workspace(read_regular(self.path / WORKSPACE, WORKSPACE_MAX))
+            except OSError as exc:
+                log.info("cannot read %s: %s", self.path / WORKSPACE, exc)
+        events = None
+        if now[EVENTS] is not None:
+            try:
+                fd, st = open_regular_stat(self.path / EVENTS)
+                try:
+                    events = event_facts(fd, st.st_size)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                log.info("cannot read %s: %s", self.path / EVENTS, exc)
+        self.skipped_lines = events.bad_lines if events is not None else 0
+        facts.id = (events and events.session_id) or (workspace and workspace.id) or self.path.name
+        facts.cwd = (events and events.cwd) or (workspace and workspace.cwd) or None
+        name = (workspace and workspace.name) or (events and events.first_prompt)
+        facts.first_prompt = prompt_title(name, MAX_TITLE_CHARS) if name else None
+        facts.last_timestamp = (events and events.last_time) or (workspace and workspace.updated_at) or None
+        if touched is not None and self._seen_db_change(touched, facts.last_timestamp):
+            facts.touch(touched)
+        self._facts = facts
+
+    def _seen_db_change(self, held: datetime, read: datetime | None) -> bool:
+        # A database change seen while following stays the activity until a later event.
+        return read is None or held > read
+
+    def _read_plan(self, now: dict[str, Identity | None]) -> None:
+        from planwatch.core.transcripts.copilot_sql import DatabaseProblem, read_plan  # sqlite3: only with a database
+
+        self._plan, self._problem_db = EMPTY_PLAN, None
+        if not self._plans_on or now[DATABASE] is None:
+            return  # no plan yet (the agent has not used its sql tool), or not read
+        try:
+            self._plan = read_plan(self.path / DATABASE)
+        except DatabaseProblem as exc:
+            self._problem_db = str(exc)
+
+
+def _identity(path: Path) -> Identity | None:
+    try:
+        return identity(os.stat(path))
+    except OSError:
+        return None
+
+
+def session_folder(path: Path) -> Path | None:
+    """The Copilot CLI session folder a path names: the folder itself, or one of its
+    files (`events.jsonl`, `session.db` and its -wal/-journal, `workspace.yaml`)."""
+    folder = path.parent if path.name in SESSION_FILES else path
+    return folder if folder.is_dir() and is_copilot_session(folder) else None

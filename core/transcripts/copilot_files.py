@@ -1,0 +1,207 @@
+"""What a GitHub Copilot CLI session folder's text files say: `workspace.yaml` and the
+opening and closing events of `events.jsonl`.
+
+Why a module of its own: the shapes of these two files (the YAML Copilot CLI writes, its
+event envelope) change with its releases, apart from the plan's table
+(core/transcripts/copilot_sql.py) and how a folder becomes a session
+(core/transcripts/copilot.py).
+
+- `workspace.yaml`: flat `key: value` lines (`id`, `cwd`, `name` = the person's first
+  prompt, or the name they gave, `created_at`, `updated_at`, …). Read by a small parser
+  of the scalars that file holds (plain, quoted, block), not by a YAML library: a list
+  of a thousand sessions reads a thousand of them, and ruamel.yaml's import alone costs
+  more than all of that. A value it cannot read is no value (the events stand in).
+- `events.jsonl`: one event per line, `{"type","data","id","timestamp","parentId"}`.
+  Only its head is read for facts (`session.start`: the session id and `context.cwd`;
+  the first `user.message`: the first prompt) and its last complete line for the last
+  activity — never the whole log, which grows with every tool call. A last line still
+  without its newline is not read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime
+
+from planwatch.core.transcripts.reader import json_record, line_time, parse_timestamp, time_pattern
+
+__all__ = ["EventFacts", "Workspace", "event_facts", "is_copilot_start", "parse_workspace"]
+
+# The first events (session.start, then the first prompt) sit in the first lines; a
+# system message between them can be tens of KB.
+HEAD_BYTES = 256 << 10
+# The last line is looked for in this much of the end, then in four times as much, up
+# to TAIL_MAX (a tool result of several MB can be the last line).
+TAIL_BYTES = 64 << 10
+TAIL_MAX = 16 << 20
+WORKSPACE_MAX = 1 << 20  # a workspace.yaml larger than this is not Copilot CLI's
+
+_START = (b'"type":"session.start"', b'"type": "session.start"')
+_PROMPT = (b'"type":"user.message"', b'"type": "user.message"')
+_TIME = time_pattern("timestamp")
+
+
+@dataclass
+class Workspace:
+    """The scalars of a `workspace.yaml` that planwatch uses (None where absent)."""
+
+    id: str | None = None
+    cwd: str | None = None
+    name: str | None = None
+    updated_at: datetime | None = None
+
+
+@dataclass
+class EventFacts:
+    """What the head and the last line of `events.jsonl` say."""
+
+    session_id: str | None = None
+    cwd: str | None = None
+    first_prompt: str | None = None
+    last_time: datetime | None = None
+    bad_lines: int = 0  # lines in the head that are not JSON
+
+
+def parse_workspace(data: bytes) -> Workspace:
+    """The keys planwatch uses of a `workspace.yaml`; anything it cannot read is left out."""
+    text = data.decode("utf-8", "replace")
+    values = _scalars(text.splitlines())
+    found = Workspace()
+    for key in ("id", "cwd", "name"):
+        value = values.get(key)
+        if value is not None and value.strip():
+            setattr(found, key, value)
+    found.updated_at = parse_timestamp(values.get("updated_at"))
+    return found
+
+
+def _scalars(lines: list[str]) -> dict[str, str]:
+    """Top-level `key: value` pairs of a flat YAML mapping: plain scalars (with
+    continuation lines), single- and double-quoted ones, and `|`/`>` block scalars.
+    Nested mappings, lists and anything else are skipped."""
+    out: dict[str, str] = {}
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        at += 1
+        if not line or line[0] in " \t#-" or ":" not in line:
+            continue
+        key, _, rest = line.partition(":")
+        if not key or key != key.strip() or (rest and rest[0] not in " \t"):
+            continue
+        # Continuation lines: indented ones (and blank ones between them).
+        more: list[str] = []
+        while at < len(lines) and (not lines[at].strip() or lines[at][0] in " \t"):
+            more.append(lines[at])
+            at += 1
+        while more and not more[-1].strip():
+            more.pop()
+        value = _scalar(rest.strip(), more)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def _scalar(head: str, more: list[str]) -> str | None:
+    if head[:1] in ("|", ">"):
+        if not all(c in "|>-+0123456789" for c in head.split(" #", 1)[0].strip()):
+            return None
+        body = [line.strip() for line in more]
+        return ("\n" if head[0] == "|" else " ").join(body)
+    if head.startswith(("{", "[", "&", "*", "!", "@", "`")):
+        return None  # a flow collection, an anchor, an alias, a tag: not a scalar we read
+    joined = " ".join([head, *(line.strip() for line in more)]).strip()
+    if joined.startswith("'"):
+        if len(joined) < 2 or not joined.endswith("'"):
+            return None
+        return joined[1:-1].replace("''", "'")
+    if joined.startswith('"'):
+        try:
+            value = json.loads(joined)  # YAML's double-quoted escapes are JSON's, mostly
+        except (ValueError, RecursionError):
+            return None
+        return value if isinstance(value, str) else None
+    if " #" in joined:
+        joined = joined.split(" #", 1)[0].rstrip()  # a comment after a plain scalar
+    return joined
+
+
+def is_copilot_start(line: bytes) -> bool:
+    """Whether a line is Copilot CLI's `session.start` event (the first of its log)."""
+    if not any(needle in line for needle in _START):
+        return False
+    record = json_record(line)
+    data = record.get("data") if record is not None else None
+    return (
+        isinstance(data, dict)
+        and record is not None
+        and record.get("type") == "session.start"
+        and (isinstance(data.get("copilotVersion"), str) or data.get("producer") == "copilot-agent")
+    )
+
+
+def event_facts(fd: int, size: int) -> EventFacts:
+    """The facts of an open `events.jsonl` of `size` bytes: its head's session.start and
+    first prompt, and its last complete line's time."""
+    found = EventFacts()
+    head = os.pread(fd, min(size, HEAD_BYTES), 0)
+    end = head.rfind(b"\n")
+    for line in head[: end + 1].split(b"\n") if end >= 0 else ():
+        if not line.strip():
+            continue
+        starts = any(needle in line for needle in _START)
+        prompt = found.first_prompt is None and any(needle in line for needle in _PROMPT)
+        if not (starts or prompt):
+            continue
+        record = json_record(line)
+        if record is None:
+            found.bad_lines += 1
+            continue
+        data = record.get("data")
+        if not isinstance(data, dict):
+            continue
+        kind = record.get("type")
+        if kind == "session.start" and found.session_id is None:
+            sid = data.get("sessionId")
+            found.session_id = sid if isinstance(sid, str) and sid else None
+            context = data.get("context")
+            cwd = context.get("cwd") if isinstance(context, dict) else None
+            found.cwd = cwd if isinstance(cwd, str) and cwd else None
+        elif kind == "user.message" and found.first_prompt is None:
+            content = data.get("content")
+            if isinstance(content, str) and content.strip():
+                found.first_prompt = content
+        if found.session_id is not None and found.first_prompt is not None:
+            break
+    found.last_time = _last_time(fd, size)
+    return found
+
+
+def _last_time(fd: int, size: int) -> datetime | None:
+    """The time of the last complete line (one ending in a newline)."""
+    window = TAIL_BYTES
+    while True:
+        start = max(0, size - window)
+        tail = os.pread(fd, size - start, start)
+        end = tail.rfind(b"\n")
+        if end < 0:
+            if start == 0 or window >= TAIL_MAX:
+                return None
+            window *= 4
+            continue
+        begin = tail.rfind(b"\n", 0, end) + 1
+        if begin == 0 and start > 0:
+            if window >= TAIL_MAX:
+                return None  # a last line longer than the bound: no time from it
+            window *= 4
+            continue
+        line = tail[begin:end]
+        if line.strip():
+            return line_time(line, _TIME)
+        # A blank last line: the one before it (its newline ends the bytes looked at).
+        if begin == 0:
+            return None
+        size = start + begin
+        window = TAIL_BYTES

@@ -1,0 +1,358 @@
+"""GitHub Copilot CLI sessions, one test per rule: the real sample, and folders composed by
+fixtures/transcripts/compose/copilot_fix.py (databases made with sqlite3 from the
+sample's schema). The plan is the `todos` table of the session's own `session.db`."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from planwatch.core import paths
+from planwatch.core.checklist import build_checklist
+from planwatch.core.index import SessionIndex, default_roots
+from planwatch.core.settings import Settings
+from planwatch.core.transcripts.copilot import CopilotReader, session_folder
+from planwatch.core.transcripts.copilot_files import parse_workspace
+from planwatch.core.transcripts.discover import discover
+from planwatch.core.transcripts.reader import SessionResult
+from planwatch.core.transcripts.sniff import sniff_harness
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_ID = "5e806925-4250-446b-9e18-4cd8ceb54145"
+SAMPLE_HOME = ROOT / "fixtures/samples/copilot"
+SAMPLE = SAMPLE_HOME / "session-state" / SAMPLE_ID
+RULES = ROOT / "fixtures/transcripts/rules/copilot/session-state"
+
+
+def rule(n: str) -> Path:
+    return RULES / f"e1000000-0000-4000-8000-00000000000{n}"
+
+
+def read(folder: Path, *, plans: bool = True) -> tuple[CopilotReader, SessionResult]:
+    reader = CopilotReader(folder)
+    [result] = reader.read(plans=plans)
+    return reader, result
+
+
+def plan_of(result: SessionResult) -> list[tuple[str, str]]:
+    main = result.plan.main
+    assert main is not None and main.source == "copilot_todos"
+    return [(item.text, item.status) for item in main.items]
+
+
+def copy_session(source: Path, home: Path) -> Path:
+    state = home / "session-state"
+    state.mkdir(parents=True, exist_ok=True)
+    dest = state / source.name
+    shutil.copytree(source, dest)
+    for path in [dest, *dest.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return dest
+
+
+def test_copilot_plan_is_the_todos_table_in_the_order_its_rows_were_made_real_sample() -> None:
+    reader, result = read(SAMPLE)
+    assert plan_of(result) == [
+        ("Inspecting the config loader", "completed"),
+        ("Adding YAML parsing", "completed"),
+        ("Adding a TOML fallback", "blocked"),
+        ("Running the config tests", "completed"),
+    ]
+    assert reader.problem is None
+    facts = result.facts
+    assert facts.id == SAMPLE_ID
+    assert facts.cwd == "/home/dev/copilot-todos"
+    assert facts.title() == "Add YAML support to the config loader and keep a todo list as you go. [[script:main]]"
+    # The last event (session.shutdown) is the last activity.
+    assert facts.last_timestamp is not None and facts.last_timestamp.isoformat() == "2026-12-01T18:41:15.748000+00:00"
+
+
+def test_copilot_done_reads_as_completed_and_blocked_as_a_status_of_its_own() -> None:
+    _reader, result = read(SAMPLE)
+    assert [status for _text, status in plan_of(result)] == ["completed", "completed", "blocked", "completed"]
+    assert result.plan.counts() == (3, 4)  # blocked is open, not done and not dropped
+    _reader, result = read(rule("2"))
+    assert [status for _text, status in plan_of(result)] == ["completed", "in_progress", "pending", "pending"]
+
+
+def test_copilot_a_failed_batch_that_changed_rows_shows_what_the_table_holds() -> None:
+    """The second call's batch failed at its third statement (`success: false` in the
+    log), but its first two had run: the table, not the SQL text, is the plan."""
+    log = (rule("1") / "events.jsonl").read_text()
+    assert '"success":false' in log and "'finished'" in log
+    _reader, result = read(rule("1"))
+    assert plan_of(result) == [
+        ("Find every key", "completed"),
+        ("Rename the keys", "in_progress"),
+        ("Update the docs", "pending"),
+    ]
+
+
+def test_copilot_todo_deps_are_what_a_step_waits_for() -> None:
+    _reader, result = read(rule("2"))
+    main = result.plan.main
+    assert main is not None
+    assert [item.waits_for for item in main.items] == [(), (0,), (), (0, 1, 2)]
+    # Shown by text, only the steps not done yet.
+    checklist = build_checklist(result.plan)
+    waits = {row.text: row.waits_for for row in checklist.sections[0].rows}
+    assert waits == {
+        "Build the wheel": (),
+        "Sign the wheel": (),
+        "Write the notes": (),
+        "Upload it": ("Sign the wheel", "Write the notes"),
+    }
+
+
+def test_copilot_a_resumed_session_is_the_same_folder_and_its_activity_the_last_event() -> None:
+    _reader, result = read(rule("3"))
+    assert plan_of(result) == [("Rotate the logs", "completed"), ("Compress old logs", "pending")]
+    assert result.facts.title() == "Tidy the logs"  # the first prompt, not the resume's
+    assert result.facts.last_timestamp is not None
+    assert result.facts.last_timestamp.isoformat().startswith("2026-11-29T15:30")
+
+
+def test_copilot_a_session_without_a_database_has_no_plan_yet_and_no_problem() -> None:
+    reader, result = read(rule("4"))
+    assert result.plan.groups == () and reader.problem is None
+    assert result.facts.title() == "Explain the build"
+
+
+@pytest.mark.parametrize(
+    ("n", "said"),
+    [
+        ("5", "corrupt or not an SQLite database"),
+        ("6", "an unknown schema (no `todos` table)"),
+        ("7", "todo 'b' has a status Copilot CLI does not write ('later')"),
+        ("8", "todo 'b' has no title"),
+    ],
+)
+def test_copilot_a_database_we_cannot_take_is_named_and_the_session_shown_without_a_plan(n: str, said: str) -> None:
+    reader, result = read(rule(n))
+    assert result.plan.groups == ()
+    assert reader.problem is not None
+    assert reader.problem.startswith(f"{rule(n) / 'session.db'}: ") and said in reader.problem
+    # The session itself is still there: its title, folder and activity.
+    assert result.facts.title() and result.facts.cwd == "/home/dev/lab" and result.facts.last_timestamp is not None
+
+
+def test_copilot_bad_databases_are_said_once_and_every_other_session_read_as_always() -> None:
+    index = SessionIndex([RULES])
+    index.scan()
+    problems = index.problems()
+    assert sorted(p.split(": ", 1)[0] for p in problems) == sorted(str(rule(n) / "session.db") for n in "5678")
+    index.scan()  # read again: still one sentence each
+    assert len(index.problems()) == 4
+    entries = {e.session.id: e for e in index.entries()}
+    assert len(entries) == 10
+    good = entries["e1000000-0000-4000-8000-000000000001"].plan.main
+    assert good is not None and len(good.items) == 3
+    assert all(entries[f"e1000000-0000-4000-8000-00000000000{n}"].plan.groups == () for n in "5678")
+
+
+def test_copilot_a_locked_database_is_named_and_read_again_once_it_is_free(tmp_path: Path) -> None:
+    folder = copy_session(SAMPLE, tmp_path / "home")
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys\n"
+            "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "db.execute('BEGIN EXCLUSIVE')\n"
+            "db.execute(\"UPDATE todos SET status = 'pending'\")\n"
+            "print('locked', flush=True)\n"
+            "sys.stdin.readline()\n"
+            "db.execute('ROLLBACK')\n",
+            str(folder / "session.db"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        reader, result = read(folder)
+        assert result.plan.groups == ()
+        assert reader.problem is not None and "locked by another program" in reader.problem
+        assert str(folder / "session.db") in reader.problem
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.write("\n")
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    # Free again: read as always (the held write was rolled back).
+    reader, result = read(folder)
+    assert reader.problem is None and len(plan_of(result)) == 4
+
+
+def test_copilot_the_database_is_read_read_only_and_no_transaction_is_held(tmp_path: Path) -> None:
+    folder = copy_session(SAMPLE, tmp_path / "home")
+    database = folder / "session.db"
+    before = database.read_bytes(), database.stat().st_mtime_ns
+    reader, _result = read(folder)
+    assert (database.read_bytes(), database.stat().st_mtime_ns) == before
+    assert sorted(p.name for p in folder.iterdir() if p.name.startswith("session.db")) == [
+        "session.db",
+        "session.db.rows.jsonl",
+        "session.db.schema.sql",
+    ]
+    # Another program can take the write lock at once: nothing of ours holds it.
+    other = sqlite3.connect(database, timeout=0, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    other.execute("ROLLBACK")
+    other.close()
+    # And a read-only folder (the real sample's files are read-only) reads as well.
+    folder.chmod(0o555)
+    try:
+        reader, result = read(folder)
+        assert reader.problem is None and len(plan_of(result)) == 4
+    finally:
+        folder.chmod(0o755)
+
+
+def test_copilot_without_a_workspace_the_title_is_the_first_prompt_and_a_torn_last_event_waits() -> None:
+    _reader, result = read(rule("9"))
+    assert result.facts.title() == "Count the lines of code"  # one line
+    # The torn last line (no newline yet) is not read: its later time is not the activity.
+    assert result.facts.last_timestamp is not None and result.facts.last_timestamp.day == 29
+
+
+def test_copilot_a_name_in_the_workspace_is_the_title_and_an_emptied_table_is_no_plan() -> None:
+    reader, result = read(rule("a"))
+    assert result.facts.title() == "Named by the person: two lines"
+    assert result.plan.groups == () and reader.problem is None
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("name: plain words here\n", "plain words here"),
+        ("name: 'it''s quoted'\n", "it's quoted"),
+        ('name: "tab\\tand \\u00e9"\n', "tab\tand é"),
+        ("name: >-\n  folded\n  text\nnext: 1\n", "folded text"),
+        ("name: a long prompt\n  that goes on\nuser_named: false\n", "a long prompt that goes on"),
+        ("name: [1, 2]\n", None),
+        ("name: 'unterminated\n", None),
+        ("  name: nested\n", None),
+    ],
+)
+def test_copilot_workspace_scalars_are_read_or_left_out(text: str, name: str | None) -> None:
+    assert parse_workspace(text.encode()).name == name
+
+
+def test_copilot_privacy_switch_opens_no_database(tmp_path: Path) -> None:
+    folder = copy_session(SAMPLE, tmp_path / "home")
+    (folder / "session.db").write_bytes(b"not a database at all")
+    reader, result = read(folder, plans=False)
+    assert result.plan.groups == () and reader.problem is None  # never opened, so never found wrong
+    assert result.facts.title().startswith("Add YAML support")
+
+
+def test_copilot_discovery_under_copilot_home(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    home = paths.copilot_home()
+    assert home == isolated_env.root / "copilot-home"
+    copy_session(SAMPLE, home)
+    (home / "session-state" / ".session-operation-locks").mkdir()
+    (home / "session-store.db").write_bytes(b"SQLite format 3\x00")  # the search index: never read
+    roots = default_roots(Settings())
+    assert paths.copilot_sessions_dir() in roots
+    found = [f for f in discover(roots) if f.harness == "copilot"]
+    assert [f.path for f in found] == [home / "session-state" / SAMPLE_ID]
+    index = SessionIndex(roots)
+    index.scan()
+    entry = index.get(SAMPLE_ID)
+    assert entry is not None and entry.session.harness == "copilot" and entry.plan.counts() == (3, 4)
+    assert index.problems() == []
+
+
+def test_copilot_default_folder_is_home_dot_copilot(monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.delenv("COPILOT_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert paths.copilot_sessions_dir() == tmp_path / ".copilot" / "session-state"
+
+
+@pytest.mark.parametrize("given", ["home", "session-state", "folder", "events.jsonl", "session.db", "workspace.yaml"])
+def test_copilot_a_root_may_name_its_home_its_session_state_a_session_or_one_of_its_files(
+    tmp_path: Path, given: str
+) -> None:
+    home = tmp_path / "elsewhere"
+    folder = copy_session(SAMPLE, home)
+    root = {"home": home, "session-state": home / "session-state", "folder": folder}.get(given, folder / given)
+    found = discover([root])
+    assert [(f.path, f.harness) for f in found] == [(folder, "copilot")]
+    index = SessionIndex([root])
+    index.scan()
+    assert [e.session.id for e in index.entries()] == [SAMPLE_ID] and index.problems() == []
+    assert session_folder(root if given not in ("home", "session-state") else folder) == folder
+
+
+def test_copilot_a_session_folder_anywhere_is_known_by_its_log(tmp_path: Path) -> None:
+    folder = copy_session(SAMPLE, tmp_path / "mixed" / "copies")
+    assert sniff_harness(folder / "events.jsonl") == "copilot"
+    (tmp_path / "mixed" / "notes").mkdir()
+    (tmp_path / "mixed" / "notes" / "events.jsonl").write_text('{"type":"note","data":{}}\n')
+    found = discover([tmp_path / "mixed"])
+    assert [(f.path, f.harness) for f in found] == [(folder, "copilot")]
+
+
+def _wait_for(index: SessionIndex, sid: str, ready, changed: threading.Event) -> None:  # type: ignore[no-untyped-def]
+    """Until the entry of `sid` satisfies `ready` (each change the index tells is looked
+    at; 30 s is a failure bound, not a pause)."""
+    while True:
+        entry = index.get(sid)
+        if entry is not None and ready(entry):
+            return
+        assert changed.wait(30), "the index never told a change"
+        changed.clear()
+
+
+def test_copilot_a_row_inserted_by_another_process_reaches_the_index(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    folder = copy_session(SAMPLE, paths.copilot_home())
+    index = SessionIndex()
+    index.scan()
+    changed = threading.Event()
+    index.start_following(lambda ids: changed.set())
+    try:
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sqlite3, sys\n"
+                "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                "db.execute(\"INSERT INTO todos (id, title, status) VALUES ('docs', 'Documenting YAML', 'in_progress')\")\n"
+                "db.execute(\"INSERT INTO todo_deps VALUES ('docs', 'toml-fallback')\")\n",
+                str(folder / "session.db"),
+            ],
+            check=True,
+        )
+
+        def five(entry) -> bool:  # type: ignore[no-untyped-def]
+            return entry.plan.main is not None and len(entry.plan.main.items) == 5
+
+        _wait_for(index, SAMPLE_ID, five, changed)
+        entry = index.get(SAMPLE_ID)
+        assert entry is not None and entry.plan.main is not None
+        assert (entry.plan.main.items[-1].text, entry.plan.main.items[-1].waits_for) == ("Documenting YAML", (2,))
+        # The database changing is activity.
+        assert entry.session.updated.year >= 2026 and entry.session.updated > read(SAMPLE)[1].facts.last_timestamp  # type: ignore[operator]
+    finally:
+        index.stop()
+
+
+def test_copilot_a_new_session_folder_is_taken_while_following(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    (paths.copilot_sessions_dir()).mkdir(parents=True)
+    index = SessionIndex()
+    index.scan()
+    changed = threading.Event()
+    index.start_following(lambda ids: changed.set())
+    try:
+        copy_session(SAMPLE, paths.copilot_home())
+        _wait_for(index, SAMPLE_ID, lambda entry: entry.plan.counts() == (3, 4), changed)
+    finally:
+        index.stop()

@@ -1,0 +1,109 @@
+"""The warm-start cache and Copilot CLI sessions: what it remembers is text-free (each
+file's identity and a summary of statuses), a listing of counts opens no database of a
+session whose files did not change, and one whose files did is read again."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import unquote
+
+from planwatch.core.index import SessionIndex
+from planwatch.core.transcripts.warmcache import cache_file
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_ID = "5e806925-4250-446b-9e18-4cd8ceb54145"
+SAMPLE = ROOT / "fixtures/samples/copilot/session-state" / SAMPLE_ID
+DEPS = ROOT / "fixtures/transcripts/rules/copilot/session-state/e1000000-0000-4000-8000-000000000002"
+
+_OPENED: list[list[str]] = []
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    if event == "sqlite3.connect" and _OPENED:
+        _OPENED[-1].append(unquote(str(args[0])))
+
+
+sys.addaudithook(_audit)
+
+
+@contextmanager
+def databases_opened() -> Iterator[list[str]]:
+    """Every SQLite database this process connects to meanwhile (Python's audit event)."""
+    seen: list[str] = []
+    _OPENED.append(seen)
+    try:
+        yield seen
+    finally:
+        _OPENED.remove(seen)
+
+
+def sessions(root: Path) -> dict[str, tuple[str, tuple[int, int]]]:
+    index = SessionIndex([root], summaries=True)
+    index.scan()
+    return {e.session.id: (e.session.title, e.plan.counts()) for e in index.entries()}
+
+
+def state_folder(tmp_path: Path) -> Path:
+    root = tmp_path / "session-state"
+    for source in (SAMPLE, DEPS):
+        shutil.copytree(source, root / source.name)
+    return root
+
+
+def test_a_warm_listing_opens_no_database_of_an_unchanged_copilot_session(tmp_path: Path) -> None:
+    root = state_folder(tmp_path)
+    with databases_opened() as cold_opened:
+        cold = sessions(root)
+    # The hook sees the cold read open both databases: it is alive.
+    assert sorted(Path(p.split("?")[0].removeprefix("file:")).parent.name for p in cold_opened) == sorted(
+        [SAMPLE.name, DEPS.name]
+    )
+    with databases_opened() as warm_opened:
+        warm = sessions(root)
+    assert warm_opened == []
+    assert warm == cold
+    assert cold[SAMPLE_ID][1] == (3, 4)
+
+
+def test_a_copilot_session_whose_database_changed_is_read_again_on_a_warm_start(tmp_path: Path) -> None:
+    root = state_folder(tmp_path)
+    sessions(root)
+    database = root / SAMPLE_ID / "session.db"
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sqlite3, sys\n"
+            "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+            "db.execute(\"UPDATE todos SET status = 'done' WHERE id = 'toml-fallback'\")\n",
+            str(database),
+        ],
+        check=True,
+    )
+    with databases_opened() as opened:
+        warm = sessions(root)
+    assert [Path(p.split("?")[0].removeprefix("file:")).parent.name for p in opened] == [SAMPLE_ID]
+    assert warm[SAMPLE_ID][1] == (4, 4)
+
+
+def test_the_warm_cache_holds_no_copilot_text(tmp_path: Path) -> None:
+    root = state_folder(tmp_path)
+    index = SessionIndex([root])
+    index.scan()
+    raw = cache_file().read_bytes()
+    assert str(root / SAMPLE_ID).encode() in raw  # it remembers the session
+    db = sqlite3.connect(SAMPLE / "session.db")
+    texts = [row[0] for row in db.execute("SELECT title FROM todos")] + [
+        row[0] for row in db.execute("SELECT id FROM todos")
+    ]
+    db.close()
+    for entry in index.entries():
+        texts += [entry.session.title, entry.session.cwd or ""]
+    for text in texts:
+        assert text.encode() not in raw, text

@@ -1,0 +1,123 @@
+"""Copilot CLI sessions on the command line, run as real subprocesses: found under
+COPILOT_HOME, by `--root`, by the settings' transcript folders, by path (the session's
+folder or any of its files) and by id or a unique prefix; listed with harness `copilot`;
+shown with the `# copilot_todos` header; a database we cannot take named once on stderr
+while every other session is listed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from planwatch.core import paths
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE_ID = "5e806925-4250-446b-9e18-4cd8ceb54145"
+SAMPLE = ROOT / "fixtures/samples/copilot/session-state" / SAMPLE_ID
+RULES = ROOT / "fixtures/transcripts/rules/copilot/session-state"
+PLAIN = [
+    "# copilot_todos",
+    "completed\tInspecting the config loader",
+    "completed\tAdding YAML parsing",
+    "blocked\tAdding a TOML fallback",
+    "completed\tRunning the config tests",
+]
+
+
+def planwatch(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=os.environ.copy(),
+        timeout=120,
+    )
+
+
+def home_session() -> Path:
+    folder = paths.copilot_sessions_dir() / SAMPLE_ID
+    shutil.copytree(SAMPLE, folder)
+    return folder
+
+
+def test_copilot_sessions_are_listed_from_copilot_home_with_harness_copilot() -> None:
+    home_session()
+    listing = planwatch("sessions", "--json")
+    assert listing.returncode == 0, listing.stderr
+    [row] = json.loads(listing.stdout)
+    assert (row["id"], row["harness"], row["source"]) == (SAMPLE_ID, "copilot", "copilot_todos")
+    assert (row["done"], row["total"]) == (3, 4)
+    assert row["cwd"] == "/home/dev/copilot-todos"
+    assert row["title"] == "Add YAML support to the config loader and keep a todo list as you go. [[script:main]]"
+    assert row["updated"].startswith("2026-12-01T18:41:15.748")
+    assert listing.stderr == ""
+
+
+def test_show_plain_header_is_copilot_todos_by_id_prefix_by_folder_and_by_each_file() -> None:
+    folder = home_session()
+    for target in (
+        SAMPLE_ID[:8],
+        SAMPLE_ID,
+        str(folder),
+        *(str(folder / n) for n in ("events.jsonl", "session.db", "workspace.yaml")),
+    ):
+        shown = planwatch("show", "--plain", target)
+        assert shown.returncode == 0, (target, shown.stderr)
+        assert shown.stdout.splitlines() == PLAIN, target
+
+
+def test_show_tells_a_person_what_a_copilot_step_waits_for() -> None:
+    shown = planwatch("show", "--root", str(RULES), "e1000000-0000-4000-8000-000000000002")
+    assert shown.returncode == 0, shown.stderr
+    assert "Copilot CLI todos 1/4" in shown.stdout
+    assert "[ ] Upload it  waits for “Sign the wheel”, “Write the notes”" in shown.stdout
+
+
+@pytest.mark.parametrize("how", ["--root", "settings"])
+def test_copilot_sessions_elsewhere_are_found_by_root_and_by_the_settings_folders(tmp_path: Path, how: str) -> None:
+    elsewhere = tmp_path / "copied-copilot"
+    shutil.copytree(SAMPLE, elsewhere / "session-state" / SAMPLE_ID)
+    if how == "--root":
+        listing = planwatch("sessions", "--json", "--root", str(elsewhere))
+    else:
+        config = paths.config_file()
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(f"transcriptRoots:\n  - {elsewhere}\n")
+        listing = planwatch("sessions", "--json")
+    assert listing.returncode == 0, listing.stderr
+    assert [(row["id"], row["harness"], row["total"]) for row in json.loads(listing.stdout)] == [
+        (SAMPLE_ID, "copilot", 4)
+    ]
+
+
+def test_a_bad_copilot_database_is_named_once_and_every_other_session_listed() -> None:
+    listing = planwatch("sessions", "--json", "--root", str(RULES))
+    assert listing.returncode == 0, listing.stderr
+    rows = {row["id"]: row for row in json.loads(listing.stdout)}
+    assert len(rows) == 10
+    said = [line for line in listing.stderr.splitlines() if line]
+    assert len(said) == 4
+    for n, wrong in (("5", "corrupt"), ("6", "unknown schema"), ("7", "does not write"), ("8", "no title")):
+        sid = f"e1000000-0000-4000-8000-00000000000{n}"
+        assert rows[sid]["source"] is None and rows[sid]["total"] == 0
+        assert rows[sid]["title"]  # still listed, with its title
+        [line] = [line for line in said if f"{sid}/session.db" in line]
+        assert wrong in line
+    assert rows["e1000000-0000-4000-8000-000000000001"]["total"] == 3
+    shown = planwatch("show", "--plain", "--root", str(RULES), "e1000000-0000-4000-8000-000000000005")
+    assert shown.returncode == 0 and shown.stdout.splitlines() == ["# none"]
+
+
+def test_a_warm_copilot_listing_is_the_cold_one() -> None:
+    home_session()
+    cold = planwatch("sessions", "--json", "--root", str(RULES))
+    warm = planwatch("sessions", "--json", "--root", str(RULES))
+    assert cold.returncode == warm.returncode == 0
+    assert warm.stdout == cold.stdout and warm.stderr == cold.stderr
