@@ -56,6 +56,7 @@ HARNESS: dict[str, str] = {
     "opencode": "$text-warning",
     "qwen": "$text-secondary",
     "pi": "$text-accent",
+    "copilot": "$text-primary",
 }
 HARNESS_DEFAULT = "$text-primary"
 

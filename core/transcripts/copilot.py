@@ -220,11 +220,11 @@ class CopilotReader(TranscriptReader):
         return read is None or held > read
 
     def _read_plan(self, now: dict[str, Identity | None]) -> None:
-        from planwatch.core.transcripts.copilot_sql import DatabaseProblem, read_plan  # sqlite3: only with a database
-
         self._plan, self._problem_db = EMPTY_PLAN, None
         if not self._plans_on or now[DATABASE] is None:
             return  # no plan yet (the agent has not used its sql tool), or not read
+        from planwatch.core.transcripts.copilot_sql import DatabaseProblem, read_plan  # sqlite3: only when read
+
         try:
             self._plan = read_plan(self.path / DATABASE)
         except DatabaseProblem as exc:

@@ -107,3 +107,21 @@ def test_the_warm_cache_holds_no_copilot_text(tmp_path: Path) -> None:
         texts += [entry.session.title, entry.session.cwd or ""]
     for text in texts:
         assert text.encode() not in raw, text
+
+
+def test_a_warm_copilot_listing_loads_no_sqlite(tmp_path: Path) -> None:
+    """A counts-only start over unchanged Copilot sessions does not even import sqlite3
+    (a fresh interpreter, as `planwatch sessions` runs)."""
+    root = state_folder(tmp_path)
+    sessions(root)  # the cache, written
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from planwatch.core.index import SessionIndex\n"
+        "index = SessionIndex([Path(sys.argv[1])], summaries=True)\n"
+        "index.scan()\n"
+        "assert len(index.entries()) == 2\n"
+        "print('sqlite3' in sys.modules, 'planwatch.core.transcripts.copilot_sql' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe, str(root)], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]

@@ -60,6 +60,9 @@ def open_outside(view: BrowseScreen) -> None:
         paged, problem = _opencode_text(view, entry)
         if paged is not None:
             problem = run_outside(view.app, pager, stdin_text=paged)
+    elif entry.session.harness == "copilot" and regular_file(entry.session.path / "events.jsonl"):
+        # A Copilot CLI session is a folder: its event log is what a pager can show.
+        problem = run_outside(view.app, pager, stdin_file=entry.session.path / "events.jsonl")
     elif regular_file(entry.session.path):
         # Through our safe text, not named to the pager: it would show raw escapes.
         problem = run_outside(view.app, pager, stdin_file=entry.session.path)

@@ -186,9 +186,19 @@ HARNESS_SHORT = {
     "opencode": "OpenCode",
     "qwen": "Qwen",
     "pi": "pi",
+    "copilot": "Copilot",
 }
 HARNESS_CELLS = max(len(name) for name in HARNESS_SHORT.values())
-HARNESS_GLYPHS = {"claude": "C", "codex": "X", "acp": "A", "gemini": "G", "opencode": "O", "qwen": "Q", "pi": "P"}
+HARNESS_GLYPHS = {
+    "claude": "C",
+    "codex": "X",
+    "acp": "A",
+    "gemini": "G",
+    "opencode": "O",
+    "qwen": "Q",
+    "pi": "P",
+    "copilot": "H",  # GitHub's: C is Claude's
+}
 WIDE_LIST = 100  # from here on the harness is named
 OPEN_WORDS = 60  # from here on open counts say "2 open" (below: "⚑2")
 FOLDER_MAX = 20
