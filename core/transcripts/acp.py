@@ -23,7 +23,6 @@ both. Title: the first `session/prompt` text, else "".
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections import OrderedDict
@@ -152,10 +151,7 @@ class AcpReader(TranscriptReader):
         return (sessions, tuple(self._new_requests.items())), None
 
     def results(self) -> list[SessionResult]:
-        return [
-            SessionResult(facts=dataclasses.replace(facts), plan=replay.snapshot())
-            for facts, replay in self._sessions.values()
-        ]
+        return [SessionResult(facts=facts.copy(), plan=replay.snapshot()) for facts, replay in self._sessions.values()]
 
     # -- messages ----------------------------------------------------------------------
 

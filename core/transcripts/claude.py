@@ -25,7 +25,6 @@ a session id (renamed by a person) takes the first record's `sessionId` instead.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections import OrderedDict
 from pathlib import Path
@@ -226,7 +225,7 @@ class ClaudeReader(TranscriptReader):
         return any(not is_error(b) and not isinstance(envelope, str) for b in answers)
 
     def results(self) -> list[SessionResult]:
-        return [SessionResult(facts=dataclasses.replace(self.facts), plan=self._replay.snapshot())]
+        return [SessionResult(facts=self.facts.copy(), plan=self._replay.snapshot())]
 
     # -- records -----------------------------------------------------------------------
 

@@ -25,7 +25,6 @@ skipping the harness's context messages.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections import OrderedDict
 from functools import partial
@@ -166,7 +165,7 @@ class CodexReader(TranscriptReader):
         return _succeeded(output.get("output"))
 
     def results(self) -> list[SessionResult]:
-        return [SessionResult(facts=dataclasses.replace(self.facts), plan=self._replay.snapshot())]
+        return [SessionResult(facts=self.facts.copy(), plan=self._replay.snapshot())]
 
     # -- records -----------------------------------------------------------------------
 

@@ -32,7 +32,6 @@ plan text, kept in memory only.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -143,7 +142,7 @@ class GeminiReader(TranscriptReader):
         return record is not None and _message_list(record) is not None
 
     def results(self) -> list[SessionResult]:
-        return [SessionResult(facts=dataclasses.replace(self.facts), plan=self._plan())]
+        return [SessionResult(facts=self.facts.copy(), plan=self._plan())]
 
     # -- records -----------------------------------------------------------------------
 

@@ -29,7 +29,6 @@ each successful todo result (plan text, in memory only: a branch may go back to 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -138,7 +137,7 @@ class PiReader(TranscriptReader):
 
     def results(self) -> list[SessionResult]:
         plan = self._plan()
-        return [SessionResult(facts=dataclasses.replace(self.facts), plan=plan)]
+        return [SessionResult(facts=self.facts.copy(), plan=plan)]
 
     # -- records -----------------------------------------------------------------------
 

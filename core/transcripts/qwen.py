@@ -29,7 +29,6 @@ is the last accepted list, in memory only.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -128,7 +127,7 @@ class QwenReader(TranscriptReader):
         return record is not None and record.get("type") == "tool_result" and isinstance(_result_list(record), FullList)
 
     def results(self) -> list[SessionResult]:
-        return [SessionResult(facts=dataclasses.replace(self.facts), plan=self._plan())]
+        return [SessionResult(facts=self.facts.copy(), plan=self._plan())]
 
     # -- records -----------------------------------------------------------------------
 

@@ -43,7 +43,7 @@ from planwatch.core.transcripts.needles import Needles
 @dataclass(slots=True, kw_only=True)
 class SessionFacts:
     """What a reader learnt about a session from its records (mutable while reading;
-    a result hands out a copy, `dataclasses.replace(facts)`). A plain dataclass: the
+    a result hands out a copy, `copy()`). A plain dataclass: the
     readers set these fields thousands of times per scan (issue 11: no pydantic on the
     reading path)."""
 
@@ -75,6 +75,24 @@ class SessionFacts:
         time (`touch_line`), even where an earlier record carried a later one."""
         if moment is not None:
             self.last_timestamp = moment
+
+    def copy(self) -> SessionFacts:
+        """What a result hands out: a copy of every field (the list shared, as
+        `dataclasses.replace` shares it), made at once (replace looks up the fields
+        each time: a tenth of a warm start's reading went to it)."""
+        return SessionFacts(
+            id=self.id,
+            cwd=self.cwd,
+            git_branch=self.git_branch,
+            custom_title=self.custom_title,
+            ai_title=self.ai_title,
+            summary=self.summary,
+            first_prompt=self.first_prompt,
+            parent_id=self.parent_id,
+            is_subagent=self.is_subagent,
+            last_timestamp=self.last_timestamp,
+            subagent_ids=self.subagent_ids,
+        )
 
     def title(self) -> str:
         for candidate in (self.custom_title, self.ai_title, self.summary, self.first_prompt):

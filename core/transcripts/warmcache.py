@@ -176,17 +176,26 @@ def replay(entry: Entry, reader: TranscriptReader, fd: int, *, facts_only: bool 
             if ops[i] == WHEN:
                 last_when = i
                 break
-    for i in range(0, len(ops), 4):
+    wanted = [
+        i for i in range(0, len(ops), 4) if not (facts_only and (ops[i] == LINE or (ops[i] == WHEN and i != last_when)))
+    ]
+    spans = _spans(ops, wanted)
+    span_start, span_data = -1, b""
+    for i in wanted:
         kind, offset, length, digest = ops[i], ops[i + 1], ops[i + 2], ops[i + 3]
-        if facts_only and (kind == LINE or (kind == WHEN and i != last_when)):
-            continue
         if kind == GAP:
             try:
                 reader.note_gap()
             except Exception:
                 log.debug("note_gap failed for %s", reader.path, exc_info=True)
             continue
-        data = os.pread(fd, length, offset)
+        span = spans.get(i)
+        if span is not None:  # the first line of a run read in one call
+            span_start, span_data = span[0], os.pread(fd, span[1] - span[0], span[0])
+        if span_start <= offset and offset + length <= span_start + len(span_data):
+            data = span_data[offset - span_start : offset - span_start + length]
+        else:
+            data = os.pread(fd, length, offset)
         if len(data) != length or line_hash(data) != digest:
             return False
         try:
@@ -199,6 +208,33 @@ def replay(entry: Entry, reader: TranscriptReader, fd: int, *, facts_only: bool 
         except Exception:  # as IO does: a reader's bug on odd input is not fatal
             log.debug("reader failed on a remembered line of %s", reader.path, exc_info=True)
     return True
+
+
+# Lines a replay re-reads that lie closer than this are read in one call (a call costs
+# about what copying this many more bytes does), in runs of at most COALESCE_SPAN bytes.
+COALESCE_GAP = 16 << 10
+COALESCE_SPAN = 256 << 10
+
+
+def _spans(ops: list[int], wanted: list[int]) -> dict[int, tuple[int, int]]:
+    """The runs of the `wanted` lines (op indices, in replay order) that lie close
+    together and in order: the op that starts each run of two or more lines → the run's
+    (start, end) in the file, read in one call."""
+    spans: dict[int, tuple[int, int]] = {}
+    first, start, end, count = -1, 0, 0, 0
+    for i in wanted:
+        if ops[i] == GAP:
+            continue
+        offset, length = ops[i + 1], ops[i + 2]
+        if count and end <= offset <= end + COALESCE_GAP and offset + length - start <= COALESCE_SPAN:
+            end, count = offset + length, count + 1
+            continue
+        if count > 1:
+            spans[first] = (start, end)
+        first, start, end, count = i, offset, offset + length, 1
+    if count > 1:
+        spans[first] = (start, end)
+    return spans
 
 
 def fits(entry: Entry, now: Identity) -> str | None:

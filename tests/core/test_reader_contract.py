@@ -4,12 +4,13 @@ every fixture and real sample for every reader."""
 from __future__ import annotations
 
 import dataclasses
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from planwatch.core.model import Harness
-from planwatch.core.transcripts.reader import SessionResult
+from planwatch.core.transcripts.reader import SessionFacts, SessionResult
 from planwatch.core.transcripts.registry import reader_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,3 +132,19 @@ def test_reader_for_every_harness() -> None:
     assert [reader_for(h).harness for h in harnesses] == list(harnesses)
     with pytest.raises(ValueError):
         reader_for("cursor")  # type: ignore[arg-type]
+
+
+def test_a_result_copies_every_fact_of_its_reader() -> None:
+    """`SessionFacts.copy` (what each reader's result hands out) keeps every field: each
+    set here to a value unlike its default, the copy equals the original."""
+    values: dict[str, object] = {
+        "is_subagent": True,
+        "last_timestamp": datetime(2026, 1, 1, tzinfo=UTC),
+        "subagent_ids": ["a"],
+    }
+    facts = SessionFacts(**{f.name: values.get(f.name, f"value of {f.name}") for f in dataclasses.fields(SessionFacts)})
+    copied = facts.copy()
+    assert copied == facts and copied is not facts
+    assert all(
+        getattr(copied, f.name) != f.default for f in dataclasses.fields(SessionFacts) if f.name != "subagent_ids"
+    )

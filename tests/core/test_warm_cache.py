@@ -588,3 +588,21 @@ def test_a_summary_that_is_not_counts_and_places_is_ignored(tmp_path: Path) -> N
     entry = WarmCache.load().get(path, "claude")
     assert entry is not None and entry.summary is None
     assert main_items(summary_read(path)) == [("Read the code", "in_progress")]
+
+
+def test_remembered_lines_that_lie_close_together_are_reread_in_one_call(tmp_path: Path) -> None:
+    """A replay reads a run of nearby lines with one pread (gaps up to COALESCE_GAP, runs
+    up to COALESCE_SPAN), a far line on its own; and the file's real lines, re-read that
+    way and checked against their hashes, give the cold read's session."""
+    gap = warmcache.COALESCE_GAP
+    ops = [FACT, 0, 100, 0, WHEN, 150, 40, 0, GAP, 0, 0, 0, FACT, 190 + gap, 10, 0, WHEN, 10 * gap, 30, 0]
+    wanted = list(range(0, len(ops), 4))
+    assert warmcache._spans(ops, wanted) == {0: (0, 200 + gap)}
+    far = [FACT, 0, 100, 0, FACT, warmcache.COALESCE_SPAN, 10, 0]
+    assert warmcache._spans(far, [0, 4]) == {}
+    path = claude_file(tmp_path, [("Read the code", "in_progress"), ("Write tests", "pending")])
+    first = cold(path)
+    index_summaries(path)
+    again = summary_read(path)
+    assert again.warm == "same" and counts_of(again) == counts_of(first)
+    assert again.results[0].facts == first.results[0].facts
