@@ -71,7 +71,22 @@ def main(argv: list[str] | None = None) -> int:
     stderr, sys.stderr = sys.stderr, SafeWriter(sys.stderr)
     try:
         return _main(argv)
+    except SystemExit as exc:
+        if isinstance(exc.code, str):  # `sys.exit("message")`: said here, while stderr is safe
+            print(exc.code, file=sys.stderr)
+            return 1
+        raise
+    except Exception:
+        # An error nothing foresaw: its traceback (which may quote a file name, a title or
+        # a transcript's value) is printed here, through the safe writer, rather than by
+        # the interpreter after this function has put the raw stderr back.
+        import traceback
+
+        print("planwatch: unexpected error (a bug; please report it):", file=sys.stderr)
+        traceback.print_exc(file=sys.stderr)
+        return 1
     finally:
+        sys.stderr.flush()
         sys.stderr = stderr
 
 

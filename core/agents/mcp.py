@@ -285,7 +285,16 @@ class PlanwatchMCP:
     async def serve(self, read_stream: Any, write_stream: Any) -> None:
         """Serve one connection over the given streams until the client closes it."""
         self.subscriptions.open()
-        self.channel.start()
+        try:
+            self.channel.start()
+        except OSError as exc:
+            # A store folder that cannot be made (a file where a folder should be, no
+            # permission): the server still serves, and each tool answers what is wrong.
+            log.warning(
+                "the store %s cannot be watched (%s); tools answer with what is wrong",
+                self.channel.store.root,
+                exc.strerror or exc,
+            )
         # SPEC §4 Sweep: looked at when the core starts, then every hour.
         sweeper = Sweeper(self.channel.store, self._settings_of)
         sweeper.start()

@@ -284,3 +284,21 @@ async def test_q_on_the_settings_screen_never_quits_the_app(isolated_env) -> Non
         await until(pilot, lambda: not isinstance(app.screen, (SettingsScreen, UnsavedChanges)), what="the sessions")
         assert app.is_running, "q left the settings; the app runs on"
     assert not isolated_env.config.exists()
+
+
+@pytest.mark.asyncio
+async def test_settings_problems_quoting_a_hostile_key_and_file_name_are_shown_as_safe_text(isolated_env) -> None:
+    from planwatch.tui.screens.settings import problems_text
+
+    # A settings file whose name and unknown key carry OSC 52 (writes the clipboard).
+    config = isolated_env.root / "x\x1b]52;c;ZWNobyBoaQ==\x07.yaml"
+    config.write_text('"k\\e]0;pwned\\a": 1\nsweepAfterDays: "\\e[31mred"\n', encoding="utf-8")  # YAML's escapes
+    settings = load_settings(config, report=False)
+    assert settings.problems
+    app = Host(config, settings)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: bool(app.screen.query("#settings-problems")), what="the settings screen")
+        shown = str(app.screen.query_one("#settings-problems").render())
+    assert shown == problems_text(settings)
+    assert "\x1b" not in shown and "\x07" not in shown
+    assert "\\x1b]0;pwned\\x07" in shown and "\\x1b[31mred" in shown

@@ -37,6 +37,7 @@ from textual.widgets import Button, Input, Label, Static, Switch, TextArea
 from planwatch.core import paths
 from planwatch.core.settings import SettingInvalid, Settings, load_settings
 from planwatch.core.settings_save import SettingsNotSaved, changed_settings, save_settings
+from planwatch.core.text import safe_text
 from planwatch.tui.messages import SettingsSaved
 from planwatch.tui.screens.help import ScreenKeysProvider
 from planwatch.tui.widgets.key_footer import KeysFooter
@@ -83,7 +84,8 @@ def parse_folders(raw: str) -> list[str]:
 def problems_text(settings: Settings) -> str:
     """The problems of the settings file, one per line, for a banner."""
     lines = [f"The settings file has {len(settings.problems)} problem(s); each says what is used instead:"]
-    lines += [f"• {p.key or 'file'}: {p.problem}" for p in settings.problems]
+    # A problem quotes the file's name and its keys: untrusted, shown as safe text.
+    lines += [safe_text(f"• {p.key or 'file'}: {p.problem}", single_line=True) for p in settings.problems]
     if settings.directory_error:
         lines.append("Approving is refused until the user directory is fixed.")
     return "\n".join(lines)
@@ -260,7 +262,7 @@ class SettingsScreen(Screen[Settings | None]):
         try:
             settings = self.edited()
         except ValueError as exc:
-            error.update(str(exc))
+            error.update(safe_text(str(exc)))
             self.notify(str(exc), severity="error", markup=False)
             return
         error.update("")
@@ -306,7 +308,7 @@ class SettingsScreen(Screen[Settings | None]):
         self.app.call_from_thread(self._saved, load_settings(path, report=False), path)
 
     def _save_failed(self, message: str) -> None:
-        self.query_one("#settings-error", Static).update(message)
+        self.query_one("#settings-error", Static).update(safe_text(message))
         self.notify(message, severity="error", markup=False)
 
     def _unchanged(self) -> None:
