@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "planwatch.tui.cli_store",  # plan …, task …, sweep
     "planwatch.tui.cli_channel",  # todo, channel
     "planwatch.tui.cli_agents",  # mcp, acp-tap
+    "planwatch.tui.cli_sync",  # sync, sync init, sync join
 )
 
 

@@ -14,6 +14,8 @@ approved, and a change of either makes the stamp stop counting.
 
 - `Approvals(root)`; `approvals_of(store)` — the one per Store.
 - `record(rec, stamp)` — an approval call wrote `stamp` on `rec` (as it is now).
+- `record_digest(id, stamp, digest)` — a signed approval made on another host of a
+  shared store, verified by the sync (core/sync/signing.py), counts here too.
 - `why_not(rec)` — None when `rec` carries no `approved` stamp or its stamp counts;
   else why it does not (`its approved stamp was not written by an approval call of
   this host`, `its title or body changed after ana approved it`).
@@ -72,6 +74,18 @@ class Approvals:
         cannot (then the caller writes no stamp)."""
         record_id, at, by, in_ = _key(rec.id, stamp)
         line = json.dumps({"id": record_id, "at": at, "by": by, "in": in_, "digest": digest(rec)}, ensure_ascii=False)
+        self._append(line, rec.id)
+
+    def record_digest(self, record_id: str, stamp: Stamp, approved_digest: str) -> None:
+        """Remember an approval made elsewhere whose signature this host verified (the
+        shared store's sync): the digest is the one the approver signed."""
+        key = _key(record_id, stamp)
+        line = json.dumps(
+            {"id": key[0], "at": key[1], "by": key[2], "in": key[3], "digest": approved_digest}, ensure_ascii=False
+        )
+        self._append(line, record_id)
+
+    def _append(self, line: str, record_id: str) -> None:
         flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
         try:
             fd, _st = open_regular_stat(self.path, flags, 0o644, follow=False)
@@ -82,7 +96,7 @@ class Approvals:
                 os.close(fd)
         except OSError as exc:
             raise StoreError(
-                f"Could not record the approval of {rec.id} in {self.path} ({describe_os_error(exc)}); it was not approved."
+                f"Could not record the approval of {record_id} in {self.path} ({describe_os_error(exc)}); it was not approved."
             ) from exc
 
     def _load(self) -> None:

@@ -215,6 +215,13 @@ class Store:
         with self.lock():
             ids = self._read_ids()
             number = max(ids.get(prefix, 0), highest_on_disk(folder, prefix)) + 1
+            # A shared store mints from the range its host claimed (core/sync/mint.py);
+            # without one (offline, used up) the id is provisional until the next sync.
+            from planwatch.core.sync.mint import claimed_number
+
+            claimed = claimed_number(self.root, prefix, lambda n: (folder / f"{prefix}{n}.md").exists())
+            if claimed is not None:
+                number = claimed
             while True:
                 if number > ID_LIMIT:
                     kind = "task" if prefix == "t" else "plan"
@@ -227,7 +234,7 @@ class Store:
                 _check_size(text)
                 # Remember the id before the file exists: a crash in between leaves a
                 # gap in the numbers, never an id handed out twice.
-                ids[prefix] = number
+                ids[prefix] = max(ids.get(prefix, 0), number)
                 self._write_ids(ids)
                 path = folder / f"{record_id}.md"
                 if _create_exclusive(path, text):

@@ -242,12 +242,30 @@ def run_tool(
     for key in args:
         if (name, key) in _NOT_INPUTS:
             raise ctx.refuse(_NOT_INPUTS[(name, key)])
+    moved = _renumbered_input(store, spec.kind, caller, args)
+    if moved is not None:
+        args = {**args, spec.kind: moved[1]}
     try:
         inp = spec.input_model.model_validate(args)
     except ValidationError as exc:
         statuses = PLAN_STATUSES if spec.kind == "plan" else TASK_STATUSES
         raise ctx.refuse(describe_validation_error(exc, statuses=statuses, hints=spec.hints())) from None
     try:
-        return spec.run(ctx, inp)
+        result = spec.run(ctx, inp)
+        if moved is not None:
+            result.notes.append(f"{moved[0]} is now {moved[1]}: a sync renumbered it; use {moved[1]} from now on.")
+        return result
     except RecordTooLarge as exc:  # reads refuse such a file: the write never happens
         raise ctx.refuse(str(exc)) from None
+
+
+def _renumbered_input(store: Store, kind: str, caller: Caller, args: dict[str, Any]) -> tuple[str, str] | None:
+    """(old, new) when the record the call names was renumbered by a sync of a shared
+    store and the call comes from the session that was told the old id."""
+    record_id = args.get(kind)
+    if not isinstance(record_id, str) or caller.session is None:
+        return None
+    from planwatch.core.sync.aliases import resolve
+
+    new = resolve(store.root, record_id, caller.session)
+    return (record_id, new) if new is not None and new != record_id else None

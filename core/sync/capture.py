@@ -72,7 +72,7 @@ def change_ops(
                 ops.append(clock.op(uid, kind, "add", f=name, v=element))
         for element in before:
             if element not in after:
-                ops.append(clock.op(uid, kind, "rem", f=name, v=element, r=list(tags.get(element) or [])))
+                ops.append(clock.op(uid, kind, "rem", f=name, v=element, r=list(tags.get(element) or [create_id])))
     stamps = ONCE_STAMPS + LATEST_STAMPS if kind == "task" else ("finished",) + LATEST_STAMPS
     for name in stamps:
         value = new.get(name)

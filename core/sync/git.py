@@ -1,0 +1,164 @@
+"""The system `git`, driven as a subprocess over a bare repository with plumbing only.
+
+Why a module of its own: every network step (fetch, push, ls-remote) has a timeout and
+is told apart as *rejected* (the remote moved: a compare-and-swap lost) or *unreachable*
+(offline, refused, killed), and every local step is one batched call, never a process
+per record. The system git's transports and credentials are used as they are; a prompt
+for a password never waits (`GIT_TERMINAL_PROMPT=0`).
+
+- `Git(repo)`; `init()`, `commit(files, parent, message)`, `ref(name)`, `refs(prefix)`,
+  `update_ref(name, new, old)` (a local compare-and-swap), `read(specs)` (one
+  `cat-file --batch` for many blobs), `is_ancestor(a, b)`.
+- `fetch(remote, refspec)`, `push(remote, updates)` → True, or False when rejected;
+  `ls_remote(remote, pattern)`; each raises `GitUnreachable` with git's own last line.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+NETWORK_TIMEOUT = 30.0
+IDENTITY = ("-c", "user.name=planwatch", "-c", "user.email=planwatch@localhost")
+
+
+class GitUnreachable(Exception):
+    """The remote could not be reached (or git failed): the sentence says why."""
+
+
+class GitFailed(Exception):
+    """A local git step failed: the repository under .sync/ is damaged or git is missing."""
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    return env
+
+
+def _last_line(text: str) -> str:
+    """git's own reason: its first `fatal:`/`error:` line, else its last line."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in lines:
+        for prefix in ("fatal: ", "error: "):
+            if line.startswith(prefix):
+                return line[len(prefix) :].rstrip(".")
+    return lines[-1].rstrip(".") if lines else "no answer"
+
+
+class Git:
+    def __init__(self, repo: Path) -> None:
+        self.repo = Path(repo)
+
+    def _run(
+        self, *args: str, data: bytes | None = None, timeout: float | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[bytes]:
+        try:
+            out = subprocess.run(
+                ["git", "--git-dir", str(self.repo), *IDENTITY, *args],
+                input=data,
+                capture_output=True,
+                timeout=timeout,
+                env=_env(),
+                check=False,
+            )
+        except FileNotFoundError as exc:
+            raise GitFailed("git is not installed (planwatch sync runs the system git)") from exc
+        except subprocess.TimeoutExpired as exc:
+            raise GitUnreachable(f"git {args[0]} took longer than {timeout:.0f} s") from exc
+        if check and out.returncode != 0:
+            raise GitFailed(f"git {args[0]} failed: {_last_line(out.stderr.decode('utf-8', 'replace'))}")
+        return out
+
+    def init(self) -> None:
+        if (self.repo / "HEAD").exists():
+            return
+        self.repo.parent.mkdir(parents=True, exist_ok=True)
+        out = subprocess.run(["git", "init", "--bare", "-q", str(self.repo)], capture_output=True, env=_env())
+        if out.returncode != 0:
+            raise GitFailed(f"git init failed: {_last_line(out.stderr.decode('utf-8', 'replace'))}")
+
+    def blob(self, data: bytes) -> str:
+        return self._run("hash-object", "-w", "--stdin", data=data).stdout.decode().strip()
+
+    def commit(self, files: dict[str, bytes], parent: str | None, message: str) -> str:
+        entries = "".join(f"100644 blob {self.blob(data)}\t{name}\n" for name, data in sorted(files.items()))
+        tree = self._run("mktree", data=entries.encode()).stdout.decode().strip()
+        args = ["commit-tree", tree, "-m", message]
+        if parent:
+            args += ["-p", parent]
+        return self._run(*args).stdout.decode().strip()
+
+    def ref(self, name: str) -> str | None:
+        out = self._run("rev-parse", "--verify", "-q", name + "^{commit}", check=False)
+        return out.stdout.decode().strip() or None if out.returncode == 0 else None
+
+    def refs(self, prefix: str) -> dict[str, str]:
+        out = self._run("for-each-ref", "--format=%(objectname) %(refname)", prefix)
+        found: dict[str, str] = {}
+        for line in out.stdout.decode().splitlines():
+            sha, _, name = line.partition(" ")
+            found[name] = sha
+        return found
+
+    def update_ref(self, name: str, new: str, old: str | None = None) -> None:
+        self._run("update-ref", name, new, old or "0" * 40)
+
+    def set_ref(self, name: str, new: str) -> None:
+        self._run("update-ref", name, new)
+
+    def read(self, specs: list[str]) -> dict[str, bytes | None]:
+        """Each `<commit>:<path>` → the blob's bytes, None when there is none."""
+        if not specs:
+            return {}
+        out = self._run("cat-file", "--batch", data="".join(s + "\n" for s in specs).encode()).stdout
+        found: dict[str, bytes | None] = {}
+        at = 0
+        for spec in specs:
+            end = out.index(b"\n", at)
+            header = out[at:end].decode()
+            at = end + 1
+            if header.endswith(" missing") or header.endswith(" ambiguous"):
+                found[spec] = None
+                continue
+            size = int(header.rsplit(" ", 1)[1])
+            found[spec] = out[at : at + size]
+            at += size + 1
+        return found
+
+    def is_ancestor(self, a: str, b: str) -> bool:
+        return self._run("merge-base", "--is-ancestor", a, b, check=False).returncode == 0
+
+    def first_parents(self, tip: str) -> list[str]:
+        return self._run("rev-list", "--first-parent", tip).stdout.decode().split()
+
+    # -- the network
+
+    def fetch(self, remote: str, refspec: str) -> None:
+        out = self._run("fetch", "--no-tags", "-q", remote, refspec, timeout=NETWORK_TIMEOUT, check=False)
+        if out.returncode != 0:
+            raise GitUnreachable(_last_line(out.stderr.decode("utf-8", "replace")))
+
+    def push(self, remote: str, updates: dict[str, str]) -> bool:
+        """Push `{ref: commit}` without force, atomically; False when the remote refused
+        because a ref moved (the compare-and-swap lost)."""
+        specs = [f"{sha}:{ref}" for ref, sha in sorted(updates.items())]
+        out = self._run("push", "--atomic", "--porcelain", "-q", remote, *specs, timeout=NETWORK_TIMEOUT, check=False)
+        if out.returncode == 0:
+            return True
+        text = out.stdout.decode("utf-8", "replace")
+        if any(line.startswith("!") for line in text.splitlines()):
+            return False
+        raise GitUnreachable(_last_line(out.stderr.decode("utf-8", "replace")))
+
+    def ls_remote(self, remote: str, pattern: str) -> dict[str, str]:
+        out = self._run("ls-remote", remote, pattern, timeout=NETWORK_TIMEOUT, check=False)
+        if out.returncode != 0:
+            raise GitUnreachable(_last_line(out.stderr.decode("utf-8", "replace")))
+        found: dict[str, str] = {}
+        for line in out.stdout.decode().splitlines():
+            sha, _, name = line.partition("\t")
+            found[name] = sha
+        return found

@@ -1,0 +1,880 @@
+"""This host's replica of a shared store: one pass of `planwatch sync`, init and join.
+
+The store folder stays what it was (`tasks/`, `plans/`, `.lock`, `.ids`): it is the
+rendered view and the place for hand edits. Beside it, `<store>/.sync/`:
+
+- `repo.git` — a bare repository written with plumbing only: this host's log
+  `refs/planwatch/log/<host>` (each commit's `ops.jsonl` the whole log so far, one
+  operation a line) and what was fetched of the remote's `refs/planwatch/*` under
+  `refs/pwremote/*`.
+- `config.json` — the remote, this host's id, the signing key, `shareSessionPlans`.
+- `state.json` — the operations not yet in the log (`pending`), the clock, per record
+  its last renders (fields and heads, so a hand edit is diffed against the version its
+  editor loaded) and the hash of the text last rendered, the logs taken from each host,
+  the last pass's outcome; written atomically under the store lock.
+- `mint.json` (core/sync/mint.py), `aliases.json` (core/sync/aliases.py).
+
+One pass (`Replica.sync`): under the store lock, capture the local changes (every file
+that differs from its last render) into operations and commit them to this host's log;
+without the lock, fetch; under the lock again, take the other hosts' logs (only as
+extensions of what was held: a log that was rewritten is refused), claim an id range
+and renumber the provisional ids when needed, and push this host's log (with the ids
+ref, atomically, when a range is claimed) without force — a rejection means another
+host moved the ids ref: fetch and try again; then rebuild the store by the merge and
+render the records whose text changed. The tools never wait on the network: the lock
+is not held while git talks to the remote.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from planwatch.core.atomic import atomic_write, fsync_dir
+from planwatch.core.regular import read_regular
+from planwatch.core.store.approvals import approvals_of, digest
+from planwatch.core.store.recordfile import RecordProblem, read_record_settled, relative_name
+from planwatch.core.store.records import Store
+from planwatch.core.store.schema import RecordInvalid, format_stamp, id_number
+from planwatch.core.sync import signing
+from planwatch.core.sync.aliases import add_aliases
+from planwatch.core.sync.capture import Clock, change_ops, choose_base, create_ops
+from planwatch.core.sync.fields import fields_of, record_of, render
+from planwatch.core.sync.git import Git, GitUnreachable
+from planwatch.core.sync.merge import Merged, MergedRecord, merge
+from planwatch.core.sync.mint import in_ranges, left_in_ranges, read_mint, write_mint
+from planwatch.core.sync.ops import Op, decode_line, encode, new_uid
+
+log = logging.getLogger(__name__)
+
+SYNC_DIR = ".sync"
+LOG_REF = "refs/planwatch/log/"
+IDS_REF = "refs/planwatch/ids"
+POLICY_REF = "refs/planwatch/policy"
+FETCHED = "refs/pwremote/"
+REFSPEC = "+refs/planwatch/*:refs/pwremote/*"
+RENDERS_KEPT = 4
+TASK_RANGE, PLAN_RANGE = 32, 8
+LOW_WATER = {"t": 4, "p": 1}
+KEEP_WINDOW = 256
+"""A provisional number this close above the next free one keeps its number when its
+host claims the range holding it (a join: records renumbered only where they clash)."""
+PUSH_ATTEMPTS = 12
+_HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+class SyncError(Exception):
+    """A sync that cannot go on: the sentence says why and what to do."""
+
+
+@dataclass
+class PassReport:
+    reached: bool
+    pulled: int = 0
+    hosts: int = 0
+    pushed: int = 0
+    renumbered: list[tuple[str, str]] = field(default_factory=list)
+    contested: int = 0
+    problems: list[str] = field(default_factory=list)
+    reason: str = ""
+
+    def line(self) -> str:
+        if not self.reached:
+            return f"sync: could not reach the remote ({self.reason}); the store works as before, changes kept for the next sync."
+        parts = [
+            f"pulled {self.pulled} change{'s' * (self.pulled != 1)} from {self.hosts} host{'s' * (self.hosts != 1)}"
+        ]
+        parts.append(f"pushed {self.pushed}")
+        if self.renumbered:
+            parts.append("renumbered " + ", ".join(f"{a}→{b}" for a, b in self.renumbered))
+        if self.contested:
+            parts.append(f"{self.contested} contested")
+        return "sync: " + ", ".join(parts)
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _now() -> str:
+    return format_stamp(datetime.now(UTC))
+
+
+def default_host_id() -> str:
+    name = re.sub(r"[^A-Za-z0-9._-]", "-", socket.gethostname())[:40].strip("-.") or "host"
+    return f"{name}-{os.urandom(3).hex()}"
+
+
+class Replica:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.dir = store.root / SYNC_DIR
+        self.git = Git(self.dir / "repo.git")
+        self.config: dict[str, Any] = self._read_json("config.json", {})
+        self.state: dict[str, Any] = {}
+
+    # -- files
+
+    def _read_json(self, name: str, default: Any) -> Any:
+        path = self.dir / name
+        try:
+            raw = read_regular(path, 256_000_000, follow=False)
+        except FileNotFoundError:
+            return default
+        except OSError as exc:
+            raise SyncError(f"Could not read {path}: {exc.strerror or exc}.") from exc
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except ValueError as exc:
+            raise SyncError(f"{path} is not valid JSON ({exc}); nothing was synced.") from exc
+
+    def _write_json(self, name: str, data: Any) -> None:
+        atomic_write(self.dir / name, json.dumps(data, sort_keys=True, ensure_ascii=False) + "\n")
+
+    @property
+    def shared(self) -> bool:
+        return bool(self.config.get("remote")) and bool(self.config.get("host"))
+
+    @property
+    def host(self) -> str:
+        return str(self.config["host"])
+
+    @property
+    def remote(self) -> str:
+        return str(self.config["remote"])
+
+    def _load_state(self) -> None:
+        self.state = self._read_json("state.json", {})
+        self.state.setdefault("seq", 0)
+        self.state.setdefault("lamport", 0)
+        self.state.setdefault("pending", [])
+        self.state.setdefault("records", {})
+        self.state.setdefault("held", {})
+        self.state.setdefault("verified", {})
+        self.state.setdefault("problems", [])
+
+    def _save_state(self) -> None:
+        self._write_json("state.json", self.state)
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        with self.store.lock():
+            self._load_state()
+            yield
+            self._save_state()
+
+    # -- set-up
+
+    def configure(self, remote: str, host: str | None, **options: Any) -> None:
+        host = host or self.config.get("host") or default_host_id()
+        if not _HOST.fullmatch(host):
+            raise SyncError(f"A host id is letters, digits, '.', '_' or '-' (up to 64), not {host!r}.")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.git.init()
+        self.config = {
+            **self.config,
+            "remote": remote,
+            "host": host,
+            **{k: v for k, v in options.items() if v is not None},
+        }
+        self._write_json("config.json", self.config)
+
+    def init(self, remote: str, host: str | None = None, policy: bytes | None = None, **options: Any) -> PassReport:
+        """Publish this store to an empty remote: every record keeps its id."""
+        self.configure(remote, host, **options)
+        try:
+            self.git.fetch(remote, REFSPEC)
+        except GitUnreachable as exc:
+            raise SyncError(f"Could not reach {remote}: {exc}.") from exc
+        if self.git.ref(FETCHED + "ids"):
+            raise SyncError(f"{remote} already holds a shared store; use planwatch sync join {remote}.")
+        with self._locked():
+            counter = self.store._read_ids()
+            ids_doc: dict[str, Any] = {"next": {}, "ranges": []}
+            for prefix, size in self._sizes():
+                folder = self.store.tasks_dir if prefix == "t" else self.store.plans_dir
+                from planwatch.core.store.ids import highest_on_disk
+
+                top = max(counter.get(prefix, 0), highest_on_disk(folder, prefix)) + size
+                ids_doc["ranges"].append([self.host, prefix, 1, top])
+                ids_doc["next"][prefix] = top + 1
+            ids_commit = self.git.commit({"ids.json": _doc(ids_doc)}, None, "planwatch: the first ranges")
+            updates = {IDS_REF: ids_commit}
+            if policy is not None:
+                updates[POLICY_REF] = self.git.commit({"policy.json": policy}, None, "planwatch: the policy")
+        if not self.git.push(remote, updates):
+            raise SyncError(f"{remote} already holds a shared store; use planwatch sync join {remote}.")
+        self.git.fetch(remote, REFSPEC)
+        self._pin_policy()
+        return self.sync()
+
+    def join(self, remote: str, host: str | None = None, **options: Any) -> PassReport:
+        """Make this store a replica of the remote's; its own records are kept (renumbered where they clash)."""
+        self.configure(remote, host, **options)
+        try:
+            self.git.fetch(remote, REFSPEC)
+        except GitUnreachable as exc:
+            raise SyncError(f"Could not reach {remote}: {exc}.") from exc
+        if not self.git.ref(FETCHED + "ids"):
+            raise SyncError(f"{remote} holds no shared store yet; use planwatch sync init {remote} to publish one.")
+        if self.git.ref(FETCHED + "log/" + self.host):
+            raise SyncError(
+                f"{remote} already has a log for the host id {self.host} (a copied .sync folder?); "
+                "join with another --host."
+            )
+        self._pin_policy()
+        return self.sync()
+
+    def _pin_policy(self) -> None:
+        ids_tip = self.git.ref(FETCHED + "ids")
+        if ids_tip and not self.config.get("store"):
+            self.config["store"] = self.git.first_parents(ids_tip)[-1]  # the store's own id: its first ranges
+            self._write_json("config.json", self.config)
+        tip = self.git.ref(FETCHED + "policy")
+        if tip and not self.config.get("policyPin"):
+            self.config["policyPin"] = self.git.first_parents(tip)[-1]
+            self._write_json("config.json", self.config)
+
+    # -- one pass
+
+    def sync(self) -> PassReport:
+        if not self.shared:
+            raise SyncError(
+                "This store is not shared; use planwatch sync init <remote> or planwatch sync join <remote>."
+            )
+        report = PassReport(reached=False)
+        with self._locked():
+            self._capture(report)  # the journal: kept in pending until the log can take it
+        try:
+            self.git.fetch(self.remote, REFSPEC)
+        except GitUnreachable as exc:
+            report.reason = str(exc)
+            with self._locked():
+                self._rebuild(report)
+                self._finish(report)
+            return report
+        report.reached = True
+        for _attempt in range(PUSH_ATTEMPTS):
+            with self._locked():
+                self._recover()
+                self._capture(report)
+                self._commit_ready()
+                self._take_remote_logs(report)
+                updates, renumber, ids_commit = self._prepare_push()
+            if not updates:
+                break
+            try:
+                ok = self.git.push(self.remote, updates)
+            except GitUnreachable as exc:
+                report.reached, report.reason = False, str(exc)
+                break
+            if ok:
+                with self._locked():
+                    self._pushed(updates, renumber, ids_commit, report)
+                break
+            try:
+                self.git.fetch(self.remote, REFSPEC)
+            except GitUnreachable as exc:
+                report.reached, report.reason = False, str(exc)
+                break
+        else:
+            report.problems.append("the remote kept moving; this host's changes wait for the next sync")
+        with self._locked():
+            self._rebuild(report)
+            self._finish(report)
+        return report
+
+    def _finish(self, report: PassReport) -> None:
+        self.state["last"] = {"at": _now(), "reached": report.reached, "line": report.line()}
+
+    # -- the log
+
+    def _own_ref(self) -> str:
+        return LOG_REF + self.host
+
+    def _log_ops(self, commit: str | None, host: str) -> list[Op]:
+        if not commit:
+            return []
+        raw = self.git.read([f"{commit}:ops.jsonl"]).get(f"{commit}:ops.jsonl") or b""
+        ops = []
+        for line in raw.decode("utf-8", "replace").splitlines():
+            op = decode_line(line, host)
+            if op is not None:
+                ops.append(op)
+        return ops
+
+    def _own_ops(self) -> list[Op]:
+        return self._log_ops(self.git.ref(self._own_ref()), self.host)
+
+    def _recover(self) -> None:
+        """What a pass killed half-way left: our log on the remote ahead of the local one
+        (a push that landed before the local refs moved) is ours; pending operations the
+        log holds are done, and a renumbering that landed is applied here."""
+        fetched = self.git.ref(FETCHED + "log/" + self.host)
+        own = self.git.ref(self._own_ref())
+        if fetched and fetched != own and (own is None or self.git.is_ancestor(own, fetched)):
+            self.git.set_ref(self._own_ref(), fetched)
+        elif fetched and own and fetched != own and not self.git.is_ancestor(fetched, own):
+            # a local commit made after a push that landed unseen: the remote's log is
+            # ours; what only the local one holds goes back to pending
+            remote_ids = {op["o"] for op in self._log_ops(fetched, self.host)}
+            extra = [op for op in self._log_ops(own, self.host) if op["o"] not in remote_ids]
+            self.git.set_ref(self._own_ref(), fetched)
+            self.state["pending"] = extra + self.state["pending"]
+        logged = {op["o"]: op for op in self._own_ops()}
+        if not logged:
+            return
+        renumber: dict[str, str] = {}
+        keep = []
+        for op in self.state["pending"]:
+            done = logged.get(op["o"])
+            if done is None:
+                keep.append(op)
+            elif op["t"] == "new" and done.get("i") != op.get("i"):
+                renumber[op["i"]] = done["i"]
+        if renumber:
+            self._apply_renumber(renumber, None, done=self.state["pending"])
+        self.state["pending"] = keep
+
+    def _clock(self) -> Clock:
+        return Clock(self.host, int(self.state["seq"]), int(self.state["lamport"]))
+
+    def _tick(self, clock: Clock) -> None:
+        self.state["seq"], self.state["lamport"] = clock.seq, clock.lamport
+
+    def _all_ops(self) -> list[Op]:
+        ops = list(self._own_ops()) + list(self.state["pending"])
+        for host, commit in sorted(self.state["held"].items()):
+            if host != self.host:
+                ops.extend(self._log_ops(commit, host))
+        return ops
+
+    def _merged(self) -> Merged:
+        ops = self._all_ops()
+        return merge(ops, self._verified(ops))
+
+    def _take_remote_logs(self, report: PassReport) -> None:
+        fetched = self.git.refs(FETCHED + "log/")
+        lamport = int(self.state["lamport"])
+        for name, tip in sorted(fetched.items()):
+            host = name[len(FETCHED + "log/") :]
+            if host == self.host:
+                continue
+            held = self.state["held"].get(host)
+            if held == tip:
+                continue
+            if held and not self._extends(held, tip, host):
+                report.problems.append(
+                    f"the log of host {host} was rewritten on the remote; its new part is refused (kept: what was held)"
+                )
+                continue
+            new_ops = self._log_ops(tip, host)
+            before = len(self._log_ops(held, host)) if held else 0
+            report.pulled += max(0, len(new_ops) - before)
+            report.hosts += 1
+            for op in new_ops:
+                lamport = max(lamport, int(op["c"]))
+            self.state["held"][host] = tip
+        self.state["lamport"] = lamport
+
+    def _extends(self, held: str, tip: str, host: str) -> bool:
+        if not self.git.is_ancestor(held, tip):
+            return False
+        a, b = (self.git.read([f"{c}:ops.jsonl"]).get(f"{c}:ops.jsonl") or b"" for c in (held, tip))
+        return b.startswith(a)
+
+    def _held_back(self, op: Op, provisional: set[str], prov_uids: set[str], private: set[str]) -> bool:
+        if op["u"] in prov_uids or op["u"] in private:
+            return True
+        value = op.get("v")
+        if op["t"] in ("add", "rem") and value in provisional:
+            return True
+        if op["t"] == "set" and op.get("f") == "plan" and value in provisional:
+            return True
+        if op["t"] == "new":
+            v = op["v"]
+            if v.get("plan") in provisional or any(b in provisional for b in v.get("blockedBy") or ()):
+                return True
+        return False
+
+    def _provisional(self) -> tuple[set[str], set[str]]:
+        creates = [op for op in self.state["pending"] if op["t"] == "new" and op.get("p")]
+        return {op["i"] for op in creates}, {op["u"] for op in creates}
+
+    def _private(self) -> set[str]:
+        if self.config.get("shareSessionPlans"):
+            return set()
+        out = set()
+        for op in self._own_ops() + self.state["pending"]:
+            if op["t"] == "new":
+                v = op["v"]
+                scope = v.get("scope") or {}
+                if v.get("source") or (isinstance(scope, dict) and scope.get("kind") == "session"):
+                    out.add(op["u"])
+        return out
+
+    def _commit_ready(self) -> None:
+        """Pending operations that may be published go into this host's log (locally)."""
+        provisional, prov_uids = self._provisional()
+        private = self._private()
+        ready = [op for op in self.state["pending"] if not self._held_back(op, provisional, prov_uids, private)]
+        if not ready:
+            return
+        self._append_log(ready)
+        ids = {op["o"] for op in ready}
+        self.state["pending"] = [op for op in self.state["pending"] if op["o"] not in ids]
+
+    def _log_commit(self, ops: list[Op]) -> str:
+        own = self.git.ref(self._own_ref())
+        key = f"{own}:ops.jsonl"
+        raw = (self.git.read([key]).get(key) or b"") if own else b""
+        text = raw + "".join(encode(_public(op)) + "\n" for op in ops).encode("utf-8", "surrogatepass")
+        return self.git.commit({"ops.jsonl": text}, own, f"planwatch: {len(ops)} changes from {self.host}")
+
+    def _append_log(self, ops: list[Op]) -> None:
+        own = self.git.ref(self._own_ref())
+        new = self._log_commit(ops)
+        self.git.update_ref(self._own_ref(), new, own)
+
+    # -- ids
+
+    def _ids_doc(self) -> dict[str, Any] | None:
+        tip = self.git.ref(FETCHED + "ids")
+        if not tip:
+            return None
+        raw = self.git.read([f"{tip}:ids.json"]).get(f"{tip}:ids.json")
+        try:
+            doc = json.loads(raw or b"")
+        except ValueError:
+            return None
+        return doc if isinstance(doc, dict) else None
+
+    def _sync_mint(self) -> dict[str, Any]:
+        """mint.json's ranges from the ids ref (the ranges it gave this host)."""
+        doc = self._ids_doc() or {"ranges": []}
+        data = read_mint(self.dir)
+        ranges: dict[str, list[list[int]]] = {"t": [], "p": []}
+        for host, kind, lo, hi in doc.get("ranges", ()):
+            if host == self.host and kind in ranges:
+                ranges[kind].append([int(lo), int(hi)])
+        data["ranges"] = ranges
+        data.setdefault("cursor", {"t": 0, "p": 0})
+        if data != read_mint(self.dir):
+            write_mint(self.dir, data)
+        return data
+
+    def _prepare_push(self) -> tuple[dict[str, str], dict[str, str], str | None]:
+        """What to push: this host's log, and with it the ids ref when a range is claimed
+        (the provisional ids renumbered into it, in the same atomic push)."""
+        own = self.git.ref(self._own_ref())
+        fetched_own = self.git.ref(FETCHED + "log/" + self.host)
+        mint = self._sync_mint()
+        provisional = [op for op in self.state["pending"] if op["t"] == "new" and op.get("p")]
+        low = any(left_in_ranges(mint, k) < self._low_water(k) for k in ("t", "p"))
+        doc = self._ids_doc()
+        if doc is None or (not provisional and not low):
+            if own and own != fetched_own:
+                return {self._own_ref(): own}, {}, None
+            return {}, {}, None
+        renumber: dict[str, str] = {}
+        doc = json.loads(json.dumps(doc))
+        for prefix, size in self._sizes():
+            mine = sorted(id_number(op["i"]) for op in provisional if op["i"][0] == prefix)
+            if not mine and left_in_ranges(mint, prefix) >= self._low_water(prefix):
+                continue
+            start = int(doc["next"].get(prefix, 1))
+            keep = [n for n in mine if start <= n < start + KEEP_WINDOW]
+            top = max([start + size + len(mine) - 1, *(n + size for n in keep)])
+            free = (n for n in range(start, top + 1) if n not in keep)
+            for n in mine:
+                renumber[f"{prefix}{n}"] = f"{prefix}{n}" if n in keep else f"{prefix}{next(free)}"
+            doc["ranges"].append([self.host, prefix, start, top])
+            doc["next"][prefix] = top + 1
+        tip = self.git.ref(FETCHED + "ids")
+        ids_commit = self.git.commit({"ids.json": _doc(doc)}, tip, f"planwatch: a range for {self.host}")
+        # the provisional records' operations, renumbered, go into the log with the claim
+        held = [_renumbered(op, renumber, final=True) for op in self.state["pending"]]
+        private = self._private()
+        publish = [op for op in held if not self._held_back(op, set(), set(), private)]
+        updates = {IDS_REF: ids_commit}
+        if publish:
+            updates[self._own_ref()] = self._log_commit(publish)
+        elif own and own != fetched_own:
+            updates[self._own_ref()] = own
+        return updates, renumber, ids_commit
+
+    def _sizes(self) -> tuple[tuple[str, int], tuple[str, int]]:
+        return (
+            ("t", int(self.config.get("taskRange") or TASK_RANGE)),
+            ("p", int(self.config.get("planRange") or PLAN_RANGE)),
+        )
+
+    def _low_water(self, prefix: str) -> int:
+        size = int(self.config.get("taskRange" if prefix == "t" else "planRange") or 0)
+        return min(LOW_WATER[prefix], max(1, size // 4)) if size else LOW_WATER[prefix]
+
+    def _pushed(
+        self, updates: dict[str, str], renumber: dict[str, str], ids_commit: str | None, report: PassReport
+    ) -> None:
+        own = self.git.ref(self._own_ref())
+        before = len(self._log_ops(self.git.ref(FETCHED + "log/" + self.host), self.host))
+        new_own = updates.get(self._own_ref())
+        if new_own and new_own != own:
+            self.git.set_ref(self._own_ref(), new_own)
+        for ref, sha in updates.items():
+            self.git.set_ref(FETCHED + ref[len("refs/planwatch/") :], sha)
+        logged = {op["o"] for op in self._own_ops()}
+        report.pushed += len(logged) - before
+        if renumber:
+            self._apply_renumber(renumber, report, done=self.state["pending"])
+        self.state["pending"] = [op for op in self.state["pending"] if op["o"] not in logged]
+        mint = self._sync_mint()
+        for new in renumber.values():
+            cursor = mint.setdefault("cursor", {})
+            cursor[new[0]] = max(int(cursor.get(new[0], 0)), id_number(new))
+        write_mint(self.dir, mint)
+
+    def _apply_renumber(
+        self, renumber: dict[str, str], report: PassReport | None, *, done: list[Op] | None = None, final: bool = True
+    ) -> None:
+        """Provisional ids → their final ids (or, `final=False`, fresh provisional ones):
+        the records' ids and every reference held here; the session each was minted in
+        may still say the old id. `done`: the pending operations as they were before
+        (their creates name the session)."""
+        sessions = {}
+        for op in done if done is not None else self.state["pending"]:
+            if op["t"] == "new":
+                created = op["v"].get("created") or {}
+                sessions[op["u"]] = created.get("in") if isinstance(created, dict) else None
+        self.state["pending"] = [_renumbered(op, renumber, final=final) for op in self.state["pending"]]
+        aliases = []
+        for uid, rec in self.state["records"].items():
+            old = rec.get("id")
+            if old in renumber and renumber[old] != old:
+                rec.setdefault("moved_from", old)
+                rec["id"] = renumber[old]
+                aliases.append({"old": old, "new": renumber[old], "session": sessions.get(uid), "uid": uid})
+            for render_ in rec.get("renders", ()):
+                render_["fields"] = _renumber_fields(render_["fields"], renumber)
+        add_aliases(self.dir, aliases)
+        if report is not None:
+            report.renumbered.extend(sorted((a, b) for a, b in renumber.items() if a != b))
+
+    # -- capture: local files → operations
+
+    def _capture(self, report: PassReport) -> None:
+        records: dict[str, Any] = self.state["records"]
+        by_id = {rec["id"]: uid for uid, rec in records.items() if not rec.get("gone")}
+        clock = self._clock()
+        for op in self._all_ops():
+            clock.see(int(op["c"]))
+        mint = self._sync_mint()
+        merged_ids = {rec["id"] for rec in records.values() if not rec.get("gone")}
+        ledger = approvals_of(self.store)
+        problems: list[str] = []
+        seen: set[str] = set()
+        new_pending: list[Op] = []
+        for kind, folder in (("task", self.store.tasks_dir), ("plan", self.store.plans_dir)):
+            prefix = kind[0]
+            try:
+                names = sorted(os.listdir(folder))
+            except FileNotFoundError:
+                names = []
+            for name in names:
+                if not re.fullmatch(prefix + r"[1-9][0-9]{0,8}\.md", name):
+                    continue
+                record_id = name[:-3]
+                path = folder / name
+                seen.add(record_id)
+                uid = by_id.get(record_id)
+                known = records.get(uid) if uid else None
+                try:
+                    text = read_regular(path, 2_000_000, follow=False).decode("utf-8")
+                except (OSError, UnicodeDecodeError):
+                    text = None
+                if known is not None and text is not None and _sha(text) == known.get("sha"):
+                    continue  # as this host last rendered it
+                result, _ = read_record_settled(path, kind)
+                if isinstance(result, RecordProblem) or result is None:
+                    if isinstance(result, RecordProblem):
+                        problems.append(
+                            f"{result.message} — left out of sync and never overwritten until it parses again"
+                        )
+                    continue
+                fields = fields_of(result)
+                if known is None:
+                    final = in_ranges(mint, prefix, id_number(record_id)) and record_id not in merged_ids
+                    ops = create_ops(clock, kind, record_id, fields)
+                    if not final:
+                        ops[0]["p"] = 1
+                    new_uid_ = str(ops[0]["u"])
+                    ops += self._approval_op(clock, new_uid_, kind, result, None, ledger, problems)
+                    records[new_uid_] = {
+                        "kind": kind,
+                        "id": record_id,
+                        "renders": [],
+                        "sha": _sha(text or ""),
+                        "create": ops[0]["o"],
+                    }
+                    by_id[record_id] = new_uid_
+                    new_pending += ops
+                    continue
+                assert uid is not None  # a known record has one
+                create_op = known.get("create") or self._create_of(uid)
+                if known.get("renders"):
+                    base = choose_base(known["renders"], fields)
+                else:
+                    found = self._create_op(uid)
+                    base = {"fields": dict(found["v"]) if found else {}, "heads": {}}
+                ops = change_ops(clock, uid, kind, create_op, base, fields)
+                if fields.get("approved") != base["fields"].get("approved"):
+                    ops += self._approval_op(clock, uid, kind, result, base["fields"].get("approved"), ledger, problems)
+                new_pending += ops
+                known["sha"] = _sha(text or "")
+        for record_id, uid in sorted(by_id.items()):
+            rec = records[uid]
+            if record_id not in seen and not rec.get("gone") and rec.get("renders"):
+                new_pending.append(clock.op(uid, rec["kind"], "del"))
+                rec["gone"] = True
+        self.state["pending"].extend(new_pending)
+        self.state["problems"] = problems
+        report.problems.extend(problems)
+        self._tick(clock)
+
+    def _create_op(self, uid: str) -> Op | None:
+        for op in self.state["pending"] + self._own_ops():
+            if op["u"] == uid and op["t"] == "new":
+                return op
+        return None
+
+    def _create_of(self, uid: str) -> str:
+        found = self._create_op(uid)
+        return found["o"] if found else ""
+
+    def _approval_op(
+        self, clock: Clock, uid: str, kind: str, rec: Any, before: Any, ledger: Any, problems: list[str]
+    ) -> list[Op]:
+        stamp = rec.approved
+        if stamp is None:
+            return []
+        if ledger.why_not(rec) is not None:
+            problems.append(
+                f"{rec.id}: its approved stamp was not made by an approval call of this host; not shared, and put back"
+            )
+            return []
+        op = clock.op(uid, kind, "approve", v=fields_of(rec)["approved"], d=digest(rec), sig=None)
+        op["sig"] = signing.sign_approval(self, op)
+        return [op]
+
+    # -- approvals
+
+    def _verified(self, ops: list[Op]) -> frozenset[str]:
+        """The approvals whose signatures verify against the policy (cached per op and policy)."""
+        key = signing.policy_key(self)
+        cache = self.state.get("verified") or {}
+        if cache.get("policy") != key:
+            cache = {"policy": key, "ops": {}}
+        self.state["verified"] = cache
+        known: dict[str, bool] = cache["ops"]
+        policy = signing.current_policy(self)
+        good: set[str] = set()
+        for op in ops:
+            if op["t"] != "approve":
+                continue
+            found = known.get(op["o"])
+            if found is None:
+                found = policy is not None and signing.verify_approval(self, op, policy)
+                known[op["o"]] = found
+            if found:
+                good.add(op["o"])
+        return frozenset(good)
+
+    # -- rebuild: operations → files
+
+    def _rebuild(self, report: PassReport) -> None:
+        self._reprovision(self._merged())
+        ops = self._all_ops()
+        merged = merge(ops, self._verified(ops))
+        records: dict[str, Any] = self.state["records"]
+        taken: dict[str, str] = {}
+        live = sorted(merged.records.values(), key=lambda r: (r.create["c"], r.create["h"], r.create["o"]))
+        for rec in live:
+            if rec.id in taken:
+                report.problems.append(f"{rec.id} is claimed by two records; the later one is left out")
+                continue
+            taken[rec.id] = rec.uid
+        # files that no longer hold their record: renumbered or removed
+        for uid, rec in list(records.items()):
+            moved = rec.pop("moved_from", None)
+            if moved and moved != rec.get("id"):
+                self._unlink_if_unchanged(self._path(rec["kind"], moved), rec)
+            if uid not in merged.records and uid in merged.removed:
+                self._unlink_if_unchanged(self._path(rec["kind"], rec["id"]), rec)
+                records.pop(uid)
+        contested = 0
+        ledger_adds = []
+        for rec in live:
+            if taken.get(rec.id) != rec.uid:
+                continue
+            state = records.setdefault(rec.uid, {"kind": rec.kind, "id": rec.id, "renders": [], "sha": None})
+            state["id"], state["create"] = rec.id, rec.create["o"]
+            state.pop("gone", None)
+            text = render(rec.kind, rec.id, rec.fields)
+            path = self._path(rec.kind, rec.id)
+            current = _text_or_none(path)
+            if current is not None and _sha(current) != state.get("sha") and current != text:
+                report.problems.append(
+                    f"{relative_name(path)} changed since this host rendered it and could not be captured; not overwritten"
+                )
+                continue
+            if current != text:
+                atomic_write(path, text)
+                self.store._bump_ids(rec.id)
+            state["sha"] = _sha(text)
+            renders = [r for r in state["renders"] if r["fields"] != rec.fields]
+            state["renders"] = (renders + [{"fields": rec.fields, "heads": rec.heads}])[-RENDERS_KEPT:]
+            state["contests"] = [[c.field, c.kept, c.lost] for c in rec.contests]
+            state["unverified"] = [
+                {"by": op["v"].get("by"), "at": op["v"].get("at"), "host": op["h"]} for op in rec.unverified
+            ]
+            contested += bool(rec.contests)
+            if rec.fields.get("approved"):
+                ledger_adds.append(rec)
+        report.contested = contested
+        self._ledger(ledger_adds, ops)
+        self.state["removed"] = sorted(f"{kind} {rid}" for kind, rid in merged.removed.values())
+
+    def _ledger(self, recs: list[MergedRecord], all_ops: list[Op]) -> None:
+        """A verified approval counts here as it does where it was made: the host's own
+        record of approvals gets its entry (the digest signed with it)."""
+        ledger = approvals_of(self.store)
+        for rec in recs:
+            try:
+                record = record_of(rec.kind, rec.id, rec.fields)
+            except RecordInvalid:
+                continue
+            if ledger.why_not(record) is None:
+                continue
+            ops = [
+                op
+                for op in all_ops
+                if op["u"] == rec.uid and op["t"] == "approve" and op["v"] == rec.fields["approved"]
+            ]
+            if ops and record.approved is not None:
+                ledger.record_digest(record.id, record.approved, str(ops[0].get("d")))
+
+    def _reprovision(self, merged: Merged) -> None:
+        """A provisional record whose number a published record now holds moves to a
+        fresh provisional number here (renumbered for good at the next claim)."""
+        provisional, _uids = self._provisional()
+        if not provisional:
+            return
+        final = {r.id for r in merged.records.values() if r.id not in provisional}
+        numbers = {p: max([0] + [id_number(r.id) for r in merged.records.values() if r.id[0] == p]) for p in "tp"}
+        counter = self.store._read_ids()
+        moved: dict[str, str] = {}
+        for old in sorted(provisional):
+            if old in final:
+                prefix = old[0]
+                numbers[prefix] = max(numbers[prefix], counter.get(prefix, 0)) + 1
+                moved[old] = f"{prefix}{numbers[prefix]}"
+        if moved:
+            self._apply_renumber(moved, None, final=False)
+
+    def _path(self, kind: str, record_id: str) -> Path:
+        return (self.store.tasks_dir if kind == "task" else self.store.plans_dir) / f"{record_id}.md"
+
+    def _unlink_if_unchanged(self, path: Path, rec: dict[str, Any]) -> None:
+        text = _text_or_none(path)
+        if text is not None and _sha(text) == rec.get("sha"):
+            path.unlink(missing_ok=True)
+            fsync_dir(path.parent)
+
+    # -- status
+
+    def status(self) -> dict[str, Any]:
+        self._load_state()
+        hosts: dict[str, dict[str, Any]] = {}
+        for host, _kind, _lo, _hi in (self._ids_doc() or {}).get("ranges", ()):
+            hosts[str(host)] = {"fetched": None, "taken": True}  # claimed ids, wrote nothing yet
+        for name, tip in self.git.refs(FETCHED + "log/").items():
+            host = name[len(FETCHED + "log/") :]
+            held = self.state["held"].get(host)
+            hosts[host] = {"fetched": tip, "taken": held == tip or host == self.host}
+        provisional, _ = self._provisional()
+        contests, unverified = [], []
+        for rec in self.state["records"].values():
+            for f, kept, lost in rec.get("contests") or ():
+                contests.append({"id": rec["id"], "field": f, "kept": kept, "lost": lost})
+            for item in rec.get("unverified") or ():
+                unverified.append({"id": rec["id"], **item})
+        return {
+            "host": self.host,
+            "remote": self.remote,
+            "hosts": hosts,
+            "pending": len(self.state["pending"]),
+            "provisional": sorted(provisional),
+            "contested": contests,
+            "unverified": unverified,
+            "problems": self.state.get("problems", []),
+            "removed": self.state.get("removed", []),
+            "last": self.state.get("last"),
+        }
+
+
+def _doc(data: dict[str, Any]) -> bytes:
+    return (json.dumps(data, sort_keys=True) + "\n").encode()
+
+
+def _public(op: Op) -> Op:
+    return {k: v for k, v in op.items() if k != "p"}
+
+
+def _text_or_none(path: Path) -> str | None:
+    try:
+        return read_regular(path, 2_000_000, follow=False).decode("utf-8", "surrogateescape")
+    except OSError:
+        return None
+
+
+def _rename(value: Any, renumber: dict[str, str]) -> Any:
+    return renumber.get(value, value) if isinstance(value, str) else value
+
+
+def _renumber_fields(fields: dict[str, Any], renumber: dict[str, str]) -> dict[str, Any]:
+    out = dict(fields)
+    if "plan" in out:
+        out["plan"] = _rename(out["plan"], renumber)
+    if "blockedBy" in out and out["blockedBy"]:
+        out["blockedBy"] = [_rename(b, renumber) for b in out["blockedBy"]]
+    return out
+
+
+def _renumbered(op: Op, renumber: dict[str, str], *, final: bool = True) -> Op:
+    if not renumber:
+        return op
+    out = dict(op)
+    if out["t"] == "new":
+        out["i"] = _rename(out["i"], renumber)
+        out["v"] = _renumber_fields(out["v"], renumber)
+        if final and op.get("p") and op["i"] in renumber:
+            out.pop("p", None)
+    elif out["t"] in ("add", "rem") and out.get("f") == "blockedBy":
+        out["v"] = _rename(out["v"], renumber)
+    elif out["t"] == "set" and out.get("f") == "plan":
+        out["v"] = _rename(out["v"], renumber)
+    return out
+
+
+def new_record_uid() -> str:
+    return new_uid()

@@ -1,0 +1,191 @@
+"""Sharing the store through git: hosts as real processes against a real bare remote."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.sync_hosts import Host, bare_remote
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    return bare_remote(tmp_path / "remote.git")
+
+
+def hosts(tmp_path: Path, *names: str) -> list[Host]:
+    return [Host(tmp_path / name, name) for name in names]
+
+
+def test_two_hosts_converge_to_byte_identical_stores(tmp_path: Path, remote: Path) -> None:
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("task", "add", "Write the report")
+    a.ok("plan", "create", "Release", "--goal", "Ship 2.0")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b")
+    assert b.files() == a.files()
+    b.ok("task", "add", "Review the report", "--blocked-by", "t1", "--plan", "p1")
+    a.ok("task", "set", "t1", "--status", "doing", "--note", "drafting")
+    for host in (b, a, b):
+        assert host.ok("sync").startswith("sync: ")
+    assert a.files() == b.files()
+    assert "status: doing" in b.task_text("t1")
+    listed = a.ok("task", "list")
+    assert "Review the report" in listed
+
+
+def test_join_keeps_local_records_renumbered_only_where_they_clash(tmp_path: Path, remote: Path) -> None:
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("task", "add", "From a")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("task", "add", "Local on b")
+    b.ok("task", "add", "Blocked by the local one", "--blocked-by", "t1")
+    line = b.ok("sync", "join", str(remote), "--host", "b")
+    assert "renumbered t1→" in line
+    moved = line.split("renumbered t1→")[1].split(",")[0].strip()
+    assert a.ok("sync") and b.ok("sync")
+    assert a.files() == b.files()
+    titles = {json.loads(a.ok("task", "list", "--json"))[i]["title"] for i in range(3)}
+    assert titles == {"From a", "Local on b", "Blocked by the local one"}
+    blocked = [t for t in json.loads(b.ok("task", "list", "--json")) if t["title"] == "Blocked by the local one"]
+    assert blocked[0]["blockedBy"] == [moved]  # the reference followed the renumbering
+    assert "title: From a" in a.task_text("t1")
+
+
+def test_a_sync_that_cannot_reach_the_remote_exits_3_and_the_store_works_as_before(
+    tmp_path: Path, remote: Path
+) -> None:
+    (a,) = hosts(tmp_path, "a")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    remote.rename(tmp_path / "away.git")
+    a.ok("task", "add", "Written offline")
+    out = a.run("sync")
+    assert out.returncode == 3
+    assert "could not reach the remote" in out.stdout
+    assert "Written offline" in a.ok("task", "list")
+    (tmp_path / "away.git").rename(remote)
+    assert a.run("sync").returncode == 0
+    log = subprocess.run(
+        ["git", "--git-dir", str(remote), "show", "refs/planwatch/log/a:ops.jsonl"], capture_output=True, text=True
+    )
+    assert "Written offline" in log.stdout
+
+
+def test_ids_minted_offline_past_the_range_are_renumbered_with_their_references_and_the_session_is_told(
+    tmp_path: Path, remote: Path
+) -> None:
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("sync", "init", str(remote), "--host", "a", "--range", "2")
+    b.ok("sync", "join", str(remote), "--host", "b", "--range", "2")
+    # a uses its range up and goes on offline: the next ids are provisional
+    a.ok("task", "add", "One")
+    a.ok("task", "add", "Two")
+    remote.rename(tmp_path / "away.git")
+    told = a.ok("task", "add", "Made offline", session="sess-1").split()[0]
+    a.ok("task", "add", "Waits for it", "--blocked-by", told)
+    # meanwhile b claims the next ids and uses them
+    (tmp_path / "away.git").rename(remote)
+    b.ok("sync")
+    b.ok("task", "add", "b's own")
+    b.ok("task", "add", "b's second")
+    b.ok("sync")
+    line = a.ok("sync")
+    assert f"renumbered {told}→" in line
+    new = line.split(f"renumbered {told}→")[1].split(",")[0].strip()
+    assert new != told
+    b.ok("sync")
+    a.ok("sync")
+    assert a.files() == b.files()
+    ids = [t["id"] for t in json.loads(a.ok("task", "list", "--json"))]
+    assert len(ids) == len(set(ids)) == 6
+    waits = next(t for t in json.loads(b.ok("task", "list", "--json")) if t["title"] == "Waits for it")
+    assert waits["blockedBy"] == [new]
+    # the session that was told the old id still reaches its record, and hears the new id
+    out = a.run("task", "set", told, "--note", "still mine", session="sess-1")
+    assert out.returncode == 0, out.stderr
+    assert f"{told} is now {new}" in out.stderr
+    assert "note: still mine" in a.task_text(new)
+    # any other caller's old id is the record that holds it now
+    assert "note: still mine" not in (a.task_text(told) if (a.store / "tasks" / f"{told}.md").exists() else "")
+
+
+def test_a_hand_edit_saved_over_a_newer_version_changes_only_what_the_person_changed(
+    tmp_path: Path, remote: Path
+) -> None:
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("task", "add", "Shared task", "--note", "old note")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b")
+    loaded = b.task_text("t1")  # the person's editor loads this version
+    a.ok("task", "set", "t1", "--note", "new note from a")
+    a.ok("sync")
+    b.ok("sync")
+    assert "new note from a" in b.task_text("t1")
+    # their editor saves the version it loaded, with the title changed
+    (b.store / "tasks" / "t1.md").write_text(loaded.replace("title: Shared task", "title: Retitled by hand"))
+    b.ok("sync")
+    a.ok("sync")
+    for host in (a, b):
+        text = host.task_text("t1")
+        assert "title: Retitled by hand" in text
+        assert "note: new note from a" in text  # the remote change they never touched stays
+    assert a.files() == b.files()
+
+
+def test_an_invalid_file_is_reported_and_never_overwritten_until_it_parses(tmp_path: Path, remote: Path) -> None:
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("task", "add", "Shared task")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b")
+    broken = "---\ntitle: [unclosed\n---\n"
+    (b.store / "tasks" / "t1.md").write_text(broken)
+    a.ok("task", "set", "t1", "--note", "changed on a")
+    a.ok("sync")
+    out = b.run("sync")
+    assert out.returncode == 0
+    assert "tasks/t1.md" in out.stderr and "never overwritten" in out.stderr
+    assert b.task_text("t1") == broken
+    (b.store / "tasks" / "t1.md").write_text(a.task_text("t1").replace("Shared task", "Fixed by hand"))
+    b.ok("sync")
+    a.ok("sync")
+    assert "title: Fixed by hand" in a.task_text("t1")
+    assert a.files() == b.files()
+
+
+def test_session_plans_kept_in_the_store_stay_on_their_host_unless_shared(tmp_path: Path, remote: Path) -> None:
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b")
+    a.ok("plan", "create", "Session plan", "--scope", "session:sess-9")
+    a.ok("plan", "create", "Team plan", "--scope", "folder:/srv")
+    a.ok("sync")
+    b.ok("sync")
+    titles = b.ok("plan", "list")
+    assert "Team plan" in titles and "Session plan" not in titles
+    pushed = subprocess.run(
+        ["git", "--git-dir", str(remote), "show", "refs/planwatch/log/a:ops.jsonl"], capture_output=True, text=True
+    ).stdout
+    assert "Session plan" not in pushed and "sess-9" not in pushed
+    assert "Session plan" in a.ok("plan", "list")
+
+
+def test_sync_status_names_hosts_and_what_is_held_back(tmp_path: Path, remote: Path) -> None:
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b")
+    a.ok("sync")
+    status = json.loads(a.ok("sync", "--status", "--json"))
+    assert status["host"] == "a" and set(status["hosts"]) == {"a", "b"}
+    assert status["last"]["reached"] is True
+    text = a.ok("sync", "--status")
+    assert "host a" in text and "last sync:" in text
+
+
+def test_a_store_that_is_not_shared_says_how_to_share_it(tmp_path: Path) -> None:
+    (a,) = hosts(tmp_path, "a")
+    out = a.run("sync")
+    assert out.returncode == 1
+    assert "planwatch sync init" in out.stderr

@@ -1,0 +1,88 @@
+"""Hosts of a shared store for tests: each its own store, settings and host id, the real
+`planwatch` command run as a process, against a bare remote that refuses
+non-fast-forward pushes and deletions (as a team's server would be set up)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bare_remote(path: Path) -> Path:
+    subprocess.run(["git", "init", "-q", "--bare", str(path)], check=True)
+    for key in ("receive.denyNonFastForwards", "receive.denyDeletes"):
+        subprocess.run(["git", "-C", str(path), "config", key, "true"], check=True)
+    return path
+
+
+@dataclass
+class Host:
+    root: Path
+    name: str
+    owner: str = "ana"
+    env_extra: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.settings.write_text(f"owner: {self.owner}\n")
+
+    @property
+    def store(self) -> Path:
+        return self.root / "store"
+
+    @property
+    def settings(self) -> Path:
+        return self.root / "settings.yaml"
+
+    def env(self, session: str | None = None) -> dict[str, str]:
+        env = dict(os.environ)
+        env.update(
+            {
+                "PLANWATCH_STORE": str(self.store),
+                "PLANWATCH_CONFIG": str(self.settings),
+                "PLANWATCH_DATA": str(self.root / "data"),
+                "PLANWATCH_CACHE": str(self.root / "cache"),
+            }
+        )
+        env.pop("PLANWATCH_SESSION", None)
+        env.pop("PLANWATCH_TOKEN", None)
+        if session is not None:
+            env["PLANWATCH_SESSION"] = session
+        env.update(self.env_extra)
+        return env
+
+    def run(self, *argv: str, session: str | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "planwatch.tui.cli", *argv],
+            cwd=ROOT,
+            env=self.env(session),
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    def ok(self, *argv: str, session: str | None = None) -> str:
+        out = self.run(*argv, session=session)
+        assert out.returncode == 0, (
+            f"{self.name}: planwatch {' '.join(argv)} → {out.returncode}\n{out.stdout}{out.stderr}"
+        )
+        return out.stdout
+
+    def files(self) -> dict[str, bytes]:
+        out: dict[str, bytes] = {}
+        for folder in ("tasks", "plans"):
+            base = self.store / folder
+            if base.is_dir():
+                for path in sorted(base.iterdir()):
+                    if path.is_file():
+                        out[f"{folder}/{path.name}"] = path.read_bytes()
+        return out
+
+    def task_text(self, task_id: str) -> str:
+        return (self.store / "tasks" / f"{task_id}.md").read_text()

@@ -1,0 +1,136 @@
+"""`planwatch sync …`: the store shared across hosts through git (docs/sync.md).
+
+- `planwatch sync init REMOTE` — publish this store to an empty remote (records keep their ids).
+- `planwatch sync join REMOTE` — make this store a replica; its own records are kept,
+  renumbered where their ids clash with ids the team already claimed.
+- `planwatch sync` — one pass; exit 0 when it reached the remote, 3 with a sentence
+  when it could not (the local store works as before, its changes kept for later).
+- `planwatch sync --status` (`--json`) — the hosts, what is held back, contested or
+  unverified, the last pass.
+Exit 1 with a sentence when the store cannot be synced at all (not shared, damaged).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from planwatch.tui.cli_store import add_store_option, settings_and_root
+
+
+def register(sub: Any) -> None:
+    sync = sub.add_parser("sync", help="share the store with other hosts through a git remote")
+    sync.add_argument("--status", action="store_true", help="say how this replica stands instead of syncing")
+    sync.add_argument("--json", dest="json_out", action="store_true", help="with --status: as JSON")
+    add_store_option(sync)
+    sync.set_defaults(handler=run_sync)
+    inner = sync.add_subparsers(dest="sync_command", metavar="init|join")
+    for name, what in (
+        ("init", "publish this store to an empty remote"),
+        ("join", "make this store a replica of the remote's (its own records kept)"),
+    ):
+        cmd = inner.add_parser(name, help=what)
+        cmd.add_argument("remote", metavar="REMOTE", help="any URL or path git takes")
+        cmd.add_argument(
+            "--host", default=None, help="this host's id in the team (default: its name and a random tail)"
+        )
+        cmd.add_argument("--signing-key", default=None, help="the SSH private key approvals made here are signed with")
+        cmd.add_argument("--signer", default=None, help="the policy's user whose approvals that key signs")
+        cmd.add_argument(
+            "--share-session-plans",
+            action="store_true",
+            default=None,
+            help="also push the agents' plans kept in the store (off: they stay on this host)",
+        )
+        cmd.add_argument(
+            "--range", type=int, default=None, help="how many task ids this host claims ahead at a time (default 32)"
+        )
+        if name == "init":
+            cmd.add_argument("--policy", default=None, help="the team's policy (JSON: users, roles, public keys)")
+        add_store_option(cmd)
+        cmd.set_defaults(handler=run_sync)
+
+
+def run_sync(args: argparse.Namespace) -> int:
+    from planwatch.core.store.errors import StoreError
+    from planwatch.core.store.records import Store
+    from planwatch.core.sync.git import GitFailed, GitUnreachable
+    from planwatch.core.sync.replica import Replica, SyncError
+
+    _settings, root = settings_and_root(args)
+    if getattr(args, "range", None) is not None and not 1 <= args.range <= 100_000:
+        print("Invalid sync input: --range must be a number of ids from 1 to 100000.", file=sys.stderr)
+        return 2
+    try:
+        replica = Replica(Store(root))
+        command = getattr(args, "sync_command", None)
+        options = {
+            "signingKey": str(Path(args.signing_key).expanduser().resolve())
+            if getattr(args, "signing_key", None)
+            else None,
+            "signer": getattr(args, "signer", None),
+            "shareSessionPlans": getattr(args, "share_session_plans", None),
+            "taskRange": getattr(args, "range", None),
+        }
+        if command == "init":
+            policy = Path(args.policy).read_bytes() if args.policy else None
+            if policy is not None:
+                json.loads(policy)  # refuse a policy that is no JSON before publishing it
+            report = replica.init(args.remote, args.host, policy, **options)
+        elif command == "join":
+            report = replica.join(args.remote, args.host, **options)
+        elif args.status:
+            return _status(replica, args.json_out)
+        else:
+            report = replica.sync()
+    except (SyncError, StoreError, GitFailed) as exc:
+        print(f"planwatch sync: {exc}", file=sys.stderr)
+        return 1
+    except GitUnreachable as exc:
+        print(f"planwatch sync: could not reach the remote ({exc}); the store works as before.", file=sys.stderr)
+        return 3
+    except (OSError, ValueError) as exc:
+        print(f"planwatch sync: {exc}", file=sys.stderr)
+        return 1
+    for problem in dict.fromkeys(report.problems):
+        print(f"planwatch sync: {problem}", file=sys.stderr)
+    print(report.line())
+    return 0 if report.reached else 3
+
+
+def _status(replica: Any, as_json: bool) -> int:
+    from planwatch.core.sync.replica import SyncError
+
+    if not replica.shared:
+        raise SyncError("This store is not shared; use planwatch sync init <remote> or planwatch sync join <remote>.")
+    status = replica.status()
+    if as_json:
+        print(json.dumps(status, indent=1, ensure_ascii=False))
+        return 0
+    from planwatch.core.text import safe_text
+
+    last = status["last"] or {}
+    print(f"host {status['host']} · remote {safe_text(status['remote'], single_line=True)}")
+    print(f"last sync: {last.get('at', 'never')}{'' if last.get('reached', True) else ' (offline)'}")
+    for host, info in sorted(status["hosts"].items()):
+        print(f"  {host}: {'up to date' if info['taken'] else 'behind (not yet taken)'}")
+    print(
+        f"held back: {status['pending']} change(s) not yet pushed; provisional ids: {', '.join(status['provisional']) or 'none'}"
+    )
+    for c in status["contested"]:
+        lost = "; ".join(safe_text(str(v), single_line=True) for v in c["lost"])
+        print(
+            f"contested {c['id']} {c['field']}: kept {safe_text(str(c['kept']), single_line=True)}, also written: {lost}"
+        )
+    for u in status["unverified"]:
+        print(
+            f"unverified approval of {u['id']} by {safe_text(str(u['by']), single_line=True)} (from {u['host']}): not counted"
+        )
+    for p in status["problems"]:
+        print(f"problem: {safe_text(p, single_line=True)}")
+    for r in status["removed"]:
+        print(f"removed: {r}")
+    return 0
