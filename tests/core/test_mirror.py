@@ -326,3 +326,36 @@ def test_qwen_and_pi_lists_are_mirrored_with_their_statuses_mapped(
     assert Mirror(store, ON).update(session, result.plan) is not None
     assert [(title, status) for _, title, status in rows(store)] == expected
     assert {t.source for t in store.load().tasks.values()} == {Source(tool=tool)}
+
+
+def test_a_copilot_table_is_mirrored_with_done_as_done_and_blocked_as_blocked(
+    tmp_path: Path, frozen_now: datetime
+) -> None:
+    """A Copilot CLI session's `todos` rows are its whole list: `done` is the store's
+    done, `blocked` its blocked, `in_progress` doing; the tasks name the `sql` tool that
+    wrote them."""
+    from planwatch.core.transcripts.copilot import CopilotReader
+
+    folder = FIXTURES.parent / "transcripts/rules/copilot/session-state/e1000000-0000-4000-8000-000000000002"
+    [result] = CopilotReader(folder).read()
+    sample = FIXTURES.parent / "samples/copilot/session-state/5e806925-4250-446b-9e18-4cd8ceb54145"
+    [blocked] = CopilotReader(sample).read()
+    store = Store(tmp_path / "store")
+    for n, read in enumerate((result, blocked)):
+        session = Session(
+            id=read.facts.id or str(n), harness="copilot", path=folder, title=read.facts.title(), updated=frozen_now
+        )
+        assert Mirror(store, ON).update(session, read.plan) is not None
+    assert sorted((title, status) for _, title, status in rows(store)) == sorted(
+        [
+            ("Build the wheel", "done"),
+            ("Sign the wheel", "doing"),
+            ("Write the notes", "todo"),
+            ("Upload it", "todo"),
+            ("Inspecting the config loader", "done"),
+            ("Adding YAML parsing", "done"),
+            ("Adding a TOML fallback", "blocked"),
+            ("Running the config tests", "done"),
+        ]
+    )
+    assert {t.source for t in store.load().tasks.values()} == {Source(tool="sql")}
