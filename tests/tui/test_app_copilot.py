@@ -95,3 +95,16 @@ def test_rows_name_copilot_by_name_when_wide_and_by_letter_when_narrow() -> None
     assert "● Copilot  Title" in row_text(copilot, now, wide).plain
     narrow = RowLayout.for_rows([copilot], 60)
     assert "● H Title" in row_text(copilot, now, narrow).plain
+
+
+def test_the_demo_holds_one_copilot_session(tmp_path: Path) -> None:
+    from planwatch.core.index import SessionIndex
+    from planwatch.tui.options import copy_fixture_transcripts
+
+    copy_fixture_transcripts(tmp_path / "demo", time.time() - 86_400)
+    index = SessionIndex([tmp_path / "demo"])
+    index.scan()
+    [copilot] = [e for e in index.entries() if e.session.harness == "copilot"]
+    assert copilot.session.title == "Add a CSV export to the monthly reports page and keep a todo list as you go"
+    assert copilot.session.cwd == "/home/dev/reports" and copilot.plan.counts() == (2, 5)
+    assert index.problems() == []
