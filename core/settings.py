@@ -404,9 +404,13 @@ def _load(path: Path) -> Settings:
     # ruamel.yaml is a tenth of a warm start (issue 11).
     from ruamel.yaml.error import YAMLError
 
-    from planwatch.core.yamlio import safe_yaml
+    from planwatch.core.yamlio import safe_yaml, uses_aliases
 
     try:
+        if uses_aliases(text):
+            return _unreadable(
+                path, "uses YAML anchors or aliases, which the settings do not accept (write each value out)"
+            )
         data = safe_yaml().load(text)
     except YAMLError as exc:
         return _unreadable(path, yaml_problem(exc))

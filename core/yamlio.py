@@ -19,3 +19,15 @@ def rt_yaml() -> YAML:
     yaml.width = 4096  # never fold a long title over two lines
     yaml.indent(mapping=2, sequence=4, offset=2)  # block lists as people write them: "  - db"
     return yaml
+
+
+def uses_aliases(text: str) -> bool:
+    """Whether YAML `text` holds an anchor or an alias (looked at as parse events, only
+    when an `&` or `*` occurs at all). A file that aliases a list inside a list, ten
+    deep, stands for 10^10 values: whatever walks it never ends."""
+    if "&" not in text and "*" not in text:
+        return False
+    for event in safe_yaml().parse(text):
+        if type(event).__name__ == "AliasEvent" or getattr(event, "anchor", None):
+            return True
+    return False

@@ -102,3 +102,24 @@ def test_an_unreadable_require_approval_means_approval_is_required(tmp_path: Pat
     assert load_settings(path).require_approval is True
     path.write_text("requireApproval: false\n")
     assert load_settings(path).require_approval is False  # a value that reads is kept
+
+
+def test_a_settings_file_of_nested_aliases_is_refused_at_once_and_fails_closed(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    # Ten levels of ten aliases each: 10^10 values to whatever walks them (a
+    # `planwatch task list` under it never ended).
+    lines = ['a0: &a0 ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]']
+    lines += [f"a{n}: &a{n} [" + ", ".join([f"*a{n - 1}"] * 10) + "]" for n in range(1, 10)]
+    isolated_env.config.write_text("requireApproval: false\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", "task", "add", "Ship"],
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0 and done.stdout.startswith("t1 todo"), done.stderr
+    assert "uses YAML anchors or aliases, which the settings do not accept" in done.stderr
+    settings = load_settings(isolated_env.config, report=False)
+    assert settings.require_approval is True  # the file could not be read: approval required
+    assert any("anchors or aliases" in p.problem for p in settings.problems), settings.problems
