@@ -1,9 +1,10 @@
 """The session index's database-backed sources (OpenCode's SQLite database and its older
-storage/ folder; each Copilot CLI session folder with its `session.db`): which changed
-file belongs to which source, refreshing the sessions that moved when the database or
-its -wal changes, a session's plan history, and reporting a database that cannot be
-read. The readers themselves are core/transcripts/opencode.py and
-core/transcripts/copilot.py; the index that holds the state is core/index.py.
+storage/ folder; Kilo CLI's database; each Copilot CLI session folder with its
+`session.db`): which changed file belongs to which source, refreshing the sessions that
+moved when the database or its -wal changes, a session's plan history, and reporting a
+database that cannot be read. The readers themselves are core/transcripts/opencode.py
+(Kilo's too: core/transcripts/kilo.py) and core/transcripts/copilot.py; the index that
+holds the state is core/index.py.
 """
 
 from __future__ import annotations
@@ -17,7 +18,12 @@ from pathlib import Path
 from planwatch.core import paths
 from planwatch.core.model import AgentPlan
 from planwatch.core.sessions import FileState, SessionEntry, ids_of
-from planwatch.core.transcripts.discover import TranscriptFile, classify_database, classify_storage
+from planwatch.core.transcripts.discover import (
+    DATABASE_HARNESSES,
+    TranscriptFile,
+    classify_database,
+    classify_storage,
+)
 
 log = logging.getLogger(__name__)
 
@@ -79,10 +85,10 @@ class DatabaseSources:
         log.info("not read as it stands: %s", problem)  # the CLI and the app say it
 
     def _databases(self) -> set[Path]:
-        """OpenCode sources read or named as roots (they may appear later): database
-        files and storage folders."""
+        """Database sources read or named as roots (they may appear later): OpenCode's
+        and Kilo's database files, OpenCode's storage folders."""
         with self._lock:
-            found = {path for path, state in self._files.items() if state.file.harness == "opencode"}
+            found = {path for path, state in self._files.items() if state.file.harness in DATABASE_HARNESSES}
         named = {root for root in self.roots_searched if is_database_root(root)}
         storage = paths.opencode_storage_dir()
         if storage in self.roots_searched and not (storage.parent / "opencode.db").exists():
@@ -196,12 +202,18 @@ def database_of(path: Path) -> Path | None:
 
 
 def _named(database: Path) -> bool:
-    """A database someone named (OPENCODE_DB, --root, the settings), not the default
-    place OpenCode may simply not be installed at: only then is its absence reported."""
-    return database != paths.opencode_db() or paths.opencode_db_named()
+    """A database someone named (OPENCODE_DB, KILO_DB, --root, the settings), not the
+    default place OpenCode or Kilo may simply not be installed at: only then is its
+    absence reported."""
+    if database == paths.opencode_db():
+        return paths.opencode_db_named()
+    if database == paths.kilo_db():
+        return paths.kilo_db_named()
+    return True
 
 
 def opencode_root(root: Path, sources: set[Path]) -> bool:
-    """A root that is an OpenCode source or its data folder: watched through the
-    source's own folders only, never recursively (its snapshot folders are large)."""
-    return root in sources or root / "opencode.db" in sources or root / "storage" in sources
+    """A root that is a database source or its data folder (OpenCode's, Kilo's): watched
+    through the source's own folders only, never recursively (their snapshot folders are
+    large)."""
+    return root in sources or any(root / name in sources for name in ("opencode.db", "kilo.db", "storage"))

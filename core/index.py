@@ -38,6 +38,7 @@ from planwatch.core.sessions import FileState, SessionEntry, build_entry, ids_of
 from planwatch.core.settings import Settings, load_settings
 from planwatch.core.transcripts.batch import FileRead, read_all, read_file
 from planwatch.core.transcripts.discover import (
+    DATABASE_HARNESSES,
     TranscriptFile,
     discover,
     unusable_root,
@@ -77,6 +78,7 @@ def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[
         paths.copilot_sessions_dir(),
         paths.opencode_db(),
         paths.opencode_storage_dir(),
+        paths.kilo_db(),
     ]
     roots += [Path(r).expanduser() for r in (*settings.transcript_roots, *extra)]
     unique: list[Path] = []
@@ -211,7 +213,7 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         """Keep what reading a file from scratch gave; returns the session ids it touched."""
         path = read.item.path
         problem = getattr(read.reader, "problem", None)
-        if read.item.harness == "opencode" or problem is not None or path in self._problems:
+        if read.item.harness in DATABASE_HARNESSES or problem is not None or path in self._problems:
             # A database may hold no sessions and say why; a transcript read in part
             # (pi's tree cut by a parent it does not hold) says what is missing.
             self._note_problem(path, problem)

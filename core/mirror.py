@@ -42,6 +42,8 @@ SOURCE_TOOLS: dict[str, str] = {
     "qwen_todos": "todo_write",
     "pi_todos": "todo",
     "copilot_todos": "sql",
+    "kilo_todos": "todowrite",
+    "cline_tasks": "team_task",
 }
 
 

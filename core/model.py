@@ -35,6 +35,8 @@ Source = Literal[
     "qwen_todos",
     "pi_todos",
     "copilot_todos",
+    "kilo_todos",
+    "cline_tasks",
 ]
 
 SOURCE_LABELS: dict[str, str] = {
@@ -49,9 +51,11 @@ SOURCE_LABELS: dict[str, str] = {
     "qwen_todos": "Qwen Code todos",
     "pi_todos": "pi todos",
     "copilot_todos": "Copilot CLI todos",
+    "kilo_todos": "Kilo todos",
+    "cline_tasks": "Cline tasks",
 }
 
-Harness = Literal["claude", "codex", "acp", "gemini", "opencode", "qwen", "pi", "copilot"]
+Harness = Literal["claude", "codex", "acp", "gemini", "opencode", "qwen", "pi", "copilot", "kilo", "cline"]
 
 # Each harness as a person names it (every label on screen; scripts keep the ids).
 HARNESS_LABELS: dict[str, str] = {
@@ -63,6 +67,8 @@ HARNESS_LABELS: dict[str, str] = {
     "qwen": "Qwen Code",
     "pi": "pi",
     "copilot": "Copilot CLI",
+    "kilo": "Kilo CLI",
+    "cline": "Cline",
 }
 
 

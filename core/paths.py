@@ -3,7 +3,8 @@
 Environment overrides win over settings, settings over the platform defaults:
 `PLANWATCH_STORE`, `PLANWATCH_CONFIG`, `PLANWATCH_DATA`, `PLANWATCH_CACHE`, and the harnesses' own
 `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `GEMINI_CLI_HOME`, `OPENCODE_DB`, `QWEN_HOME`,
-`PI_CODING_AGENT_DIR`, `COPILOT_HOME` and `XDG_DATA_HOME`.
+`PI_CODING_AGENT_DIR`, `COPILOT_HOME`, `KILO_DB`, `CLINE_DATA_DIR`, `CLINE_DIR` and
+`XDG_DATA_HOME`.
 """
 
 from __future__ import annotations
@@ -155,6 +156,25 @@ def opencode_data_dir() -> Path:
 def opencode_db() -> Path:
     """OpenCode's one database: `$OPENCODE_DB`, else `<OpenCode's data folder>/opencode.db`."""
     return _env_path("OPENCODE_DB") or opencode_data_dir() / "opencode.db"
+
+
+def kilo_db_named() -> bool:
+    """Whether `KILO_DB` names Kilo's database (then its absence is worth a word)."""
+    return bool(os.environ.get("KILO_DB"))
+
+
+def kilo_db() -> Path:
+    """Kilo CLI's database (an OpenCode fork with a database of its own): `$KILO_DB`,
+    else `$XDG_DATA_HOME/kilo/kilo.db` (`~/.local/share/kilo/kilo.db` where XDG_DATA_HOME
+    is unset, on every platform, as OpenCode's)."""
+    data = _env_path("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return _env_path("KILO_DB") or data / "kilo" / "kilo.db"
+
+
+def cline_data_dir() -> Path:
+    """Cline CLI's data folder: `$CLINE_DATA_DIR`, else `$CLINE_DIR/data` (`CLINE_DIR`
+    defaults to `~/.cline`). It holds `sessions/<id>/` and the task board `db/teams.db`."""
+    return _env_path("CLINE_DATA_DIR") or (_env_path("CLINE_DIR") or Path.home() / ".cline") / "data"
 
 
 def opencode_storage_dir() -> Path:

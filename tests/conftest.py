@@ -75,6 +75,11 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(root / "pi-agent"))
     # Copilot CLI's folder (its session-state/ below).
     monkeypatch.setenv("COPILOT_HOME", str(root / "copilot-home"))
+    # Kilo CLI's database (under XDG_DATA_HOME below unless KILO_DB names one) and Cline
+    # CLI's data folder.
+    monkeypatch.delenv("KILO_DB", raising=False)
+    monkeypatch.delenv("CLINE_DIR", raising=False)
+    monkeypatch.setenv("CLINE_DATA_DIR", str(root / "cline-data"))
     # platformdirs falls back to these; anything not covered above still lands in tmp.
     for name in ("XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
         monkeypatch.setenv(name, str(root / "xdg" / name.lower()))

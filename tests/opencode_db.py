@@ -22,7 +22,14 @@ T0 = 1796079825941  # the sample's session.time_created (epoch ms)
 
 
 class OpenCodeDb:
-    """Writes an OpenCode database the way OpenCode 1.18 does (the tables that matter)."""
+    """Writes an OpenCode database the way OpenCode 1.18 does (the tables that matter).
+    A fork with OpenCode's tables (Kilo CLI: tests/kilo_db.py) sets its own schema,
+    version and agent."""
+
+    schema = SCHEMA
+    version = "1.18.33"
+    agent = "build"
+    worktree = "/home/dev/opencode-todos"
 
     def __init__(self, path: Path, *, wal: bool = False, create: bool = True) -> None:
         self.path = path
@@ -33,10 +40,10 @@ class OpenCodeDb:
             # Keep writes in the -wal file: nothing is checkpointed into the .db.
             self.db.execute("PRAGMA wal_autocheckpoint=0")
         if create:
-            self.db.executescript(SCHEMA.read_text())
+            self.db.executescript(self.schema.read_text())
             self.db.execute(
                 "INSERT INTO project (id, worktree, vcs, time_created, time_updated, sandboxes) VALUES (?,?,?,?,?,?)",
-                (PROJECT, "/home/dev/opencode-todos", "git", T0, T0, "[]"),
+                (PROJECT, self.worktree, "git", T0, T0, "[]"),
             )
 
     def close(self) -> None:
@@ -58,7 +65,7 @@ class OpenCodeDb:
         self.db.execute(
             "INSERT INTO session (id, project_id, parent_id, slug, directory, path, title, version, "
             "time_created, time_updated, agent) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-            (sid, PROJECT, parent, "mighty-circuit", directory, "", title, "1.18.33", updated, updated, "build"),
+            (sid, PROJECT, parent, "mighty-circuit", directory, "", title, self.version, updated, updated, self.agent),
         )
         return sid
 
@@ -70,15 +77,15 @@ class OpenCodeDb:
         data = {
             "role": role,
             "time": {"created": at},
-            "agent": "build",
+            "agent": self.agent,
             "model": {"providerID": "mock", "modelID": "mock-model"},
         }
         if role == "assistant":
             data = {
                 "parentID": None,
                 "role": "assistant",
-                "mode": "build",
-                "agent": "build",
+                "mode": self.agent,
+                "agent": self.agent,
                 "path": {"cwd": "/home/dev/opencode-todos", "root": "/home/dev/opencode-todos"},
                 "cost": 0,
                 "time": {"created": at},

@@ -57,6 +57,8 @@ HARNESS: dict[str, str] = {
     "qwen": "$text-secondary",
     "pi": "$text-accent",
     "copilot": "$text-primary",
+    "kilo": "$text-success",
+    "cline": "$text-accent",
 }
 HARNESS_DEFAULT = "$text-primary"
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from planwatch.core.regular import open_regular_stat
-from planwatch.core.transcripts.discover import TranscriptFile, is_whole_document
+from planwatch.core.transcripts.discover import DATABASE_HARNESSES, TranscriptFile, is_whole_document
 from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
 from planwatch.core.transcripts.registry import reader_for
 from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, replay
@@ -71,7 +71,7 @@ def read_file(
     the caller needs only facts and counts (`planwatch sessions`): an unchanged file
     then re-reads its fact lines alone and takes its plans' counts from the cache (its
     items hold statuses, no text; never for a checklist or `show`)."""
-    if item.harness == "opencode":
+    if item.harness in DATABASE_HARNESSES:
         return read_database(item, read_plans, remembered)
     if item.harness == "copilot":
         return read_copilot(item, read_plans, remembered, summaries=summaries)
@@ -108,7 +108,7 @@ def read_file(
 
 
 def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | None = None) -> FileRead:
-    """Read OpenCode's database (every session in it); never raises. A database that
+    """Read a database source (OpenCode's, Kilo's: every session in it); never raises. A database that
     cannot be read gives no sessions and keeps its reader, whose `problem` says why,
     so that it is read again when it changes. With plans read, what the warm-start
     cache remembers of it lets unchanged sessions skip the search of their parts, and
@@ -119,7 +119,12 @@ def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | No
     if item.path.is_dir():
         reader: OpenCodeReader = OpenCodeStorageReader(item.path)
         return FileRead(item, reader, reader.read(plans=read_plans), 0)
-    reader = OpenCodeReader(item.path)
+    if item.harness == "kilo":
+        from planwatch.core.transcripts.kilo import KiloReader
+
+        reader = KiloReader(item.path)
+    else:
+        reader = OpenCodeReader(item.path)
     if not read_plans:
         return FileRead(item, reader, reader.read(plans=False), 0)
     results = reader.read(plans=True, remembered=remembered.state if remembered is not None else None)
@@ -216,7 +221,7 @@ def _cost(item: TranscriptFile) -> int:
     from planwatch.core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW
     from planwatch.core.transcripts.linescan import CHUNK
 
-    if item.harness == "opencode":
+    if item.harness in DATABASE_HARNESSES:
         return CHUNK  # SQLite reads what the queries need, not the file
     if item.harness == "copilot":
         return _REPLAY_COST  # a few small reads and one query: not worth a worker

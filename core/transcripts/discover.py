@@ -23,10 +23,13 @@ Where each harness writes (FORMATS):
   elsewhere a folder is one when its `events.jsonl` opens with Copilot's `session.start`.
 - OpenCode: one SQLite database (`core.paths.opencode_db()`) holding every session; read
   by `core.transcripts.opencode`, found here like a file.
+- Kilo CLI: its own database of OpenCode's tables (`core.paths.kilo_db()`, a file named
+  `kilo.db`), read by OpenCode's reader under Kilo's names (core/transcripts/kilo.py).
 - Extra roots (settings `transcriptRoots`, `--root DIR`): any layout; the harness is
   detected per file from its name and folder shape, else from its first lines. A folder
-  holding `opencode.db` (OpenCode's data folder) or a `.db` file given itself is read as
-  OpenCode's database.
+  holding `opencode.db` or `kilo.db` (OpenCode's or Kilo's data folder) or a `.db` file
+  given itself is read as that database (`kilo.db`, or the one `KILO_DB` names, is Kilo's;
+  any other OpenCode's).
 
 This module only finds files and tells their kind; sniffing a few KB of each is
 sniff.py's job, reading them lines.py's.
@@ -169,6 +172,12 @@ def gemini_folder(path: Path) -> str | None:
 
 
 OPENCODE_DB_NAME = "opencode.db"
+KILO_DB_NAME = "kilo.db"
+# The database files a folder walk picks up besides transcripts.
+DATABASE_NAMES = frozenset({OPENCODE_DB_NAME, KILO_DB_NAME})
+# Harnesses whose sessions come from a source read whole by its own reader (`read()`,
+# then `refresh()` when the source changes: core/databases.py), not line by line.
+DATABASE_HARNESSES: frozenset[str] = frozenset({"opencode", "kilo"})
 
 
 def classify_storage(path: Path) -> TranscriptFile | None:
@@ -185,15 +194,24 @@ def classify_storage(path: Path) -> TranscriptFile | None:
     return TranscriptFile(storage, "opencode", st.st_mtime, 0)
 
 
+def database_harness(path: Path) -> Harness:
+    """Whose database a file is: Kilo's when it is named `kilo.db` or is the one
+    `KILO_DB` names (Kilo's tables are OpenCode's: the name tells them apart), else
+    OpenCode's."""
+    if path.name == KILO_DB_NAME or path == paths.kilo_db():
+        return "kilo"
+    return "opencode"
+
+
 def classify_database(path: Path) -> TranscriptFile | None:
-    """OpenCode's database as a found file (None when it is not a database)."""
+    """OpenCode's (or Kilo's) database as a found file (None when it is not a database)."""
     if not is_database_file(path):
         return None
     try:
         st = path.stat()
     except OSError:
         return None
-    return TranscriptFile(path, "opencode", st.st_mtime, st.st_size)
+    return TranscriptFile(path, database_harness(path), st.st_mtime, st.st_size)
 
 
 def classify_copilot(folder: Path, *, checked: bool = False) -> TranscriptFile | None:
@@ -339,7 +357,7 @@ def _walk(root: Path) -> Iterator[tuple[Path, tuple[str, ...], os.stat_result]]:
                         name = entry.name
                         if entry.is_dir(follow_symlinks=False):
                             stack.append((folder / name, (*rel, name)))
-                        elif entry.is_file() and (name == OPENCODE_DB_NAME or _transcript_name(name, folder_name)):
+                        elif entry.is_file() and (name in DATABASE_NAMES or _transcript_name(name, folder_name)):
                             yield folder / name, (*rel, name), entry.stat()
                     except OSError:
                         continue
@@ -427,11 +445,20 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
         if session is not None:  # one Copilot CLI session's folder
             found.setdefault(session.path, session)
             continue
-        # OpenCode's data folder (its database, or the storage/ of older versions) holds
-        # no transcripts besides: it is not walked (its snapshot folders are large).
-        opencode = classify_database(root / OPENCODE_DB_NAME) or classify_storage(root)
-        if opencode is not None:
-            found.setdefault(opencode.path, opencode)
+        # OpenCode's data folder (its database, or the storage/ of older versions) and
+        # Kilo's hold no transcripts besides: they are not walked (their snapshot folders
+        # are large).
+        databases = [
+            item
+            for item in (
+                classify_database(root / OPENCODE_DB_NAME) or classify_storage(root),
+                classify_database(root / KILO_DB_NAME),
+            )
+            if item is not None
+        ]
+        if databases:
+            for item in databases:
+                found.setdefault(item.path, item)
             continue
         walker: Iterable[tuple[Path, os.stat_result]]
         if root == claude_root:
@@ -449,7 +476,7 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
         for path, st in walker:
             if path in found:
                 continue
-            item = classify_database(path) if path.name == OPENCODE_DB_NAME else classify(path, st, known=known)
+            item = classify_database(path) if path.name in DATABASE_NAMES else classify(path, st, known=known)
             if item is not None:
                 found[path] = item
     # A plain rollout beside its compressed copy wins (FORMATS §3).

@@ -49,11 +49,13 @@ from typing import Any
 from planwatch.core.model import (
     EMPTY_PLAN,
     AgentPlan,
+    Harness,
     PlanItem,
+    Source,
     read_priority,
 )
 from planwatch.core.replay import merge_plans
-from planwatch.core.transcripts.opencode_parts import MAX_TITLE_CHARS, TODO_STATUS, plan_of
+from planwatch.core.transcripts.opencode_parts import MAX_TITLE_CHARS, SOURCE, TODO_STATUS, plan_of
 from planwatch.core.transcripts.opencode_sql import (
     DatabaseProblem,
     check_schema,
@@ -93,9 +95,13 @@ Signature = tuple[int, int, int]
 
 class OpenCodeReader(TranscriptReader):
     """Every session of one OpenCode database. Not a line reader: IO calls `read()`
-    (the first scan) and `refresh()` (when the database or its -wal changed)."""
+    (the first scan) and `refresh()` (when the database or its -wal changed).
 
-    harness = "opencode"
+    Parameterised by `harness` and `source` so a fork of OpenCode with a database of the
+    same tables (Kilo CLI: core/transcripts/kilo.py) is read by this very code."""
+
+    harness: Harness = "opencode"
+    source: Source = SOURCE
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
@@ -230,7 +236,7 @@ class OpenCodeReader(TranscriptReader):
         plans: dict[str, AgentPlan] = {}
         out: list[tuple[datetime, AgentPlan]] = []
         for sid, moment, items in calls:
-            plans[sid] = plan_of(items)
+            plans[sid] = plan_of(items, self.source)
             plan = plans.get(session_id, EMPTY_PLAN)
             kids = sorted(k for k in plans if k != session_id)
             if kids:
@@ -329,7 +335,7 @@ class OpenCodeReader(TranscriptReader):
         for sid in ids:
             self._plans.pop(sid, None)
         for sid, listed in items.items():
-            self._plans[sid] = plan_of(tuple(listed))
+            self._plans[sid] = plan_of(tuple(listed), self.source)
         # No todo rows: the last completed todowrite part says whether there is a list.
         for sid in without_todos:
             self._list_parts.pop(sid, None)
@@ -340,7 +346,7 @@ class OpenCodeReader(TranscriptReader):
         lost = {sid for sid, part in known.items() if part is not None and sid not in found}
         found.update(last_lists(db, (without_todos - set(known)) | lost))
         for sid, (last, part) in found.items():
-            self._plans[sid] = plan_of(last)
+            self._plans[sid] = plan_of(last, self.source)
             self._list_parts[sid] = part
 
     # -- facts -------------------------------------------------------------------------

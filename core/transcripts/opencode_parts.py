@@ -43,9 +43,10 @@ MAX_TITLE_CHARS = 1000
 TODO_STATUS: dict[object, Status] = {status: read_status(status, TODO_STATUSES) for status in TODO_STATUSES}
 
 
-def plan_of(items: tuple[PlanItem, ...]) -> AgentPlan:
-    """A session's own list as its plan: one group, OpenCode's source."""
-    return AgentPlan(groups=(PlanGroup(key="", source=SOURCE, items=items),))
+def plan_of(items: tuple[PlanItem, ...], source: Source = SOURCE) -> AgentPlan:
+    """A session's own list as its plan: one group, OpenCode's source (or a fork's own,
+    Kilo's `kilo_todos`)."""
+    return AgentPlan(groups=(PlanGroup(key="", source=source, items=items),))
 
 
 def todowrite_list(data: Any) -> tuple[PlanItem, ...] | None:

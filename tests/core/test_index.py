@@ -461,6 +461,7 @@ def test_default_roots_cover_every_harness_settings_and_extra(tmp_path: Path) ->
         paths.copilot_sessions_dir(),
         paths.opencode_db(),
         paths.opencode_storage_dir(),
+        paths.kilo_db(),
         tmp_path / "a",
         tmp_path / "b",
     ]

@@ -359,3 +359,47 @@ def test_a_copilot_table_is_mirrored_with_done_as_done_and_blocked_as_blocked(
         ]
     )
     assert {t.source for t in store.load().tasks.values()} == {Source(tool="sql")}
+
+
+def _database_result(harness: str, tmp_path: Path):  # type: ignore[no-untyped-def]
+    """The one session of a database harness's real sample, read by its reader."""
+    import shutil
+
+    samples = FIXTURES.parent / "samples"
+    if harness == "kilo":
+        from planwatch.core.transcripts.kilo import KiloReader
+
+        reader = KiloReader(Path(shutil.copy(samples / "kilo" / "kilo.db", tmp_path / "kilo.db")))
+        [result] = reader.read()
+        return reader.path, result
+    raise AssertionError(harness)
+
+
+@pytest.mark.parametrize(
+    ("harness", "tool", "expected"),
+    [
+        (
+            "kilo",
+            "todowrite",
+            [
+                ("Inspect the current config loader", "done"),
+                ("Add YAML parsing to load_config()", "done"),
+                ("Add a TOML fallback", "dropped"),
+                ("Run the config tests", "done"),
+            ],
+        ),
+    ],
+)
+def test_database_harness_lists_are_mirrored_with_their_statuses_mapped(
+    tmp_path: Path, frozen_now: datetime, harness: str, tool: str, expected: list[tuple[str, str]]
+) -> None:
+    """A Kilo `cancelled` is the store's dropped, `completed` its done; the tasks name
+    the harness's tool."""
+    path, result = _database_result(harness, tmp_path)
+    store = Store(tmp_path / "store")
+    session = Session(
+        id=result.facts.id or "x", harness=harness, path=path, title=result.facts.title(), updated=frozen_now
+    )  # type: ignore[arg-type]
+    assert Mirror(store, ON).update(session, result.plan) is not None
+    assert [(title, status) for _, title, status in rows(store)] == expected
+    assert {t.source for t in store.load().tasks.values()} == {Source(tool=tool)}

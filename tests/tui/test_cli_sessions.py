@@ -189,7 +189,17 @@ def test_sessions_and_show_on_the_fixture_layouts(fixture_path) -> None:  # type
     assert listing.returncode == 0, listing.stderr
     assert not UNSAFE.search(listing.stdout)
     rows = json.loads(planwatch("sessions", "--json", "--root", root).stdout)
-    assert {row["harness"] for row in rows} == {"claude", "codex", "acp", "gemini", "opencode", "qwen", "pi", "copilot"}
+    assert {row["harness"] for row in rows} == {
+        "claude",
+        "codex",
+        "acp",
+        "gemini",
+        "opencode",
+        "qwen",
+        "pi",
+        "copilot",
+        "kilo",
+    }
     for row in rows:
         assert {"id", "harness", "title", "cwd", "path", "updated", "source", "done", "total"} <= set(row)
         assert 0 <= row["done"] <= row["total"] or row["total"] == 0
@@ -201,7 +211,7 @@ def test_sessions_and_show_on_the_fixture_layouts(fixture_path) -> None:  # type
         assert shown.returncode == 0, shown.stderr
         lines = shown.stdout.splitlines()
         assert re.match(
-            r"^# (none|claude_desktop|claude_todos|claude_tasks|codex|acp|gemini_todos|opencode_todos|qwen_todos|pi_todos|copilot_todos)$",
+            r"^# (none|claude_desktop|claude_todos|claude_tasks|codex|acp|gemini_todos|opencode_todos|qwen_todos|pi_todos|copilot_todos|kilo_todos)$",
             lines[0],
         )
         in_document = False

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from planwatch.core.model import harness_label
 from planwatch.core.text import safe_text
 from planwatch.core.transcripts.sniff import is_database_file
 from planwatch.tui.outside import (
@@ -54,8 +55,8 @@ def open_outside(view: BrowseScreen) -> None:
         # `less -R` would act on an escape in it: shown instead).
         text = safe_text("\n\n".join(d.text for d in documents))
         problem = run_outside(view.app, pager, stdin_text=text)
-    elif entry.session.harness == "opencode" and is_database_file(entry.session.path):
-        # OpenCode's sessions live in an SQLite database, which a pager shows as bytes:
+    elif entry.session.harness in ("opencode", "kilo") and is_database_file(entry.session.path):
+        # OpenCode's (and Kilo's) sessions live in an SQLite database, which a pager shows as bytes:
         # the session's plan and prompts as text instead, on the pager's standard input.
         paged, problem = _opencode_text(view, entry)
         if paged is not None:
@@ -76,7 +77,8 @@ def _opencode_text(view: BrowseScreen, entry: SessionEntry) -> tuple[str | None,
     """An OpenCode session as the pager shows it, or why not: (text, None) / (None, problem)."""
     if not view.app.reading:
         # The privacy switch: no transcript is read, and the database is OpenCode's one.
-        return None, "Reading agents' plans is off (Settings → Privacy): the OpenCode database is not read."
+        name = harness_label(entry.session.harness)
+        return None, f"Reading agents' plans is off (Settings → Privacy): the {name} database is not read."
     from planwatch.core.transcripts.opencode import DatabaseProblem, session_prompts
 
     session = entry.session
@@ -92,7 +94,7 @@ def opencode_session_text(entry: SessionEntry, checklist: Checklist, prompts: li
     it with its time, oldest first; every line through safe_text."""
     session = entry.session
     title = session.title or f"Session {session.id}"
-    head = [f"OpenCode session {session.id}"]
+    head = [f"{harness_label(session.harness)} session {session.id}"]
     if session.cwd:
         head.append(f"Folder: {session.cwd}")
     head.append(f"Database: {session.path}")

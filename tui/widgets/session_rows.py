@@ -187,6 +187,8 @@ HARNESS_SHORT = {
     "qwen": "Qwen",
     "pi": "pi",
     "copilot": "Copilot",
+    "kilo": "Kilo",
+    "cline": "Cline",
 }
 HARNESS_CELLS = max(len(name) for name in HARNESS_SHORT.values())
 HARNESS_GLYPHS = {
@@ -198,6 +200,8 @@ HARNESS_GLYPHS = {
     "qwen": "Q",
     "pi": "P",
     "copilot": "H",  # GitHub's: C is Claude's
+    "kilo": "K",
+    "cline": "L",
 }
 WIDE_LIST = 100  # from here on the harness is named
 OPEN_WORDS = 60  # from here on open counts say "2 open" (below: "⚑2")
