@@ -77,6 +77,15 @@ def open_regular_stat(
     except OSError as exc:
         if exc.errno == errno.ELOOP and not follow:
             raise NotRegularFile(errno.ELOOP, "is a symlink, not a regular file", str(path)) from None
+        if exc.errno in (errno.ENXIO, errno.EISDIR, errno.ENODEV, errno.EOPNOTSUPP):
+            # Opened for writing, a FIFO with no reader says "No such device or address",
+            # a folder "Is a directory": say what the path is instead.
+            try:
+                st = os.stat(path) if follow else os.lstat(path)
+            except OSError:
+                raise exc from None
+            if not stat.S_ISREG(st.st_mode):
+                raise _refuse(path, st.st_mode) from None
         raise
     try:
         st = os.fstat(fd)

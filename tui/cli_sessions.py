@@ -215,6 +215,12 @@ def run_show(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    elif path.exists() and not path.is_file():
+        from planwatch.core.regular import describe_kind
+
+        kind = describe_kind(path.stat().st_mode)
+        print(f"planwatch: {shorten(str(path), 200)} is {kind}, not a regular file: not read", file=sys.stderr)
+        return 1
     elif path.is_file():
         path = path.resolve()
         index = _file_index(path, args)

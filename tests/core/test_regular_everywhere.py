@@ -87,3 +87,55 @@ def test_fifos_where_a_transcript_head_or_a_database_should_be_are_passed_by(tmp
     regular = tmp_path / "small.bin"  # the positive twin: a regular file is read
     regular.write_bytes(b"SQLite format 3\x00rest")
     assert read_small(regular) == b"SQLite format 3\x00rest" and is_database_file(regular)
+
+
+def _cli(isolated_env: IsolatedEnv, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", *args],
+        cwd=ROOT,
+        env=_env(isolated_env),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_a_fifo_settings_file_never_hangs_the_app_at_start(isolated_env: IsolatedEnv) -> None:
+    os.mkfifo(isolated_env.config)
+    started = subprocess.run(
+        [sys.executable, "-c", APP_START, str(isolated_env.config)],
+        cwd=ROOT,
+        env=_env(isolated_env),
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        stdin=subprocess.DEVNULL,
+    )
+    assert started.stdout.strip() == "started", started.stderr
+
+
+def test_an_approvals_ledger_that_is_no_regular_file_is_named_as_such_and_approves_nothing(
+    isolated_env: IsolatedEnv,
+) -> None:
+    assert _cli(isolated_env, "task", "add", "Ship").returncode == 0
+    ledger = isolated_env.store / ".approvals"
+    for make, kind in ((os.mkfifo, "a FIFO"), (os.mkdir, "a folder")):
+        make(ledger)
+        done = _cli(isolated_env, "task", "approve", "t1")
+        assert done.returncode != 0
+        # Not "No such device or address" (a FIFO opened for writing with no reader).
+        assert (
+            f"Could not record the approval of t1 in {ledger} (is {kind}, not a regular file); it was not approved."
+            in (done.stderr)
+        )
+        assert "approved:" not in (isolated_env.store / "tasks/t1.md").read_text()
+        os.rmdir(ledger) if kind == "a folder" else os.unlink(ledger)
+
+
+def test_show_names_a_fifo_as_no_regular_file(isolated_env: IsolatedEnv) -> None:
+    fifo = isolated_env.root / "session.jsonl"
+    os.mkfifo(fifo)
+    done = _cli(isolated_env, "show", str(fifo))
+    assert done.returncode == 1
+    assert done.stderr == f"planwatch: {fifo} is a FIFO, not a regular file: not read\n"  # not "no session or file"
