@@ -16,7 +16,7 @@ from pathlib import Path
 from planwatch.core.sessions import FileState
 from planwatch.core.transcripts import warmcache, warmsummary
 from planwatch.core.transcripts.discover import TranscriptFile
-from planwatch.core.transcripts.warmcache import Entry, WarmCache
+from planwatch.core.transcripts.warmcache import Remembered, WarmCache
 
 log = logging.getLogger(__name__)
 
@@ -42,20 +42,18 @@ class WarmStart:
     _io_lock: threading.RLock
     _files: dict[Path, FileState]
 
-    def _remembered(self, files: list[TranscriptFile]) -> dict[Path, Entry]:
-        """What the warm-start cache remembers of `files` (nothing with plans off)."""
+    def _remembered(self, files: list[TranscriptFile]) -> Remembered | None:
+        """What the warm-start cache remembers of `files` (nothing with plans off), each
+        entry checked when its file is read (a file whose entry is unfit is read from
+        scratch, which marks the cache behind)."""
         if not self._read_plans:
-            return {}
+            return None
         try:
             cache = WarmCache.load()
         except Exception:  # a cache is never worth failing a scan for
             log.warning("the warm-start cache could not be read", exc_info=True)
-            return {}
-        found: dict[Path, Entry] = {}
-        for item in files:
-            entry = cache.get(item.path, item.harness)
-            if entry is not None:
-                found[item.path] = entry
+            return None
+        found = Remembered(cache, {item.path: item.harness for item in files})
         if cache.count_under(self.roots_searched) > len(found):
             self._cache_stale = True  # it remembers files that are gone: drop them
         return found

@@ -36,6 +36,7 @@ from planwatch.core.transcripts.discover import DATABASE_HARNESSES, TranscriptFi
 from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
 from planwatch.core.transcripts.registry import reader_for
 from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, replay
+from planwatch.core.transcripts.warmcache import Remembered as RememberedEntries
 from planwatch.core.transcripts.warmsummary import summary_results
 from planwatch.core.transcripts.zst import is_zst
 
@@ -206,6 +207,9 @@ def _read_warm(
 
 # A file to read: from scratch, or with what the warm-start cache remembers of it.
 Job = TranscriptFile | tuple[TranscriptFile, Entry]
+# What the cache remembers of a scan's files: `in` says it may hold an entry, `get`
+# checks it (a dict, or warmcache.Remembered, which checks each entry when asked).
+Remembered = Mapping[Path, Entry] | RememberedEntries
 
 
 def read_files(jobs: Sequence[Job], read_plans: bool) -> list[FileRead]:
@@ -234,13 +238,15 @@ def _cost(item: TranscriptFile) -> int:
 _REPLAY_COST = 64 << 10
 
 
-def _chunks(jobs: Sequence[Job]) -> list[list[Job]]:
+def _chunks(jobs: Sequence[TranscriptFile], remembered: Remembered) -> list[list[Job]]:
+    """`jobs` in chunks of about CHUNK_WORK bytes of reading (a file `remembered` holds
+    costs a replay) and at most CHUNK_FILES files."""
     chunks: list[list[Job]] = []
     current: list[Job] = []
     work = 0
     for job in jobs:
         current.append(job)
-        work += _REPLAY_COST if isinstance(job, tuple) else _cost(job)
+        work += _REPLAY_COST if job.path in remembered else _cost(job)
         if work >= CHUNK_WORK or len(current) >= CHUNK_FILES:
             chunks.append(current)
             current, work = [], 0
@@ -289,7 +295,7 @@ def read_all(
     items: Sequence[TranscriptFile],
     read_plans: bool,
     workers: int | None = None,
-    remembered: Mapping[Path, Entry] | None = None,
+    remembered: Remembered | None = None,
     *,
     summaries: bool = False,
 ) -> Generator[list[FileRead], None, None]:
@@ -311,7 +317,7 @@ def _read_all(
     items: Sequence[TranscriptFile],
     read_plans: bool,
     workers: int | None,
-    remembered: Mapping[Path, Entry] | None,
+    remembered: Remembered | None,
     *,
     summaries: bool,
     spares: list[Any],
@@ -323,32 +329,44 @@ def _read_all(
     first, the workers' from the oldest end. Every item is read exactly once. Closing
     the iterator early (an exception in the consumer) stops the workers. `summaries`:
     as `read_file`'s, for the remembered files (the command line: no spares)."""
-    jobs: list[Job] = list(items)
+    # An entry is checked (`get`) only when its file is read: the first rows wait for
+    # their own entries, not for all of them. `in` may hold for an entry that turns out
+    # unfit; its file is then read from scratch.
+    jobs: list[TranscriptFile] = list(items)
     if remembered and (summaries or not spares):
         warm = [item for item in items if item.path in remembered]
         for at in range(0, len(warm), CHUNK_FILES):
             yield [
-                read_file(item, read_plans, remembered[item.path], summaries=summaries)
+                read_file(item, read_plans, remembered.get(item.path), summaries=summaries)
                 for item in warm[at : at + CHUNK_FILES]
             ]
         jobs = [item for item in items if item.path not in remembered]
-    elif remembered:
-        jobs = [(item, remembered[item.path]) if item.path in remembered else item for item in items]
-    chunks = deque(_chunks(jobs))
+    known: Remembered = remembered or {}
+    chunks: deque[list[Job]] = deque(_chunks(jobs, known))
+
+    def resolve(chunk: list[Job]) -> list[Job]:
+        """A chunk's remembered files with their entries (checked now), or read afresh."""
+        resolved: list[Job] = []
+        for job in chunk:
+            entry = None if isinstance(job, tuple) or job.path not in known else known.get(job.path)
+            resolved.append(job if entry is None else (job, entry))  # type: ignore[arg-type]
+        return resolved
+
     if workers is None:
-        workers = worker_count([job for job in jobs if not isinstance(job, tuple)])
+        workers = worker_count([item for item in jobs if item.path not in known])
     if spares:  # forked ahead, ready now: each is worth using
         workers = max(workers, len(spares))
     if workers < 1 or len(chunks) < 2:
         for each in chunks:
-            yield read_files(each, read_plans)
+            yield read_files(resolve(each), read_plans)
         return
     lock = threading.Lock()
     stopped = threading.Event()
 
     def take_back() -> list[Job] | None:
         with lock:
-            return None if stopped.is_set() or not chunks else chunks.pop()
+            chunk = None if stopped.is_set() or not chunks else chunks.pop()
+        return None if chunk is None else resolve(chunk)
 
     # Worker processes (pickle, subprocess) load only when a scan is worth them.
     from planwatch.core.transcripts.workers import Driver, fork_workers
@@ -360,7 +378,8 @@ def _read_all(
         forked, spares[:] = spares[:count], spares[count:]
     # Each worker's first chunk is handed out now, before this thread starts reading.
     drivers = [
-        Driver(read_plans, chunks.pop(), take_back, answers, forked[n] if forked else None) for n in range(count)
+        Driver(read_plans, resolve(chunks.pop()), take_back, answers, forked[n] if forked else None)
+        for n in range(count)
     ]
     running = len(drivers)
     try:
@@ -384,7 +403,7 @@ def _read_all(
             with lock:
                 chunk = chunks.popleft() if chunks else None
             if chunk is not None:
-                yield read_files(chunk, read_plans)
+                yield read_files(resolve(chunk), read_plans)
             elif not running:
                 return
     finally:

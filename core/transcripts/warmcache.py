@@ -363,10 +363,45 @@ class WarmCache:
         under = _under(roots)
         return sum(1 for key in self._raw if under(key))
 
+    def holds(self, path: Path) -> bool:
+        """Whether the cache has a row under `path` (not checked: `get` checks it)."""
+        return str(path) in self._raw
+
     def get(self, path: Path, harness: str) -> Entry | None:
         """The entry of `path` read by `harness`'s reader, when one is valid."""
         entry = _valid_entry(self._raw.get(str(path)))
         return entry if entry is not None and entry.harness == harness else None
+
+
+class Remembered:
+    """What the cache remembers of a scan's files, each entry checked (`WarmCache.get`)
+    only when it is asked for: the files read first (the newest, the first screen) wait
+    for their own entries, not for all of them. `path in` says the cache holds an
+    entry under that path (it may still turn out unfit: `get` then gives None)."""
+
+    def __init__(self, cache: WarmCache, harnesses: Mapping[Path, str]) -> None:
+        self._cache = cache
+        self._harnesses = {path: harness for path, harness in harnesses.items() if cache.holds(path)}
+        self._checked: dict[Path, Entry | None] = {}
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._harnesses
+
+    def __len__(self) -> int:
+        return len(self._harnesses)
+
+    def __bool__(self) -> bool:
+        return bool(self._harnesses)
+
+    def get(self, path: Path) -> Entry | None:
+        try:
+            return self._checked[path]
+        except KeyError:
+            pass
+        harness = self._harnesses.get(path)
+        entry = None if harness is None else self._cache.get(path, harness)
+        self._checked[path] = entry
+        return entry
 
 
 def _row(harness: str, trace: Trace) -> list[Any] | None:

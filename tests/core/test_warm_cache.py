@@ -606,3 +606,29 @@ def test_remembered_lines_that_lie_close_together_are_reread_in_one_call(tmp_pat
     again = summary_read(path)
     assert again.warm == "same" and counts_of(again) == counts_of(first)
     assert again.results[0].facts == first.results[0].facts
+
+
+def test_a_first_scan_checks_each_remembered_entry_only_when_it_reads_its_file(tmp_path: Path) -> None:
+    """The newest files' entries are checked as they are read, not all before the first:
+    after the first chunk of a warm scan only that chunk's entries were looked at, and
+    the whole scan gives every file warm, as when each entry was checked up front."""
+    from planwatch.core.transcripts import batch
+    from planwatch.core.transcripts.discover import discover
+
+    folder = tmp_path / "claude" / "projects" / "-home-dev-app"
+    folder.mkdir(parents=True)
+    for n in range(batch.CHUNK_FILES * 3):
+        sid = f"0b7a3c1e-1111-4222-8333-{n:012d}"
+        with (folder / f"{sid}.jsonl").open("wb") as fh:
+            w = ClaudeWriter(fh, sid, "/home/dev/app", seed=n)
+            w.prompt(f"Fix loader {n}")
+            w.todo_write([("Read the code", "in_progress")])
+    index_summaries(tmp_path / "claude" / "projects")
+    files = discover([tmp_path / "claude" / "projects"])
+    remembered = warmcache.Remembered(WarmCache.load(), {f.path: f.harness for f in files})
+    assert len(remembered) == len(files)
+    reads = batch.read_all(files, True, workers=0, remembered=remembered)
+    first = next(reads)
+    assert len(remembered._checked) == len(first) <= batch.CHUNK_FILES
+    rest = [read for chunk in reads for read in chunk]
+    assert all(read.warm == "same" for read in [*first, *rest]) and len(first) + len(rest) == len(files)
