@@ -48,12 +48,20 @@ def store(tmp_path: Path) -> Store:
     return store
 
 
+def _interruptible() -> None:
+    """Give the command the SIGINT a terminal's Ctrl-C reaches: a test run started in the
+    background by a non-interactive shell inherits SIGINT ignored, and Python then
+    installs no KeyboardInterrupt handler in its children."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture
 def follow(store: Store) -> Iterator[tuple[subprocess.Popen[str], Lines]]:
     proc = subprocess.Popen(
         planwatch("channel", "x-ahpd-plans://p1", "--store", str(store.root)),
         cwd=ROOT,
         env=dict(os.environ),
+        preexec_fn=_interruptible,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
