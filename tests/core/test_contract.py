@@ -455,12 +455,12 @@ def test_a_transcript_whose_first_record_is_larger_than_the_head_window_is_read(
     assert cli("show", str(loose), "--plain").stdout == out.stdout
 
 
-# ---------------------------------------------------------------- README
+# ---------------------------------------------------------------- docs/store.md
 
 
-async def test_readme_tool_table_lists_each_tools_inputs_exactly_as_the_mcp_schema_does() -> None:
-    readme = (ROOT / "README.md").read_text()
-    rows = re.findall(r"^\| `(\w+)` \| ([^|]*) \|", readme, re.M)
+async def test_the_store_docs_tool_table_lists_each_tools_inputs_exactly_as_the_mcp_schema_does() -> None:
+    page = (ROOT / "docs" / "store.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]*) \|", page, re.M)
     table = {name: cell for name, cell in rows if name in TOOL_NAMES}
     assert list(table) == list(TOOL_NAMES)
     async with mcp() as client:

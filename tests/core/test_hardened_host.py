@@ -1,4 +1,4 @@
-"""The hardened host set-up README describes, built for real: the store and the settings
+"""The hardened host set-up docs/store.md describes, built for real: the store and the settings
 belong to one account (mode 0700 home), an agent runs as another account with a shell,
 and reaches them only through `planwatch mcp` started as the store's account with only
 `PLANWATCH_TOKEN` and `PLANWATCH_SESSION` kept of its environment (the sudo rule; the
@@ -261,7 +261,7 @@ def _approver_calls(host: Host, calls: list[tuple[str, dict]]) -> list[dict]:  #
 
 
 def test_approval_holds_against_an_agent_with_a_shell_when_the_store_belongs_to_another_account(host: Host) -> None:
-    # The person sets the host up as README says: the settings in the store account's
+    # The person sets the host up as docs/store.md says: the settings in the store account's
     # own config folder, its home (which holds the store) closed to other accounts.
     settings = host.store_home / ".config/planwatch/config.yaml"
     settings.parent.mkdir(parents=True)
