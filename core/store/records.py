@@ -46,12 +46,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import stat
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from planwatch.core.atomic import atomic_write, create_exclusive, describe_os_error, fsync_dir
-from planwatch.core.regular import NotRegularFile, file_identity
+from planwatch.core.regular import NotRegularFile, describe_kind, file_identity
 from planwatch.core.store.errors import RecordChanged, RecordMissing, RecordTooLarge, StoreError, failed_write
 from planwatch.core.store.handsave import (
     ReplacedFile,
@@ -120,6 +121,20 @@ class Store:
         try:
             self.tasks_dir.mkdir(parents=True, exist_ok=True)
             self.plans_dir.mkdir(parents=True, exist_ok=True)
+        except FileExistsError as exc:
+            # Something other than a folder where tasks/ or plans/ should be: say what.
+            for folder in (self.tasks_dir, self.plans_dir):
+                try:
+                    mode = os.lstat(folder).st_mode
+                except OSError:
+                    continue
+                if not stat.S_ISDIR(mode):
+                    kind = "a file" if stat.S_ISREG(mode) else describe_kind(mode)
+                    raise StoreError(
+                        f"Could not use the store {self.root}: {folder.name}/ is {kind}, not a folder; "
+                        "nothing was changed."
+                    ) from exc
+            raise StoreError(f"Could not create the store at {self.root}: {exc.strerror or exc}.") from exc
         except OSError as exc:
             raise StoreError(f"Could not create the store at {self.root}: {exc.strerror or exc}.") from exc
 

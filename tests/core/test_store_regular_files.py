@@ -253,3 +253,23 @@ def test_a_transcript_that_is_a_fifo_is_refused_not_waited_on(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "is a FIFO, not a regular file"
+
+
+def test_a_kind_folder_that_is_no_folder_is_named_in_a_sentence(isolated_env: IsolatedEnv) -> None:
+    isolated_env.store.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(isolated_env.store / "tasks")
+    added = planwatch("task", "add", "One")
+    assert added.returncode == 1
+    # Not "Could not create the store at …: File exists." (the store is there).
+    assert added.stderr.strip() == (
+        f"Could not use the store {isolated_env.store}: tasks/ is a FIFO, not a folder; nothing was changed."
+    )
+    assert (isolated_env.store / "tasks").is_fifo()
+    os.unlink(isolated_env.store / "tasks")
+    (isolated_env.store / "plans").write_text("notes\n")
+    created = planwatch("plan", "create", "Two")
+    assert created.returncode == 1
+    assert created.stderr.strip() == (
+        f"Could not use the store {isolated_env.store}: plans/ is a file, not a folder; nothing was changed."
+    )
+    assert (isolated_env.store / "plans").read_text() == "notes\n"
