@@ -1,8 +1,8 @@
-"""A session's two-section checklist (SPEC §3): the agent's plan with the person's
+"""A session's two-section checklist (docs/app.md, The checklist): the agent's plan with the person's
 overrides applied, then the person's own items; item keys; the pill's counts.
 
 Pure functions over in-memory values: nothing here touches a file. Item keys are hashes
-so that overrides can be stored without the item's text (SPEC §3, Privacy).
+so that overrides can be stored without the item's text (docs/privacy.md).
 """
 
 from __future__ import annotations
@@ -265,7 +265,7 @@ def toggle_agent(row: AgentRow) -> OverrideStatus | None:
     """The override after the person presses tick on `row` (None: no override).
 
     Ticking flips what is shown between done and not done. When the new choice is the
-    agent's own status the override goes away (SPEC §3).
+    agent's own status the override goes away (docs/app.md, The checklist).
     """
     wanted: OverrideStatus = "pending" if row.done else "completed"
     if wanted == row.agent_status:

@@ -145,7 +145,7 @@ class Following:
         database = database_of(path)
         if database is not None:
             return self._refresh_database(database)
-        # A plain rollout beside its compressed copy wins (FORMATS §3), also while live.
+        # A plain rollout beside its compressed copy wins (docs/reading.md, Codex CLI), also while live.
         if path.name.endswith(".jsonl.zst") and path.with_name(path.name[:-4]).exists():
             self._removed(path)
             return None

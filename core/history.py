@@ -1,12 +1,12 @@
 """A session's plan history rebuilt from its transcript: the timeline of a session whose
-changes happened before planwatch ran (SPEC §8 "Timeline of step changes per session").
+changes happened before planwatch ran (docs/app.md, Details and the timeline).
 
 The transcript is read again from the start with a fresh reader of its harness, through
 the same raw-byte prefilter as the index, and the session's plan is taken after every
 line fed: each time it differs from the one before, that is a change, stamped with the
 time of the line that caused it where the format carries one (Claude Code's and
 Codex's `timestamp`, ACP's `{ts, …}` wrapper, Gemini CLI's message times; a bare ACP
-log has none: None). The replay is the reader's own, so the rules of SPEC §2 hold here
+log has none: None). The replay is the reader's own, so the rules of docs/reading.md hold here
 too (a refused call changes nothing, a Gemini CLI rewind takes calls back).
 
 Bounded: a transcript larger than `HISTORY_BOUND` is read from that many bytes before

@@ -1,4 +1,7 @@
-"""The opt-in mirror: agents' lists kept in the shared task store (SPEC §3 Privacy, §5).
+"""The opt-in mirror: agents' lists kept in the shared task store.
+
+docs/store.md, Agents' lists in the store, says what it writes, and docs/privacy.md why
+it is off by default.
 
 The app (or the session index) calls `mirror.update(session, plan)` whenever a
 session's `AgentPlan` changes. With `keep_plans_in_store` off — the default — it does
@@ -7,7 +10,7 @@ path by which agent plan text reaches disk.
 
 With the setting on, the session's main plan group is translated
 (core.store.translate), and an ACP session's every plan sent with a `planId` as its own
-session plan (SPEC §5; one the agent removed has its open steps dropped): a full-list
+session plan (docs/store.md, Agents' lists in the store; one the agent removed has its open steps dropped): a full-list
 source (TodoWrite, Codex, the desktop task list, ACP) as a whole list; Claude Code tasks as single changes, found by diffing the
 group against the one seen before by task id. A group equal to the last one mirrored
 is skipped before the store is even read, so the mirror is cheap on every append and
@@ -195,7 +198,7 @@ class Mirror:
             if old is None:
                 text, status = item.text, item.status
             _merge(total, self._apply(store, session, caller, tool, item.task_id, text, status, require))
-        # A task gone from the list was deleted by the agent (SPEC §2: `deleted` removes it).
+        # A task gone from the list was deleted by the agent (docs/reading.md, Claude Code: `deleted` removes it).
         for task_id in sorted(before.keys() - now_ids):
             _merge(total, self._apply(store, session, caller, tool, task_id, None, "deleted", require))
         return total

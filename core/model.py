@@ -1,11 +1,12 @@
 """Frozen value types shared by the readers, the replay, the checklist and the app.
 
 Everything here is immutable: the core hands these out and never changes them in place.
-Plan text held in these objects lives in memory only (SPEC §3, Privacy).
+Plan text held in these objects lives in memory only (docs/privacy.md).
 
 Plain frozen dataclasses (slots), not pydantic models: these are built by the readers
 from values they already checked, tens of thousands per scan, and the command line
-reads them without the cost of pydantic's import and validation (issue 11). A change is
+reads them without the cost of pydantic's import and validation, which a fast start
+cannot afford (docs/performance.md). A change is
 `dataclasses.replace`; sequences handed in as lists are kept as tuples, as before.
 """
 
@@ -17,8 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
-# The statuses an agent item can have once read (FORMATS §7). Anything else a harness
-# writes reads as "pending" (SPEC §2, no guessing).
+# The statuses an agent item can have once read (docs/reading.md, Statuses and priorities). Anything else a harness
+# writes reads as "pending" (docs/reading.md, No guessing).
 Status = Literal["pending", "in_progress", "completed", "cancelled", "blocked"]
 # ACP's vocabulary (v2 adds `cancelled`), and `read_status`'s default.
 STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed", "cancelled")
@@ -77,17 +78,17 @@ def harness_label(harness: str) -> str:
     return HARNESS_LABELS.get(harness, harness)
 
 
-# FORMATS §7: `cancelled` is a status in ACP (v2), Gemini CLI and OpenCode only; Claude's
+# `cancelled` is a status in ACP (v2), Gemini CLI and OpenCode only (docs/reading.md, Statuses and priorities); Claude's
 # and Codex's vocabulary is the first three, and a word outside a source's vocabulary
 # reads as pending.
 LIST_STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed")
-# Gemini CLI's write_todos and OpenCode's todowrite (FORMATS §7): `blocked` is a status
+# Gemini CLI's write_todos and OpenCode's todowrite (docs/reading.md, Statuses and priorities): `blocked` is a status
 # of their own (shown as blocked, open in the pill), `cancelled` as in ACP.
 TODO_STATUSES: tuple[Status, ...] = ("pending", "in_progress", "completed", "cancelled", "blocked")
 
 
 # An agent item's priority where its format carries one (ACP entries, legacy TodoWrite
-# items): the store's own vocabulary (SPEC §4). A word outside it is no priority.
+# items): the store's own vocabulary (docs/store.md). A word outside it is no priority.
 Priority = Literal["high", "medium", "low"]
 PRIORITIES: tuple[Priority, ...] = ("high", "medium", "low")
 
@@ -100,7 +101,7 @@ def read_priority(raw: object) -> Priority | None:
 
 
 def partial_label(source: str) -> str:
-    """What a partial group (SPEC §2, Long transcripts) is missing, said for its source:
+    """What a partial group (docs/reading.md, Bounded reading) is missing, said for its source:
     a task source keeps only the tasks found; a list source shows the last full list
     read, and the list stated in the part not read is missing."""
     if source == "claude_tasks":
@@ -111,7 +112,7 @@ def partial_label(source: str) -> str:
 def read_status(raw: object, vocabulary: tuple[Status, ...] = STATUSES) -> Status:
     """Map a harness's status word onto ours; unknown or missing reads as pending.
 
-    `vocabulary` is the source's own set (FORMATS §7): `LIST_STATUSES` for Claude and
+    `vocabulary` is the source's own set (docs/reading.md, Statuses and priorities): `LIST_STATUSES` for Claude and
     Codex, `TODO_STATUSES` for Gemini CLI and OpenCode, the default for ACP."""
     if raw in vocabulary:
         return raw  # type: ignore[return-value]
@@ -157,7 +158,7 @@ class PlanGroup:
     source: Source
     items: tuple[PlanItem, ...] = ()
     # True when the reader skipped part of a long transcript and could not find a full
-    # list: the group then holds only the tasks it could rebuild (SPEC §2, Long transcripts).
+    # list: the group then holds only the tasks it could rebuild (docs/reading.md, Bounded reading).
     partial: bool = False
     # True when the agent cleared the list after every step was done: `items` is the
     # finished list it cleared (shown as finished, never as no plan).

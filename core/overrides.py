@@ -1,4 +1,7 @@
-"""Where the person's overrides of agent items live: keys only, never text (SPEC §3).
+"""Where the person's overrides of agent items live: keys only, never text.
+
+docs/app.md, The checklist, says what an override is; docs/privacy.md why its text is
+never kept.
 
 The file is `<state>/overrides.json`:
     {"version": 1, "sessions": {"<session id>": {"<item key>": "completed" | "pending"}}}

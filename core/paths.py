@@ -110,7 +110,7 @@ def gemini_tmp_dir() -> Path:
 
 
 def qwen_home() -> Path:
-    """Qwen Code's folder: `$QWEN_HOME`, else `~/.qwen` (FORMATS §8)."""
+    """Qwen Code's folder: `$QWEN_HOME`, else `~/.qwen` (docs/reading.md, Qwen Code)."""
     return _env_path("QWEN_HOME") or Path.home() / ".qwen"
 
 
@@ -120,7 +120,7 @@ def qwen_projects_dir() -> Path:
 
 
 def pi_agent_dir() -> Path:
-    """pi's agent folder: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent` (FORMATS §10)."""
+    """pi's agent folder: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent` (docs/reading.md, pi)."""
     return _env_path("PI_CODING_AGENT_DIR") or Path.home() / ".pi" / "agent"
 
 

@@ -1,6 +1,6 @@
 """The plan replay: plan events, in transcript order, → an immutable `AgentPlan`.
 
-Pure logic, no IO. The rules (SPEC §2, "no guessing"):
+Pure logic, no IO. The rules (docs/reading.md, No guessing):
 - a full list replaces its group's plan, switches the group to that source and clears
   the group's task items;
 - step operations (advance, done/start, wrap-up) act only on a list of their own source;
@@ -11,7 +11,8 @@ Pure logic, no IO. The rules (SPEC §2, "no guessing"):
 - a group exists once a full list or a task creation made it; an empty full list leaves
   an empty group (the agent cleared its list), except after every step was done: then
   the finished list stays, marked cleared (a finished plan reads "finished 4/4", not as
-  no plan; SPEC §5 likewise drops nothing for such a list);
+  no plan; the store's translation likewise drops nothing for such a list: docs/store.md,
+  Agents' lists in the store);
 - statuses were already normalised by the readers (`core.model.read_status`).
 
 `PlanReplay` keeps mutable state for speed while a transcript is followed; `snapshot()`

@@ -1,7 +1,7 @@
 """How transcript files make sessions: which file is a session, which belong to a parent,
 and the frozen `SessionEntry` each session is shown as (pure: no IO, no threads).
 
-Sessions and files (SPEC §2 Sessions, FORMATS §1 and §3):
+Sessions and files (docs/reading.md, Sessions):
 - each main transcript is a session; an ACP log may hold several;
 - subagent transcripts (Claude `agent-<agentId>.jsonl`, Codex sub-thread rollouts)
   belong to their parent: their plans become groups "agent-<agentId>" of the parent's
@@ -9,9 +9,9 @@ Sessions and files (SPEC §2 Sessions, FORMATS §1 and §3):
   not found is shown on its own rather than hidden;
 - a forked Claude session is its own session: the file name is its identity, and the
   parent's id that its copied records carry is kept as lineage (`Session.parent_id`).
-  We read SPEC's "carries its parent's id and shows as that session" together with
-  FORMATS §1 ("the file name is the session's identity; a record carrying another id is
-  lineage"): merging a fork into its parent would mix two diverging plans in one row.
+  The file name is the session's identity and a record carrying another id is lineage
+  (docs/reading.md, Sessions), because merging a fork into its parent would mix two
+  diverging plans in one row.
   A Codex fork (`forked_from_id`) is treated the same way.
 """
 
@@ -194,8 +194,9 @@ def _orphan_entry(sid: str, owners: Owners, children: Children, read_plans: bool
 
 
 def _updated(state: FileState, result: SessionResult) -> datetime:
-    """Last activity (SPEC §2, §7 "newest activity first"): the last record's time. The
-    file's mtime counts only when no record carries a time (a harness that writes none,
+    """Last activity, by which the list puts the newest session first (docs/reading.md,
+    Sessions): the last record's time. The file's mtime counts only when no record
+    carries a time (a harness that writes none,
     a file whose records have none): a copied, touched or re-synced file keeps its age.
 
     A record's time later than now is no activity (a skewed clock, a tool result holding

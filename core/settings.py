@@ -18,9 +18,10 @@ API summary:
 - Saving only the keys that changed into the file's own text: core/settings_save.py.
   The user directory (`roles`, `users`) and the built-in roles: core/user_directory.py.
 
-Why not a pydantic model (STYLE §14 suggests one): every planwatch command loads the
+Why not a pydantic model, as the store's records are: every planwatch command loads the
 settings, and importing pydantic and ruamel.yaml for them took about 90 ms of the
-0.34 s of a warm `planwatch sessions` (issue 11). The settings are a dozen scalars and one list; a small explicit table of
+0.34 s of a warm `planwatch sessions` (docs/performance.md). The settings are a dozen
+scalars and one list; a small explicit table of
 checks (`_TABLE`) says what each accepts, in plain words. ruamel.yaml is imported only
 when there is a file to parse, and the user directory (pydantic; a real validation job)
 only when the file has `users` or `roles`.
@@ -192,7 +193,7 @@ class Settings:
     read_agent_plans: bool = True
     """Privacy: read agents' plans into their checklists. Off turns all reading off."""
     keep_plans_in_store: bool = False
-    """Privacy opt-in: keep agents' plans in the shared task list (SPEC §5)."""
+    """Privacy opt-in: keep agents' plans in the shared task list (docs/store.md, Agents' lists in the store)."""
     require_approval: bool = False
     """task_set refuses to move a task to doing until it has been approved."""
     sweep_after_days: float | None = None
@@ -294,7 +295,7 @@ def read_settings_text(path: Path) -> str | None:
 
 # Settings that guard access or privacy fail closed when they cannot be read: a file or
 # value that cannot be read never turns approval off, and never turns plan reading on
-# for a person who may have written it off (the brief: trust fails closed; SPEC §3).
+# for a person who may have written it off (trust fails closed: docs/privacy.md, Trust).
 # Each: the value it then takes, and what the problem says of it.
 _CLOSED: dict[str, tuple[Any, str]] = {
     "require_approval": (True, "approval is required until it is fixed"),
@@ -401,7 +402,7 @@ def _load(path: Path) -> Settings:
     if not text.strip():
         return Settings()
     # Imported here, not at the top: most commands run without a settings file, and
-    # ruamel.yaml is a tenth of a warm start (issue 11).
+    # ruamel.yaml is a tenth of a warm start (docs/performance.md).
     from ruamel.yaml.error import YAMLError
 
     from planwatch.core.yamlio import safe_yaml, uses_aliases

@@ -7,7 +7,7 @@ carry a raw control character, a terminal escape or an invisible character to a 
 (Rich/Textual `[bold]`) is the widgets' job: they render `Text` objects, never markup
 strings.
 
-What is shown as an escape instead of sent (docs: README, "Untrusted text"):
+What is shown as an escape instead of sent (docs/privacy.md, Untrusted text):
 - C0 controls except tab and newline, DEL, and C1 controls (the 8-bit CSI 0x9b too);
 - every format character (Unicode category Cf): bidi overrides, isolates and marks,
   zero-width space, joiners and non-joiner, word joiner, invisible operators, the byte

@@ -1,11 +1,11 @@
-"""The user directory in the settings file: roles, users and their tokens (SPEC §4).
+"""The user directory in the settings file: roles, users and their tokens (docs/store.md, The user directory).
 
 Why a module of its own: the directory decides who may approve, and its shapes (the
 seed's `roles:` / `users:` list, the earlier nested form), the built-in roles and the
 checks of each entry change with the trust rules, apart from the other settings
 (core/settings.py) and how the file is saved (core/settings_save.py).
 
-The user directory, as SPEC §4 writes it:
+The user directory, as docs/store.md (The user directory) shows it:
     roles:
       approver: [task:approve]
     users:

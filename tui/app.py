@@ -232,7 +232,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
 
     def _seed_timeline(self, session_id: str, history: PlanHistory, timelines: Timelines) -> None:
         if timelines is not self.timelines or not self.reading:
-            # Reading was turned off while the transcript was read (SPEC §3 Privacy): the
+            # Reading was turned off while the transcript was read (docs/privacy.md): the
             # timelines it was read for are gone, and the plan text read goes with them.
             return
         self.timelines.seed(session_id, history.changes, history.unread, history.base)
@@ -295,7 +295,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         """Every toast passes through here (the app's, each screen's and widget's, which
         call the app's, and Textual's own): its message and title are made safe text, so
         a session title or file name holding a terminal escape is shown, never sent
-        (README, "Untrusted text")."""
+        (docs/privacy.md, Untrusted text)."""
         super().notify(
             safe_text(message),
             title=safe_text(title, single_line=True),
@@ -353,7 +353,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         # Changes seen from here on are the session's timeline; the first read is not a change.
         for entry in self.entries():
             self.timelines.keep(entry.session.id, entry.plan or EMPTY_PLAN)
-        # With the opt-in on, every session's list is kept in the store (SPEC §5), not
+        # With the opt-in on, every session's list is kept in the store (docs/store.md, Agents' lists in the store), not
         # only those that change while the app runs (idempotent: unchanged lists write nothing).
         if self.settings.keep_plans_in_store and self.reading:
             self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
@@ -412,7 +412,8 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
 
     @work(thread=True, group="mirror", exit_on_error=False)
     def mirror(self, changed: list[tuple[Any, AgentPlan]]) -> None:
-        """The opt-in translation of SPEC §5: the one path by which plan text is written.
+        """The opt-in translation (docs/store.md, Agents' lists in the store): the one path
+        by which plan text is written.
         The mirror itself does nothing while the setting is off."""
         for session, plan in changed:
             try:

@@ -276,7 +276,7 @@ def _plain(entry: SessionEntry) -> list[str]:
     item, then each further group under its own header, then each plan document after
     its `# document …` header, each of its lines framed as `> <line>` (`>` alone for an
     empty one), so a document's own `# ` lines never read as headers and its lines never
-    as items (SPEC §8)."""
+    as items (README, For scripts)."""
     from planwatch.core.text import safe_text
 
     plan = entry.plan

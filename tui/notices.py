@@ -1,4 +1,4 @@
-"""Notifications (issue 12, Beyond): what is worth ringing the bell for.
+"""Notifications: what is worth ringing the bell for (docs/app.md, Settings).
 
 A plan that became complete, a step that became blocked, a running session that went
 idle. Pure functions over plans and times pick them; the app rings the bell, shows a

@@ -61,7 +61,7 @@ class AppOptions:
 
 
 # Fixture roots that are test cases, not a picture of a working day: the rule families
-# and the hostile-text session (issue 12: no hostile text in the demo).
+# and the hostile-text session (the demo shows a working day, and no hostile text).
 TEST_ONLY_TRANSCRIPTS = ("rules", "hostile")
 
 

@@ -1,9 +1,9 @@
-"""Open and copy (issue 12, Beyond): the transcript or a plan document in `$PAGER`, a
+"""Open and copy: the transcript or a plan document in `$PAGER`, a
 store record in `$EDITOR` (the app suspends, as lazygit does), the checklist as Markdown
 on the clipboard (OSC 52).
 
 A plan document goes to the pager on its standard input, never through a file: agent
-plan text stays in memory (SPEC §3). The transcript goes there too, read here: the pager
+plan text stays in memory (docs/privacy.md). The transcript goes there too, read here: the pager
 (or `PAGER=cat`) never reads a transcript's raw escapes itself. What a pager and the
 clipboard get is safe text (core/text.py). Only regular files are opened.
 """

@@ -1,6 +1,7 @@
-"""The app's one store service (STYLE 21): one `Store` (one parse cache), one settings
+"""The app's one store service: one `Store` (one parse cache), one settings
 object, one ordered writer, one watcher and the sweeper. The browse screen, the store
-view, the settings screen and the mirror all use it; none builds its own copy.
+view, the settings screen and the mirror all use it; none builds its own copy, because
+two copies would disagree about the same files.
 
 Screens read it (`app.store_service`) and subscribe to its signals rather than being
 called by the app:
@@ -94,7 +95,7 @@ class StoreService:
     # -- life cycle (the owning app's mount and unmount)
 
     def start(self, *, watch: bool) -> None:
-        """Watch the store folder for other writers and sweep it (SPEC §4 Sweep: when the
+        """Watch the store folder for other writers and sweep it (docs/store.md, The sweep: when the
         core starts, then every hour); `watch=False` (snapshots) runs neither."""
         if not watch:
             return

@@ -1,4 +1,4 @@
-"""`planwatch acp-tap`: a transparent proxy that records an ACP stream (SPEC §8, FORMATS §4).
+"""`planwatch acp-tap`: a transparent proxy that records an ACP stream (docs/reading.md, ACP agents).
 
 An ACP client (an editor) talks JSON-RPC to an agent over the agent's stdin/stdout, so
 nothing reaches the disk for planwatch to read. The tap sits in between: the editor runs

@@ -1,7 +1,7 @@
 """`planwatch mcp`: the store's ten tools and the plan channel for agents, over MCP stdio.
 
 Every agent on the host that adds this server works the same list as the person in the
-app and the scripts on the CLI (SPEC §4, §8):
+app and the scripts on the CLI (docs/store.md, Agents on the same list):
 
 - **Tools** — the ten of `core.store.tools.TOOLS`, called through the same
   `run_tool` as the CLI. Input schemas are the tools' own pydantic input models, so
@@ -10,7 +10,7 @@ app and the scripts on the CLI (SPEC §4, §8):
   (`isError: true`) carrying the tool's own sentence, never a crash. A broken record
   a listing left out is reported beside the answer, never inside it: one
   `notifications/message` (level warning, logger `planwatch.store`) per record.
-- **Resources** — the plan channel (SPEC §6): template `x-ahpd-plans://{plan_id}`,
+- **Resources** — the plan channel (docs/store.md, What clients see): template `x-ahpd-plans://{plan_id}`,
   read as JSON `{plan, tasks}`; an unknown plan is the MCP error -32001
   `Resource not found: <uri>`. Subscribing (legacy `resources/subscribe`, or a
   2026-07-28 `subscriptions/listen` stream) sends `notifications/resources/updated`
@@ -295,7 +295,7 @@ class PlanwatchMCP:
                 self.channel.store.root,
                 exc.strerror or exc,
             )
-        # SPEC §4 Sweep: looked at when the core starts, then every hour.
+        # The sweep (docs/store.md) looks at the store when the core starts, then every hour.
         sweeper = Sweeper(self.channel.store, self._settings_of)
         sweeper.start()
         try:

@@ -1,4 +1,4 @@
-"""The host's own record of the approvals it made: which stamps count (SPEC §4 Stamps).
+"""The host's own record of the approvals it made: which stamps count (docs/store.md, Approvals).
 
 Why a module of its own: an `approved` stamp in a record is text anyone with the file
 can write (`approved: {at, by: ana}` by hand), and a task's title or body can change
@@ -23,7 +23,7 @@ approved, and a change of either makes the stamp stop counting.
 
 What this guarantees holds against callers that reach the store through the tools
 only; one with a shell as the store's own user can append to this file as well as to a
-record (README: what approval guarantees).
+record (docs/store.md, What approval guarantees, and the set-up it needs).
 """
 
 from __future__ import annotations

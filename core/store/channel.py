@@ -1,8 +1,8 @@
-"""The plan channel `x-ahpd-plans://<plan id>` (SPEC §6): a live, read-only plan feed.
+"""The plan channel `x-ahpd-plans://<plan id>` (docs/store.md, What clients see): a live, read-only plan feed.
 
 Subscribing answers the plan's state, `{"plan": {...}, "tasks": [...]}` (the records
 as `record_mapping.task_json`/`plan_json` give them, stamps included), then one action per
-change, each exactly `{type, <the seed's one payload key>}`:
+change, each exactly `{type, <its one payload key>}`:
 
 - `{"type": "x-ahpd-plans/taskAdded", "task": {...}}` — a task now names the plan;
 - `{"type": "x-ahpd-plans/taskSet", "task": {...}}` — one of its tasks changed;

@@ -1,4 +1,4 @@
-"""Approval rules: `requireApproval` and the user directory's grants (SPEC §4 Approval).
+"""Approval rules: `requireApproval` and the user directory's grants (docs/store.md, Approvals).
 
 API summary:
 - `TASK_APPROVE = "task:approve"`, `SESSION_READ = "session:read"`.
@@ -55,7 +55,7 @@ def grants_of(settings: Settings, user: str | None) -> frozenset[str]:
     for role in entry.roles:
         held |= roles.get(role, frozenset())
     if TASK_APPROVE in held:
-        # An approver reads what she approves (the seed's `approver: [task:approve]`
+        # An approver reads what she approves (a directory's `approver: [task:approve]`
         # would otherwise approve tasks it may not list).
         held |= {SESSION_READ}
     return held

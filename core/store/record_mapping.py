@@ -2,7 +2,7 @@
 
 Why a module of its own: which keys a file holds, in which order, how stamps and lists
 are written and what a loaded mapping must be to count as a record change with the file
-format (SPEC §4's field order), apart from the records' own rules
+format (docs/store.md's field order), apart from the records' own rules
 (core/store/schema.py) and the YAML text (core/store/frontmatter.py, core/store/record_render.py).
 
 - `task_from_frontmatter(data, body)`, `plan_from_frontmatter(data, body)` — validate a
@@ -105,7 +105,7 @@ def plan_from_frontmatter(data: object, body: str) -> PlanRecord:
 
 
 def task_to_frontmatter(rec: TaskRecord) -> dict[str, Any]:
-    """The ordered mapping written for a task, in SPEC §4's field order: the lists
+    """The ordered mapping written for a task, in docs/store.md's field order: the lists
     (`labels`, `blockedBy`, `refs`) always, empty as `[]`; other absent fields left out."""
     out: dict[str, Any] = {"id": rec.id, "title": rec.title, "status": rec.status, "priority": rec.priority}
     out["labels"] = list(rec.labels)
@@ -125,7 +125,7 @@ def task_to_frontmatter(rec: TaskRecord) -> dict[str, Any]:
 
 
 def plan_to_frontmatter(rec: PlanRecord) -> dict[str, Any]:
-    """The ordered mapping written for a plan, in SPEC §4's field order; `refs` always
+    """The ordered mapping written for a plan, in docs/store.md's field order; `refs` always
     (empty as `[]`), other absent fields left out."""
     out: dict[str, Any] = {"id": rec.id}
     if rec.scope is not None:

@@ -1,13 +1,13 @@
 """A record → its file's text, keeping what a person wrote by hand.
 
 Why a module of its own: writing back a file a person may have edited — their comments,
-key order and unknown keys kept (ruamel.yaml round-trip), stamps in the seed's form, a
+key order and unknown keys kept (ruamel.yaml round-trip), stamps in the store's form, a
 list field they left out kept out while empty, and a check that the text reads back as
 the record — changes apart from reading records (core/store/frontmatter.py).
 
 - `render_record(rec, existing_text)` → the file text; with the text of the file it
   replaces, a person's comments, key order and unknown keys survive. The body is
-  replaced by the record's body. Stamps' `at` are written in the seed's form,
+  replaced by the record's body. Stamps' `at` are written in the store's form,
   `2026-10-18T10:00:00.000Z` (a plain YAML timestamp); one the file already holds for
   the same moment, in either form, is left as written.
 - `plain_value(value)`: a loaded or new YAML value in a comparable form (the read-back check).

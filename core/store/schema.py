@@ -9,7 +9,7 @@ API summary (stable; other modules build on it):
 - `Stamp(at, by, in_, verdict=None)` — `{at, by, in}` on disk; `verdict` only on a
   task's or plan's `reviewed` stamp. Stamps are written by the host only.
 - `Scope(kind, value)` — `{kind: folder, folder: /srv/work}` on disk.
-- `Source(tool, id=None)` — where a translated task came from (SPEC §5).
+- `Source(tool, id=None)` — where a translated task came from (docs/store.md, Agents' lists in the store).
 - `TASK_STATUSES`, `TASK_PRIORITIES`, `PLAN_STATUSES`, `SCOPE_KINDS`, `VERDICTS`.
 - `TASK_FIELDS`, `PLAN_FIELDS` — the on-disk key order (the product's example).
 - `TASK_STAMPS`, `PLAN_STAMPS` — the stamp keys, never accepted as input.
@@ -242,7 +242,7 @@ class Source(_Frozen):
 
 
 def _check_verdicts(stamps: dict[str, Stamp]) -> None:
-    # SPEC §4: only a review carries a verdict; on any other stamp it is a wrong field.
+    # docs/store.md: only a review carries a verdict; on any other stamp it is a wrong field.
     for name, stamp in stamps.items():
         if name != "reviewed" and stamp.verdict is not None:
             raise ValueError(f"{name} verdict belongs only on the reviewed stamp")

@@ -1,7 +1,7 @@
-"""What each of the ten tools does (SPEC §4 Tools, effects): the records it reads and writes.
+"""What each of the ten tools does (docs/store.md, The tools): the records it reads and writes.
 
 Why a module of its own: the effects table — stamps, defaults, what a status change
-clears, the filters of a listing — changes with SPEC's effects, apart from the inputs
+clears, the filters of a listing — changes with what the tools are meant to do, apart from the inputs
 (core/store/tool_inputs.py), the refusals (core/store/tool_refusals.py) and the registry
 that validates and dispatches (core/store/tools.py).
 

@@ -1,11 +1,11 @@
-"""The tools' inputs (SPEC §4 Tools): one pydantic model per tool, under the seed's names.
+"""The tools' inputs (docs/store.md, The tools): one pydantic model per tool, under the store's field names.
 
-Why a module of its own: this is the seed's input table — which inputs each tool takes,
+Why a module of its own: this is the tools' input table (docs/store.md, The tools) — which inputs each tool takes,
 their bounds and the description the MCP listing shows a model — and it changes with
 that table, not with what the tools do (core/store/tool_effects.py) or refuse
 (core/store/tool_refusals.py).
 
-Only the seed's names are accepted (`blockedBy`, never the Python name `blocked_by`);
+Only the store's field names are accepted (`blockedBy`, never the Python name `blocked_by`);
 unknown inputs are refused; one-line fields refuse a newline; strings and lists are
 bounded so a record stays readable.
 """
@@ -39,7 +39,7 @@ ShortText = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1
 OneLine = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=TITLE_MAX)]
 
 ONE_LINE_FIELDS = ("title", "active", "note")
-"""The seed's one-line fields: a newline in them is refused, as in a title."""
+"""The one-line fields: a newline in them is refused, as in a title."""
 MAX_LIST = 50
 """Lists (labels, refs, blockedBy) are bounded like strings: a record must stay readable."""
 ShortTexts = Annotated[list[ShortText], Field(max_length=MAX_LIST)]
@@ -47,7 +47,7 @@ TaskIds = Annotated[list[TaskId], Field(max_length=MAX_LIST)]
 
 
 class ToolInput(BaseModel):
-    # Only the seed's names are inputs: `blockedBy`, never the Python name `blocked_by`.
+    # Only the store's field names are inputs: `blockedBy`, never the Python name `blocked_by`.
     model_config = ConfigDict(extra="forbid", validate_by_alias=True, validate_by_name=False, frozen=True)
 
     @field_validator(*ONE_LINE_FIELDS, mode="after", check_fields=False)

@@ -1,4 +1,4 @@
-"""What a tool refuses before it acts, and the sentence it says (SPEC §4 Tools).
+"""What a tool refuses before it acts, and the sentence it says (docs/store.md, The tools).
 
 Why a module of its own: the wording of refusals (`Invalid task_set input: …`) and the
 checks behind them — a record that is unknown or whose file is broken, blockers that are

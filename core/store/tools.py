@@ -1,4 +1,4 @@
-"""The ten store tools, shared by the CLI, the app and the MCP server (SPEC §4 Tools).
+"""The ten store tools, shared by the CLI, the app and the MCP server (docs/store.md, The tools).
 
 API summary:
 - `run_tool(name, store, settings, caller, args, now=None) -> ToolResult` — validate
@@ -11,7 +11,7 @@ API summary:
 - `ToolResult(lines)` — one line per item: tasks `id status priority title`, plans
   `id status title`; `.text()` joins them.
 
-Inputs carry the seed's names only (SPEC §4–§6): the record a call acts on is `plan`
+Inputs carry the store's field names only (docs/store.md, The tools): the record a call acts on is `plan`
 (plan_set, plan_show, plan_approve) or `task` (task_set, task_approve, task_review);
 fields are the record's own keys (`blockedBy`, never `blocked_by`). Every input model
 says what each input takes (`Field(description=…)`), which is what the MCP listing
@@ -21,7 +21,8 @@ Effects (beyond the obvious field changes), all stamps `{at, by, in}` from the C
 - plan_create: `created`. A plan starts as a draft (no status input).
 - plan_set: first move to done/dropped stamps `finished` (once).
 - task_add: `created`. A new task is always todo (no status input); `session` defaults
-  to the session the call was made in; `source` is never an input (SPEC §5 only).
+  to the session the call was made in; `source` is never an input (only the translation of an agent's list
+  sets it: docs/store.md, Agents' lists in the store).
 - task_set: first doing stamps `started` (once); first review/done/dropped stamps
   `finished` (once); leaving doing clears `active`. With requireApproval, moving to
   doing needs an `approved` stamp.
@@ -96,8 +97,8 @@ class ToolSpec:
     kind: Literal["plan", "task"]
 
     def input_schema(self) -> dict[str, Any]:
-        """The input's JSON schema under the seed's names (what MCP lists), its inputs in
-        the seed's field order, the record acted on first."""
+        """The input's JSON schema under the store's field names (what MCP lists),
+        its inputs in the records' field order, the record acted on first."""
         schema = self.input_model.model_json_schema(by_alias=True)
         order = _ORDER.get(self.name) or (_PLAN_ORDER if self.kind == "plan" else _TASK_ORDER)
         props = schema["properties"]
@@ -113,7 +114,7 @@ class ToolSpec:
         return [(name, name in required, prop.get("description", "")) for name, prop in schema["properties"].items()]
 
     def hints(self) -> dict[str, str]:
-        """Names that are not inputs but look like one → the seed's name (for refusals)."""
+        """Names that are not inputs but look like one → the input's real name (for refusals)."""
         out = {
             name: info.alias
             for name, info in self.input_model.model_fields.items()
@@ -133,8 +134,8 @@ class ToolSpec:
         return "\n".join(lines)
 
 
-# SPEC §4's field order, the record acted on first and then its title; task_list's
-# filters in SPEC's order (status, approved, ready, by, since), then plan and session.
+# docs/store.md's field order, the record acted on first and then its title; task_list's
+# filters in the order docs/store.md lists them (status, approved, ready, by, since), then plan and session.
 _PLAN_ORDER = ("plan", "title", "scope", "status", "refs", "goal")
 _TASK_ORDER = (
     "task", "title", "status", "priority", "labels", "topic", "plan", "bot", "folder", "session",
@@ -211,7 +212,7 @@ TOOLS: dict[str, ToolSpec] = {
     )
 }
 
-# Inputs the seed's table does not have, each refused with what to do instead.
+# Inputs the tools do not have, each refused with what to do instead.
 _NOT_INPUTS: dict[tuple[str, str], str] = {
     ("task_add", "id"): "id is minted by the store, never taken as input.",
     ("plan_create", "id"): "id is minted by the store, never taken as input.",

@@ -1,4 +1,4 @@
-"""A harness's own list in the store (SPEC §5): the opt-in translation.
+"""A harness's own list in the store (docs/store.md, Agents' lists in the store): the opt-in translation.
 
 This is the one path by which agent plan text reaches disk, and only when the person
 turned "Keep agents' plans in the shared task list" on (the mirror checks that).
@@ -19,15 +19,15 @@ turned "Keep agents' plans in the shared task list" on (the mirror checks that).
   (`TranslateRefused` otherwise); a change without status keeps the status.
 
 Status map: pending→todo, in_progress→doing, completed→done, blocked→blocked,
-cancelled/deleted→dropped; anything else reads as pending (SPEC §2).
+cancelled/deleted→dropped; anything else reads as pending (docs/reading.md).
 
 Every write goes through the Store API under the store lock, stamped like the tools
 stamp (`created`; `started` on the first doing; `finished` on the first review, done
 or dropped). Nothing is written when nothing changed: the mirror calls this on every
 change of an agent's list, and a re-translation of the same list is a no-op.
 
-To the letter of SPEC §5: every step the list no longer holds is `dropped`, whatever
-its status, with the one exception the SPEC names: a list cleared (empty) after every
+As docs/store.md, Agents' lists in the store, says: every step the list no longer holds is `dropped`, whatever
+its status, with one exception: a list cleared (empty) after every
 step was done drops nothing (the agent finished and tidied up). Only tasks a translation
 made (they carry `source`) are dropped; a task a person added to the session's plan by
 hand is left alone unless an entry takes it.
@@ -297,7 +297,8 @@ def translate_list(
     plan_key: str | None = None,
     require_approval: bool = False,
 ) -> TranslateResult:
-    """Write a whole agent list as the session's plan (SPEC §5); no write when unchanged.
+    """Write a whole agent list as the session's plan (docs/store.md, Agents' lists in the
+    store); no write when unchanged.
     With `require_approval` a step moves to doing only once its task is approved, as
     task_set requires; only the first MAX_STEPS steps are kept (said in the log).
 

@@ -1,4 +1,4 @@
-"""What clients see of a session in the store (SPEC §6): its todo lines and open count.
+"""What clients see of a session in the store (docs/store.md, What clients see): its todo lines and open count.
 
 Pure functions over a `StoreSnapshot` (`Store(root).load()`); nothing here touches files.
 

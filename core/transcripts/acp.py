@@ -1,4 +1,4 @@
-"""ACP logs (what `planwatch acp-tap` records), FORMATS §4.
+"""ACP logs, as `planwatch acp-tap` records them (docs/reading.md, ACP agents).
 
 One JSON-RPC message per line, bare (`{"jsonrpc":"2.0",…}`) or wrapped as
 `{ts, from: "agent"|"client", msg}`. One log may hold several sessions: each gets its own

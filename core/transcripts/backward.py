@@ -1,4 +1,4 @@
-"""Looking back through a large transcript's skipped middle (SPEC §2 Long transcripts).
+"""Looking back through a large transcript's skipped middle (docs/reading.md, Bounded reading).
 
 - The plan recovery (`scan_backward`): when the tail holds no full list
   (`reader.is_full_list`), the bytes before it are scanned backwards, chunk by chunk, up
@@ -44,7 +44,7 @@ def look_back_for_facts(
 ) -> None:
     """Hand `reader` the latest lines of the skipped [lower, upper) that hold one of its
     `middle_needles`, newest first, asking again after each (Titles may be anywhere in
-    a file: FORMATS §1). `upper` is a line start; `lower` too when `lower_is_line_start`.
+    a file: docs/reading.md, Claude Code). `upper` is a line start; `lower` too when `lower_is_line_start`.
 
     The caller bounds it to `FACTS_BOUND` bytes before the replay, like the plan
     recovery: a title outranking what head and tail hold is found when it lies within
@@ -184,7 +184,7 @@ def confirmed(
 ) -> bool:
     """Whether the full list on `line` (at `offset`) applied: the later lines holding
     its result needles are handed to the reader until it gives a verdict. A refused call
-    (error result) or one with no result in the file changes nothing (SPEC §2), so the
+    (error result) or one with no result in the file changes nothing (docs/reading.md), so the
     recovery must not stop at it. Costs a forward read up to the result, which follows
     its call closely; ACP updates need no result."""
     try:

@@ -1,4 +1,6 @@
-"""The Claude desktop app's task-list tools (`mcp__ccd_turn__*`), FORMATS §2.
+"""The Claude desktop app's task-list tools (`mcp__ccd_turn__*`).
+
+docs/reading.md, The Claude desktop app's task list, describes them.
 
 Their argument schema is not published, so every bit of shape knowledge lives here and
 nowhere else: when the app changes it, this is the one module to follow it. A shape not

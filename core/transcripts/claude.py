@@ -1,4 +1,7 @@
-"""Claude Code transcripts (CLI, IDE, the desktop app's code sessions), FORMATS §1–§2.
+"""Claude Code transcripts: the CLI, the IDE extensions and the desktop app's code sessions.
+
+The format and its rules are described in docs/reading.md, Claude Code and The Claude
+desktop app's task list.
 
 Records → plan events and session facts. What is read:
 - `TodoWrite` (claude_todos): `input.todos` is the full list; `[]` clears it. Items are
@@ -67,7 +70,7 @@ _TIME = time_pattern("timestamp")
 PLAN_TOOLS: tuple[str, ...] = (TODO_WRITE, EXIT_PLAN_MODE, *TASK_TOOLS, *ccd.TOOL_NAMES)
 FULL_LIST_TOOLS: tuple[str, ...] = (TODO_WRITE, ccd.UPDATE_PLAN)
 TITLE_TYPES: tuple[str, ...] = ("custom-title", "ai-title", "summary")
-# Each title record type and its fact, in FORMATS §1 priority order.
+# Each title record type and its fact, in title priority order (docs/reading.md, Claude Code).
 _TITLE_FIELDS: tuple[tuple[str, str, str], ...] = (
     ("custom-title", "customTitle", "custom_title"),
     ("ai-title", "aiTitle", "ai_title"),
@@ -130,7 +133,7 @@ class ClaudeReader(TranscriptReader):
         self._pending: OrderedDict[str, PlanEvent] = OrderedDict()
         self._seen_user = False  # a line holding the first user record was fed
         # Title facts read after IO's last gap (None: no gap). Titles may be anywhere
-        # in a file (FORMATS §1): a kind not restated after the gap may have a later
+        # in a file (docs/reading.md, Claude Code): a kind not restated after the gap may have a later
         # record in the skipped middle than the one the head gave.
         self._titles_after_gap: set[str] | None = None
 

@@ -1,4 +1,4 @@
-"""What Claude Code's records hold (FORMATS §1): a record's message and content blocks,
+"""What Claude Code's records hold (docs/reading.md, Claude Code): a record's message and content blocks,
 the planning calls an assistant record makes (TodoWrite lists, ExitPlanMode documents,
 the desktop app's calls via ccd.py), whether a tool result is an error, and the text a
 person typed. Pure functions over one parsed record; the reader that keeps the state

@@ -1,6 +1,6 @@
 """The Claude Code task correlator: TaskCreate / TaskUpdate calls ↔ their results.
 
-SPEC §2, "Claude Code tasks". A call alone proves nothing; only its matching, successful
+The rules are in docs/reading.md, Claude Code. A call alone proves nothing; only its matching, successful
 result does:
 - `tool_use.id` is matched with `tool_result.tool_use_id`;
 - a task is created only by a successful result returning `toolUseResult.task.id`;

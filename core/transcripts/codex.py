@@ -1,4 +1,4 @@
-"""Codex CLI rollouts, FORMATS §3.
+"""Codex CLI rollouts (docs/reading.md, Codex CLI).
 
 Two line shapes:
 - enveloped (September 2025 on): `{timestamp, type, payload}`, `type` one of
@@ -102,7 +102,7 @@ class CodexReader(TranscriptReader):
         self.facts = SessionFacts()
         self._replay = PlanReplay(every_list=every_list)
         self._pending: OrderedDict[str, FullList] = OrderedDict()
-        # A rollout from before September 2025 (no envelopes, FORMATS §3).
+        # A rollout from before September 2025 (no envelopes, docs/reading.md, Codex CLI).
         self._bare = False
 
     # -- the contract ------------------------------------------------------------------

@@ -1,6 +1,6 @@
-"""Finding every transcript on disk and what kind each one is (SPEC §2 Sessions).
+"""Finding every transcript on disk and what kind each one is (docs/reading.md, Sessions).
 
-Where each harness writes (FORMATS):
+Where each harness writes (docs/reading.md describes each):
 - Claude: `$CLAUDE_CONFIG_DIR/projects/<slug>/<sessionId>.jsonl`; subagents in
   `<slug>/<sessionId>/subagents/agent-<agentId>.jsonl` (beside a `.meta.json`), or in
   the older layout `<slug>/agent-<agentId>.jsonl`, whose parent is named by the
@@ -110,7 +110,8 @@ def is_whole_document(path: Path) -> bool:
 
 
 def is_gemini_name(path: Path) -> bool:
-    """FORMATS §5's name rule: `session-….jsonl` / `session-….json` in a `chats` folder,
+    """Gemini CLI's name rule (docs/reading.md, Gemini CLI): `session-….jsonl` /
+    `session-….json` in a `chats` folder,
     or `<id>.jsonl` in a folder inside one (a subagent), whatever the folders above."""
     name = path.name
     if name.startswith("."):
@@ -309,7 +310,7 @@ def classify(path: Path, stat: os.stat_result | None = None, *, known: Harness |
     else:
         located = harness = known or _known_harness(path)
         if harness is None and is_gemini_session(path):
-            harness = "gemini"  # FORMATS §5's rule, before the sniff (which sees sessionId)
+            harness = "gemini"  # Gemini CLI's name rule (docs/reading.md), before the sniff (which sees sessionId)
         harness = harness or sniff_harness(path)
     if harness is None:
         return None
@@ -384,14 +385,14 @@ def _gemini_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
 
 
 def _qwen_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
-    """Qwen Code's projects folder: `<slug>/chats/<session id>.jsonl` (FORMATS §8)."""
+    """Qwen Code's projects folder: `<slug>/chats/<session id>.jsonl` (docs/reading.md, Qwen Code)."""
     for path, rel, st in _walk(root):
         if len(rel) == 3 and rel[1] == "chats":
             yield path, st
 
 
 def _pi_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
-    """pi's sessions folder: `--<folder>--/<time>_<id>.jsonl` (FORMATS §10)."""
+    """pi's sessions folder: `--<folder>--/<time>_<id>.jsonl` (docs/reading.md, pi)."""
     for path, rel, st in _walk(root):
         if len(rel) == 2:
             yield path, st
@@ -479,7 +480,7 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
             item = classify_database(path) if path.name in DATABASE_NAMES else classify(path, st, known=known)
             if item is not None:
                 found[path] = item
-    # A plain rollout beside its compressed copy wins (FORMATS §3).
+    # A plain rollout beside its compressed copy wins (docs/reading.md, Codex CLI).
     for path in [p for p in found if p.name.endswith(".jsonl.zst")]:
         if path.with_name(path.name[: -len(".zst")]) in found:
             del found[path]

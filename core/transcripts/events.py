@@ -120,7 +120,7 @@ class DocumentSet:
 @dataclass(frozen=True, slots=True)
 class Gap:
     """IO skipped part of a long transcript here. Groups not restated by a full list
-    after it are marked partial (SPEC §2, Long transcripts)."""
+    after it are marked partial (docs/reading.md, Bounded reading)."""
 
 
 PlanEvent = (

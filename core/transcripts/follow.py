@@ -16,7 +16,7 @@ becomes one read, then asks the consumer to read each dirty file:
 - Returning None stops following that file (not a transcript after all).
 
 The follower never parses lines and never imports Textual: it talks through plain
-callbacks, called from its thread (STYLE §3).
+callbacks, called from its thread, so that core never depends on the UI's threading.
 """
 
 from __future__ import annotations

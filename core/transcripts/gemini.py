@@ -1,4 +1,4 @@
-"""Gemini CLI chat recordings, FORMATS §5.
+"""Gemini CLI chat recordings (docs/reading.md, Gemini CLI).
 
 A session file (`tmp/<slug>/chats/session-…jsonl`) is an append-only log in which a
 message may be written several times:

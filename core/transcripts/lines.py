@@ -1,4 +1,4 @@
-"""Which bytes of a transcript are read, bounded (SPEC §2 Long transcripts): the window
+"""Which bytes of a transcript are read, bounded (docs/reading.md, Bounded reading): the window
 policy over the line scan (linescan.py) and the backward scan (backward.py).
 
 - A region up to `WHOLE_READ` bytes (every file under the head + tail windows) is read

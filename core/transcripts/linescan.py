@@ -1,5 +1,5 @@
-"""Complete JSON lines out of raw bytes, prefiltered before they are split (SPEC §2
-Long transcripts, FORMATS general rules).
+"""Complete JSON lines out of raw bytes, prefiltered before they are split (docs/reading.md,
+Bounded reading).
 
 - A block of complete lines is tested as a whole by the reader's raw-byte prefilter;
   only the lines that pass are cut out and handed on.

@@ -14,7 +14,7 @@ overlap lie on one line; the engines may report different ones of them.)
 Two engines give the same answers:
 - Hyperscan (the `hyperscan` wheel, x86-64 Linux), a SIMD multi-literal matcher: all
   needles in one pass at about 3 GB/s on chat transcripts and 7 GB/s on tool output,
-  2.2-2.5x Python's `re` (measured on the benchmark corpus; issue 11);
+  2.2-2.5x Python's `re` (measured on the benchmark corpus: docs/performance.md);
 - else Python's `re` on a trie of the needles, anchored on their colon when every
   needle has one (`needle_pattern`).
 Each `Needles` compiles its engine's form on first use. Hyperscan's scratch space is

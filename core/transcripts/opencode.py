@@ -1,4 +1,4 @@
-"""OpenCode's SQLite database, FORMATS §6.
+"""OpenCode's SQLite database (docs/reading.md, OpenCode).
 
 One database holds every session (`core.paths.opencode_db()`); OpenCode writes it in WAL
 mode while we read. So it is opened through SQLite itself, read-only
@@ -320,7 +320,7 @@ class OpenCodeReader(TranscriptReader):
         with_todos = ids - without_todos
         for chunk in chunks(sorted(with_todos)):
             marks = ",".join("?" * len(chunk))
-            # The todo's priority where the table has the column (FORMATS §6 lists it).
+            # The todo's priority where the table has the column (docs/reading.md, OpenCode).
             priority = "priority" if has_column(db, "todo", "priority") else "NULL"
             query = (
                 f"SELECT session_id, content, status, {priority} FROM todo WHERE session_id IN ({marks}) "

@@ -1,7 +1,7 @@
 """OpenCode's JSON, read: a todowrite part's list, a todo list, a text part as a prompt.
 
-Why a module of its own: the shapes OpenCode writes inside its rows and files (FORMATS
-§6) — a tool part's `state`, a todo's `status` words, a message's text part — change
+Why a module of its own: the shapes OpenCode writes inside its rows and files (docs/reading.md,
+OpenCode) — a tool part's `state`, a todo's `status` words, a message's text part — change
 with OpenCode's versions, apart from how the database is queried
 (core/transcripts/opencode_sql.py) and how sessions become results
 (core/transcripts/opencode.py). The database's parts and the older storage/ files
@@ -39,7 +39,7 @@ __all__ = [
 SOURCE: Source = "opencode_todos"
 TODOWRITE = "todowrite"
 MAX_TITLE_CHARS = 1000
-# A todo row's status word → ours (FORMATS §7: anything else reads as pending).
+# A todo row's status word → ours (docs/reading.md, Statuses and priorities: anything else reads as pending).
 TODO_STATUS: dict[object, Status] = {status: read_status(status, TODO_STATUSES) for status in TODO_STATUSES}
 
 

@@ -1,4 +1,4 @@
-"""pi sessions with the todo extension, FORMATS §10.
+"""pi sessions with the todo extension (docs/reading.md, pi).
 
 A session file (`sessions/--<folder>--/<time>_<id>.jsonl`) is a JSON Lines **tree**:
 line 1 is the header `{"type":"session","version":3,"id","timestamp","cwd"}` (a fork
@@ -12,7 +12,7 @@ package ships answers every call (`add`, `toggle`, `clear`, `list`) with the who
 in `details.todos` (`[{id, text, done}]`). The plan is the list of the last `todo`
 result on the current path that succeeded: a result with `isError: true` (pi's own
 validation) or with `details.error` (the extension's refusals, sent with `isError:
-false`) changed nothing. `done: true` is completed, anything else pending (FORMATS §12).
+false`) changed nothing. `done: true` is completed, anything else pending (docs/reading.md, Statuses and priorities).
 
 Bad trees: an entry whose `parentId` the file does not hold cuts the path. What the path
 holds below the cut is certain; when no list was found there, the session is shown

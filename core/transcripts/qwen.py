@@ -1,4 +1,4 @@
-"""Qwen Code chats, FORMATS §8.
+"""Qwen Code chats (docs/reading.md, Qwen Code).
 
 A session file (`projects/<slug>/chats/<session id>.jsonl`) is append-only JSON Lines:
 records `{uuid, parentUuid, sessionId, timestamp, type, provenance, cwd, version,

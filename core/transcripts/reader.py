@@ -44,13 +44,13 @@ from planwatch.core.transcripts.needles import Needles
 class SessionFacts:
     """What a reader learnt about a session from its records (mutable while reading;
     a result hands out a copy, `copy()`). A plain dataclass: the
-    readers set these fields thousands of times per scan (issue 11: no pydantic on the
-    reading path)."""
+    readers set these fields thousands of times per scan (no pydantic on the reading
+    path: its validation would cost a fast start more than the reading itself)."""
 
     id: str | None = None
     cwd: str | None = None
     git_branch: str | None = None
-    # Title candidates in FORMATS §1 priority order; the reader keeps the *last* of each.
+    # Title candidates in title priority order (docs/reading.md, Claude Code); the reader keeps the *last* of each.
     custom_title: str | None = None
     ai_title: str | None = None
     summary: str | None = None
@@ -133,7 +133,7 @@ class TranscriptReader(ABC):
     # unless it declares its own `pattern`); None matches nothing.
     pattern: Needles | None = None
 
-    # Raw bytes for IO's backward scan prefilter (SPEC §2, Long transcripts): the
+    # Raw bytes for IO's backward scan prefilter (docs/reading.md, Bounded reading): the
     # planning tool names and, for Claude, the structured tool-result envelope. Also
     # the privacy switch's exclusion list (lines naming a planning tool).
     scan_needles: tuple[bytes, ...] = ()
@@ -155,7 +155,7 @@ class TranscriptReader(ABC):
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.skipped_lines = 0  # lines that were not valid JSON (FORMATS: count them)
+        self.skipped_lines = 0  # lines that were not valid JSON, counted so `show` can say so
 
     # True when `touch_line` sets the last activity to the line's time outright (the
     # last record's time), False when it keeps the later of the two (warmcache.replay).
@@ -310,7 +310,7 @@ def hold(pending: OrderedDict[_K, _V], key: _K, value: _V, limit: int) -> None:
 
 
 def prompt_title(text: str, limit: int = 1000) -> str:
-    """A first prompt made into a title (FORMATS §1: "the first user prompt, shortened"):
+    """A first prompt made into a title (docs/reading.md, Claude Code: "the first user prompt, shortened"):
     one line, runs of whitespace (newlines, indents) as one space, at most `limit`."""
     return " ".join(text[: limit * 4].split())[:limit]
 

@@ -144,7 +144,7 @@ def _harness_of_line(line: bytes) -> Harness | None:
             return "gemini"  # a Gemini CLI session's metadata line, wherever the file is
         kind = record.get("type")
         if "provenance" in record:
-            # Qwen Code (FORMATS §8): its records carry `provenance`; a chat record's
+            # Qwen Code (docs/reading.md, Qwen Code): its records carry `provenance`; a chat record's
             # `message` holds Gemini-like `parts` (Claude Code's hold `content`, and no
             # record of Claude's has `provenance`). A system record says no more: the
             # next lines tell.
@@ -156,7 +156,7 @@ def _harness_of_line(line: bytes) -> Harness | None:
         if kind == "session.start" and isinstance(data, dict) and isinstance(data.get("copilotVersion"), str):
             return "copilot"  # Copilot CLI's event log opens with it (the session is its folder)
         if kind == "session" and isinstance(record.get("version"), int) and isinstance(record.get("cwd"), str):
-            return "pi"  # pi's session header (FORMATS §10): `{"type":"session","version":3,…}`
+            return "pi"  # pi's session header (docs/reading.md, pi): `{"type":"session","version":3,…}`
         if "payload" in record and isinstance(kind, str) and "timestamp" in record:
             return "codex"
         if kind == "session_meta":

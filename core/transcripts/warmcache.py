@@ -1,5 +1,5 @@
 """The warm-start index: what lets the next start skip reading a transcript, holding no
-text (SPEC §3 Privacy: caches hold offsets, ids and counts, never text).
+text (docs/privacy.md: caches hold offsets, ids and counts, never text).
 
 Readers are deterministic: the same lines fed in the same order give the same state.
 So while IO reads a file it keeps a `Trace` of what it handed the reader — the offset,

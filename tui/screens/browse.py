@@ -106,7 +106,7 @@ class BrowseScreen(Screen[None]):
         self.set_class(self.app.options.pane or event.size.width < PANE_WIDTH, "-pane")
         self.set_class(event.size.width < MEDIUM_WIDTH, "-medium")
         if self.pane != was:
-            # The selected session stays selected whatever the width (issue 12 point 4);
+            # The selected session stays selected whatever the width, so a person's choice survives a resize;
             # only a pane started as one follows the newest session.
             if self.pane and self.focused is not self.query_one("#details"):
                 self.query_one("#checklist", ChecklistView).focus()
@@ -177,7 +177,7 @@ class BrowseScreen(Screen[None]):
             self._show_selected()  # the head's age and running mark
 
     def _hover_card(self, session_id: str) -> Content:
-        """The hover card of a session's pill, wherever the pill is shown (SPEC §3)."""
+        """The hover card of a session's pill, wherever the pill is shown (docs/app.md, The checklist)."""
         return hover_card(self.app.checklist_for(session_id), self.app.reading)
 
     def _row(self, entry: Any, home: str, open_counts: dict[str, int]) -> SessionRow:

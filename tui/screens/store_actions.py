@@ -29,7 +29,7 @@ def _save(
     view: StoreScreen, kind: str, record_id: str | None, changes: dict[str, Any], create: str, update: str
 ) -> None:
     """A form's draft to the tools: `create` a new record, or `update` only what changed
-    (the record named by the seed's input, `task` or `plan`)."""
+    (the record named by the tool's input, `task` or `plan`)."""
     if record_id is None:
         view.run_store_tool(create, changes)
     elif changes:
@@ -66,7 +66,7 @@ def approve(view: StoreScreen) -> None:
     if record is None:
         view.notify("Move to a plan or a task to approve it.", severity="warning")
         return
-    # The tools name the record by the seed's input: `task` or `plan`.
+    # The tools name the record they act on by their input `task` or `plan`.
     tool, key = ("task_approve", "task") if isinstance(record, TaskRecord) else ("plan_approve", "plan")
     record_id = record.id
     if record.approved is None:

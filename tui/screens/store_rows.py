@@ -166,7 +166,7 @@ def task_cells(task: TaskRecord, titles: SessionTitle, style_of: StatusStyle, co
     if task.labels:
         notes.append(" ".join(f"#{label}" for label in task.labels))
     if task.source is not None:
-        # Written by the opt-in translation of an agent's list (SPEC §5).
+        # Written by the opt-in translation of an agent's list (docs/store.md, Agents' lists in the store).
         notes.append(source_words(task.source))
     if task.session and task.plan is None:
         notes.append(session_words(task.session, titles))

@@ -1,4 +1,4 @@
-"""The details panel and the pill's hover card (SPEC §3): source, steps in progress,
+"""The details panel and the pill's hover card (docs/app.md, The checklist): source, steps in progress,
 overrides, folder, branch, file, plan documents and the timeline of plan changes.
 
 Everything is built as `Content` from safe_text output: transcript text never becomes

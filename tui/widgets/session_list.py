@@ -160,7 +160,7 @@ class SessionList(SteppedOptionList):
         self._visuals_theme: str | None = None
         self.row_layout = RowLayout.for_rows([], 100)
         # The pill's hover card of a session (set by the screen, which holds the data):
-        # shown as this list's tooltip while the mouse is over a row's pill (SPEC §3).
+        # shown as this list's tooltip while the mouse is over a row's pill (docs/app.md, The checklist).
         self.hover_card_for: Callable[[str], Content] | None = None
         self._hovered_pill: str | None = None
 

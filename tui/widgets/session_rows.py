@@ -42,9 +42,9 @@ class SessionRow:
     done: int
     total: int
     open_count: int | None = None
-    # The plan was rebuilt from an incomplete recovery (SPEC §2): a mark beside the pill.
+    # The plan was rebuilt from an incomplete recovery (docs/reading.md): a mark beside the pill.
     partial: bool = False
-    # A fork of another session (SPEC §2 lineage): marked, or it reads as its original.
+    # A fork of another session (docs/reading.md, Sessions): marked, or it reads as its original.
     fork: bool = False
 
     @classmethod
