@@ -152,7 +152,8 @@ def read_copilot(
     reader = CopilotReader(item.path)
     if summaries and read_plans and remembered is not None and remembered.summary is not None:
         if reader.unchanged(remembered.state):
-            reader.read(plans=False)
+            if reader.read_remembered(remembered.state) is None:
+                reader.read(plans=False)
             results = summary_results(remembered.summary, reader)
             if results is not None:
                 reader.problem = None
@@ -228,7 +229,9 @@ def _cost(item: TranscriptFile) -> int:
     if item.harness in DATABASE_HARNESSES:
         return CHUNK  # SQLite reads what the queries need, not the file
     if item.harness == "copilot":
-        return _REPLAY_COST  # a few small reads and one query: not worth a worker
+        # A few small reads and one query (~0.3 ms): read in this thread (a worker
+        # measured slower for a thousand of them on two busy cores).
+        return _REPLAY_COST
     whole = HEAD_WINDOW + TAIL_WINDOW + CHUNK  # what read_transcript reads whole
     # A file beyond the head + tail windows costs about the windows plus a backward scan.
     return item.size if item.size <= whole else HEAD_WINDOW + 3 * TAIL_WINDOW

@@ -33,15 +33,17 @@ not opened — and takes the plan's statuses from the cache's summary.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import stat
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from planwatch.core.model import EMPTY_PLAN, AgentPlan
-from planwatch.core.regular import open_regular_stat, read_regular
+from planwatch.core.regular import NotRegularFile, open_regular_stat, read_regular
 from planwatch.core.transcripts.copilot_files import WORKSPACE_MAX, event_facts, is_copilot_start, parse_workspace
 from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
 from planwatch.core.transcripts.warmcache import Identity, identity
@@ -55,6 +57,7 @@ DATABASE_FILES = (DATABASE, DATABASE + "-wal", DATABASE + "-journal")
 # The files of a session folder whose change is the session's change.
 SESSION_FILES = (EVENTS, WORKSPACE, *DATABASE_FILES)
 MAX_TITLE_CHARS = 1000
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def is_copilot_session(folder: Path) -> bool:
@@ -102,6 +105,9 @@ class CopilotReader(TranscriptReader):
         self._facts = SessionFacts(id=path.name)
         self._plan: AgentPlan = EMPTY_PLAN
         self._problem_db: str | None = None  # what is wrong with the database, if anything
+        self._looked: dict[str, Identity | None] | None = None  # by `unchanged()`, for the read after it
+        self._results: list[SessionResult] | None = None  # what results() hands out, until a read
+        self._hint: dict[str, Any] = {}  # where the facts came from, for the cache (no text)
 
     # -- the line contract does not apply ------------------------------------------------
 
@@ -133,7 +139,9 @@ class CopilotReader(TranscriptReader):
         return self.results() != before
 
     def results(self) -> list[SessionResult]:
-        return [SessionResult(facts=replace(self._facts), plan=self._plan)]
+        if self._results is None:
+            self._results = [SessionResult(facts=replace(self._facts), plan=self._plan)]
+        return list(self._results)
 
     def session_ids(self) -> set[str]:
         return {self._facts.id or self.path.name}
@@ -148,19 +156,59 @@ class CopilotReader(TranscriptReader):
         return any(self._seen.get(name) is not None for name in (EVENTS, WORKSPACE, DATABASE))
 
     def warm_state(self) -> dict[str, Any]:
-        """The identity of each of the session's files (no text): the next start knows
-        from it which sessions did not change."""
-        return {"files": {name: list(ident) if ident is not None else None for name, ident in self._seen.items()}}
+        """The identity of each of the session's files, and where its facts came from
+        (its id, flags and the last activity as a number; no text): the next start knows
+        from it which sessions did not change, and reads no more of them than their
+        workspace."""
+        files = {name: list(ident) if ident is not None else None for name, ident in self._seen.items()}
+        return {"files": files, "facts": self._hint}
+
+    def read_remembered(self, state: Any) -> list[SessionResult] | None:
+        """After `unchanged(state)`: the session's facts from its workspace and what
+        `state` remembers (its id, the last activity), its log not opened, its database
+        neither (no plan: the caller takes the counts from the cache's summary). None
+        when the workspace alone cannot give them (then `read(plans=False)`)."""
+        hint = state.get("facts") if isinstance(state, dict) else None
+        if not (
+            isinstance(hint, dict)
+            and isinstance(hint.get("id"), str)
+            and hint.get("workspace") is True
+            and (hint.get("last") is None or type(hint.get("last")) is int)
+            and type(hint.get("skipped")) is int
+        ):
+            return None
+        now, self._looked = self._looked or self._look(), None
+        if now[WORKSPACE] is None:
+            return None
+        try:
+            workspace = parse_workspace(_read_small(f"{self.path}/{WORKSPACE}"))
+        except OSError:
+            return None
+        if not (workspace.cwd and workspace.name):
+            return None
+        self._plans_on, self._seen, self._results = False, now, None
+        self._plan, self._problem_db, self.problem = EMPTY_PLAN, None, None
+        self._hint = hint
+        self.skipped_lines = hint["skipped"]
+        last = hint["last"]
+        self._facts = SessionFacts(
+            id=hint["id"],
+            cwd=workspace.cwd,
+            first_prompt=prompt_title(workspace.name, MAX_TITLE_CHARS),
+            last_timestamp=None if last is None else _EPOCH + timedelta(microseconds=last),
+        )
+        return self.results()
 
     def unchanged(self, state: Any) -> bool:
         """Whether every file of the session still has the identity `state` (an earlier
-        `warm_state()`) remembers; anything malformed is a change."""
+        `warm_state()`) remembers; anything malformed is a change. What it saw is kept
+        for the `read()` that follows (no file is looked at twice)."""
         files = state.get("files") if isinstance(state, dict) else None
-        if not isinstance(files, dict) or set(files) != set(SESSION_FILES):
+        if not isinstance(files, dict) or len(files) != len(SESSION_FILES):
             return False
+        self._looked = now = self._look()
         for name in SESSION_FILES:
-            ident = _identity(self.path / name)
-            remembered = files[name]
+            ident, remembered = now[name], files.get(name, False)
             if ident is None or remembered is None:
                 if ident is not remembered:
                     return False
@@ -168,10 +216,25 @@ class CopilotReader(TranscriptReader):
                 return False
         return True
 
+    def _look(self) -> dict[str, Identity | None]:
+        """Each file's identity now (None: not there, or not a regular file)."""
+        folder = os.fspath(self.path)
+        found: dict[str, Identity | None] = {}
+        for name in SESSION_FILES:
+            try:
+                st = os.stat(f"{folder}/{name}")
+            except OSError:
+                found[name] = None
+                continue
+            # Only regular files count (a FIFO is never opened: it could block a read).
+            found[name] = identity(st) if stat.S_ISREG(st.st_mode) else None
+        return found
+
     # -- the files ---------------------------------------------------------------------
 
     def _update(self, *, live: bool) -> None:
-        now = {name: _identity(self.path / name) for name in SESSION_FILES}
+        now, self._looked = self._looked or self._look(), None
+        self._results = None
         moved = {name for name in SESSION_FILES if name not in self._seen or self._seen[name] != now[name]}
         self._seen = now
         if moved & {EVENTS, WORKSPACE}:
@@ -192,15 +255,15 @@ class CopilotReader(TranscriptReader):
         workspace = None
         if now[WORKSPACE] is not None:
             try:
-                workspace = parse_workspace(read_regular(self.path / WORKSPACE, WORKSPACE_MAX))
+                workspace = parse_workspace(_read_small(f"{self.path}/{WORKSPACE}"))
             except OSError as exc:
                 log.info("cannot read %s: %s", self.path / WORKSPACE, exc)
         events = None
         if now[EVENTS] is not None:
             try:
-                fd, st = open_regular_stat(self.path / EVENTS)
+                fd, st = _open_regular(f"{self.path}/{EVENTS}")
                 try:
-                    events = event_facts(fd, st.st_size)
+                    events = event_facts(fd, st.st_size, prompt=not (workspace and workspace.name))
                 finally:
                     os.close(fd)
             except OSError as exc:
@@ -214,6 +277,15 @@ class CopilotReader(TranscriptReader):
         if touched is not None and self._seen_db_change(touched, facts.last_timestamp):
             facts.touch(touched)
         self._facts = facts
+        # Text-free: whether the workspace alone gives these facts again (the folder as
+        # the log's session.start names it, the title its name), the id, the activity.
+        last = facts.last_timestamp
+        self._hint = {
+            "id": facts.id,
+            "workspace": bool(workspace and workspace.name and workspace.cwd and workspace.cwd == facts.cwd),
+            "last": None if last is None else (last - _EPOCH) // timedelta(microseconds=1),
+            "skipped": self.skipped_lines,
+        }
 
     def _seen_db_change(self, held: datetime, read: datetime | None) -> bool:
         # A database change seen while following stays the activity until a later event.
@@ -231,11 +303,25 @@ class CopilotReader(TranscriptReader):
             self._problem_db = str(exc)
 
 
-def _identity(path: Path) -> Identity | None:
+def _open_regular(path: str) -> tuple[int, os.stat_result]:
+    """A file `_look` found regular, opened without waiting (O_NONBLOCK: a FIFO swapped
+    in since is never waited on) and checked again on the descriptor."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise NotRegularFile(errno.EINVAL, "not a regular file", path)
+    return fd, st
+
+
+def _read_small(path: str) -> bytes:
+    """A small regular file whole (at most WORKSPACE_MAX bytes: a larger one is not
+    Copilot CLI's and is read no further)."""
+    fd, st = _open_regular(path)
     try:
-        return identity(os.stat(path))
-    except OSError:
-        return None
+        return os.read(fd, min(st.st_size, WORKSPACE_MAX) + 1)
+    finally:
+        os.close(fd)
 
 
 def session_folder(path: Path) -> Path | None:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -32,9 +34,9 @@ __all__ = ["EventFacts", "Workspace", "event_facts", "is_copilot_start", "parse_
 # The first events (session.start, then the first prompt) sit in the first lines; a
 # system message between them can be tens of KB.
 HEAD_BYTES = 256 << 10
-# The last line is looked for in this much of the end, then in four times as much, up
-# to TAIL_MAX (a tool result of several MB can be the last line).
-TAIL_BYTES = 64 << 10
+# The last line is looked for in this much of the end (an event is ~1 KB), then in four
+# times as much, up to TAIL_MAX (a tool result of several MB can be the last line).
+TAIL_BYTES = 4 << 10
 TAIL_MAX = 16 << 20
 WORKSPACE_MAX = 1 << 20  # a workspace.yaml larger than this is not Copilot CLI's
 
@@ -66,8 +68,8 @@ class EventFacts:
 
 def parse_workspace(data: bytes) -> Workspace:
     """The keys planwatch uses of a `workspace.yaml`; anything it cannot read is left out."""
-    text = data.decode("utf-8", "replace")
-    values = _scalars(text.splitlines())
+    text = data.decode("utf-8", "replace").replace("\r\n", "\n")
+    values = _scalars(text, _KEYS)
     found = Workspace()
     for key in ("id", "cwd", "name"):
         value = values.get(key)
@@ -77,31 +79,38 @@ def parse_workspace(data: bytes) -> Workspace:
     return found
 
 
-def _scalars(lines: list[str]) -> dict[str, str]:
-    """Top-level `key: value` pairs of a flat YAML mapping: plain scalars (with
-    continuation lines), single- and double-quoted ones, and `|`/`>` block scalars.
-    Nested mappings, lists and anything else are skipped."""
+_KEYS = frozenset(("id", "cwd", "name", "updated_at"))
+
+
+def _scalars(text: str, keys: frozenset[str]) -> dict[str, str]:
+    """Top-level `key: value` pairs of a flat YAML mapping, for `keys`: plain scalars
+    (with continuation lines), single- and double-quoted ones, and `|`/`>` block
+    scalars. Nested mappings, lists and anything else are skipped."""
     out: dict[str, str] = {}
-    at = 0
-    while at < len(lines):
-        line = lines[at]
-        at += 1
-        if not line or line[0] in " \t#-" or ":" not in line:
-            continue
-        key, _, rest = line.partition(":")
-        if not key or key != key.strip() or (rest and rest[0] not in " \t"):
+    for match in _TOP_KEY.finditer(text):
+        key, rest = match.group(1), match.group(2)
+        if key not in keys or key in out or (rest and rest[0] not in " \t"):
             continue
         # Continuation lines: indented ones (and blank ones between them).
         more: list[str] = []
-        while at < len(lines) and (not lines[at].strip() or lines[at][0] in " \t"):
-            more.append(lines[at])
-            at += 1
+        at = match.end() + 1
+        while at < len(text) and text[at] in " \t\n":
+            end = text.find("\n", at)
+            line = text[at:] if end < 0 else text[at:end]
+            if line.strip() and line[0] not in " \t":
+                break
+            more.append(line)
+            at = len(text) if end < 0 else end + 1
         while more and not more[-1].strip():
             more.pop()
         value = _scalar(rest.strip(), more)
         if value is not None:
             out[key] = value
     return out
+
+
+# A top-level key planwatch reads (no indent, no list dash) and what follows its colon.
+_TOP_KEY = re.compile(r"^(id|cwd|name|updated_at):(.*)$", re.MULTILINE)
 
 
 def _scalar(head: str, more: list[str]) -> str | None:
@@ -142,41 +151,60 @@ def is_copilot_start(line: bytes) -> bool:
     )
 
 
-def event_facts(fd: int, size: int) -> EventFacts:
-    """The facts of an open `events.jsonl` of `size` bytes: its head's session.start and
-    first prompt, and its last complete line's time."""
+def event_facts(fd: int, size: int, *, prompt: bool = True) -> EventFacts:
+    """The facts of an open `events.jsonl` of `size` bytes: its head's session.start
+    (and, with `prompt`, its first user.message), and its last complete line's time."""
     found = EventFacts()
-    head = os.pread(fd, min(size, HEAD_BYTES), 0)
-    end = head.rfind(b"\n")
-    for line in head[: end + 1].split(b"\n") if end >= 0 else ():
-        if not line.strip():
-            continue
-        starts = any(needle in line for needle in _START)
-        prompt = found.first_prompt is None and any(needle in line for needle in _PROMPT)
-        if not (starts or prompt):
-            continue
-        record = json_record(line)
-        if record is None:
-            found.bad_lines += 1
-            continue
-        data = record.get("data")
-        if not isinstance(data, dict):
-            continue
-        kind = record.get("type")
-        if kind == "session.start" and found.session_id is None:
-            sid = data.get("sessionId")
-            found.session_id = sid if isinstance(sid, str) and sid else None
-            context = data.get("context")
-            cwd = context.get("cwd") if isinstance(context, dict) else None
-            found.cwd = cwd if isinstance(cwd, str) and cwd else None
-        elif kind == "user.message" and found.first_prompt is None:
-            content = data.get("content")
-            if isinstance(content, str) and content.strip():
-                found.first_prompt = content
-        if found.session_id is not None and found.first_prompt is not None:
+    for line in _head_lines(fd, size):
+        starts = found.session_id is None and any(needle in line for needle in _START)
+        asked = prompt and found.first_prompt is None and any(needle in line for needle in _PROMPT)
+        if starts or asked:
+            _take(found, line)
+        if found.session_id is not None and (found.first_prompt is not None or not prompt):
             break
     found.last_time = _last_time(fd, size)
     return found
+
+
+def _head_lines(fd: int, size: int) -> Iterator[bytes]:
+    """The complete lines of the first HEAD_BYTES, read a little at a time (the first
+    two lines are usually all that is needed)."""
+    at, rest, window = 0, b"", 2048
+    limit = min(size, HEAD_BYTES)
+    while at < limit:
+        chunk = os.pread(fd, min(window, limit - at), at)
+        if not chunk:
+            return
+        at += len(chunk)
+        window *= 4
+        data = rest + chunk
+        begin = 0
+        while (end := data.find(b"\n", begin)) >= 0:
+            if end > begin:
+                yield data[begin:end]
+            begin = end + 1
+        rest = data[begin:]
+
+
+def _take(found: EventFacts, line: bytes) -> None:
+    record = json_record(line)
+    if record is None:
+        found.bad_lines += 1
+        return
+    data = record.get("data")
+    if not isinstance(data, dict):
+        return
+    kind = record.get("type")
+    if kind == "session.start" and found.session_id is None:
+        sid = data.get("sessionId")
+        found.session_id = sid if isinstance(sid, str) and sid else None
+        context = data.get("context")
+        cwd = context.get("cwd") if isinstance(context, dict) else None
+        found.cwd = cwd if isinstance(cwd, str) and cwd else None
+    elif kind == "user.message" and found.first_prompt is None:
+        content = data.get("content")
+        if isinstance(content, str) and content.strip():
+            found.first_prompt = content
 
 
 def _last_time(fd: int, size: int) -> datetime | None:

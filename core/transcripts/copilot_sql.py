@@ -7,9 +7,9 @@ schema, its status words, `todo_deps`) changes with Copilot CLI's releases, apar
 how a session folder becomes a session (core/transcripts/copilot.py).
 
 The database is opened as OpenCode's is (core/transcripts/opencode_sql.py's
-`read_transaction`): `file:…?mode=ro`, `PRAGMA query_only`, one short read
-transaction on a fresh connection closed at once, retries while another program holds
-a write lock. Never copied, never written.
+`read_transaction`): `file:…?mode=ro` on a fresh connection closed at once, retries
+while another program holds a write lock; the rows and their dependencies are read by
+one statement, its own snapshot (no transaction held). Never copied, never written.
 
 - The plan: every row of `todos` in `rowid` order (the order the rows were made),
   `title` the text; status `done` is completed, `blocked` blocked, `pending` and
@@ -49,33 +49,39 @@ def read_plan(path: Path) -> AgentPlan:
     """The plan the `todos` table of the database at `path` holds (EMPTY_PLAN when it
     holds no row, or no table yet). Raises `DatabaseProblem` (its message names the
     file) when the database cannot be read or is not the one we know."""
-    return read_transaction(path, _plan)
+    return read_transaction(path, _plan, one_statement=True)
+
+
+# The rows and what each waits for in one statement: one snapshot, no BEGIN needed.
+_ROWS_AND_DEPS = (
+    "SELECT rowid, id, title, status, (SELECT group_concat(depends_on, char(31)) FROM todo_deps "
+    "WHERE todo_deps.todo_id = todos.id) FROM todos ORDER BY rowid"
+)
+_ROWS = "SELECT rowid, id, title, status, NULL FROM todos ORDER BY rowid"
 
 
 def _plan(db: sqlite3.Connection) -> AgentPlan:
-    tables = {str(name) for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if not tables:
-        return EMPTY_PLAN  # made, nothing written yet
-    if "todos" not in tables:
-        raise DatabaseProblem("an unknown schema (no `todos` table)")
     try:
-        rows = db.execute("SELECT rowid, id, title, status FROM todos ORDER BY rowid").fetchall()
-        deps = db.execute("SELECT todo_id, depends_on FROM todo_deps").fetchall() if "todo_deps" in tables else []
+        rows = db.execute(_ROWS_AND_DEPS).fetchall()
     except sqlite3.OperationalError as exc:
-        if "no such column" in str(exc):
+        text = str(exc)
+        if "no such table: todo_deps" in text:
+            rows = db.execute(_ROWS).fetchall()  # no dependencies kept: none waits
+        elif "no such table: todos" in text:
+            if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").fetchone() is None:
+                return EMPTY_PLAN  # made, nothing written yet
+            raise DatabaseProblem("an unknown schema (no `todos` table)") from exc
+        elif "no such column" in text:
             raise DatabaseProblem(f"an unknown schema ({exc})") from exc
-        raise
+        else:
+            raise
     if not rows:
         return EMPTY_PLAN
     place: dict[object, int] = {}
-    for at, (_rowid, todo_id, _title, _status) in enumerate(rows):
-        place.setdefault(todo_id, at)
-    waits: dict[int, set[int]] = {}
-    for todo_id, depends_on in deps:
-        if todo_id in place and depends_on in place and place[todo_id] != place[depends_on]:
-            waits.setdefault(place[todo_id], set()).add(place[depends_on])
+    for at, row in enumerate(rows):
+        place.setdefault(row[1], at)
     items: list[PlanItem] = []
-    for at, (_rowid, todo_id, title, status) in enumerate(rows):
+    for at, (_rowid, todo_id, title, status, deps) in enumerate(rows):
         if not isinstance(title, str) or not title.strip():
             raise DatabaseProblem(f"todo {_quoted(todo_id)} has no title")
         mapped = COPILOT_STATUS.get(status)
@@ -83,7 +89,10 @@ def _plan(db: sqlite3.Connection) -> AgentPlan:
             raise DatabaseProblem(
                 f"todo {_quoted(todo_id)} has a status Copilot CLI does not write ({_quoted(status)})"
             )
-        items.append(PlanItem(text=title, status=mapped, waits_for=tuple(sorted(waits.get(at, ())))))
+        waits: tuple[int, ...] = ()
+        if isinstance(deps, str) and deps:
+            waits = tuple(sorted({place[d] for d in deps.split("\x1f") if d in place and place[d] != at}))
+        items.append(PlanItem(text=title, status=mapped, waits_for=waits))
     return AgentPlan(groups=(PlanGroup(key="", source=SOURCE, items=tuple(items)),))
 
 

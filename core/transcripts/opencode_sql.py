@@ -63,9 +63,12 @@ class DatabaseProblem(Exception):
     """The database cannot be read; the message says why (shown with the file)."""
 
 
-def read_transaction(path: Path, work: Callable[[sqlite3.Connection], T]) -> T:
+def read_transaction(path: Path, work: Callable[[sqlite3.Connection], T], *, one_statement: bool = False) -> T:
     """Run `work` in one short read transaction on a fresh read-only connection,
-    trying again on SQLITE_BUSY; any failure becomes a DatabaseProblem."""
+    trying again on SQLITE_BUSY; any failure becomes a DatabaseProblem. `one_statement`:
+    `work` reads with a single statement, which is a snapshot of its own (SQLite's
+    implicit read transaction, ended when it is done): no BEGIN or PRAGMA round trip
+    (a thousand small Copilot CLI databases are opened one after another)."""
     try:
         check_regular(path)  # sqlite would open a FIFO and wait on it
     except NotRegularFile as exc:
@@ -82,8 +85,9 @@ def read_transaction(path: Path, work: Callable[[sqlite3.Connection], T]) -> T:
         except sqlite3.Error as exc:
             raise DatabaseProblem(f"{path}: cannot be opened ({exc})") from exc
         try:
-            connection.execute("PRAGMA query_only = 1")
-            connection.execute("BEGIN")  # one snapshot; closing the connection ends it
+            if not one_statement:
+                connection.execute("PRAGMA query_only = 1")
+                connection.execute("BEGIN")  # one snapshot; closing the connection ends it
             return work(connection)
         except DatabaseProblem as exc:
             raise DatabaseProblem(f"{path}: {exc}") from exc

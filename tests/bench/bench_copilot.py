@@ -1,0 +1,175 @@
+"""Benchmark: listing 1,000 GitHub Copilot CLI session folders (a `session.db` each).
+
+    .venv/bin/python tests/bench/bench_copilot.py [--sessions 1000] [--todos 8] [--runs 7]
+
+Builds, once per run in a temp folder, a `session-state/` of real-shaped session folders:
+each one's `events.jsonl` is the real sample's log (fixtures/samples/copilot) with the
+session's own id, its `workspace.yaml` the sample's with its own id, folder and prompt,
+and its `session.db` made with sqlite3 from the sample's schema (`--todos` rows, a
+`todo_deps` row, rollback journal as Copilot CLI leaves it).
+
+Then it measures (median of --runs, warm page cache, each process started afresh):
+- bare: a Python loop that opens each database read-only (`file:…?mode=ro`) and selects
+  its todos, as a process of its own (start-up included) — the yardstick;
+- cold: `planwatch sessions --json --root <session-state>` with an empty cache folder;
+- warm: the same again over the cache the cold run wrote (no database opened);
+and, in this process, the CPU of `SessionIndex(...).scan()` cold and warm beside the
+bare loop's.
+Targets: cold within 2x the bare loop, warm within half of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path[:0] = [str(ROOT)]
+
+SAMPLE_ID = "5e806925-4250-446b-9e18-4cd8ceb54145"
+SAMPLE = ROOT / "fixtures/samples/copilot/session-state" / SAMPLE_ID
+STATUSES = ["done", "done", "in_progress", "pending", "pending", "blocked"]
+
+BARE = r"""
+import os, sqlite3, sys
+from urllib.parse import quote
+root = sys.argv[1]
+rows = 0
+for name in sorted(os.listdir(root)):
+    db = sqlite3.connect(f"file:{quote(os.path.join(root, name, 'session.db'))}?mode=ro", uri=True)
+    rows += len(db.execute("SELECT id, title, status FROM todos ORDER BY rowid").fetchall())
+    db.close()
+print(rows)
+"""
+
+
+def build(state: Path, sessions: int, todos: int) -> None:
+    schema = (SAMPLE / "session.db.schema.sql").read_text()
+    events = (SAMPLE / "events.jsonl").read_text()
+    workspace = (SAMPLE / "workspace.yaml").read_text()
+    for n in range(sessions):
+        sid = f"{n:08x}-4250-446b-9e18-4cd8ceb54145"
+        folder = state / sid
+        folder.mkdir(parents=True)
+        cwd = f"/home/dev/project{n % 23}"
+        (folder / "events.jsonl").write_text(events.replace(SAMPLE_ID, sid).replace("/home/dev/copilot-todos", cwd))
+        (folder / "workspace.yaml").write_text(
+            workspace.replace(SAMPLE_ID, sid)
+            .replace("/home/dev/copilot-todos", cwd)
+            .replace("Add YAML support", f"Session {n}: add YAML support")
+        )
+        db = sqlite3.connect(folder / "session.db", isolation_level=None)
+        db.executescript(schema)
+        db.execute("BEGIN")
+        for k in range(todos):
+            db.execute(
+                "INSERT INTO todos (id, title, description, status) VALUES (?, ?, ?, ?)",
+                (f"step-{k}", f"Step {k} of session {n}", "…", STATUSES[(k + n) % len(STATUSES)]),
+            )
+        db.execute("INSERT INTO todo_deps VALUES ('step-1', 'step-0')")
+        db.execute("COMMIT")
+        db.close()
+
+
+def timed(fn, runs: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    wall, cpu = [], []
+    for _ in range(runs):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        fn()
+        wall.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - started_cpu)
+    return statistics.median(wall), statistics.median(cpu)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--todos", type=int, default=8)
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="planwatch-bench-copilot-") as tmp:
+        folder = Path(tmp)
+        state = folder / "copilot" / "session-state"
+        started = time.perf_counter()
+        build(state, args.sessions, args.todos)
+        print(f"{args.sessions} session folders × {args.todos} todos (built in {time.perf_counter() - started:.1f} s)")
+        env = {
+            "HOME": str(folder),
+            "PATH": "/usr/bin:/bin",
+            "XDG_CACHE_HOME": str(folder / "cache"),
+            "XDG_STATE_HOME": str(folder / "state"),
+            "XDG_CONFIG_HOME": str(folder / "config"),
+            "XDG_DATA_HOME": str(folder / "data"),
+        }
+        command = [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json", "--root", str(state)]
+
+        def bare() -> None:
+            out = subprocess.run([sys.executable, "-c", BARE, str(state)], capture_output=True, check=True, env=env)
+            assert int(out.stdout) == args.sessions * args.todos
+
+        def listing() -> bytes:
+            out = subprocess.run(command, cwd=ROOT, capture_output=True, check=True, env=env)
+            return out.stdout
+
+        def cold() -> None:
+            shutil.rmtree(folder / "cache", ignore_errors=True)
+            rows = json.loads(listing())
+            assert len(rows) == args.sessions and {row["harness"] for row in rows} == {"copilot"}
+
+        first = None
+
+        def warm() -> None:
+            nonlocal first
+            out = listing()
+            if first is None:
+                first = out
+            assert out == first
+
+        listing()  # the page cache warm, the cache written
+        rows = [("bare loop (process)", timed(bare, args.runs)), ("cold sessions --json", timed(cold, args.runs))]
+        listing()
+        rows.append(("warm sessions --json", timed(warm, args.runs)))
+
+        # In this process: what the work costs in CPU, start-up aside.
+        from planwatch.core.index import SessionIndex
+
+        def bare_here() -> None:
+            exec(compile(BARE.replace("sys.argv[1]", repr(str(state))).replace("print(rows)", ""), "bare", "exec"), {})
+
+        def index_cold() -> None:
+            shutil.rmtree(folder / "cache", ignore_errors=True)
+            SessionIndex([state], summaries=True).scan()
+
+        def index_warm() -> None:
+            SessionIndex([state], summaries=True).scan()
+
+        import os
+
+        os.environ.update({k: v for k, v in env.items() if k != "PATH"})
+        here = [("bare loop (in process)", timed(bare_here, args.runs)), ("index cold", timed(index_cold, args.runs))]
+        SessionIndex([state], summaries=True).scan()
+        here.append(("index warm", timed(index_warm, args.runs)))
+    width = max(len(name) for name, _ in rows + here)
+    print(f"{'':{width}}  {'wall':>9}  {'cpu':>9}")
+    for name, (wall, cpu) in rows + here:
+        shown = f"{cpu * 1000:.1f} ms" if (name, (wall, cpu)) in here else "n/a"
+        print(f"{name.ljust(width)}  {wall * 1000:6.1f} ms  {shown:>9}")
+    bare_wall = rows[0][1][0]
+    cold_wall, warm_wall = rows[1][1][0], rows[2][1][0]
+    print(
+        f"target cold <= 2x bare: {cold_wall / bare_wall:.2f}x — {'met' if cold_wall <= 2 * bare_wall else 'NOT met'}; "
+        f"warm <= 0.5x bare: {warm_wall / bare_wall:.2f}x — {'met' if warm_wall <= 0.5 * bare_wall else 'NOT met'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
