@@ -67,7 +67,21 @@ def save_settings(settings: Settings, path: Path | None = None, *, base: Setting
     Returns the keys written. Raises `SettingsNotSaved` when the file is not YAML (or
     cannot be read), and `OSError` when the write fails.
     """
+    from planwatch.core.regular import file_identity
+    from planwatch.core.store.errors import RecordChanged
+    from planwatch.core.store.handsave import wait_for_in_place_save
+
     path = Path(path or paths.config_file())
+    try:
+        # An editor saving the file in place, paused half-way, would have its second
+        # half lost under a write made from the first: wait for it, as the store does.
+        wait_for_in_place_save(path)
+    except RecordChanged:
+        raise SettingsNotSaved(
+            f"Nothing was saved: the settings file {path} is still being written by another program; "
+            "try again once it is saved."
+        ) from None
+    identity = file_identity(path)
     try:
         text = read_settings_text(path) or ""
     except (OSError, ValueError) as exc:
@@ -78,7 +92,14 @@ def save_settings(settings: Settings, path: Path | None = None, *, base: Setting
     changes = changed_settings(settings, base)
     if not changes:
         return []
-    atomic_write(path, splice_settings(text, changes, path), mode=PRIVATE_FILE_MODE, make_parents=True)
+    new_text = splice_settings(text, changes, path)
+    if file_identity(path) != identity:
+        # Saved by someone else while this change was made from what it held before.
+        raise SettingsNotSaved(
+            f"Nothing was saved: the settings file {path} changed while this change was being saved; "
+            "the other save is kept — make the change again."
+        )
+    atomic_write(path, new_text, mode=PRIVATE_FILE_MODE, make_parents=True)
     return list(changes)
 
 

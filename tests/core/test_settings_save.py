@@ -128,3 +128,38 @@ async def test_the_settings_screen_lists_problems_and_saves_around_them(isolated
         assert not isinstance(app.screen, SettingsScreen)
         assert app.settings.require_approval is True and app.settings.directory_error is not None
     assert path.read_text() == before + "requireApproval: true\n"
+
+
+SLOW_EDITOR = r"""
+import sys, time
+path, lines = sys.argv[1], int(sys.argv[2])
+text = open(path, encoding="utf-8").read()
+whole = text + "".join(f"# note {n} of the person's own\n" for n in range(1, lines + 1))
+half = len(whole) // 2
+with open(path, "r+", encoding="utf-8") as fh:  # saved in place, as vim with backupcopy=yes does
+    fh.truncate(0)
+    fh.write(whole[:half])
+    fh.flush()
+    print("half", flush=True)
+    time.sleep(1.5)  # the editor stalls half-way (a slow disk, a stopped process)
+    fh.write(whole[half:])
+print("saved", flush=True)
+"""
+
+
+def test_a_settings_save_never_lands_over_an_editors_save_paused_half_way(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "config.yaml"
+    path.write_text("owner: dana\n", encoding="utf-8")
+    editor = subprocess.Popen([sys.executable, "-c", SLOW_EDITOR, str(path), "2000"], stdout=subprocess.PIPE, text=True)
+    assert editor.stdout is not None
+    assert editor.stdout.readline() == "half\n"  # the file now holds half the person's save
+    base = load_settings(path, report=False)
+    save_settings(replace(base, theme="nord"), path, base=base)  # the app saving its theme meanwhile
+    assert editor.stdout.readline() == "saved\n"
+    editor.wait(timeout=60)
+    text = path.read_text(encoding="utf-8")
+    assert text.count("of the person's own") == 2000, "the whole of the editor's save is kept"
+    assert text.startswith("owner: dana\n") and "theme: nord\n" in text
