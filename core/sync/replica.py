@@ -122,6 +122,7 @@ class Replica:
         self.git = Git(self.dir / "repo.git")
         self.config: dict[str, Any] = self._read_json("config.json", {})
         self.state: dict[str, Any] = {}
+        self._logs: dict[tuple[str, str], list[Op]] = {}
 
     # -- files
 
@@ -305,13 +306,17 @@ class Replica:
     def _log_ops(self, commit: str | None, host: str) -> list[Op]:
         if not commit:
             return []
+        cached = self._logs.get((commit, host))
+        if cached is not None:
+            return list(cached)  # a commit never changes: read once per process
         raw = self.git.read([f"{commit}:ops.jsonl"]).get(f"{commit}:ops.jsonl") or b""
         ops = []
         for line in raw.decode("utf-8", "replace").splitlines():
             op = decode_line(line, host)
             if op is not None:
                 ops.append(op)
-        return ops
+        self._logs[(commit, host)] = ops
+        return list(ops)
 
     def _own_ops(self) -> list[Op]:
         return self._log_ops(self.git.ref(self._own_ref()), self.host)
@@ -335,16 +340,13 @@ class Replica:
         if not logged:
             return
         renumber: dict[str, str] = {}
-        keep = []
         for op in self.state["pending"]:
             done = logged.get(op["o"])
-            if done is None:
-                keep.append(op)
-            elif op["t"] == "new" and done.get("i") != op.get("i"):
+            if done is not None and op["t"] == "new" and done.get("i") != op.get("i"):
                 renumber[op["i"]] = done["i"]
         if renumber:
             self._apply_renumber(renumber, None, done=self.state["pending"])
-        self.state["pending"] = keep
+        self.state["pending"] = [op for op in self.state["pending"] if op["o"] not in logged]
 
     def _clock(self) -> Clock:
         return Clock(self.host, int(self.state["seq"]), int(self.state["lamport"]))
@@ -575,6 +577,10 @@ class Replica:
     def _capture(self, report: PassReport) -> None:
         records: dict[str, Any] = self.state["records"]
         by_id = {rec["id"]: uid for uid, rec in records.items() if not rec.get("gone")}
+        for moved_uid, rec in records.items():
+            # renumbered, its file not yet moved: the old name is still this record
+            if rec.get("moved_from") and not rec.get("gone"):
+                by_id.setdefault(rec["moved_from"], moved_uid)
         clock = self._clock()
         for op in self._all_ops():
             clock.see(int(op["c"]))
@@ -583,6 +589,7 @@ class Replica:
         ledger = approvals_of(self.store)
         problems: list[str] = []
         seen: set[str] = set()
+        seen_uids: set[str] = set()
         new_pending: list[Op] = []
         for kind, folder in (("task", self.store.tasks_dir), ("plan", self.store.plans_dir)):
             prefix = kind[0]
@@ -597,6 +604,8 @@ class Replica:
                 path = folder / name
                 seen.add(record_id)
                 uid = by_id.get(record_id)
+                if uid is not None:
+                    seen_uids.add(uid)
                 known = records.get(uid) if uid else None
                 try:
                     text = read_regular(path, 2_000_000, follow=False).decode("utf-8")
@@ -641,10 +650,9 @@ class Replica:
                     ops += self._approval_op(clock, uid, kind, result, base["fields"].get("approved"), ledger, problems)
                 new_pending += ops
                 known["sha"] = _sha(text or "")
-        for record_id, uid in sorted(by_id.items()):
-            rec = records[uid]
-            if record_id not in seen and not rec.get("gone") and rec.get("renders"):
-                new_pending.append(clock.op(uid, rec["kind"], "del"))
+        for gone_uid, rec in sorted(records.items()):
+            if gone_uid not in seen_uids and not rec.get("gone") and rec.get("renders"):
+                new_pending.append(clock.op(gone_uid, rec["kind"], "del"))
                 rec["gone"] = True
         self.state["pending"].extend(new_pending)
         self.state["problems"] = problems
