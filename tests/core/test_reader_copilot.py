@@ -356,3 +356,34 @@ def test_copilot_a_new_session_folder_is_taken_while_following(isolated_env) -> 
         _wait_for(index, SAMPLE_ID, lambda entry: entry.plan.counts() == (3, 4), changed)
     finally:
         index.stop()
+
+
+def test_copilot_a_folder_saved_in_the_settings_while_running_is_read_and_dropped_again(tmp_path: Path) -> None:
+    """Settings → transcript folders: a Copilot CLI home saved while the app runs is read
+    at once (`set_roots`), and taken out again its sessions go."""
+    home = tmp_path / "saved"
+    copy_session(SAMPLE, home)
+    index = SessionIndex([tmp_path / "nothing-here"])
+    index.scan()
+    assert index.entries() == []
+    assert SAMPLE_ID in index.set_roots([tmp_path / "nothing-here", home])
+    entry = index.get(SAMPLE_ID)
+    assert entry is not None and entry.plan.counts() == (3, 4)
+    index.set_roots([tmp_path / "nothing-here"])
+    assert index.get(SAMPLE_ID) is None
+
+
+def test_copilot_privacy_switch_off_empties_the_plan_and_on_reads_it_again(tmp_path: Path) -> None:
+    copy_session(SAMPLE, tmp_path / "home")
+    index = SessionIndex([tmp_path / "home"])
+    index.scan()
+    changed = threading.Event()
+    index.start_following(lambda ids: changed.set())
+    try:
+        index.set_read_plans(False)
+        entry = index.get(SAMPLE_ID)
+        assert entry is not None and entry.plan.groups == () and entry.session.title.startswith("Add YAML support")
+        index.set_read_plans(True)
+        _wait_for(index, SAMPLE_ID, lambda e: e.plan.counts() == (3, 4), changed)
+    finally:
+        index.stop()
