@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import logging
 import math
+import os
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -53,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from planwatch.core import paths
 from planwatch.core.atomic import describe_os_error
-from planwatch.core.regular import file_identity, read_regular
+from planwatch.core.regular import file_identity, open_regular_stat
 from planwatch.core.text import quoted
 
 if TYPE_CHECKING:
@@ -279,12 +281,35 @@ def yaml_problem(exc: Exception) -> str:
     return f"is not valid YAML: {problem}{where}"
 
 
+def _check_not_open_to_all(path: Path, st: os.stat_result) -> None:
+    """Refuse a settings file that every user of the host may write, or that sits in a
+    folder every user may write into without the sticky bit (anyone could replace it):
+    whoever can write it can make themselves an approver, so it is not read."""
+    if st.st_mode & 0o002:
+        raise ValueError(
+            f"is writable by every user of this host (mode {stat.S_IMODE(st.st_mode):04o}), so anyone could "
+            "rewrite who may approve; run chmod o-w on it"
+        )
+    try:
+        folder = os.stat(path.parent)
+    except OSError:
+        return
+    if folder.st_mode & 0o002 and not folder.st_mode & stat.S_ISVTX:
+        raise ValueError(
+            f"is in a folder every user of this host may write into (mode {stat.S_IMODE(folder.st_mode):04o}), so "
+            "anyone could replace it; run chmod o-w on the folder"
+        )
+
+
 def read_settings_text(path: Path) -> str | None:
     """The file's text; None when it does not exist. Raises ValueError / OSError with a reason."""
     try:
-        raw = read_regular(path, MAX_CONFIG_BYTES)
+        fd, st = open_regular_stat(path)
     except FileNotFoundError:
         return None
+    with os.fdopen(fd, "rb") as fh:
+        raw = fh.read(MAX_CONFIG_BYTES + 1)
+    _check_not_open_to_all(path, st)
     if len(raw) > MAX_CONFIG_BYTES:
         raise ValueError(f"is larger than {MAX_CONFIG_BYTES:,} bytes")
     try:

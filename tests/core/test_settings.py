@@ -123,3 +123,26 @@ def test_a_settings_file_of_nested_aliases_is_refused_at_once_and_fails_closed(i
     settings = load_settings(isolated_env.config, report=False)
     assert settings.require_approval is True  # the file could not be read: approval required
     assert any("anchors or aliases" in p.problem for p in settings.problems), settings.problems
+
+
+def test_a_settings_file_every_user_may_write_is_not_trusted(tmp_path: Path) -> None:
+    # Any user of the host could add themselves as an approver to such a file (or, in a
+    # folder anyone may write into, put another file in its place): it fails closed.
+    path = tmp_path / "config.yaml"
+    path.write_text("requireApproval: false\nreadAgentPlans: true\nowner: dana\n", encoding="utf-8")
+    assert load_settings(path, report=False).require_approval is False
+    path.chmod(0o666)
+    shared = load_settings(path, report=False)
+    assert shared.require_approval is True and shared.read_agent_plans is False and shared.owner is None
+    assert "is writable by every user of this host (mode 0666)" in shared.problems[0].problem
+    assert shared.directory_error is not None
+    path.chmod(0o644)
+    tmp_path.chmod(0o777)  # the folder open to all, without the sticky bit
+    try:
+        moved = load_settings(path, report=False)
+        assert moved.require_approval is True
+        assert "is in a folder every user of this host may write into (mode 0777)" in moved.problems[0].problem
+        tmp_path.chmod(0o1777)  # as /tmp: others cannot replace a file they do not own
+        assert load_settings(path, report=False).require_approval is False
+    finally:
+        tmp_path.chmod(0o700)
