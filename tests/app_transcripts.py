@@ -1,6 +1,6 @@
 """Writing Claude Code transcripts in the real on-disk shape, for the app's tests.
 
-The records copy the field sets of /work/shared/samples/claude-code-todowrite.jsonl
+The records copy the field sets of fixtures/samples/claude-code-todowrite.jsonl
 (user prompt, assistant TodoWrite tool_use, the user tool_result with toolUseResult).
 A test grows a transcript on disk by appending lines, like the harness does.
 """
@@ -19,7 +19,7 @@ VERSION = "2.1.328"
 
 
 def slug(folder: str) -> str:
-    """FORMATS §1: every character other than a letter or digit becomes `-`."""
+    """docs/reading.md, Claude Code: every character other than a letter or digit becomes `-`."""
     return re.sub(r"[^A-Za-z0-9]", "-", folder)
 
 

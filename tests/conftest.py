@@ -70,7 +70,7 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     # XDG_DATA_HOME below unless OPENCODE_DB names one).
     monkeypatch.setenv("GEMINI_CLI_HOME", str(root / "gemini-home"))
     monkeypatch.delenv("OPENCODE_DB", raising=False)
-    # Qwen Code's and pi's folders (FORMATS §8, §10).
+    # Qwen Code's and pi's folders (docs/reading.md, Qwen Code and pi).
     monkeypatch.setenv("QWEN_HOME", str(root / "qwen-home"))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(root / "pi-agent"))
     # Copilot CLI's folder (its session-state/ below).

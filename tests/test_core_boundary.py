@@ -1,4 +1,4 @@
-"""core/ must never import Textual or Rich (STYLE §1): checked in a fresh interpreter."""
+"""core/ must never import Textual or Rich (docs/ARCHITECTURE.md): checked in a fresh interpreter."""
 
 import pkgutil
 import subprocess

@@ -2,7 +2,7 @@
 
 It speaks newline-delimited JSON-RPC on stdin/stdout like a real ACP agent
 (agent-client-protocol: initialize, session/new, session/prompt) and, for each prompt,
-sends the plan notifications of FORMATS §4 — a default `plan`, a `plan_update` with a
+sends the plan notifications of docs/reading.md, ACP agents — a default `plan`, a `plan_update` with a
 planId, a second update of it, a `plan_removed` — then the prompt's result.
 
 Test hooks:

@@ -1,4 +1,4 @@
-"""Benchmark of a start (issue 11): cold and warm `planwatch sessions --json` against
+"""Benchmark of a start: cold and warm `planwatch sessions --json` against
 `cat`, a naive reader and ccusage, plus the app's all-rows time, the live
 append→screen latency and peak memory — one command, one run, one table:
 

@@ -102,7 +102,7 @@ def main() -> int:
 
 
 def compare_loaders(root: Path) -> None:
-    """The frontmatter fast path against the C loaders issue 9 asked about, per record.
+    """The frontmatter fast path against the C YAML loaders, per record.
 
     Needs `pip install pyyaml ruamel.yaml.clib` (neither is a dependency); a loader that
     is not installed is skipped. Figures are CPU time over every task file's frontmatter.

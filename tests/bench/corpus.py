@@ -1,6 +1,6 @@
 """Synthetic transcripts in the real on-disk shapes, for the IO tests and the benchmark.
 
-The writers copy the field sets of the real samples (/work/shared/samples): Claude Code
+The writers copy the field sets of the real samples (fixtures/samples): Claude Code
 records with uuids, cwd, sessionId, version and gitBranch; Codex `{timestamp, type,
 payload}` envelopes; ACP JSON-RPC lines wrapped as `acp-tap` writes them. Filler is what
 makes real transcripts big: file reads, command output, token counts, attachments.
@@ -145,7 +145,7 @@ class ClaudeWriter(_Writer):
         self.branch = branch
         self.agent_id = agent_id
         self.parent: str | None = None
-        # Subagent transcripts carry no top-level `toolUseResult` (FORMATS §1).
+        # Subagent transcripts carry no top-level `toolUseResult` (docs/reading.md, Claude Code).
         self.envelopes = agent_id is None
 
     def _base(self, kind: str) -> dict[str, object]:

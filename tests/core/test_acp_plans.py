@@ -1,9 +1,9 @@
-"""Issue 14: ACP plans to the letter of ACP's Agent Plan page (FORMATS §4), and the
+"""ACP plans to the letter of ACP's Agent Plan page (docs/reading.md, ACP agents), and the
 checklist's last gaps — priorities, "In progress" with overrides, partial labels and
 activity — checked through the reader, the checklist, the index and `show --plain`.
 
 The ACP log is `fixtures/transcripts/rules/acp/planid-and-types.jsonl` (wrapped
-`{ts, from, msg}` records in the shape of `../shared/samples/acp-codex-agent-stream.jsonl`):
+`{ts, from, msg}` records in the shape of `fixtures/samples/acp-codex-agent-stream.jsonl`):
 a default plan [Read the parser ✓, Fix the parser ▸ (high), Tidy the docs (low)], then a
 `plan_update` and a `plan_removed` without a planId, one with an empty planId, a custom
 `_codex_notes` plan holding `data` (with a bidi override and an escape in it) and a
@@ -264,7 +264,7 @@ def test_an_appended_plan_call_moves_activity_with_reading_off(isolated_env) -> 
     assert result.plan.groups == ()  # reading off: the plan call never reached the reader
 
 
-# -- issue 9: the translation keeps priority ---------------------------------------------
+# -- the translation keeps priority ----------------------------------------------------
 
 
 def test_translation_keeps_an_entrys_priority_medium_where_it_names_none(isolated_env) -> None:

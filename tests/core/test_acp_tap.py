@@ -1,4 +1,4 @@
-"""`planwatch acp-tap` (SPEC §8, FORMATS §4): a transparent ACP proxy that records plans.
+"""`planwatch acp-tap` (docs/reading.md, ACP agents): a transparent ACP proxy that records plans.
 
 Everything runs for real: a scripted ACP client (tests/agents/fake_acp_client.py) drives
 a scripted ACP agent (tests/agents/fake_acp_agent.py) once directly and once through

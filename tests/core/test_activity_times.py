@@ -1,6 +1,6 @@
 """Last activity from records' times that lie: stamps in the future, in odd time zones,
-with no UTC form (SPEC §7 "newest activity first"; issue 12: activity is the last
-record's time). Real transcripts in their harnesses' places, read by a real index."""
+with no UTC form (docs/reading.md, Sessions: activity is the
+last record's time). Real transcripts in their harnesses' places, read by a real index."""
 
 from __future__ import annotations
 

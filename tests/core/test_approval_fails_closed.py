@@ -1,5 +1,5 @@
 """Approval fails closed when the settings that govern it go missing, are misspelt or
-misplaced, or name a user as the owner (SPEC §4 Approval: a directory that is present but
+misplaced, or name a user as the owner (docs/store.md, Approvals: a directory that is present but
 cannot be read or validated is not "no directory"). The CLI and the real MCP server, in
 their own processes, with real settings files."""
 

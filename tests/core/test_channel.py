@@ -1,4 +1,4 @@
-"""SPEC §6: the plan channel `x-ahpd-plans://<plan id>`, driven by the real store folder.
+"""docs/store.md, What clients see: the plan channel `x-ahpd-plans://<plan id>`, driven by the real store folder.
 
 Every change here is made the way a real writer makes it — the store tools, the
 translation, a plain open()/write() as an editor writing in place, a temp file renamed

@@ -1,4 +1,4 @@
-"""SPEC §3: the two sections, item keys, overrides applied, the pill's counts."""
+"""docs/app.md, The checklist: the two sections, item keys, overrides applied, the pill's counts."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue 9: the ten tools, the records and the plan channel exactly as the seed defines
-them (SPEC §4–§6), tried as an agent written against the seed's table would.
+"""The ten tools, the records and the plan channel exactly as docs/store.md defines
+them, tried as an agent written against its tool table would.
 
 Each rule is tested through the real MCP server (`planwatch mcp` under the SDK's
 `Client` over stdio) and through the CLI as a real process; the stores are real folders.
@@ -94,7 +94,7 @@ def task_file(env: IsolatedEnv, task_id: str) -> str:
 
 
 async def test_the_record_a_call_acts_on_is_named_plan_or_task(isolated_env: IsolatedEnv) -> None:
-    """The seed's table: plan_set, plan_show, plan_approve take `plan`; task_set,
+    """The tool table (docs/store.md, The tools): plan_set, plan_show, plan_approve take `plan`; task_set,
     task_approve, task_review take `task`. No `id` alias."""
     async with mcp() as client:
         listed = {tool.name: tool for tool in (await client.list_tools()).tools}
@@ -128,7 +128,7 @@ async def test_the_record_a_call_acts_on_is_named_plan_or_task(isolated_env: Iso
 
 
 async def test_only_the_seeds_names_are_inputs_and_refusals_name_the_seeds_field(isolated_env: IsolatedEnv) -> None:
-    """Issue 13: `{"blocked_by": ["t1"]}` (the Python name) is refused; only `blockedBy` is an input."""
+    """`{"blocked_by": ["t1"]}` (the Python name) is refused; only `blockedBy` is an input."""
     async with mcp() as client:
         await ok(client, "task_add", {"title": "First"})
         assert await refused(client, "task_add", {"title": "Second", "blocked_by": ["t1"]}) == (
@@ -144,7 +144,7 @@ async def test_only_the_seeds_names_are_inputs_and_refusals_name_the_seeds_field
         assert await ok(client, "task_add", {"title": "Second", "blockedBy": ["t1"]}) == "t2 todo medium Second"
         assert await ok(client, "task_list", {}) == "t1 todo medium First\nt2 todo medium Second"
     assert "blockedBy: [t1]\n" in task_file(isolated_env, "t2")
-    # The command line's option is --blocked-by; a refusal names the seed's field.
+    # The command line's option is --blocked-by; a refusal names the record's field.
     out = cli("task", "add", "Third", "--blocked-by", "t7")
     assert (out.returncode, out.stderr) == (
         2,
@@ -215,7 +215,7 @@ async def test_source_is_on_a_translated_task_only(isolated_env: IsolatedEnv) ->
     out = cli("task", "add", "Fake", "--source", "TodoWrite")
     assert out.returncode == 2 and "unrecognized arguments" in out.stderr
     assert "source" not in task_file(isolated_env, "t1")
-    # The translation of an agent's own list (SPEC §5) is the one writer of `source`.
+    # The translation of an agent's own list (docs/store.md, Agents' lists in the store) is the one writer of `source`.
     translate_list(Store(isolated_env.store), "ses-1", "Session", [("Step", "pending")], tool="TodoWrite")
     assert "source:\n  tool: TodoWrite\n" in task_file(isolated_env, "t2")
 
@@ -262,7 +262,7 @@ async def test_task_set_clears_active_when_the_task_leaves_doing(isolated_env: I
 
 
 async def test_the_channel_sends_each_action_with_the_seeds_payload(isolated_env: IsolatedEnv) -> None:
-    """SPEC §6 and the seed: `taskAdded {task}`, `taskSet {task}`, `taskRemoved
+    """docs/store.md, What clients see: `taskAdded {task}`, `taskSet {task}`, `taskRemoved
     {taskId}`, `set {plan}` — each exactly `{type, <payload>}`."""
     assert cli("plan", "create", "Ship").returncode == 0
     assert cli("plan", "create", "Other").returncode == 0
@@ -298,7 +298,7 @@ async def test_the_channel_sends_each_action_with_the_seeds_payload(isolated_env
         and plan_set["plan"]["status"] == "active"
     )
     assert removed == {"type": "x-ahpd-plans/taskRemoved", "taskId": "t1"}
-    # Stamps travel in the seed's form too.
+    # Stamps travel in the store's form too.
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", changed["task"]["started"]["at"])
 
 
@@ -334,7 +334,7 @@ async def test_both_stamp_forms_are_read(isolated_env: IsolatedEnv) -> None:
             == "t1 todo medium Old form\nt2 todo medium Seed form"
         )
         assert await ok(client, "task_list", {"since": "2026-10-18T10:00:00.001Z"}) == "t1 todo medium Old form"
-        # A write leaves a stamp it does not change as the file has it; new stamps take the seed's form.
+        # A write leaves a stamp it does not change as the file has it; new stamps take the store's form.
         await ok(client, "task_set", {"task": "t1", "note": "touched", "status": "doing"})
     text = task_file(isolated_env, "t1")
     assert "created:\n  at: 2026-11-30 22:34:28+00:00\n" in text
@@ -359,7 +359,7 @@ def _problem_files(store: Path) -> list[str]:
 
 
 async def test_a_broken_record_is_reported_and_left_out(broken_store: Path) -> None:
-    """The seed: "reported and left out" — on stderr in the CLI (once per command) and
+    """docs/store.md, Hand edits: "reported and left out" — on stderr in the CLI (once per command) and
     as a logging notification (level warning) to MCP clients; never in the answer."""
     files = _problem_files(broken_store)
     assert len(files) > 20
@@ -512,8 +512,8 @@ Copy the orders table into the new schema, then switch the reads.
 def test_golden_the_task_record_written_by_task_add_task_approve_task_set_is_field_for_field_the_seeds(
     isolated_env: IsolatedEnv,
 ) -> None:
-    """task_add + task_approve + task_set with a frozen clock write exactly the seed's
-    record: field order, empty lists, stamps' form, the body below the frontmatter."""
+    """task_add + task_approve + task_set with a frozen clock write exactly the
+    record docs/store.md describes: field order, empty lists, stamps' form, the body below the frontmatter."""
     from datetime import UTC, datetime, timedelta
 
     from planwatch.core.settings import Settings

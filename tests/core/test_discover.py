@@ -1,4 +1,4 @@
-"""Finding transcripts per harness (SPEC §2 Sessions; FORMATS §1, §3, §4)."""
+"""Finding transcripts per harness (docs/reading.md: Sessions, Claude Code, Codex CLI, ACP agents)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The incremental follower (SPEC §2 Live): real watchdog, real files in tmp_path."""
+"""The incremental follower (docs/reading.md, Live): real watchdog, real files in tmp_path."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""FORMATS general rules: a transcript in its harness's own folder is read past lines that
+"""docs/reading.md, Bounded reading: a transcript in its harness's own folder is read past lines that
 are not records (garbage, a truncated write, another tool's output) wherever they are,
 the first lines too: a Claude Code session in its projects folder and an ACP log in the
 ACP log folder, each opened by thirty bad lines, are listed with their titles, `show`

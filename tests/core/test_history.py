@@ -1,4 +1,4 @@
-"""A past session's timeline rebuilt from its transcript (core/history.py, issue 12):
+"""A past session's timeline rebuilt from its transcript (core/history.py):
 the plan after each change, stamped with the time of the line that caused it, read with
 the harness's own replay rules, bounded, and kept in memory only."""
 

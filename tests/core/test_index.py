@@ -1,4 +1,4 @@
-"""The live session index (SPEC §2 Sessions and Live, §3 Privacy, §7 Browse)."""
+"""The live session index (docs/reading.md, Sessions and Live; docs/privacy.md; docs/app.md, Browsing sessions)."""
 
 from __future__ import annotations
 
@@ -210,7 +210,7 @@ def _at(stamp: str) -> datetime:
 
 
 # Each harness's demo fixture in its real on-disk place, and the time of its last record
-# (FORMATS: Claude's and Codex's `timestamp`, ACP's `ts` wrapper, Gemini CLI's message
+# (docs/reading.md: Claude's and Codex's `timestamp`, ACP's `ts` wrapper, Gemini CLI's message
 # times and `$set.lastUpdated`, OpenCode's `session.time_updated` in epoch ms).
 LAST_RECORDS = {
     "claude": (
@@ -255,7 +255,7 @@ def _place(fixture: str) -> Path:
 @pytest.mark.parametrize("harness", sorted(LAST_RECORDS))
 @pytest.mark.parametrize("mtime", [datetime(2031, 5, 5, tzinfo=UTC), datetime(2001, 1, 1, tzinfo=UTC)])
 def test_activity_is_the_last_records_time_whatever_the_files_mtime(harness: str, mtime: datetime) -> None:
-    # issue 12: ages come from the last record's time; a file copied, touched or synced
+    # Ages come from the last record's time; a file copied, touched or synced
     # (a later mtime) or restored (an earlier one) keeps its session's age.
     fixture, sid, stamp = LAST_RECORDS[harness]
     path = _place(fixture)

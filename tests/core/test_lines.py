@@ -1,4 +1,4 @@
-"""Bounded JSONL reading (SPEC §2 Long transcripts; FORMATS general rules)."""
+"""Bounded JSONL reading (docs/reading.md, Bounded reading)."""
 
 from __future__ import annotations
 
@@ -565,7 +565,7 @@ def _claude_with_titles(path: Path, head: list[bytes], middle: list[bytes], tail
 
 
 def test_last_custom_title_in_the_skipped_middle_outranks_an_ai_title_in_the_tail(tmp_path: Path) -> None:
-    # FORMATS §1 Titles: the last custom-title wins, and titles may be anywhere in the
+    # docs/reading.md, Claude Code Titles: the last custom-title wins, and titles may be anywhere in the
     # file: one in the skipped middle of a large file is looked for, not lost.
     sid = "a0000000-0000-4000-8000-000000000001"
     path = _claude_with_titles(
@@ -654,7 +654,7 @@ def test_a_middle_title_is_found_across_every_chunk_boundary(tmp_path: Path) -> 
 
 
 def test_backward_scan_passes_over_a_refused_full_list_to_the_latest_applied_one(tmp_path: Path) -> None:
-    # SPEC §2: only a call whose result is not an error applies. A refused TodoWrite is
+    # docs/reading.md: only a call whose result is not an error applies. A refused TodoWrite is
     # no full list: the recovery goes on to the one before it.
     path = tmp_path / "s3.jsonl"
     with path.open("wb") as fh:

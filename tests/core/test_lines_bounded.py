@@ -1,4 +1,4 @@
-"""SPEC §2 Long transcripts: every read is bounded. A last line that never ends is read
+"""docs/reading.md, Bounded reading: every read is bounded. A last line that never ends is read
 no further than the line bound, and a session document too large to parse is named,
 not read. Real transcripts made huge with sparse files (no gigabytes are written)."""
 

@@ -1,4 +1,4 @@
-"""`planwatch mcp` (SPEC §4 Tools, §6 Plan channel, §8): the real server over stdio.
+"""`planwatch mcp` (docs/store.md, The tools, What clients see and Agents on the same list): the real server over stdio.
 
 Every test spawns `python -m planwatch.tui.cli mcp` and drives it with the official SDK's
 `Client`, as an agent's harness would; store changes come from other processes (the
@@ -384,7 +384,7 @@ async def test_the_store_flag_picks_the_store(tmp_path: Path, isolated_env: Isol
 
 
 async def test_the_server_sweeps_finished_plans_when_it_starts(isolated_env: IsolatedEnv) -> None:
-    """SPEC §4 Sweep: looked at when the core starts (here: the MCP server)."""
+    """docs/store.md, The sweep: looked at when the core starts (here: the MCP server)."""
     from datetime import UTC, datetime, timedelta
 
     from planwatch.core.settings import Settings

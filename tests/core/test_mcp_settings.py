@@ -1,4 +1,4 @@
-"""Issue 8: a running `planwatch mcp` follows the settings file. A user removed from the
+"""A running `planwatch mcp` follows the settings file. A user removed from the
 directory loses her grant on the next call; problems in the file reach the client as
 logging notifications. The real server, under the SDK's client, over stdio."""
 

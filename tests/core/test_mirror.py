@@ -1,4 +1,5 @@
-"""SPEC §3 Privacy and §5: the opt-in mirror of agents' lists into the store."""
+"""The opt-in mirror of agents' lists into the store (docs/privacy.md; docs/store.md,
+Agents' lists in the store)."""
 
 from __future__ import annotations
 
@@ -230,7 +231,7 @@ def _mirror_acp_log_line_by_line(store: Store, frozen_now: datetime) -> None:
 def test_an_acp_sessions_every_plan_id_is_its_own_session_plan_titled_apart(
     tmp_path: Path, frozen_now: datetime
 ) -> None:
-    """SPEC §5: an ACP session writes a whole list with each plan update — the default plan
+    """docs/store.md, Agents' lists in the store: an ACP session writes a whole list with each plan update — the default plan
     and each planId its own session plan, titled so a person can tell them apart."""
     store = Store(tmp_path / "store")
     _mirror_acp_log_line_by_line(store, frozen_now)
@@ -310,7 +311,7 @@ def test_an_acp_log_mirrored_again_from_the_start_makes_no_second_plan_or_task(
 def test_qwen_and_pi_lists_are_mirrored_with_their_statuses_mapped(
     tmp_path: Path, frozen_now: datetime, sample: str, harness: str, tool: str, expected: list[tuple[str, str]]
 ) -> None:
-    """FORMATS §12: a Qwen Code `completed` and a pi `done: true` are the store's done,
+    """docs/reading.md, Statuses and priorities: a Qwen Code `completed` and a pi `done: true` are the store's done,
     a pi `done: false` its todo; the tasks name the harness's tool."""
     from planwatch.core.transcripts.lines import read_transcript
     from planwatch.core.transcripts.registry import reader_for

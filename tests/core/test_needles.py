@@ -1,4 +1,4 @@
-"""The byte search (core/transcripts/needles.py, issue 11): Hyperscan where its wheel
+"""The byte search (core/transcripts/needles.py): Hyperscan where its wheel
 installs, else re on a trie; both find the same lines, and every transcript reads the
 same whichever engine searched it."""
 

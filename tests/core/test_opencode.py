@@ -1,4 +1,4 @@
-"""FORMATS §6: OpenCode's SQLite database, one test per rule. Databases are built here
+"""docs/reading.md, OpenCode: OpenCode's SQLite database, one test per rule. Databases are built here
 with sqlite3 from the real schema (tests/opencode_db.py); the real sample database is
 read as it is."""
 

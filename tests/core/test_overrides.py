@@ -1,4 +1,4 @@
-"""SPEC §3: overrides are kept by item key only, survive a restart, write atomically."""
+"""docs/app.md, The checklist: overrides are kept by item key only, survive a restart, write atomically."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ def test_save_leaves_no_temp_files_behind() -> None:
 
 
 def test_choosing_the_agents_own_status_again_leaves_no_override_on_disk() -> None:
-    # SPEC §3, end to end: tick an agent step (override saved by key), tick it back to
+    # docs/app.md, The checklist, end to end: tick an agent step (override saved by key), tick it back to
     # the agent's own status (override gone from the file), restart: the agent's status.
     from planwatch.core.checklist import build_checklist, toggle_agent
     from planwatch.core.model import AgentPlan, PlanGroup, PlanItem
@@ -122,7 +122,7 @@ def test_choosing_the_agents_own_status_again_leaves_no_override_on_disk() -> No
 
 
 def test_an_override_applies_to_the_nth_item_with_its_text_only() -> None:
-    # SPEC §3: the key is the text and its occurrence, so ticking the second of two
+    # docs/app.md, The checklist: the key is the text and its occurrence, so ticking the second of two
     # identical steps leaves the first as the agent has it, across a restart.
     from planwatch.core.checklist import build_checklist, toggle_agent
     from planwatch.core.model import AgentPlan, PlanGroup, PlanItem

@@ -1,4 +1,4 @@
-"""FORMATS §4: ACP logs (wrapped and bare, several sessions), read through the reader
+"""docs/reading.md, ACP agents: ACP logs (wrapped and bare, several sessions), read through the reader
 contract."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""FORMATS §2: the Claude desktop app's task list (`mcp__ccd_turn__*`), read from
+"""docs/reading.md, The Claude desktop app's task list: the Claude desktop app's task list (`mcp__ccd_turn__*`), read from
 fixture transcripts through the reader contract, plus the shape table of ccd.py."""
 
 from __future__ import annotations
@@ -129,6 +129,6 @@ def test_known_shapes_give_their_events() -> None:
 
 
 def test_a_status_outside_the_ccd_vocabulary_reads_as_pending() -> None:
-    # FORMATS §5: ccd statuses are pending, in_progress, completed; `cancelled` is ACP's.
+    # docs/reading.md, Gemini CLI: ccd statuses are pending, in_progress, completed; `cancelled` is ACP's.
     items = ccd.parse_items([{"text": "Read", "status": "cancelled"}, {"text": "Fix", "status": "done"}, "Ship"])
     assert items == (PlanItem(text="Read"), PlanItem(text="Fix"), PlanItem(text="Ship"))

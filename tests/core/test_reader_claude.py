@@ -1,4 +1,4 @@
-"""SPEC §2 / FORMATS §1 for Claude Code transcripts, read through the reader contract
+"""docs/reading.md / docs/reading.md, Claude Code for Claude Code transcripts, read through the reader contract
 the way IO reads them: raw lines → wants() → feed_line() → results()."""
 
 from __future__ import annotations

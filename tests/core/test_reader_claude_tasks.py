@@ -1,4 +1,4 @@
-"""SPEC §2 "Claude Code tasks": TaskCreate/TaskUpdate correlated with their results,
+"""docs/reading.md, Claude Code: TaskCreate/TaskUpdate correlated with their results,
 read from fixture transcripts through the reader contract."""
 
 from __future__ import annotations
@@ -218,7 +218,7 @@ def test_update_without_a_usable_task_id_is_not_held(task_id: object) -> None:
 
 
 def test_a_status_change_outside_the_task_vocabulary_reads_as_pending() -> None:
-    # FORMATS §5: task statuses are pending, in_progress, completed (+ deleted as an
+    # docs/reading.md, Gemini CLI: task statuses are pending, in_progress, completed (+ deleted as an
     # update); anything else, `cancelled` included, reads as pending.
     correlator = TaskCorrelator()
     correlator.on_call("toolu_1", "TaskUpdate", {"taskId": 4, "status": "cancelled"}, "")

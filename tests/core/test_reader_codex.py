@@ -1,4 +1,4 @@
-"""FORMATS §3: Codex rollouts (enveloped and bare), read through the reader contract."""
+"""docs/reading.md, Codex CLI: Codex rollouts (enveloped and bare), read through the reader contract."""
 
 from __future__ import annotations
 
@@ -161,7 +161,7 @@ def test_is_full_list_confirms_the_call_shape() -> None:
 
 
 def test_a_status_outside_codex_vocabulary_reads_as_pending(tmp_path: Path) -> None:
-    # FORMATS §5: Codex statuses are pending, in_progress, completed; `cancelled` is ACP's.
+    # docs/reading.md, Gemini CLI: Codex statuses are pending, in_progress, completed; `cancelled` is ACP's.
     meta = {
         "timestamp": "2026-11-29T15:00:00.000Z",
         "type": "session_meta",

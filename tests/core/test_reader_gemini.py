@@ -1,4 +1,4 @@
-"""FORMATS §5: Gemini CLI chat recordings, one test per rule (fixtures composed by
+"""docs/reading.md, Gemini CLI: Gemini CLI chat recordings, one test per rule (fixtures composed by
 fixtures/transcripts/compose/gemini_fix.py in the shapes of the real sample)."""
 
 from __future__ import annotations

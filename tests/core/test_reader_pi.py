@@ -1,4 +1,4 @@
-"""FORMATS §10: pi sessions with the todo extension, one test per rule (fixtures
+"""docs/reading.md, pi: pi sessions with the todo extension, one test per rule (fixtures
 composed by fixtures/transcripts/compose/pi_fix.py in the shapes of the real sample)."""
 
 from __future__ import annotations

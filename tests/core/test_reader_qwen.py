@@ -1,4 +1,4 @@
-"""FORMATS §8: Qwen Code chats, one test per rule (fixtures composed by
+"""docs/reading.md, Qwen Code: Qwen Code chats, one test per rule (fixtures composed by
 fixtures/transcripts/compose/qwen_fix.py in the shapes of the real sample)."""
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def test_qwen_a_refused_call_did_not_happen() -> None:
 
 def test_qwen_statuses_pending_in_progress_completed_else_pending() -> None:
     _, result = read(STATUSES)
-    # `blocked` and `cancelled` are not Qwen Code's words (FORMATS §12): pending.
+    # `blocked` and `cancelled` are not Qwen Code's words (docs/reading.md, Statuses and priorities): pending.
     assert plan_of(result) == [
         ("Known done", "completed"),
         ("Blocked is not Qwen's", "pending"),

@@ -1,4 +1,4 @@
-"""SPEC §2 replay rules: plan events → AgentPlan, pure, no files."""
+"""docs/reading.md replay rules: plan events → AgentPlan, pure, no files."""
 
 from __future__ import annotations
 
@@ -284,7 +284,7 @@ def test_merge_plans_adds_subagent_groups_to_the_session_plan() -> None:
 
 @pytest.mark.parametrize("raw", ["cancelled", "deleted", "blocked", None])
 def test_a_status_outside_a_list_sources_vocabulary_reads_as_pending(raw: object) -> None:
-    # FORMATS §5: TodoWrite, tasks, ccd and Codex know pending, in_progress, completed;
+    # docs/reading.md, Gemini CLI: TodoWrite, tasks, ccd and Codex know pending, in_progress, completed;
     # only ACP (v2) adds cancelled.
     assert read_status(raw, LIST_STATUSES) == "pending"
     assert read_status("completed", LIST_STATUSES) == "completed"

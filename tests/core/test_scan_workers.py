@@ -159,8 +159,8 @@ def test_a_started_worker_answers_with_the_installed_modules_classes(tmp_path: P
 
 def test_a_scan_worker_imports_no_pydantic_and_no_settings() -> None:
     """What a worker started afresh imports to read (the readers, the plan and session
-    values, the cache): plain dataclasses, no pydantic and no settings model (issue 11:
-    its imports are what the app's worker costs before it reads a byte)."""
+    values, the cache): plain dataclasses, no pydantic and no settings model (its
+    imports are what the app's worker costs before it reads a byte)."""
     probe = (
         "import json, sys\n"
         "import planwatch.core.transcripts.workers, planwatch.core.transcripts.batch\n"

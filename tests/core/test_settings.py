@@ -37,7 +37,7 @@ def test_saving_keeps_the_persons_comments_and_order(tmp_path: Path) -> None:
 
 
 def test_a_broken_settings_file_gives_the_defaults_and_fails_closed(tmp_path: Path) -> None:
-    # Issue 8 changed this: a file that is not YAML still gives the default values, but
+    # This changed once: a file that is not YAML still gives the default values, but
     # its problem is reported and its (unknown) user directory fails closed.
     path = tmp_path / "config.yaml"
     path.write_text("readAgentPlans: [unclosed\n")
@@ -58,7 +58,7 @@ def test_a_broken_settings_file_gives_the_defaults_and_fails_closed(tmp_path: Pa
 
 @pytest.mark.parametrize("written", ["off", "no", "0", "'false'", "[false]"])
 def test_an_invalid_read_agent_plans_means_plans_are_not_read(tmp_path: Path, written: str) -> None:
-    """Privacy fails closed (SPEC §3): `readAgentPlans: off` is text in YAML 1.2, not a
+    """Privacy fails closed (docs/app.md, The checklist): `readAgentPlans: off` is text in YAML 1.2, not a
     switch, and the person who wrote it meant off; so does anything else that is not
     `true` or `false`: plans are not read, and the problem says so."""
     path = tmp_path / "config.yaml"

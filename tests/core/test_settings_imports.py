@@ -1,4 +1,4 @@
-"""Issue 11: every planwatch command loads the settings, so loading them costs no
+"""Every planwatch command loads the settings, so loading them costs no
 import it does not need — no pydantic and no ruamel.yaml without a settings file, no
 pydantic for a file without a user directory. Real subprocesses, real files from
 fixtures/config/, a fresh interpreter each."""

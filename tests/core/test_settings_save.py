@@ -1,4 +1,4 @@
-"""Issue 8: saving settings never destroys what could not be read. Only the fields the
+"""Saving settings never destroys what could not be read. Only the fields the
 person changed are written; comments, key order, unknown keys and sections that failed
 validation stay byte-for-byte; a file that is not YAML is not written at all. Through
 `save_settings` and through the real Settings screen and app under Pilot."""

@@ -1,4 +1,4 @@
-"""SPEC §4: a record that is not valid is reported (which file, what is wrong) and left
+"""docs/store.md: a record that is not valid is reported (which file, what is wrong) and left
 out; every valid record beside it keeps working. Fixture: fixtures/store/broken."""
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ def test_the_tools_keep_working_beside_broken_records(broken: Path) -> None:
 
 
 def test_a_broken_record_cannot_be_changed_through_the_tools_and_the_refusal_says_what_is_wrong(broken: Path) -> None:
-    """Issue 9: `task set t5` on a broken record says what is wrong with the file, not
+    """`task set t5` on a broken record says what is wrong with the file, not
     "must match the id of a known task" (the refusal this test pinned before)."""
     from planwatch.core.store.tool_refusals import ToolRefused
 

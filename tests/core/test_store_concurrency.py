@@ -1,4 +1,4 @@
-"""SPEC §4: two processes adding at once never get the same id and never lose a record;
+"""docs/store.md: two processes adding at once never get the same id and never lose a record;
 writes are atomic, so a writer killed at any moment leaves the store whole.
 
 Both tests start real processes (no mocks): the store's guarantees are about processes.

@@ -1,4 +1,4 @@
-"""SPEC §4: a tool's write keeps what a person or the host gave a record file — its mode
+"""docs/store.md: a tool's write keeps what a person or the host gave a record file — its mode
 and its owner — and the store stays inside its folder: a record or a kind folder that
 is a symlink is refused in words. Real files, real modes and owners (the suite runs as
 root, so a chown to another uid is real), real CLI processes."""

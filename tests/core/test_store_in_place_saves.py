@@ -1,4 +1,4 @@
-"""SPEC §4: a tool's write never lands over a person's save that is still being written.
+"""docs/store.md: a tool's write never lands over a person's save that is still being written.
 An editor that saves in place (truncate, write) and pauses half-way keeps its whole
 save: the tool waits for the file to be still, then applies its change on top. A real
 second process is the editor."""

@@ -1,4 +1,4 @@
-"""Issue 8: no lost update, and minting holds the lock. Real processes race: a person's
+"""No lost update, and minting holds the lock. Real processes race: a person's
 editor (a second process writing the file in place and by rename) against tool writes,
 and id minting against the tidy-up of stale temp files."""
 

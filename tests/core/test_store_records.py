@@ -1,4 +1,4 @@
-"""SPEC §4 record store: files, frontmatter, atomic writes, ids, hand edits."""
+"""docs/store.md record store: files, frontmatter, atomic writes, ids, hand edits."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_store_location_env_wins_over_setting_over_xdg(tmp_path: Path, monkeypat
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the XDG folders are the Linux layout")
 def test_store_default_is_the_xdg_data_folder_planwatch_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # SPEC §4: default is the XDG data folder, `planwatch/store`; then the setting (read
+    # docs/store.md: default is the XDG data folder, `planwatch/store`; then the setting (read
     # from the config file), then PLANWATCH_STORE, each winning over the one before.
     from planwatch.core.settings import load_settings
 
@@ -95,7 +95,7 @@ def test_task_file_is_frontmatter_then_body_in_product_field_order(tmp_path: Pat
     assert keys == ["id", "title", "status", "priority", "labels", "topic", "plan", "bot", "folder",
                     "session", "blockedBy", "active", "note", "refs", "source", "created", "started"]  # fmt: skip
     assert text.endswith("---\nDetails here.\n")
-    # Issue 9: empty lists are written as the seed's record writes them; other absent
+    # Empty lists are written as `[]`, as docs/store.md's records show them; other absent
     # optional fields are left out (this test pinned blockedBy as left out before).
     assert "approved" not in text and "blockedBy: []\n" in text
     assert store.read_task("t1") == rec

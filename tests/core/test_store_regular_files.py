@@ -1,4 +1,4 @@
-"""Issue 8: only regular files are opened. A FIFO, socket or folder where a record, the
+"""Only regular files are opened. A FIFO, socket or folder where a record, the
 id counter or the lock should be is reported and skipped, never waited on; `.lock` is
 never followed through a symlink; OS errors are sentences, not tracebacks. Real
 processes with a deadline: a hang fails the test instead of stalling it."""

@@ -1,4 +1,4 @@
-"""Issue 8's soak: 4 tool writers, 1 in-place hand editor, 1 rename hand editor and the
+"""The store's soak: 4 tool writers, 1 in-place hand editor, 1 rename hand editor and the
 app's store watcher on one store for 60 s (PLANWATCH_SOAK_SECONDS to change it). At the
 end every hand edit is present or its loss was reported, every record is valid, and
 no id was handed out twice. Real processes, real watchdog."""

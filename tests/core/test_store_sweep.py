@@ -1,4 +1,4 @@
-"""SPEC §4 Sweep: a done or dropped plan and every task naming it go once the newest
+"""docs/store.md, The sweep: a done or dropped plan and every task naming it go once the newest
 stamp among them is older than sweepAfterDays; draft and active plans never go."""
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def test_the_sweeper_runs_at_start_and_retries_a_failed_pass(world: World, caplo
 
 
 def test_a_failed_pass_on_an_unusable_store_is_a_sentence_not_a_traceback(isolated_env: IsolatedEnv) -> None:
-    """SPEC §4 Sweep: a failed pass is logged and retried next hour. The store's own errors
+    """docs/store.md, The sweep: a failed pass is logged and retried next hour. The store's own errors
     (a `.lock` that cannot be used, a read-only or full disk) are logged as the sentence the
     store words them in; `planwatch mcp` sweeps at start and printed a traceback."""
     import subprocess

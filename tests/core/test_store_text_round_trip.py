@@ -1,4 +1,4 @@
-"""Issue 8 / SPEC §4: text round-trips exactly. Every field and the body read back equal
+"""docs/store.md: text round-trips exactly. Every field and the body read back equal
 to what was written — NEL, LS/PS, leading and trailing blank lines, CRLF, tabs, quotes,
 YAML indicators — through the tools (add → file → list), the CLI and a second write.
 Strings are generated: a seeded generator that always runs, and hypothesis when it is

@@ -1,4 +1,4 @@
-"""Issue 8: writes obey the read limits. A tool write whose file would be larger than
+"""Writes obey the read limits. A tool write whose file would be larger than
 reads accept is refused in the tools' wording; list lengths are bounded like string
 lengths; and no tool input, however large or strange, produces a record that reads
 refuse (proved over the largest input of every field, in the costliest characters)."""

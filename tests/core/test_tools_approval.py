@@ -1,4 +1,4 @@
-"""SPEC §4 Approval: requireApproval, the user directory's task:approve grant, and
+"""docs/store.md, Approvals: requireApproval, the user directory's task:approve grant, and
 every tool acting as always without a directory."""
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def test_require_approval_refuses_doing_until_approved(store: Store) -> None:
 
 
 def test_require_approval_cannot_be_skipped_by_adding_a_task_as_doing(store: Store) -> None:
-    """A new task is always todo (the seed): task_add takes no status, so no task is born doing."""
+    """A new task is always todo (docs/store.md, The tools): task_add takes no status, so no task is born doing."""
     with pytest.raises(
         ToolRefused,
         match=r"^Invalid task_add input: status is not an input: a new task is always todo \(change it with task_set\)\.$",

@@ -1,4 +1,4 @@
-"""SPEC §4 Tools: each of the ten tools, its effect on the files, and its answer lines."""
+"""docs/store.md, The tools: each of the ten tools, its effect on the files, and its answer lines."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §4: task_list filters — status, approved, ready, by, since (any stamp), plan,
+"""docs/store.md: task_list filters — status, approved, ready, by, since (any stamp), plan,
 session — one line per task, `id status priority title`."""
 
 from __future__ import annotations

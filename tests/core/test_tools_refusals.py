@@ -1,4 +1,4 @@
-"""SPEC §4: a refused input is worded `Invalid <tool> input: <field> must …` — one scheme
+"""docs/store.md: a refused input is worded `Invalid <tool> input: <field> must …` — one scheme
 for every field of every tool — and a refusal changes nothing on disk."""
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("task_add", {"title": "T", "active": True}, "active must be text."),
     # source is on a translated task only: no caller gives it.
     ("task_add", {"title": "T", "source": {"tool": "TodoWrite"}}, SOURCE),
-    # Only the seed's names are inputs, and the refusal names the seed's field.
+    # Only the store's field names are inputs, and the refusal names the record's field.
     ("task_add", {"title": "T", "blocked_by": ["t1"]}, "blocked_by is not a known field; the input is blockedBy."),
     ("task_add", {"title": "T", "active": "Running\nthe tests"}, "active must be one line."),
     ("task_add", {"title": "T", "note": "one\rtwo"}, "note must be one line."),

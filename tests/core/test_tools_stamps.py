@@ -1,4 +1,4 @@
-"""SPEC §4 Stamps: {at, by, in}, written only by the host, each at its moment."""
+"""docs/store.md, Records: {at, by, in}, written only by the host, each at its moment."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ def test_task_add_stamps_created_with_at_by_in(env: tuple[Store, Clock]) -> None
     assert (rec.created.at, rec.created.by, rec.created.in_) == (T0, "dana", "sess-1")
     assert rec.approved is rec.started is rec.finished is rec.reviewed is None
     text = (env[0].root / "tasks" / "t1.md").read_text()
-    # The seed's form (issue 9: this test pinned `2026-11-30 09:00:00+00:00` before).
+    # The store's form (docs/store.md, Records); this test pinned `2026-11-30 09:00:00+00:00` before.
     assert "created:\n  at: 2026-11-30T09:00:00.000Z\n  by: dana\n  in: sess-1\n" in text
 
 

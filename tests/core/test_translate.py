@@ -1,4 +1,4 @@
-"""SPEC §5: a harness's own list written as the session's plan in the store."""
+"""docs/store.md, Agents' lists in the store: a harness's own list written as the session's plan in the store."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ def test_list_cleared_with_open_steps_drops_every_step(store: Store) -> None:
         store, SESSION, TITLE, [("Add parser", "completed"), ("Write tests", "in_progress")], tool="TodoWrite"
     )
     translate_list(store, SESSION, TITLE, [], tool="TodoWrite")
-    # Only a list cleared after *every* step was done is exempt (SPEC §5).
+    # Only a list cleared after *every* step was done is exempt (docs/store.md, Agents' lists in the store).
     assert tasks_of(store) == [("t1", "Add parser", "dropped"), ("t2", "Write tests", "dropped")]
 
 

@@ -1,4 +1,4 @@
-"""SPEC §6: a session's todo lines and open count, read from a real store folder."""
+"""docs/store.md, What clients see: a session's todo lines and open count, read from a real store folder."""
 
 from __future__ import annotations
 

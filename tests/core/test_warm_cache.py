@@ -1,4 +1,4 @@
-"""The warm-start cache (issue 11, core/transcripts/warmcache.py): a start after the
+"""The warm-start cache (core/transcripts/warmcache.py): a start after the
 first replays what each reader was fed, from offsets, and gives exactly what reading
 the files from scratch gives; any change it cannot account for is read from scratch;
 a broken, foreign or other-version cache is ignored; two processes may write it at

@@ -1,6 +1,6 @@
-"""Issue 14 in the app (Pilot): the high-priority mark, plan documents as sections, the
+"""ACP plans in the app (Pilot): the high-priority mark, plan documents as sections, the
 hover card on the session list's pills, "In progress" keeping a ticked step, the partial
-mark; and issue 13's "ticking an item in a second agent section ticks that item".
+mark; and that ticking an item in a second agent section ticks that item.
 
 The ACP session is `fixtures/transcripts/rules/acp/planid-and-types.jsonl` (see
 tests/core/test_acp_plans.py); Claude transcripts are written in the real on-disk shape.
@@ -233,12 +233,12 @@ async def test_a_whole_plan_has_no_partial_mark(acp_session, isolated_env) -> No
         assert "Partial" not in app.screen.query_one("#pill").tooltip.plain
 
 
-# -- issue 13: a second agent section ---------------------------------------------------
+# -- a second agent section -------------------------------------------------------------
 
 
 def _with_subagent(env) -> ClaudeTranscript:
     """A session whose subagent a1 has its own file (`<id>/subagents/agent-a1.jsonl`),
-    its records marked as the subagent's (FORMATS §1)."""
+    its records marked as the subagent's (docs/reading.md, Claude Code)."""
     main = ClaudeTranscript(env.claude, "/home/dev/api", at=datetime.now(UTC) - timedelta(minutes=5))
     main.prompt("Add rate limiting").todo_write([("Read the code", "pending"), ("Add the limiter", "in_progress")])
     sub = ClaudeTranscript(env.root / "scratch", "/home/dev/api", session_id=main.session_id, at=main.at)

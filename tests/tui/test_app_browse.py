@@ -1,4 +1,4 @@
-"""The browse screen (SPEC §7, issue 4): sessions newest first, the two-section
+"""The browse screen (docs/app.md): sessions newest first, the two-section
 checklist, filtering, details, empty states — driven through the real app (Pilot)."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ async def test_sessions_list_newest_activity_first_with_pill(sessions, isolated_
         assert "Web: add dark mode" in rows[0] and "◔ 1/3" in rows[0]
         assert "Refactor the API" in rows[1] and "◑ 1/2" in rows[1]
         # A 70-column list names the harness by a letter and the folder by the tail that
-        # tells it apart (issue 12 point 1: the title gets most of the row).
+        # tells it apart (so the title gets most of the row).
         assert " C Web: add dark mode" in rows[0] and " web " in rows[0] and " api " in rows[1]
 
 

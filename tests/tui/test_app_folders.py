@@ -1,4 +1,4 @@
-"""Transcript folders saved in Settings are used at once (issue 12): the running app's
+"""Transcript folders saved in Settings are used at once: the running app's
 index looks in the new folders (a scan, watchers on them, rows appear) and drops the
 sessions of folders no longer listed, without a restart. Real files, a real watchdog
 observer, the real Settings screen under Pilot."""

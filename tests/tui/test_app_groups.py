@@ -1,4 +1,4 @@
-"""Grouped session lists (issue 12, "Sort, group, filter"): grouped by folder (or
+"""Grouped session lists (docs/app.md, Browsing sessions): grouped by folder (or
 harness), a heading stands above each group — the folder's short name and its count of
 sessions — and the cursor passes over it. Driven through the real app under Pilot, at
 the three sizes the review used and in a dark and a light theme."""

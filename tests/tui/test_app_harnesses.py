@@ -1,4 +1,4 @@
-"""Gemini CLI and OpenCode sessions in the app (SPEC §8): the pane follows them live like
+"""Gemini CLI and OpenCode sessions in the app (docs/reading.md): the pane follows them live like
 any other harness — an appended record or an inserted row shows within a second — and
 a database that cannot be read is said once while the other harnesses are listed."""
 
@@ -67,7 +67,7 @@ async def test_an_opencode_todowrite_inserted_shows_in_the_pane_within_a_second(
             await until(pilot, lambda: app.scan_done is not None, what="the scan")
             await until(pilot, lambda: app.following, what="the follower")
             assert app.screen.selected_id == "ses_live0000000000000000000001"
-            assert "[▸] ! Tag the release" in rows(app)  # a high-priority todo (issue 14)
+            assert "[▸] ! Tag the release" in rows(app)  # a high-priority todo
             started = time.monotonic()
             writer.todowrite(
                 "ses_live0000000000000000000001",
@@ -101,7 +101,7 @@ MARKER = "ZQX-PRIVATE-STEP-4412"
 
 
 async def test_gemini_and_opencode_plan_text_stays_in_memory(isolated_env) -> None:  # type: ignore[no-untyped-def]
-    """SPEC §3 Privacy for the two readers: after a run that shows both plans, follows a
+    """docs/privacy.md for the two readers: after a run that shows both plans, follows a
     change and quits, no file planwatch wrote (data, state, settings, store, the
     warm-start cache) holds their text, and nothing of OpenCode's database was copied:
     only SQLite's own -wal/-shm sit beside it."""

@@ -1,4 +1,4 @@
-"""Live updates and pane mode (SPEC §7): a transcript growing on disk shows on screen
+"""Live updates and pane mode (docs/app.md): a transcript growing on disk shows on screen
 within a second, bursts coalesce, and pane mode follows the most recently active session."""
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ async def test_a_narrow_terminal_switches_to_pane_mode_and_back(two, isolated_en
         assert screen.selected_id == api.session_id
         await pilot.resize_terminal(45, 30)
         await until(pilot, lambda: screen.has_class("-pane"), what="pane mode")
-        assert screen.selected_id == api.session_id  # keeps the selected session (issue 12 point 4)
+        assert screen.selected_id == api.session_id  # keeps the selected session
         await pilot.resize_terminal(120, 36)
         await until(pilot, lambda: not screen.has_class("-pane"), what="wide mode")
         assert screen.query_one("#sessions-pane").display
@@ -202,7 +202,7 @@ async def test_the_highlight_stays_on_its_item_when_the_agent_inserts_a_step(two
 
 
 async def test_the_app_sweeps_finished_plans_when_it_starts(isolated_env) -> None:
-    """SPEC §4 Sweep: looked at when the core starts (here: the app)."""
+    """docs/store.md, The sweep: looked at when the core starts (here: the app)."""
     from planwatch.core.settings import Settings
     from planwatch.core.store.identity import Caller
     from planwatch.core.store.records import Store

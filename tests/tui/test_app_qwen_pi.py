@@ -1,4 +1,4 @@
-"""Qwen Code and pi sessions in the app (SPEC §8): the pane follows them live like any
+"""Qwen Code and pi sessions in the app (docs/reading.md): the pane follows them live like any
 other harness — an appended line shows within a second —, rows name them by their own
 letter, a step shows what it waits for, and a pi tree cut by a missing parent is said
 once while every other session is listed."""

@@ -1,5 +1,5 @@
 """The session list makes a row's text only when it is drawn and again only when what it
-shows changed (issue 11): a row whose counts, title or age change is repainted, a new
+shows changed: a row whose counts, title or age change is repainted, a new
 width lays every row out again, and a store change that moves no count rebuilds nothing.
 Driven through the real app (Pilot): what the list draws is compared with the rows made
 afresh for the clock and width of the moment."""

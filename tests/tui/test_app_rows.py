@@ -1,4 +1,4 @@
-"""Session rows (SPEC §7): harness, title, folder, age, pill, open count on one line;
+"""Session rows (docs/app.md): harness, title, folder, age, pill, open count on one line;
 a session whose transcript changed in the last minutes is marked running."""
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def test_folders_show_the_tail_that_tells_them_apart() -> None:
 
 @pytest.mark.parametrize(("width", "least"), [(70, 0.5), (47, 0.4), (100, 0.45), (38, 0.4)])
 def test_the_title_gets_most_of_the_row(width, least) -> None:
-    """Issue 12 point 1: eleven sessions in two folders whose names share a long head;
+    """Eleven sessions in two folders whose names share a long head;
     the title keeps most of the row and the folder column only what tells them apart."""
     now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
     rows = [
@@ -119,7 +119,7 @@ ODD_ROWS = [
 
 @pytest.mark.parametrize("width", [6, 12, 24, 34, 40, 59, 60, 99, 100, 140])
 def test_a_rows_cells_known_without_its_text_are_its_texts_and_so_is_its_height(width) -> None:
-    """What lets the list skip making a row's text until it is drawn (issue 11): the cells
+    """What lets the list skip making a row's text until it is drawn: the cells
     `row_cells` knows are the text's, and an option not yet drawn is as high as its text."""
     from textual.content import Content
 

@@ -1,4 +1,4 @@
-"""Ticks (SPEC §3): overrides on agent items by key only, surviving a restart; undo;
+"""Ticks (docs/app.md, The checklist): overrides on agent items by key only, surviving a restart; undo;
 the person's own items added, ticked, edited and dropped through the store tools."""
 
 from __future__ import annotations

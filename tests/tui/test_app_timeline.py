@@ -1,4 +1,4 @@
-"""The details panel's timeline for a past session (issue 12): rebuilt from the
+"""The details panel's timeline for a past session: rebuilt from the
 transcript in a worker when the panel first shows the session, each change with the
 time of the line that caused it, the changes seen live after it; memory only."""
 

@@ -1,4 +1,4 @@
-"""Untrusted text reaches the person only as safe text (README, "Untrusted text"):
+"""Untrusted text reaches the person only as safe text (docs/privacy.md, Untrusted text):
 a session title, an item or a plan document holding a terminal escape, a carriage
 return, the end of a bracketed paste or an invisible character is shown as an escape in
 every toast, on the clipboard and on the pager's input — checked on the bytes the app

@@ -1,4 +1,4 @@
-"""The newcomer review's defects (issue 12), each driven through the real app under
+"""The newcomer review's defects, each driven through the real app under
 Pilot: pane-mode focus, the selection kept across widths, undo in the visible session
 with a toast, the edit dialog, the focusable details, the cursor on an added item."""
 
@@ -62,7 +62,7 @@ def toasts(app) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 async def test_pane_mode_starts_with_the_checklist_focused_so_j_and_space_act_on_it(two_sessions, isolated_env) -> None:
-    """Issue 12 point 3: `--pane`, `j j space` ticks the third step, not the first."""
+    """`--pane`: `j j space` ticks the third step, not the first."""
     app = make(isolated_env, pane=True)
     async with app.run_test(size=(120, 36)) as pilot:
         await ready(pilot, app)
@@ -76,7 +76,7 @@ async def test_pane_mode_starts_with_the_checklist_focused_so_j_and_space_act_on
 
 
 async def test_narrowing_the_window_keeps_the_selected_session(two_sessions, isolated_env) -> None:
-    """Issue 12 point 4: below the pane width the app keeps the session on screen."""
+    """Below the pane width the app keeps the session on screen."""
     app = make(isolated_env)
     async with app.run_test(size=(120, 36)) as pilot:
         await ready(pilot, app)
@@ -98,7 +98,7 @@ async def test_narrowing_the_window_keeps_the_selected_session(two_sessions, iso
 
 
 async def test_undo_acts_on_the_visible_session_and_says_what_it_undid(two_sessions, isolated_env) -> None:
-    """Issue 12 point 5: a tick in one session is not undone from another, silently."""
+    """A tick in one session is not undone from another, silently."""
     app = make(isolated_env)
     async with app.run_test(size=(120, 36), notifications=True) as pilot:
         await ready(pilot, app)
@@ -120,7 +120,7 @@ async def test_undo_acts_on_the_visible_session_and_says_what_it_undid(two_sessi
 async def test_edit_puts_the_cursor_at_the_end_names_the_item_and_keeps_the_checklist_visible(
     two_sessions, isolated_env
 ) -> None:
-    """Issue 12 point 6 and the smaller point: after `a` the cursor is on the new item."""
+    """After `a` the cursor is on the new item."""
     app = make(isolated_env)
     async with app.run_test(size=(120, 36)) as pilot:
         await ready(pilot, app)
@@ -145,7 +145,7 @@ async def test_edit_puts_the_cursor_at_the_end_names_the_item_and_keeps_the_chec
 
 
 async def test_details_take_focus_and_scroll_from_the_keyboard(two_sessions, isolated_env) -> None:
-    """Issue 12 point 7: tab reaches the details, PageDown and j scroll them."""
+    """Tab reaches the details, PageDown and j scroll them."""
     app = make(isolated_env)
     async with app.run_test(size=(120, 16)) as pilot:
         await ready(pilot, app)
@@ -180,7 +180,7 @@ async def test_every_key_the_footer_shows_works_in_pane_mode(two_sessions, isola
 async def test_the_footer_keeps_help_and_the_keys_that_matter_at_every_size(
     two_sessions, isolated_env, size, pane
 ) -> None:
-    """Issue 12 point 9: at 80×24 `? Help` and `q Quit` were cut off; at 40 columns only
+    """At 80×24 `? Help` and `q Quit` were cut off; at 40 columns only
     three keys showed. The footer now drops the least important keys first, keeps `?`."""
     from textual.widgets._footer import FooterKey
 
@@ -203,7 +203,7 @@ async def test_the_footer_keeps_help_and_the_keys_that_matter_at_every_size(
 async def test_the_store_view_and_settings_footers_keep_help_and_their_way_back(
     two_sessions, isolated_env, size
 ) -> None:
-    """Issue 12 point 9 on the other screens: the store view's footer at 40 columns showed
+    """The footer on the other screens: the store view's footer at 40 columns showed
     `a Add n New plan e Edit` and no `?`; it keeps `?` and `esc Back` at every size, and so
     does the settings screen its `?` and ways out. Every key shown works there."""
     from textual.widgets._footer import FooterKey
@@ -387,7 +387,7 @@ async def test_help_in_pane_mode_lists_only_keys_that_work_there(two_sessions, i
 async def test_after_a_the_cursor_moves_to_the_new_item_from_anywhere_and_space_ticks_it(
     two_sessions, isolated_env
 ) -> None:
-    """Issue 12's smaller point ("after `a` the cursor stays on the old item"), in a 40×30
+    """After `a` the cursor leaves the old item for the new one, in a 40×30
     pane: with the cursor on an agent step or on an older item, the new item takes the
     cursor, and space then ticks the new item, not the one the cursor was on."""
     app = make(isolated_env, pane=True)

@@ -1,4 +1,4 @@
-"""SPEC §6 from the command line: `planwatch todo SESSION` and `planwatch channel URI`.
+"""docs/store.md, What clients see from the command line: `planwatch todo SESSION` and `planwatch channel URI`.
 
 Each command runs as a real subprocess on a real store folder; the channel's lines are
 read with a deadline while the test changes the store through the Store API.
@@ -90,8 +90,8 @@ def test_todo_uses_the_store_of_the_environment(store: Store, monkeypatch: pytes
 def test_todo_meta_prints_the_open_count(store: Store) -> None:
     out = run("todo", SESSION, "--meta", "--store", str(store.root))
     assert json.loads(out.stdout) == {"ahpd.tasks": {"open": 2}}
-    # A session no task names has no key (SPEC §6); one that does not exist at all is an
-    # error (issue 12 point 10), tested in test_todo_of_an_unknown_session_is_an_error.
+    # A session no task names has no key (docs/store.md, What clients see); one that does not exist at all is an
+    # error, tested in test_todo_of_an_unknown_session_is_an_error.
 
 
 def test_channel_once_prints_the_state_as_one_json_line(store: Store) -> None:

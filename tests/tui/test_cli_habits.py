@@ -1,4 +1,4 @@
-"""Issue 12, point 10: the command line keeps the habits of the tools people love —
+"""The command line keeps the habits of the tools people love —
 `--version`, `--json` on every list, errors for what does not exist, refusals that
 name the command to run, and a README example that works as written. Every test runs
 `planwatch` as a real process in the test's isolated environment.

@@ -1,4 +1,4 @@
-"""`planwatch show` and `planwatch sessions` (SPEC §8), run as real subprocesses."""
+"""`planwatch show` and `planwatch sessions` (README, For scripts), run as real subprocesses."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ def test_sessions_json_has_facts_and_counts_but_never_plan_text() -> None:
 
 
 def test_sessions_lists_newest_first_with_harness_title_folder_and_counts() -> None:
-    # Ages are the last record's time (issue 12), whatever the files' mtimes say.
+    # Ages are the last record's time, whatever the files' mtimes say.
     now = datetime.now(UTC)
     _claude_with_subagent(start=now - timedelta(hours=2, seconds=30))
     _acp(default_plan=True, start=now - timedelta(seconds=5))

@@ -1,4 +1,4 @@
-"""`planwatch sessions` from the warm-start cache's summaries (issue 11): a start after the
+"""`planwatch sessions` from the warm-start cache's summaries: a start after the
 first re-reads only the lines that carry each unchanged file's facts and takes its plan
 counts from the cache, and prints byte for byte what the cold run printed."""
 

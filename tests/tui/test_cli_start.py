@@ -1,4 +1,4 @@
-"""`planwatch sessions` starts lean and says how far it is (issue 11): it imports only
+"""`planwatch sessions` starts lean and says how far it is: it imports only
 what it needs, and a slow scan shows a progress line on stderr when that is a terminal,
 never on a pipe, and never on stdout."""
 
@@ -64,7 +64,7 @@ def test_sessions_json_imports_no_textual_no_mcp_no_store_and_no_watchdog(isolat
         ] == []
 
 
-# What `sessions --json` has no use for (issue 11): the app (Textual, Rich), the MCP SDK,
+# What `sessions --json` has no use for: the app (Textual, Rich), the MCP SDK,
 # pydantic (the store's models and the user directory; no settings file here) and
 # ruamel.yaml, the follower (watchdog), OpenCode's database code when no OpenCode source
 # exists (sqlite3), the timeline's plan history. (hashlib it does load: the warm-start
@@ -110,7 +110,7 @@ def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
 def test_sessions_json_must_not_import_textual_pydantic_models_it_does_not_use_or_the_mcp_sdk(  # type: ignore[no-untyped-def]
     isolated_env, copy_fixture
 ) -> None:
-    """Issue 11's rule, on the real CLI in a subprocess over the bundled fixtures of the
+    """The lean start's rule (docs/performance.md), on the real CLI in a subprocess over the bundled fixtures of the
     line harnesses (Claude with a subagent, Codex, Gemini CLI, an ACP log): neither the
     first run nor the warm one imports what `sessions --json` does not use, and the warm
     one (every file unchanged) not even the reading code."""

@@ -1,4 +1,4 @@
-"""SPEC §8: the store tools as `planwatch plan …` / `planwatch task …` / `planwatch sweep`,
+"""The store tools (docs/store.md, The tools) as `planwatch plan …` / `planwatch task …` / `planwatch sweep`,
 mapping 1:1 onto the tools; a refusal goes to stderr with exit status 2."""
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def test_by_and_since_options(
 def test_a_refusal_prints_on_stderr_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(capsys, "task", "set", "t1", "--status", "doing")
     assert (code, out) == (2, [])
-    # On the command line a refusal names the command, not the tool (issue 12 point 10).
+    # On the command line a refusal names the command, not the tool.
     assert (
         err.strip()
         == "Invalid planwatch task set input: task must match the id of a known task (see planwatch task list)."

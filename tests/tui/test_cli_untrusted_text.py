@@ -1,4 +1,4 @@
-"""The command line prints untrusted text only as safe text (README, "Untrusted text"):
+"""The command line prints untrusted text only as safe text (docs/privacy.md, Untrusted text):
 a store file's name, a record's title and a transcript's items reach stdout and stderr
 with every terminal escape and invisible character shown as an escape — the installed
 command run as a real process, its bytes read as they are."""

@@ -1,6 +1,6 @@
 """Every checklist state, session row, pill and store status reads at ≥ 4.5:1 (WCAG AA)
-in every bundled theme, under the cursor too, focused or not (issue 12 point 2, issue 13
-point 4).
+in every bundled theme, under the cursor too, focused or not (docs/app.md,
+Contrast and themes).
 
 The real app draws a checklist holding every state (agent pending, in progress, done,
 cancelled, ticked and unticked by you, high priority; own todo, doing, blocked, review, done, dropped),

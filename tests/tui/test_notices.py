@@ -1,4 +1,4 @@
-"""Notifications (issue 12, Beyond): a plan that became complete, a step that became
+"""Notifications (docs/app.md, Settings): a plan that became complete, a step that became
 blocked, a running session gone idle — bell and toast, each switchable in Settings, and
 an OSC 9 / 777 desktop notification that cannot be broken out of."""
 

@@ -1,4 +1,4 @@
-"""Privacy (SPEC §3): agent plan text lives in memory only. After ticks, settings
+"""Privacy (docs/app.md, The checklist): agent plan text lives in memory only. After ticks, settings
 changes and quitting, no file planwatch wrote holds an agent item's text — unless the
 person opted in to keeping plans in the store, where it then appears (which proves the
 test can see it)."""
@@ -94,7 +94,7 @@ async def test_with_the_opt_in_the_plan_text_does_reach_the_store(secret_session
 async def test_with_the_opt_in_on_at_start_every_sessions_list_is_kept_in_the_store(
     secret_session, isolated_env
 ) -> None:
-    """SPEC §5: with the opt-in already on, each session's list reaches the store once the
+    """docs/store.md, Agents' lists in the store: with the opt-in already on, each session's list reaches the store once the
     first scan ends, not only lists that change while the app runs."""
     from planwatch.core.store.records import Store
 
@@ -110,7 +110,7 @@ async def test_with_the_opt_in_on_at_start_every_sessions_list_is_kept_in_the_st
 
 
 async def test_the_warm_start_cache_holds_no_plan_text_and_no_title(isolated_env) -> None:
-    """Issue 11: after a run with the marker in every agent item and the title (and an
+    """After a run with the marker in every agent item and the title (and an
     append while following), the cache the app wrote holds offsets and hashes only; the
     next start reads the marker back from the transcript, not from the cache."""
     from planwatch.core import paths

@@ -1,4 +1,4 @@
-"""The help screen (SPEC §7): lists every key of the app's one list of commands."""
+"""The help screen (docs/app.md): lists every key of the app's one list of commands."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ async def test_help_screen_lists_every_key_of_the_app_commands() -> None:
         lines = _table_text(app)
         for row in expected:
             assert any(line.split()[1:2] == [row.keys.split()[0]] and row.description in line for line in lines), row
-        # Issue 4: these keys at least, so habits carry over from other terminal tools.
+        # these keys at least, so habits carry over from other terminal tools.
         keys = {part for row in expected for part in row.keys.replace(" / ", " ").split()}
         for key in ("j", "k", "space", "a", "e", "d", "u", "enter", "/", "t", ",", "?", "q"):
             assert key in keys, f"{key!r} missing from the help screen; has {sorted(keys)}"

@@ -1,4 +1,4 @@
-"""The Settings screen (SPEC §3 Privacy, §7): saved to the config file, comments kept."""
+"""The Settings screen (docs/app.md, Settings): saved to the config file, comments kept."""
 
 from __future__ import annotations
 

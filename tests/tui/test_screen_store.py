@@ -1,4 +1,4 @@
-"""The store view (SPEC §4, §7): plans with tasks, filters, approve, review, add, edit —
+"""The store view (docs/app.md, The store view): plans with tasks, filters, approve, review, add, edit —
 all through the store's tools — broken records listed, live updates from disk."""
 
 from __future__ import annotations
@@ -466,7 +466,7 @@ async def test_store_keys_are_in_the_command_palette(store_root: Path) -> None:
 
 @pytest.mark.asyncio
 async def test_store_edit_dialog_names_the_record_it_edits(store_root: Path) -> None:
-    """Issue 12 point 6: a title that names the item, not only its id."""
+    """A title that names the item, not only its id."""
     app = Host(store_root)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(app, pilot)

@@ -1,4 +1,4 @@
-"""The store view as a person uses it (issue 12 point 8): j/k move, `?` lists the view's
+"""The store view as a person uses it: j/k move, `?` lists the view's
 keys, the notes fit the width and read as words, `v` on an approved record asks first,
 toasts are sentences, and plans are created and edited here."""
 

@@ -1,5 +1,5 @@
-"""Issue 8 / SPEC §4 Approval: the user directory fails closed, is read in the seed's
-shape, stamps never take a name from the environment, and a changed directory applies
+"""docs/store.md, Approvals: the user directory fails closed, is read in the shape
+docs/store.md shows, stamps never take a name from the environment, and a changed directory applies
 in running processes. Every test runs the real CLI (a process) or the real loader on
 the config files in fixtures/config/."""
 
@@ -144,7 +144,7 @@ async def test_the_app_applies_a_changed_directory_within_a_second(isolated_env:
 
 
 def test_an_unknown_settings_key_is_reported_with_the_nearest_setting_and_kept(isolated_env: IsolatedEnv) -> None:
-    """Issue 8: keep every valid setting, report each invalid one (file, key, what is wrong).
+    """Keep every valid setting, report each invalid one (file, key, what is wrong).
     A misspelled key is in force nowhere, so it is said; the file keeps it as written."""
     path = use_config(isolated_env, "misspelled-keys.yaml")
     before = path.read_bytes()

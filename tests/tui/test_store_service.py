@@ -1,4 +1,4 @@
-"""One store service owned by the app (issue 13, STYLE 21): every screen uses the app's
+"""One store service owned by the app: every screen uses the app's
 one Store, settings object and writer, and hears of changes through its signals."""
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ async def open_store_view(app, pilot) -> StoreScreen:  # type: ignore[no-untyped
 
 
 async def test_require_approval_switched_on_from_the_store_view_holds_in_the_store_view(isolated_env) -> None:
-    # The bypass issue 13 reproduced: Settings opened from the store view turns on
+    # A bypass found once: Settings opened from the store view turns on
     # *Require approval*; the store view must then refuse to start an unapproved task,
     # as the app itself does.
     run_tool("task_add", Store(isolated_env.store), Settings(), Caller(by="dana"), {"title": "Unapproved"})

@@ -1,4 +1,4 @@
-"""SPEC §3 Privacy against the timeline's rebuild (issue 12): turning plan reading off
+"""docs/privacy.md against the timeline's rebuild: turning plan reading off
 while a past session's transcript is being read keeps none of what that read found."""
 
 from __future__ import annotations

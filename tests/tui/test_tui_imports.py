@@ -1,4 +1,4 @@
-"""No import cycle between tui modules (issue 13, STYLE 21): screens never import the
+"""No import cycle between tui modules: screens never import the
 app at run time, and the app's imports need no function-level workarounds. Imports
 under `if TYPE_CHECKING:` are for types only and are not followed."""
 
