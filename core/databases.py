@@ -19,8 +19,10 @@ from planwatch.core import paths
 from planwatch.core.model import AgentPlan
 from planwatch.core.sessions import FileState, SessionEntry, ids_of
 from planwatch.core.transcripts.discover import (
+    CLINE_BOARD_NAME,
     DATABASE_HARNESSES,
     TranscriptFile,
+    classify_cline,
     classify_database,
     classify_storage,
 )
@@ -97,14 +99,18 @@ class DatabaseSources:
 
     def _refresh_database(self, path: Path) -> int | None:
         """The database or its -wal changed: read again the sessions that moved."""
-        from planwatch.core.transcripts.opencode import OpenCodeReader  # sqlite3: only when there is one
-
         with self._io_lock:
             with self._lock:
                 state = self._files.get(path)
             reader = state.reader if state is not None else None
-            if state is None or not isinstance(reader, OpenCodeReader):
-                item = classify_storage(path) if path.name == "storage" else classify_database(path)
+            refresh = getattr(reader, "refresh", None)
+            if state is None or reader is None or refresh is None or state.file.harness not in DATABASE_HARNESSES:
+                if path.name == "storage":
+                    item = classify_storage(path)
+                elif path.is_dir():
+                    item = classify_cline(path)
+                else:
+                    item = classify_database(path)
                 if item is None:
                     ids = self._forget(path)
                 else:
@@ -112,10 +118,10 @@ class DatabaseSources:
             else:
                 with self._lock:
                     before = {sid for sid in ids_of(state)}
-                changed = reader.refresh()
-                self._note_problem(path, reader.problem)
+                changed = refresh()
+                self._note_problem(path, getattr(reader, "problem", None))
                 if changed and state.trace is not None and state.trace.state is not None:
-                    state.trace.state = reader.warm_state()  # read under the IO lock
+                    state.trace.state = reader.warm_state()  # type: ignore[attr-defined]  # under the IO lock
                     self._cache_stale = True
                 results = reader.results()
                 with self._lock:
@@ -176,7 +182,12 @@ class DatabaseSources:
 def is_database_root(root: Path) -> bool:
     """A root naming an OpenCode database file (`opencode.db`, or any `.db` given but a
     Copilot CLI session's own `session.db`)."""
-    return root.suffix == ".db" and not root.is_dir() and not _copilot_database(root)
+    return root.suffix == ".db" and not root.is_dir() and not _copilot_database(root) and not _cline_board(root)
+
+
+def _cline_board(path: Path) -> bool:
+    """Cline's task board (`<data>/db/teams.db`): its source is the data folder."""
+    return path.name == CLINE_BOARD_NAME and path.parent.name == "db"
 
 
 def _copilot_database(path: Path) -> bool:
@@ -186,13 +197,20 @@ def _copilot_database(path: Path) -> bool:
 
 
 def database_of(path: Path) -> Path | None:
-    """The OpenCode source a changed file belongs to: a database (itself, `….db`, or its
-    `….db-wal`), or a storage folder (`storage/session/<project>/<id>.json`,
-    `storage/todo/<id>.json`)."""
+    """The database source a changed file belongs to: a database (itself, `….db`, or its
+    `….db-wal`), an OpenCode storage folder (`storage/session/<project>/<id>.json`,
+    `storage/todo/<id>.json`), or a Cline data folder (its board `db/teams.db`, a
+    session's `sessions/<id>/<id>.json` or `<id>.messages.json`)."""
     if path.name.endswith(".db-wal"):
-        return path.with_name(path.name[: -len("-wal")])
+        return database_of(path.with_name(path.name[: -len("-wal")]))
+    if _cline_board(path):
+        return path.parent.parent  # Cline's board: the data folder is the source
     if path.suffix == ".db":
         return path
+    if path.suffix == ".json" and path.parent.parent.name == "sessions":
+        # A Cline session's rewritten `<id>.json` or `<id>.messages.json`.
+        if path.name in (f"{path.parent.name}.json", f"{path.parent.name}.messages.json"):
+            return path.parent.parent.parent
     if path.suffix == ".json":
         if path.parent.name == "todo" and path.parent.parent.name == "storage":
             return path.parent.parent
@@ -216,4 +234,4 @@ def opencode_root(root: Path, sources: set[Path]) -> bool:
     """A root that is a database source or its data folder (OpenCode's, Kilo's): watched
     through the source's own folders only, never recursively (their snapshot folders are
     large)."""
-    return root in sources or any(root / name in sources for name in ("opencode.db", "kilo.db", "storage"))
+    return root in sources or any(root / name in sources for name in ("opencode.db", "kilo.db", "storage", "data"))

@@ -68,6 +68,9 @@ class Following:
             # folder: the session files and the todo files only.
             databases = self._databases()
             storages = {db for db in databases if db.name == "storage"}
+            # Cline's data folder: its sessions/ (a folder per session, two JSON files
+            # each, rewritten whole) and, without subfolders, db/ (the board and its -wal).
+            clines = {db for db in databases if db.name != "storage" and db.is_dir()}
             # Copilot CLI's home is watched through its session-state only; a session
             # given by one of its files, through that session's folder.
             roots = [
@@ -79,14 +82,17 @@ class Following:
                 if r.is_file() and r.name in SESSION_FILES and r.parent in self._files
             }
             follower = Follower(
-                [*roots, *(storage / "session" for storage in storages)],
+                [*roots, *(storage / "session" for storage in storages), *(c / "sessions" for c in clines)],
                 self._consume,
                 accept=lambda path: (
                     is_transcript_name(path) or database_of(path) in databases or path.name in SESSION_FILES
                 ),
                 rewritten=lambda path: database_of(path) is not None or self._copilot_folder(path) is not None,
                 flat_roots=sorted(
-                    {db.parent for db in databases - storages} | {s / "todo" for s in storages} | copilot_files
+                    {db.parent for db in databases - storages - clines}
+                    | {s / "todo" for s in storages}
+                    | {c / "db" for c in clines}
+                    | copilot_files
                 ),
                 on_removed=self._removed,
                 after_batch=self._after_batch,
@@ -172,6 +178,10 @@ class Following:
         copilot = self._copilot_folder(path)
         if copilot is not None:  # a file of a session went: the folder may still be one
             self._refresh_copilot(copilot)
+            return
+        source = database_of(path)
+        if source is not None and source != path and source.is_dir() and source in self._files:
+            self._refresh_database(source)  # a Cline session's file went: read the folder again
             return
         ids = self._forget(path)
         with self._lock:

@@ -79,6 +79,7 @@ def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[
         paths.opencode_db(),
         paths.opencode_storage_dir(),
         paths.kilo_db(),
+        paths.cline_data_dir(),
     ]
     roots += [Path(r).expanduser() for r in (*settings.transcript_roots, *extra)]
     unique: list[Path] = []

@@ -200,7 +200,15 @@ def run_show(args: argparse.Namespace) -> int:
         return 2
     path = Path(target).expanduser()
     copilot = _copilot_session(path)
-    if copilot is not None:
+    cline = _cline_session(path) if copilot is None else None
+    if cline is not None:
+        # A Cline session is a folder whose plan sits on its data folder's board: the
+        # folder or either of its files names it, the board every session of it.
+        index, entries = cline
+        if not entries:
+            print(f"planwatch: {shorten(str(path), 200)} is not a Cline session planwatch can read", file=sys.stderr)
+            return 1
+    elif copilot is not None:
         # A Copilot CLI session is its folder: the folder or any of its files names it.
         path = copilot.resolve()
         index = _file_index(path, args)
@@ -250,6 +258,32 @@ def run_show(args: argparse.Namespace) -> int:
         out += _plain(entry) if args.plain else _person(entry)
     sys.stdout.write("\n".join(out) + "\n")
     return 0
+
+
+def _cline_session(path: Path) -> tuple[SessionIndex, list[SessionEntry]] | None:
+    """A Cline session given by its folder or one of its two files (that session), or
+    the board `db/teams.db` (every session of its data folder), read from the data
+    folder; None when `path` is no such thing."""
+    from planwatch.core.index import SessionIndex
+    from planwatch.core.transcripts.discover import CLINE_BOARD_NAME, cline_data_of, cline_session_of
+
+    if not path.exists():
+        return None
+    path = path.resolve()
+    found = cline_session_of(path)
+    if found is None and path.name == CLINE_BOARD_NAME:
+        data = cline_data_of(path)
+        found = (data, None) if data is not None else None  # type: ignore[assignment]
+    if found is None:
+        return None
+    data, sid = found
+    settings = _settings()
+    index = SessionIndex([data], read_plans=settings.read_agent_plans)
+    scan_with_progress(index)
+    if sid is None:
+        return index, index.entries()
+    entry = index.get(sid)
+    return index, [entry] if entry is not None else []
 
 
 def _copilot_session(path: Path) -> Path | None:

@@ -72,6 +72,8 @@ def read_file(
     the caller needs only facts and counts (`planwatch sessions`): an unchanged file
     then re-reads its fact lines alone and takes its plans' counts from the cache (its
     items hold statuses, no text; never for a checklist or `show`)."""
+    if item.harness == "cline":
+        return read_cline(item, read_plans)
     if item.harness in DATABASE_HARNESSES:
         return read_database(item, read_plans, remembered)
     if item.harness == "copilot":
@@ -106,6 +108,22 @@ def read_file(
         return FileRead(item, failed=True)
     offset = 0 if is_zst(item.path) else outcome.offset
     return FileRead(item, reader, results, offset, trace=trace)
+
+
+def read_cline(item: TranscriptFile, read_plans: bool) -> FileRead:
+    """Read a Cline data folder (every session in it); never raises. Its text-free state
+    (the sessions' file stats and row counts) is what the warm-start cache keeps."""
+    from planwatch.core.transcripts.cline import ClineReader
+
+    reader = ClineReader(item.path)
+    results = reader.read(plans=read_plans)
+    trace = None
+    if read_plans and reader.problem is None:
+        try:
+            trace = Trace(ident=identity(item.path.stat()), state=reader.warm_state())
+        except OSError:
+            trace = None
+    return FileRead(item, reader, results, 0, trace=trace)
 
 
 def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | None = None) -> FileRead:

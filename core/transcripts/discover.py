@@ -23,6 +23,10 @@ Where each harness writes (docs/reading.md describes each):
   elsewhere a folder is one when its `events.jsonl` opens with Copilot's `session.start`.
 - OpenCode: one SQLite database (`core.paths.opencode_db()`) holding every session; read
   by `core.transcripts.opencode`, found here like a file.
+- Cline CLI: its data folder (`core.paths.cline_data_dir()`), `sessions/<id>/` with two
+  JSON files each and the task board `db/teams.db`; the folder is found as one source
+  (read by `core.transcripts.cline`), given as itself, `CLINE_DIR`, the board, a
+  session's folder or one of its files.
 - Kilo CLI: its own database of OpenCode's tables (`core.paths.kilo_db()`, a file named
   `kilo.db`), read by OpenCode's reader under Kilo's names (core/transcripts/kilo.py).
 - Extra roots (settings `transcriptRoots`, `--root DIR`): any layout; the harness is
@@ -174,11 +178,57 @@ def gemini_folder(path: Path) -> str | None:
 
 OPENCODE_DB_NAME = "opencode.db"
 KILO_DB_NAME = "kilo.db"
+CLINE_BOARD_NAME = "teams.db"
 # The database files a folder walk picks up besides transcripts.
-DATABASE_NAMES = frozenset({OPENCODE_DB_NAME, KILO_DB_NAME})
+DATABASE_NAMES = frozenset({OPENCODE_DB_NAME, KILO_DB_NAME, CLINE_BOARD_NAME})
 # Harnesses whose sessions come from a source read whole by its own reader (`read()`,
 # then `refresh()` when the source changes: core/databases.py), not line by line.
-DATABASE_HARNESSES: frozenset[str] = frozenset({"opencode", "kilo"})
+DATABASE_HARNESSES: frozenset[str] = frozenset({"opencode", "kilo", "cline"})
+
+
+def cline_data_of(path: Path) -> Path | None:
+    """The Cline data folder `path` is or belongs to: the folder itself (`sessions/`
+    beside `db/teams.db`; the default one may have no board yet), `CLINE_DIR` holding
+    `data/`, the board `db/teams.db`, a session's folder `sessions/<id>/` or one of its
+    two files; None for anything else."""
+    for candidate in (path, path / "data"):
+        if (candidate / "sessions").is_dir() and (
+            (candidate / "db" / CLINE_BOARD_NAME).is_file() or candidate == paths.cline_data_dir()
+        ):
+            return candidate
+    if path.name == CLINE_BOARD_NAME and path.parent.name == "db":
+        data = path.parent.parent
+        return data if (data / "sessions").is_dir() else None
+    folder = path if path.is_dir() else path.parent
+    if folder.parent.name == "sessions" and (
+        path.is_dir() or path.name in (f"{folder.name}.json", f"{folder.name}.messages.json")
+    ):
+        return cline_data_of(folder.parent.parent) if folder.parent.parent != path else None
+    return None
+
+
+def cline_session_of(path: Path) -> tuple[Path, str] | None:
+    """(the data folder, the session id) when `path` is a Cline session's folder or one
+    of its two files (what `show` takes by path)."""
+    folder = path if path.is_dir() else path.parent
+    if folder.parent.name != "sessions":
+        return None
+    if not path.is_dir() and path.name not in (f"{folder.name}.json", f"{folder.name}.messages.json"):
+        return None
+    data = cline_data_of(folder.parent.parent)
+    return (data, folder.name) if data is not None else None
+
+
+def classify_cline(path: Path) -> TranscriptFile | None:
+    """Cline's data folder (the one `path` is or belongs to) as a found source."""
+    data = cline_data_of(path)
+    if data is None:
+        return None
+    try:
+        st = data.stat()
+    except OSError:
+        return None
+    return TranscriptFile(data, "cline", st.st_mtime, 0)
 
 
 def classify_storage(path: Path) -> TranscriptFile | None:
@@ -430,7 +480,7 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
         root = Path(root).expanduser()
         if not root.is_dir():
             if root.is_file():  # a single file given as a root
-                item = _copilot_file(root)
+                item = _copilot_file(root) or classify_cline(root)
                 if item is None:
                     item = classify_database(root) if root.suffix == ".db" else classify(root)
                 if item is not None:
@@ -445,6 +495,11 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
         session = classify_copilot(root)
         if session is not None:  # one Copilot CLI session's folder
             found.setdefault(session.path, session)
+            continue
+        # Cline's data folder (or CLINE_DIR): its sessions are JSON files and a board.
+        cline = classify_cline(root)
+        if cline is not None and (cline.path == root or cline.path == root / "data"):
+            found.setdefault(cline.path, cline)
             continue
         # OpenCode's data folder (its database, or the storage/ of older versions) and
         # Kilo's hold no transcripts besides: they are not walked (their snapshot folders
@@ -477,9 +532,14 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
         for path, st in walker:
             if path in found:
                 continue
-            item = classify_database(path) if path.name in DATABASE_NAMES else classify(path, st, known=known)
+            if path.name == CLINE_BOARD_NAME:
+                item = classify_cline(path)  # a Cline data folder met on the walk
+            elif path.name in DATABASE_NAMES:
+                item = classify_database(path)
+            else:
+                item = classify(path, st, known=known)
             if item is not None:
-                found[path] = item
+                found.setdefault(item.path, item)
     # A plain rollout beside its compressed copy wins (docs/reading.md, Codex CLI).
     for path in [p for p in found if p.name.endswith(".jsonl.zst")]:
         if path.with_name(path.name[: -len(".zst")]) in found:

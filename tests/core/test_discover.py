@@ -146,6 +146,6 @@ def test_the_fixture_layouts_are_found(fixture_path) -> None:  # type: ignore[no
     root = fixture_path("transcripts")
     found = discover([root])
     harnesses = {f.harness for f in found}
-    assert harnesses == {"claude", "codex", "acp", "gemini", "opencode", "qwen", "pi", "copilot", "kilo"}
+    assert harnesses == {"claude", "codex", "acp", "gemini", "opencode", "qwen", "pi", "copilot", "kilo", "cline"}
     subagents = [f for f in found if f.subagent]
     assert subagents and {f.harness for f in subagents} == {"claude", "gemini"}

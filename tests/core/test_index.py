@@ -462,6 +462,7 @@ def test_default_roots_cover_every_harness_settings_and_extra(tmp_path: Path) ->
         paths.opencode_db(),
         paths.opencode_storage_dir(),
         paths.kilo_db(),
+        paths.cline_data_dir(),
         tmp_path / "a",
         tmp_path / "b",
     ]

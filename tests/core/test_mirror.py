@@ -373,6 +373,15 @@ def _database_result(harness: str, tmp_path: Path):  # type: ignore[no-untyped-d
         reader = KiloReader(Path(shutil.copy(samples / "kilo" / "kilo.db", tmp_path / "kilo.db")))
         [result] = reader.read()
         return reader.path, result
+    if harness == "cline":
+        from planwatch.core.transcripts.cline import ClineReader
+
+        data = tmp_path / "data"
+        shutil.copytree(samples / "cline" / "1796150957437_jfzg6", data / "sessions" / "1796150957437_jfzg6")
+        (data / "db").mkdir()
+        shutil.copy(samples / "cline" / "teams.db", data / "db" / "teams.db")
+        [result] = ClineReader(data).read()
+        return data, result
     raise AssertionError(harness)
 
 
@@ -389,13 +398,23 @@ def _database_result(harness: str, tmp_path: Path):  # type: ignore[no-untyped-d
                 ("Run the config tests", "done"),
             ],
         ),
+        (
+            "cline",
+            "team_task",
+            [
+                ("Inspect the current config loader", "done"),
+                ("Add YAML parsing to load_config()", "done"),
+                ("Add a TOML fallback", "blocked"),
+                ("Run the config tests", "done"),
+            ],
+        ),
     ],
 )
 def test_database_harness_lists_are_mirrored_with_their_statuses_mapped(
     tmp_path: Path, frozen_now: datetime, harness: str, tool: str, expected: list[tuple[str, str]]
 ) -> None:
-    """A Kilo `cancelled` is the store's dropped, `completed` its done; the tasks name
-    the harness's tool."""
+    """A Kilo `cancelled` is the store's dropped, a Cline board's `blocked` its blocked,
+    `completed` its done; the tasks name the harness's tool."""
     path, result = _database_result(harness, tmp_path)
     store = Store(tmp_path / "store")
     session = Session(

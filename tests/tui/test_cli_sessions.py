@@ -199,6 +199,7 @@ def test_sessions_and_show_on_the_fixture_layouts(fixture_path) -> None:  # type
         "pi",
         "copilot",
         "kilo",
+        "cline",
     }
     for row in rows:
         assert {"id", "harness", "title", "cwd", "path", "updated", "source", "done", "total"} <= set(row)
@@ -211,7 +212,7 @@ def test_sessions_and_show_on_the_fixture_layouts(fixture_path) -> None:  # type
         assert shown.returncode == 0, shown.stderr
         lines = shown.stdout.splitlines()
         assert re.match(
-            r"^# (none|claude_desktop|claude_todos|claude_tasks|codex|acp|gemini_todos|opencode_todos|qwen_todos|pi_todos|copilot_todos|kilo_todos)$",
+            r"^# (none|claude_desktop|claude_todos|claude_tasks|codex|acp|gemini_todos|opencode_todos|qwen_todos|pi_todos|copilot_todos|kilo_todos|cline_tasks)$",
             lines[0],
         )
         in_document = False

@@ -64,6 +64,10 @@ def open_outside(view: BrowseScreen) -> None:
     elif entry.session.harness == "copilot" and regular_file(entry.session.path / "events.jsonl"):
         # A Copilot CLI session is a folder: its event log is what a pager can show.
         problem = run_outside(view.app, pager, stdin_file=entry.session.path / "events.jsonl")
+    elif entry.session.harness == "cline" and regular_file(cline_messages(entry)):
+        # A Cline session is a folder of its data folder: its messages document is what
+        # the person and the agent said, through our safe text like any transcript.
+        problem = run_outside(view.app, pager, stdin_file=cline_messages(entry))
     elif regular_file(entry.session.path):
         # Through our safe text, not named to the pager: it would show raw escapes.
         problem = run_outside(view.app, pager, stdin_file=entry.session.path)
@@ -71,6 +75,12 @@ def open_outside(view: BrowseScreen) -> None:
         problem = f"{safe_text(str(entry.session.path), single_line=True)} is not a regular file."
     if problem:
         view.notify(problem, severity="error", markup=False)
+
+
+def cline_messages(entry: SessionEntry) -> Path:
+    """A Cline session's messages document: `<data>/sessions/<id>/<id>.messages.json`."""
+    sid = entry.session.id
+    return entry.session.path / "sessions" / sid / f"{sid}.messages.json"
 
 
 def _opencode_text(view: BrowseScreen, entry: SessionEntry) -> tuple[str | None, str | None]:

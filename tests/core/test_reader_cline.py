@@ -1,0 +1,357 @@
+"""Cline CLI's data folder: sessions as folders of two rewritten JSON documents, the plan
+on the task board `db/teams.db`. One test per rule; folders are built here in the real
+shapes (tests/cline_data.py, the board from the sample's own schema), and the real sample
+is read as it is (copied into the data folder's layout)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from cline_data import SAMPLE_ID, SAMPLES, ClineData
+
+from planwatch.core import paths
+from planwatch.core.index import SessionIndex
+from planwatch.core.model import AgentPlan
+from planwatch.core.transcripts.cline import ClineReader
+from planwatch.core.transcripts.discover import discover
+from planwatch.core.transcripts.warmcache import cache_file
+
+HELPER = Path(__file__).resolve().parents[1] / "cline_data.py"
+SAMPLE_PLAN = [
+    ("Inspect the current config loader", "completed"),
+    ("Add YAML parsing to load_config()", "completed"),
+    ("Add a TOML fallback", "blocked"),
+    ("Run the config tests", "completed"),
+]
+
+
+def sample_data(folder: Path) -> Path:
+    """The real sample in Cline's layout: sessions/<id>/ and db/teams.db."""
+    shutil.copytree(SAMPLES / SAMPLE_ID, folder / "sessions" / SAMPLE_ID)
+    (folder / "db").mkdir(parents=True)
+    shutil.copy(SAMPLES / "teams.db", folder / "db" / "teams.db")
+    return folder
+
+
+def items(plan: AgentPlan) -> list[tuple[str, str]]:
+    [group] = plan.groups
+    assert group.source == "cline_tasks"
+    return [(i.text, i.status) for i in group.items]
+
+
+def by_id(reader: ClineReader) -> dict[str, object]:
+    return {r.facts.id: r for r in reader.results()}
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> ClineData:
+    built = ClineData(tmp_path / "data")
+    yield built
+    built.close()
+
+
+# -- the real sample -------------------------------------------------------------------
+
+
+def test_the_real_cline_sample_is_its_rows_on_the_board_in_task_order(tmp_path: Path) -> None:
+    reader = ClineReader(sample_data(tmp_path / "data"))
+    [result] = reader.read()
+    assert reader.problem is None
+    assert result.facts.id == SAMPLE_ID and result.facts.cwd == "/home/dev/cline-todos"
+    assert result.facts.title().startswith("Add YAML support to the config loader")
+    assert items(result.plan) == SAMPLE_PLAN
+    # `Run the config tests` depends on task_0002: what it waits for (it is done: nothing now).
+    assert result.plan.groups[0].items[3].waits_for == (1,)
+    assert result.facts.last_timestamp is not None
+    assert result.facts.last_timestamp.isoformat() == "2026-12-01T18:49:19.069000+00:00"  # ended_at
+
+
+def test_the_board_is_opened_read_only_and_never_written(tmp_path: Path) -> None:
+    folder = sample_data(tmp_path / "data")
+    board = folder / "db" / "teams.db"
+    before = board.read_bytes()
+    board.chmod(0o444)
+    reader = ClineReader(folder)
+    reader.read()
+    assert reader.problem is None and len(reader.results()) == 1
+    assert board.read_bytes() == before
+
+
+# -- the plan rules --------------------------------------------------------------------
+
+
+def test_board_statuses_blocked_is_its_own_and_other_words_read_as_pending(data: ClineData) -> None:
+    data.session("1796000000001_aaaaa", "Statuses", "/home/dev/lab")
+    for n, status in enumerate(["pending", "in_progress", "blocked", "completed", "done", "cancelled"], 1):
+        data.task("1796000000001_aaaaa", f"task_{n:04d}", f"Step {n}", status)
+    [result] = ClineReader(data.folder).read()
+    assert [s for _t, s in items(result.plan)] == [
+        "pending",
+        "in_progress",
+        "blocked",
+        "completed",
+        "pending",
+        "pending",
+    ]
+
+
+def test_a_refused_team_task_call_changes_nothing_the_board_holds(data: ClineData) -> None:
+    sid = "1796000000002_bbbbb"
+    refused = [
+        ClineData.user("Track it"),
+        {
+            "role": "assistant",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "c1",
+                    "name": "team_task",
+                    "input": {"action": "complete", "taskId": "task_0001"},
+                }
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "c1",
+                    "name": "team_task",
+                    "is_error": True,
+                    "content": '{"error":"Task is not claimed"}',
+                }
+            ],
+        },
+    ]
+    data.session(sid, "Track it", "/home/dev/lab", messages=refused)
+    data.task(sid, "task_0001", "Only step", "pending")
+    [result] = ClineReader(data.folder).read()
+    assert items(result.plan) == [("Only step", "pending")]
+
+
+def test_each_session_has_its_own_rows_in_task_id_order_and_waits_for_open_steps(data: ClineData) -> None:
+    data.session("1796000000003_ccccc", "One", "/home/dev/one")
+    data.session("1796000000004_ddddd", "Two", "/home/dev/two")
+    data.task("1796000000003_ccccc", "task_0002", "Second", "pending", depends=["task_0001"])
+    data.task("1796000000003_ccccc", "task_0001", "First", "in_progress")
+    data.task("1796000000004_ddddd", "task_0001", "Other", "completed")
+    data.task("someone-else", "task_0001", "Not a session here", "pending")
+    reader = ClineReader(data.folder)
+    found = {r.facts.id: r for r in reader.read()}
+    assert set(found) == {"1796000000003_ccccc", "1796000000004_ddddd"}
+    one = found["1796000000003_ccccc"].plan
+    assert items(one) == [("First", "in_progress"), ("Second", "pending")]
+    assert one.groups[0].items[1].waits_for == (0,)
+    assert items(found["1796000000004_ddddd"].plan) == [("Other", "completed")]
+
+
+def test_a_session_without_rows_has_no_plan_and_one_without_a_title_row_is_named(data: ClineData) -> None:
+    data.session("1796000000005_eeeee", "No tasks", "/home/dev/lab")
+    data.session("1796000000006_fffff", "Odd row", "/home/dev/lab")
+    data.task("1796000000006_fffff", "task_0001", "", "pending")
+    reader = ClineReader(data.folder)
+    found = {r.facts.id: r for r in reader.read()}
+    assert found["1796000000005_eeeee"].plan.groups == ()
+    assert found["1796000000006_fffff"].plan.groups == ()
+    assert reader.problem is not None and "task_0001" in reader.problem and "1796000000006_fffff" in reader.problem
+
+
+def test_an_untitled_session_is_titled_by_its_first_prompt_without_the_user_input_wrapper(data: ClineData) -> None:
+    folder = data.session("1796000000007_ggggg", "Fix the flaky upload test", "/home/dev/lab", title="")
+    meta = json.loads((folder / "1796000000007_ggggg.json").read_text())
+    meta.pop("prompt")
+    (folder / "1796000000007_ggggg.json").write_text(json.dumps(meta))
+    [result] = ClineReader(data.folder).read()
+    assert result.facts.title() == "Fix the flaky upload test"
+
+
+# -- bad input ---------------------------------------------------------------------------
+
+
+def test_a_half_written_messages_document_is_named_that_session_has_no_plan_the_rest_is_read(data: ClineData) -> None:
+    good, torn = "1796000000010_hhhhh", "1796000000011_iiiii"
+    data.session(good, "Good", "/home/dev/lab")
+    data.task(good, "task_0001", "Kept", "in_progress")
+    folder = data.session(torn, "Torn", "/home/dev/lab")
+    data.task(torn, "task_0001", "Hidden while torn", "pending")
+    messages = folder / f"{torn}.messages.json"
+    whole = messages.read_bytes()
+    messages.write_bytes(whole[: len(whole) // 2])  # caught mid-rewrite
+    reader = ClineReader(data.folder)
+    found = {r.facts.id: r for r in reader.read()}
+    assert items(found[good].plan) == [("Kept", "in_progress")]
+    assert found[torn].plan.groups == () and found[torn].facts.title() == "Torn"
+    assert reader.problem is not None and str(messages) in reader.problem and "half-written" in reader.problem
+    messages.write_bytes(whole)  # the rewrite finished
+    assert reader.refresh() == {torn}
+    assert reader.problem is None
+    assert items(by_id(reader)[torn].plan) == [("Hidden while torn", "pending")]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("make", "problem"),
+    [
+        (lambda p: p.write_bytes(b"SQLite format 3\x00" + os.urandom(8192)), "corrupt or not an SQLite database"),
+        (
+            lambda p: sqlite3.connect(p).executescript("CREATE TABLE team_events (id INTEGER);").close(),
+            "unknown schema",
+        ),
+        (
+            lambda p: (
+                sqlite3.connect(p).executescript("CREATE TABLE team_tasks (team_name TEXT, task_id TEXT);").close()
+            ),
+            "unknown schema",
+        ),
+    ],
+    ids=["corrupt", "no-team-tasks", "team-tasks-of-another-shape"],
+)
+def test_a_board_that_cannot_be_read_is_named_and_every_session_is_listed_without_a_plan(
+    tmp_path: Path, make, problem: str
+) -> None:  # type: ignore[no-untyped-def]
+    folder = sample_data(tmp_path / "data")
+    board = folder / "db" / "teams.db"
+    board.unlink()
+    make(board)
+    reader = ClineReader(folder)
+    [result] = reader.read()
+    assert result.facts.id == SAMPLE_ID and result.plan.groups == ()
+    assert reader.problem is not None and problem in reader.problem and str(board) in reader.problem
+
+
+def test_no_board_yet_is_sessions_without_plans_and_no_problem(tmp_path: Path) -> None:
+    folder = sample_data(tmp_path / "data")
+    (folder / "db" / "teams.db").unlink()
+    reader = ClineReader(folder)
+    [result] = reader.read()
+    assert result.plan.groups == () and reader.problem is None
+
+
+def test_a_board_locked_for_long_is_named_and_read_once_free(data: ClineData, monkeypatch: pytest.MonkeyPatch) -> None:
+    import planwatch.core.transcripts.opencode_sql as opencode_sql
+
+    monkeypatch.setattr(opencode_sql, "BUSY_TIMEOUT", 0.05)
+    monkeypatch.setattr(opencode_sql, "RETRY_PAUSE", 0.01)
+    data.session("1796000000012_jjjjj", "Locked", "/home/dev/lab")
+    data.task("1796000000012_jjjjj", "task_0001", "Behind the lock")
+    data.db.execute("PRAGMA journal_mode=DELETE")
+    locker = sqlite3.connect(data.folder / "db" / "teams.db", isolation_level=None)
+    locker.execute("BEGIN EXCLUSIVE")
+    try:
+        reader = ClineReader(data.folder)
+        [result] = reader.read()
+        assert result.plan.groups == () and reader.problem is not None and "locked" in reader.problem
+    finally:
+        locker.execute("COMMIT")
+        locker.close()
+    reader.refresh()
+    assert reader.problem is None and items(by_id(reader)["1796000000012_jjjjj"].plan) == [
+        ("Behind the lock", "pending")
+    ]  # type: ignore[attr-defined]
+
+
+# -- reading again only what moved -----------------------------------------------------------
+
+
+def test_refresh_reads_again_only_the_sessions_whose_files_or_rows_moved(data: ClineData) -> None:
+    data.session("1796000000013_kkkkk", "A", "/home/dev/a")
+    data.session("1796000000014_lllll", "B", "/home/dev/b")
+    reader = ClineReader(data.folder)
+    reader.read()
+    assert reader.refresh() == set()
+    data.task("1796000000013_kkkkk", "task_0001", "New row")
+    assert reader.refresh() == {"1796000000013_kkkkk"}
+    data.messages("1796000000014_lllll", [ClineData.user("B, again")], updated="2026-12-01T20:00:00.000Z")
+    assert reader.refresh() == {"1796000000014_lllll"}
+    shutil.rmtree(data.folder / "sessions" / "1796000000013_kkkkk")
+    assert reader.refresh() == {"1796000000013_kkkkk"} and set(by_id(reader)) == {"1796000000014_lllll"}
+
+
+# -- discovery -----------------------------------------------------------------------------
+
+
+def test_cline_is_found_at_cline_data_dir_else_cline_dir_data_else_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_env
+) -> None:  # type: ignore[no-untyped-def]
+    assert paths.cline_data_dir() == isolated_env.root / "cline-data"
+    sample_data(paths.cline_data_dir())
+    index = SessionIndex()
+    index.scan()
+    entry = index.get(SAMPLE_ID)
+    assert entry is not None and entry.session.harness == "cline" and entry.session.path == paths.cline_data_dir()
+    assert entry.plan.main is not None and [(i.text, i.status) for i in entry.plan.main.items] == SAMPLE_PLAN
+    monkeypatch.delenv("CLINE_DATA_DIR")
+    monkeypatch.setenv("CLINE_DIR", str(tmp_path / "cline"))
+    assert paths.cline_data_dir() == tmp_path / "cline" / "data"
+    monkeypatch.delenv("CLINE_DIR")
+    assert paths.cline_data_dir() == Path.home() / ".cline" / "data"
+
+
+def test_root_takes_the_data_folder_cline_dir_or_the_board_and_a_walk_finds_it(tmp_path: Path) -> None:
+    data = sample_data(tmp_path / "cline" / "data")
+    for root in (data, tmp_path / "cline", data / "db" / "teams.db", tmp_path):
+        [found] = discover([root])
+        assert found.harness == "cline" and found.path == data, root
+
+
+# -- live ------------------------------------------------------------------------------------
+
+
+def wait_for(index: SessionIndex, sid: str, holds, since: float) -> float:  # type: ignore[no-untyped-def]
+    """Seconds from `since` until `holds(entry)`; a 30 s failure bound."""
+    while time.monotonic() - since < 30:
+        entry = index.get(sid)
+        if entry is not None and holds(entry):
+            break
+        time.sleep(0.01)
+    return time.monotonic() - since
+
+
+def test_a_row_inserted_and_a_document_rewritten_by_another_process_show_within_a_second(data: ClineData) -> None:
+    sid = "1796000000020_mmmmm"
+    data.session(sid, "Live", "/home/dev/live")
+    data.task(sid, "task_0001", "One", "in_progress")
+    index = SessionIndex([data.folder])
+    index.scan()
+    index.start_following(lambda _ids: None)
+    try:
+        out = subprocess.run(
+            [sys.executable, str(HELPER), str(data.folder), sid, "Two"], capture_output=True, text=True, timeout=30
+        )
+        assert out.returncode == 0, out.stderr
+        written = time.monotonic()
+        assert wait_for(index, sid, lambda e: e.plan.main is not None and len(e.plan.main.items) == 2, written) < 1.0
+        # The messages document rewritten whole (half first, as a reader may catch it).
+        messages = data.folder / "sessions" / sid / f"{sid}.messages.json"
+        whole = messages.read_bytes()
+        messages.write_bytes(whole[:40])
+        started = time.monotonic()
+        assert wait_for(index, sid, lambda e: e.plan.main is None, started) < 1.0
+        assert any(str(messages) in p for p in index.problems())
+        messages.write_bytes(whole)
+        started = time.monotonic()
+        assert wait_for(index, sid, lambda e: e.plan.main is not None and len(e.plan.main.items) == 2, started) < 1.0
+        assert not [p for p in index.problems() if str(messages) in p]
+    finally:
+        index.stop()
+
+
+# -- the warm-start cache --------------------------------------------------------------------
+
+
+def test_the_warm_cache_of_a_cline_folder_holds_no_plan_or_prompt_text(tmp_path: Path) -> None:
+    folder = sample_data(tmp_path / "data")
+    index = SessionIndex([folder])
+    index.scan()
+    data = cache_file().read_bytes()
+    assert str(folder).encode() in data
+    for text, _status in SAMPLE_PLAN:
+        assert text.encode() not in data
+    assert b"Add YAML support" not in data and b"cline-todos" not in data
