@@ -25,6 +25,7 @@ from planwatch.core.transcripts.discover import discover
 from planwatch.core.transcripts.warmcache import cache_file
 
 HELPER = Path(__file__).resolve().parents[1] / "cline_data.py"
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_PLAN = [
     ("Inspect the current config loader", "completed"),
     ("Add YAML parsing to load_config()", "completed"),
@@ -355,3 +356,31 @@ def test_the_warm_cache_of_a_cline_folder_holds_no_plan_or_prompt_text(tmp_path:
     for text, _status in SAMPLE_PLAN:
         assert text.encode() not in data
     assert b"Add YAML support" not in data and b"cline-todos" not in data
+
+
+def test_a_cline_folder_and_a_kilo_database_saved_as_transcript_folders_are_read_and_followed_at_once(
+    tmp_path: Path,
+) -> None:
+    """Settings → transcript folders: saved while running, a Cline data folder and a Kilo
+    database are read at once and followed (a row inserted afterwards shows); taken out
+    again, their sessions go."""
+    folder = sample_data(tmp_path / "elsewhere" / "cline-data")
+    kilo = Path(shutil.copy(ROOT / "fixtures/samples/kilo/kilo.db", tmp_path / "elsewhere" / "kilo.db"))
+    index = SessionIndex([tmp_path / "nothing-here"])
+    index.scan()
+    index.start_following(lambda _ids: None)
+    try:
+        changed = index.set_roots([tmp_path / "nothing-here", folder, kilo])
+        assert {SAMPLE_ID, "ses_dcd121de1ffelPWOqBKlwGYv1a"} <= set(changed)
+        out = subprocess.run(
+            [sys.executable, str(HELPER), str(folder), SAMPLE_ID, "Fifth"], capture_output=True, text=True, timeout=30
+        )
+        assert out.returncode == 0, out.stderr
+        written = time.monotonic()
+        assert (
+            wait_for(index, SAMPLE_ID, lambda e: e.plan.main is not None and len(e.plan.main.items) == 5, written) < 1.0
+        )
+        index.set_roots([tmp_path / "nothing-here"])
+        assert index.get(SAMPLE_ID) is None and index.get("ses_dcd121de1ffelPWOqBKlwGYv1a") is None
+    finally:
+        index.stop()

@@ -133,3 +133,23 @@ def test_rows_name_cline_by_name_when_wide_and_by_its_letter_when_narrow() -> No
     cline = SessionRow("c1", "cline", "Title", "/home/dev/x", now, 1, 4, None)
     assert "● Cline    Title" in row_text(cline, now, RowLayout.for_rows([cline], 120)).plain
     assert "● L Title" in row_text(cline, now, RowLayout.for_rows([cline], 60)).plain
+
+
+@pytest.mark.asyncio
+async def test_o_pages_a_cline_sessions_messages_document_as_safe_text(isolated_env, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A Cline session is a folder of its data folder: `o` gives the pager its messages
+    document (what was said), through safe text, never the folder."""
+    read = tmp_path / "pager-input"
+    pager = tmp_path / "pager"
+    pager.write_text(f"#!/bin/sh\ncat > {read}.tmp && mv {read}.tmp {read}\n")  # records its stdin, whole
+    pager.chmod(0o755)
+    monkeypatch.setenv("PAGER", str(pager))
+    _home_data()
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id == SAMPLE_ID, what="the scan")
+        app.screen.query_one("#checklist").focus()
+        await pilot.press("o")
+        await until(pilot, read.exists, what="the pager")
+    paged = read.read_text()
+    assert '"sessionId": "1796150957437_jfzg6"' in paged and "team_task" in paged
