@@ -70,6 +70,7 @@ class StoreService:
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planwatch-store-write")
         self._watcher: Any = None
         self._sweeper: Any = None
+        self.syncer: Any = None
 
     # -- what screens read
 
@@ -110,6 +111,10 @@ class StoreService:
             self._watcher = None
         self._sweeper = Sweeper(self.store, lambda: self._settings)
         self._sweeper.start()
+        from planwatch.core.sync.loop import SyncLoop
+
+        self.syncer = SyncLoop(self.store)  # a shared store syncs in the background (docs/sync.md)
+        self.syncer.start()
 
     def stop(self) -> None:
         """Stop watching and sweeping; let the writes already asked for land."""
@@ -119,6 +124,9 @@ class StoreService:
         sweeper, self._sweeper = self._sweeper, None
         if sweeper is not None:
             sweeper.stop()
+        syncer, self.syncer = self.syncer, None
+        if syncer is not None:
+            syncer.stop()
         self._writer.shutdown(wait=True)
 
     def _changed_on_disk(self) -> None:

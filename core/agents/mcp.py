@@ -298,6 +298,11 @@ class PlanwatchMCP:
         # The sweep (docs/store.md) looks at the store when the core starts, then every hour.
         sweeper = Sweeper(self.channel.store, self._settings_of)
         sweeper.start()
+        # A shared store (docs/sync.md) syncs in the background: one loop per host.
+        from planwatch.core.sync.loop import SyncLoop
+
+        syncer = SyncLoop(self.channel.store)
+        syncer.start()
         try:
             async with anyio.create_task_group() as tg:
                 tg.start_soon(self.subscriptions.notify_changes)
@@ -309,6 +314,7 @@ class PlanwatchMCP:
             with anyio.CancelScope(shield=True):  # stop the watcher even when cancelled
                 await anyio.to_thread.run_sync(self.channel.stop)
                 await anyio.to_thread.run_sync(sweeper.stop)
+                await anyio.to_thread.run_sync(syncer.stop)
 
     async def serve_stdio(self) -> None:
         """Serve over the process's stdin and stdout, every line answered (mcp_wire):
