@@ -31,12 +31,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planwatch.core.atomic import describe_os_error
-from planwatch.core.regular import file_identity, open_regular_stat, read_regular
+from planwatch.core.regular import file_identity, open_regular_stat
 from planwatch.core.store.errors import StoreError
 from planwatch.core.store.schema import PlanRecord, Stamp, TaskRecord, format_stamp
 
@@ -106,8 +107,15 @@ class Approvals:
         entries: dict[tuple[str, str, str, str | None], set[str]] = {}
         error = None
         try:
-            raw = read_regular(self.path, MAX_LEDGER_BYTES)
-            if len(raw) > MAX_LEDGER_BYTES:
+            fd, st = open_regular_stat(self.path)
+            with os.fdopen(fd, "rb") as fh:
+                raw = fh.read(MAX_LEDGER_BYTES + 1)
+            folder = os.stat(self.path.parent).st_mode
+            if st.st_mode & 0o002 or (folder & 0o002 and not folder & stat.S_ISVTX):
+                # Anyone on the host could add a line for any record (its digest is a
+                # hash of text they can read): such a ledger proves nothing.
+                error = "may be written by every user of this host (chmod o-w the store and its .approvals)"
+            elif len(raw) > MAX_LEDGER_BYTES:
                 error = f"is larger than {MAX_LEDGER_BYTES:,} bytes"
             else:
                 for line in raw.decode("utf-8", "replace").splitlines():

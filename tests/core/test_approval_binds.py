@@ -101,3 +101,25 @@ async def test_an_agents_retitle_after_approval_needs_approval_again_and_says_so
             == "t1 todo medium Delete the logs"
         )
         assert await call(agent, "task_set", {"task": "t1", "status": "doing"}) == "t1 doing medium Delete the logs"
+
+
+def test_a_record_of_approvals_every_user_may_write_proves_no_approval(isolated_env: IsolatedEnv) -> None:
+    # Anyone on the host could append a line for any record to such a ledger (the digest
+    # is a hash of the text they can read), so no approved stamp counts while it is.
+    isolated_env.config.write_text(SEED)
+    assert cli("task", "add", "Ship it").returncode == 0
+    assert cli("task", "approve", "t1", token="ana-secret").returncode == 0
+    ledger = isolated_env.store / ".approvals"
+    reason = (
+        f"the host's record of approvals {ledger} may be written by every user of this host "
+        "(chmod o-w the store and its .approvals), so no approved stamp counts"
+    )
+    ledger.chmod(0o666)
+    start = cli("task", "set", "t1", "--status", "doing")
+    assert start.returncode == 2 and reason in start.stderr, start.stderr
+    ledger.chmod(0o644)
+    isolated_env.store.chmod(0o777)  # the store folder open to all, without the sticky bit
+    start = cli("task", "set", "t1", "--status", "doing")
+    assert start.returncode == 2 and reason in start.stderr, start.stderr
+    isolated_env.store.chmod(0o755)
+    assert cli("task", "set", "t1", "--status", "doing").stdout == "t1 doing medium Ship it\n"
