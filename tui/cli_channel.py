@@ -119,6 +119,7 @@ def run_channel(args: argparse.Namespace) -> int:
     settings, root = settings_and_root(args)
     # Re-read when the file changes: a revoked user stops receiving changes at once.
     channel = Channel(root, settings=LiveSettings(initial=settings), polling=args.polling)
+    syncer: Any = None
 
     def _terminate(signum: int, frame: object) -> None:
         raise _Terminated
@@ -134,6 +135,12 @@ def run_channel(args: argparse.Namespace) -> int:
         _emit(state)
         if args.once:
             return 0
+        # A shared store (docs/sync.md) syncs in the background while the feed runs, so
+        # other hosts' changes arrive as actions like any other write.
+        from planwatch.core.sync.loop import SyncLoop
+
+        syncer = SyncLoop(channel.store)
+        syncer.start()
         while True:
             # A timeout keeps the main thread responsive to signals.
             action = sub.get(timeout=0.5)
@@ -147,4 +154,6 @@ def run_channel(args: argparse.Namespace) -> int:
         return 130
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if syncer is not None:
+            syncer.stop()
         channel.stop()

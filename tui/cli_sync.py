@@ -48,6 +48,9 @@ def register(sub: Any) -> None:
         cmd.add_argument(
             "--range", type=int, default=None, help="how many task ids this host claims ahead at a time (default 32)"
         )
+        cmd.add_argument(
+            "--poll", type=float, default=None, help="seconds between background checks of the remote (default 30)"
+        )
         if name == "init":
             cmd.add_argument("--policy", default=None, help="the team's policy (JSON: users, roles, public keys)")
         add_store_option(cmd)
@@ -61,6 +64,9 @@ def run_sync(args: argparse.Namespace) -> int:
     from planwatch.core.sync.replica import Replica, SyncError
 
     _settings, root = settings_and_root(args)
+    if getattr(args, "poll", None) is not None and not 0.1 <= args.poll <= 86_400:
+        print("Invalid sync input: --poll must be a number of seconds from 0.1 to 86400.", file=sys.stderr)
+        return 2
     if getattr(args, "range", None) is not None and not 1 <= args.range <= 100_000:
         print("Invalid sync input: --range must be a number of ids from 1 to 100000.", file=sys.stderr)
         return 2
@@ -74,6 +80,7 @@ def run_sync(args: argparse.Namespace) -> int:
             "signer": getattr(args, "signer", None),
             "shareSessionPlans": getattr(args, "share_session_plans", None),
             "taskRange": getattr(args, "range", None),
+            "pollSeconds": getattr(args, "poll", None),
         }
         if command == "init":
             policy = Path(args.policy).read_bytes() if args.policy else None

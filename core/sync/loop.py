@@ -117,7 +117,19 @@ class SyncLoop:
         self.passes += 1
         self.pass_done.set()
 
+    def _configured_poll(self) -> None:
+        import json
+
+        try:
+            config = json.loads((self.store.root / ".sync" / "config.json").read_text(encoding="utf-8"))
+            poll = float(config.get("pollSeconds") or 0)
+        except (OSError, ValueError, TypeError, AttributeError):
+            return
+        if poll > 0:
+            self.poll = poll  # the host's own setting (sync init/join --poll)
+
     def _loop(self) -> None:
+        self._configured_poll()
         seen = _listing(self.store.root)
         changed_at: float | None = None
         next_poll = 0.0

@@ -64,3 +64,38 @@ def test_a_store_that_is_not_shared_starts_no_loop(tmp_path: Path) -> None:
     loop.start()
     assert loop._thread is None
     loop.stop()
+
+
+def test_the_plan_channel_on_another_host_sends_a_remote_change_as_an_action(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.sync_hosts import ROOT
+
+    remote = bare_remote(tmp_path / "remote.git")
+    a, b = Host(tmp_path / "a", "a"), Host(tmp_path / "b", "b")
+    a.ok("plan", "create", "Release", "--scope", "folder:/srv")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b", "--poll", "0.5")
+    feed = subprocess.Popen(
+        [sys.executable, "-m", "planwatch.tui.cli", "channel", "x-ahpd-plans://p1"],
+        cwd=ROOT,
+        env=b.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert feed.stdout is not None
+        first = feed.stdout.readline()  # the state: the feed (and its loop) is running
+        assert "Release" in first
+        a.ok("task", "add", "Arrives from a", "--plan", "p1")
+        a.ok("sync")
+        while True:
+            line = feed.stdout.readline()
+            assert line, "the feed ended before the remote change arrived"
+            if "Arrives from a" in line:
+                break
+    finally:
+        feed.terminate()
+        feed.communicate(timeout=30)
