@@ -92,6 +92,9 @@ class DatabaseSources:
         with self._lock:
             found = {path for path, state in self._files.items() if state.file.harness in DATABASE_HARNESSES}
         named = {root for root in self.roots_searched if is_database_root(root)}
+        # Cline's own data folder, even before Cline made it: its sessions/ and db/ are
+        # watched from the start, so a first session shows without a restart.
+        named |= {root for root in self.roots_searched if root == paths.cline_data_dir()}
         storage = paths.opencode_storage_dir()
         if storage in self.roots_searched and not (storage.parent / "opencode.db").exists():
             named.add(storage)

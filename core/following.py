@@ -70,7 +70,7 @@ class Following:
             storages = {db for db in databases if db.name == "storage"}
             # Cline's data folder: its sessions/ (a folder per session, two JSON files
             # each, rewritten whole) and, without subfolders, db/ (the board and its -wal).
-            clines = {db for db in databases if db.name != "storage" and db.is_dir()}
+            clines = {db for db in databases if db.name != "storage" and db.suffix != ".db"}
             # Copilot CLI's home is watched through its session-state only; a session
             # given by one of its files, through that session's folder.
             roots = [

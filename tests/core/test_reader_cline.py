@@ -384,3 +384,23 @@ def test_a_cline_folder_and_a_kilo_database_saved_as_transcript_folders_are_read
         assert index.get(SAMPLE_ID) is None and index.get("ses_dcd121de1ffelPWOqBKlwGYv1a") is None
     finally:
         index.stop()
+
+
+def test_a_first_cline_session_written_after_the_start_shows_without_a_restart(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    """Cline installed after planwatch started: its data folder is watched from the start
+    (its sessions/ and db/ as they appear), so its first session and board are read."""
+    index = SessionIndex()
+    index.scan()
+    index.start_following(lambda _ids: None)
+    try:
+        data = ClineData(paths.cline_data_dir())
+        data.session("1796000000030_nnnnn", "First Cline session", "/home/dev/new")
+        data.task("1796000000030_nnnnn", "task_0001", "Its first task", "in_progress")
+        data.close()
+        started = time.monotonic()
+        assert wait_for(index, "1796000000030_nnnnn", lambda e: e.plan.main is not None, started) < 30
+        entry = index.get("1796000000030_nnnnn")
+        assert entry is not None and entry.plan.main is not None
+        assert [(i.text, i.status) for i in entry.plan.main.items] == [("Its first task", "in_progress")]
+    finally:
+        index.stop()
