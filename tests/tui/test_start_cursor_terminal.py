@@ -145,7 +145,8 @@ def assert_on_newest(terminal: Terminal, sessions: list[dict[str, object]], *, p
         rows = session_rows(screen, sessions)
         assert [n for n, _ in rows] == list(range(len(sessions))), "the list is not newest first"
         assert cursor_row(rows) == 0, f"the cursor is on {sessions[cursor_row(rows)]['title']!r}"
-    assert head(screen, pane=pane).startswith(label(sessions[0], 10)), head(screen, pane=pane)
+    # The checklist beside the list follows the selection a frame later: wait for it.
+    terminal.wait_for(lambda s: head(s, pane=pane).startswith(label(sessions[0], 10)), "the newest session's checklist")
 
 
 @pytest.mark.parametrize("size", [(120, 36), (80, 24), (40, 30)], ids=["120x36", "80x24", "40x30"])
@@ -190,7 +191,12 @@ def test_terminal_replies_at_start_up_are_not_keys(tmp_path: Path, demo) -> None
         assert "filter sessions" not in text and "1e1e" not in text
         assert len(session_rows(screen, sessions)) == len(sessions)
         terminal.send_keys("k")
-        screen = terminal.wait_for(lambda s: cursor_row(session_rows(s, sessions)) == 0, "the cursor on row 1")
-        assert head(screen, pane=False).startswith(label(sessions[0], 10))
+        # The checklist follows the cursor a frame later: wait for both.
+        terminal.wait_for(
+            lambda s: (
+                cursor_row(session_rows(s, sessions)) == 0 and head(s, pane=False).startswith(label(sessions[0], 10))
+            ),
+            "the cursor on row 1 and its checklist beside it",
+        )
     finally:
         terminal.close()
