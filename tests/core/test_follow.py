@@ -254,3 +254,50 @@ def test_a_root_created_after_start_is_watched_once_it_appears(tmp_path: Path) -
         recorder.wait_for(lambda: recorder.texts(later) == ["watched now"])
     finally:
         follower.stop()
+
+
+def test_a_database_read_while_it_was_changing_is_read_again_once_still(tmp_path: Path) -> None:
+    """SQLite shows a commit to readers only once its writer has updated the WAL index,
+    which no file event announces: a read that came while the database was still being
+    written may have seen the commit before. Such a file is read once more, without any
+    event, when it has been still for `settle` seconds; an appended transcript is read
+    once per write."""
+    import time
+
+    root = tmp_path / "root"
+    root.mkdir()
+    ages: dict[str, list[float]] = {}
+    changed = threading.Condition()
+
+    def consume(path: Path, start: int, reset: bool) -> int:
+        with changed:
+            ages.setdefault(path.suffix, []).append(time.time() - path.stat().st_mtime)
+            changed.notify_all()
+        return path.stat().st_size
+
+    def reads(suffix: str, count: int) -> None:
+        with changed:
+            assert changed.wait_for(lambda: len(ages.get(suffix, [])) >= count, timeout=DEADLINE), (suffix, ages)
+
+    follower = Follower(
+        [root], consume, accept=lambda path: path.suffix in (".db", ".jsonl"), rewritten=lambda p: p.suffix == ".db"
+    )
+    # Longer than the product's, so that even on a busy machine the event's read comes
+    # within it (the file still "changing"), and the test can say what must follow.
+    follower.settle = 2.0
+    follower.start()
+    try:
+        database = root / "opencode.db"
+        database.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
+        reads(".db", 2)  # the event's read, then the one once still
+        first, again = ages[".db"][:2]
+        assert first < follower.settle <= again
+        transcript = root / "s.jsonl"
+        transcript.write_bytes(_line("one"))
+        reads(".jsonl", 1)
+        with database.open("ab") as fh:
+            fh.write(b"\x00")
+        reads(".db", 3)  # a later event, read after the transcript's
+        assert len(ages[".jsonl"]) == 1  # read once: appends have an offset, nothing to settle
+    finally:
+        follower.stop()
