@@ -152,6 +152,9 @@ def _rewrite_in_a_loop(db_path: Path, sid: str, times: int) -> None:
     for n in range(times):
         todos = [(f"Step {k}", "completed" if k < n % 20 else "pending", "medium") for k in range(20)]
         db.todowrite(sid, todos, at + n * 10)
+        # Paced as an agent writes (a call, then a breath), so planwatch's reads fall
+        # between writes as well as during them: the pacing of the other program, not a
+        # wait for a state.
         time.sleep(0.002)
     db.close()
 

@@ -13,7 +13,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -212,10 +211,11 @@ def test_a_full_disk_stops_logging_with_one_message(tmp_path: Path) -> None:
 
 
 def test_log_queue_drops_and_counts_instead_of_blocking() -> None:
+    """A full queue answers a put at once with False (dropped, counted): a put that
+    waited for room could only return once the writer took lines, and none is taken
+    here, so each False is a put that did not wait."""
     queue = LogQueue(max_items=3, max_bytes=1000)
-    started = time.monotonic()
     accepted = [queue.put(0.0, "agent", b"{}") for _ in range(10)]
-    assert time.monotonic() - started < 1.0
     assert accepted == [True] * 3 + [False] * 7
     assert queue.dropped == 7
     assert queue.put(0.0, "agent", b"x" * 2000) is False  # over the byte bound

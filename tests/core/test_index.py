@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from waiting import Changes
 
 from planwatch.core import paths
 from planwatch.core.index import SessionIndex, default_roots
@@ -496,21 +497,19 @@ def test_while_following_a_plain_rollout_beats_its_compressed_twin() -> None:
     assert entry is not None and entry.session.path == packed
     assert _items(entry) == [("Plain", "in_progress")]
 
-    seen = threading.Event()
-    index.start_following(lambda ids: seen.set())
+    changes = Changes()
+    index.start_following(changes)
     try:
         # The session resumes: Codex writes the plain file again, beside the old .zst.
         with plain.open("wb") as fh:
             fh.write(zstandard.ZstdDecompressor().decompress(packed.read_bytes()))
             corpus.CodexWriter(fh, seed=5).update_plan([("Plain", "completed")])
-        deadline = threading.Event()
-        for _ in range(int(DEADLINE / 0.05)):
+
+        def replaced() -> bool:
             current = index.get(THREAD)
-            if current is not None and current.session.path == plain and _items(current) == [("Plain", "completed")]:
-                break
-            deadline.wait(0.05)
-        else:
-            raise AssertionError("the plain rollout did not replace its compressed twin")
+            return current is not None and current.session.path == plain and _items(current) == [("Plain", "completed")]
+
+        changes.wait_for(replaced, "the plain rollout to replace its compressed twin", timeout=DEADLINE)
     finally:
         index.stop()
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
 
 import pytest
+from line_reads import Decoded
 
 from planwatch.core.model import AgentPlan
 from planwatch.core.text import safe_text, shorten
@@ -273,7 +273,10 @@ def test_wants_passes_planning_tools_title_records_and_the_first_user_record() -
     assert not reader.wants(later_prompt)  # the first prompt is known now
 
 
-def test_wants_passes_a_huge_tool_result_only_for_a_pending_call() -> None:
+def test_wants_passes_a_huge_tool_result_only_for_a_pending_call_and_decodes_none(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The prefilter decides on raw bytes: a 40 MB tool result is never handed to the
+    JSON decoder to be turned away, and the one the TodoWrite call waits for is (its
+    positive twin: fed, it is decoded whole)."""
     reader = ClaudeReader(DEMO_TODOS)
     call = next(line for line in lines_of(DEMO_TODOS) if b'"name":"TodoWrite"' in line)
     call_id = json.loads(call)["message"]["content"][0]["id"]
@@ -293,13 +296,16 @@ def test_wants_passes_a_huge_tool_result_only_for_a_pending_call() -> None:
     unrelated = result_line("toolu_01SomeFileRead0000000000")
     answering = result_line(call_id)
     reader.feed_line(next(line for line in lines_of(DEMO_TODOS) if b'"type":"user"' in line))
-    started = time.perf_counter()
+    decoded = Decoded(monkeypatch)
     assert not reader.wants(unrelated)  # nothing pending: a 40 MB line is not parsed
     reader.feed_line(call)
+    fed_call = decoded.largest
+    assert fed_call <= len(call)  # feeding the call decoded the call alone
     assert not reader.wants(unrelated)
     assert reader.wants(answering)
-    elapsed = time.perf_counter() - started
-    assert elapsed < 1.0, f"prefilter took {elapsed:.3f}s on 40 MB lines"
+    assert decoded.largest == fed_call  # deciding read no tool result as JSON
+    reader.feed_line(answering)
+    assert decoded.largest >= len(answering)
 
 
 def test_is_full_list_confirms_the_call_shape() -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
+
+from line_reads import Decoded
 
 from planwatch.core.model import AgentPlan
 from planwatch.core.transcripts.codex import CodexReader
@@ -130,7 +131,10 @@ def test_facts_cwd_branch_and_title_skip_context_messages() -> None:
     assert facts.title() == "Add cursor pagination to GET /v1/orders and keep the old offset params working."
 
 
-def test_wants_passes_a_huge_output_only_for_a_pending_plan_call() -> None:
+def test_wants_passes_a_huge_output_only_for_a_pending_plan_call_and_decodes_none(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The prefilter decides on raw bytes: a 20 MB output is never handed to the JSON
+    decoder to be turned away, and the one the plan call waits for is (its positive
+    twin: fed, it is decoded whole)."""
     lines = lines_of(DEMO)
     call = next(line for line in lines if b'"name":"update_plan"' in line)
     call_id = json.loads(call)["payload"]["call_id"]
@@ -145,10 +149,13 @@ def test_wants_passes_a_huge_output_only_for_a_pending_plan_call() -> None:
     reader = CodexReader(DEMO)
     reader.feed_line(lines[0])
     reader.feed_line(call)
-    started = time.perf_counter()
+    decoded = Decoded(monkeypatch)
     assert not reader.wants(output("call_SomeShellCommand0000000"))
-    assert reader.wants(output(call_id))
-    assert time.perf_counter() - started < 1.0
+    answering = output(call_id)
+    assert reader.wants(answering)
+    assert decoded.sizes == []  # deciding read no line as JSON
+    reader.feed_line(answering)
+    assert decoded.largest >= len(answering)
 
 
 def test_is_full_list_confirms_the_call_shape() -> None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import time
 from pathlib import Path
+
+from waiting import Changes
 
 from planwatch.core import paths
 from planwatch.core.index import SessionIndex
@@ -255,34 +256,29 @@ def test_live_append_is_followed_and_a_legacy_file_is_read_again_when_it_changes
     legacy = shutil.copy(LEGACY, chats / LEGACY.name)
     index = SessionIndex()
     index.scan()
-    changed: list[list[str]] = []
-    index.start_following(changed.append)
+    changes = Changes()
+    index.start_following(changes)
     try:
         sid = "988e1cef-f234-4775-a937-fa486a83d08a"
         entry = index.get(sid)
         assert entry is not None and entry.plan.main is not None
         assert [i.status for i in entry.plan.main.items] == ["in_progress", "pending", "pending", "pending"]
-        started = time.monotonic()
+
+        def last_done(session_id: str, position: int) -> bool:
+            entry = index.get(session_id)
+            plan = entry.plan.main if entry is not None else None
+            return plan is not None and plan.items[position].status == "completed"
+
         with live.open("ab") as fh:
             fh.write(b"".join(lines[first_list + 1 :]))
-        while time.monotonic() - started < 3:
-            entry = index.get(sid)
-            if entry is not None and entry.plan.main is not None and entry.plan.main.items[-1].status == "completed":
-                break
-            time.sleep(0.02)
-        assert time.monotonic() - started < 1.0
+        changes.wait_for(lambda: last_done(sid, -1), "the appended list")
         record = json.loads(Path(legacy).read_text())
         message = next(m for m in record["messages"] if "toolCalls" in m)
         message["toolCalls"][0]["args"]["todos"][1]["status"] = "completed"
         Path(legacy).write_text(json.dumps(record, indent=2))
         os.utime(legacy, None)
-        started = time.monotonic()
         old = "a1000000-0000-4000-8000-000000000008"
-        while time.monotonic() - started < 3:
-            entry = index.get(old)
-            if entry is not None and entry.plan.main is not None and entry.plan.main.items[1].status == "completed":
-                break
-            time.sleep(0.02)
-        assert time.monotonic() - started < 1.0
+        changes.wait_for(lambda: last_done(old, 1), "the legacy file read again")
+        assert all(any(i in burst for burst in changes.bursts) for i in (sid, old))  # both were told
     finally:
         index.stop()

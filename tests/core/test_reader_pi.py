@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
+
+from waiting import Changes
 
 from planwatch.core import paths
 from planwatch.core.index import SessionIndex
@@ -196,22 +197,22 @@ def test_pi_live_append_is_followed(isolated_env) -> None:  # type: ignore[no-un
     live.write_bytes(b"".join(lines[:first_toggle]))
     index = SessionIndex()
     index.scan()
-    index.start_following(lambda ids: None)
+    changes = Changes()
+    index.start_following(changes)
     try:
         sid = "01a232f9-5858-71c1-b1b0-7ed98b089974"
         entry = index.get(sid)
         assert entry is not None and entry.plan.main is not None
         assert [i.status for i in entry.plan.main.items] == ["pending"] * 4
-        started = time.monotonic()
+
+        def statuses() -> list[str]:
+            entry = index.get(sid)
+            return [i.status for i in entry.plan.main.items] if entry is not None and entry.plan.main else []
+
         with live.open("ab") as fh:
             fh.write(b"".join(lines[first_toggle:]))
-        while time.monotonic() - started < 3:
-            entry = index.get(sid)
-            if entry is not None and entry.plan.main is not None and entry.plan.main.items[3].status == "completed":
-                break
-            time.sleep(0.02)
-        assert entry is not None and entry.plan.main is not None
-        assert [i.status for i in entry.plan.main.items] == ["completed", "completed", "pending", "completed"]
-        assert time.monotonic() - started < 1.0
+        changes.wait_for(lambda: statuses()[3:] == ["completed"], "the appended toggles")
+        assert statuses() == ["completed", "completed", "pending", "completed"]
+        assert any(sid in burst for burst in changes.bursts)
     finally:
         index.stop()

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 from pathlib import Path
+
+from waiting import Changes
 
 from planwatch.core import paths
 from planwatch.core.checklist import build_checklist
@@ -232,21 +233,21 @@ def test_qwen_live_append_is_followed(isolated_env) -> None:  # type: ignore[no-
     live.write_bytes(b"".join(lines[: first + 1]))
     index = SessionIndex()
     index.scan()
-    index.start_following(lambda ids: None)
+    changes = Changes()
+    index.start_following(changes)
     try:
         sid = "650333ef-8d48-49e8-abbd-2f740e50ee0a"
         entry = index.get(sid)
         assert entry is not None and entry.plan.main is not None and len(entry.plan.main.items) == 4
-        started = time.monotonic()
+
+        def statuses() -> list[str]:
+            entry = index.get(sid)
+            return [i.status for i in entry.plan.main.items] if entry is not None and entry.plan.main else []
+
         with live.open("ab") as fh:
             fh.write(b"".join(lines[first + 1 :]))
-        while time.monotonic() - started < 3:
-            entry = index.get(sid)
-            if entry is not None and entry.plan.main is not None and len(entry.plan.main.items) == 3:
-                break
-            time.sleep(0.02)
-        assert entry is not None and entry.plan.main is not None
-        assert [i.status for i in entry.plan.main.items] == ["completed", "completed", "completed"]
-        assert time.monotonic() - started < 1.0
+        changes.wait_for(lambda: len(statuses()) == 3, "the appended list")
+        assert statuses() == ["completed", "completed", "completed"]
+        assert any(sid in burst for burst in changes.bursts)
     finally:
         index.stop()

@@ -345,13 +345,13 @@ def test_workers_forked_ahead_that_no_scan_takes_are_let_go() -> None:
 
 def test_a_spare_let_go_ends_at_once_though_later_spares_were_forked() -> None:
     """A spare forked after another must not hold the other's input open: letting the
-    first go ends it at once (else it was waited on for 5 s, then killed)."""
+    first go ends it by its input closing, exit status 0 (a spare whose input never
+    ends is killed after 5 s: -9)."""
     code = (
-        "import time\nfrom planwatch.core.transcripts import batch, workers\n"
+        "from planwatch.core.transcripts import batch, workers\n"
         "batch._cores = lambda: 2\nassert batch.fork_ahead() == 1\nfirst = workers.take_spares()\n"
-        "assert batch.fork_ahead() == 1\nstarted = time.monotonic()\nworkers.release(first)\n"
-        "print(round(time.monotonic() - started, 2), first[0].returncode)\nbatch.release_ahead()\n"
+        "assert batch.fork_ahead() == 1\nworkers.release(first)\n"
+        "print(first[0].returncode)\nbatch.release_ahead()\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
-    seconds, code_ = out.stdout.split()
-    assert float(seconds) < 1.0 and code_ == "0"
+    assert out.stdout.split() == ["0"]

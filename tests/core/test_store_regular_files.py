@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import IsolatedEnv
+from waiting import wait_until, waits_for_flock
 
 from planwatch.core.store.errors import StoreError
 from planwatch.core.store.records import Store
@@ -218,18 +219,21 @@ def test_the_mcp_server_exits_when_stdin_closes_with_a_call_in_flight(isolated_e
         _call(server, 2, "task_list", {})
         _answer(server, 2)
         _call(server, 3, "task_add", {"title": "Blocked"})
-        time.sleep(0.5)
+        # The call is in flight: the server waits for the store's lock this test holds.
+        wait_until(lambda: waits_for_flock(isolated_env.store / ".lock"), "the server's task_add waiting on the lock")
         assert server.poll() is None
         assert server.stdin is not None
         server.stdin.close()
-        started = time.monotonic()
         try:
+            # The lock is still held: the server can only end here by leaving the call.
             server.wait(timeout=DEADLINE)
         except subprocess.TimeoutExpired:
             server.kill()
             assert server.stderr is not None
             raise AssertionError(server.stderr.read()) from None
-        assert time.monotonic() - started < 10
+        assert server.returncode == 0
+        assert waits_for_flock(isolated_env.store / ".lock") is False  # its wait went with it
+    assert not (isolated_env.store / "tasks" / "t2.md").exists()  # the blocked add never ran
 
 
 TRANSCRIPT_READ = r"""

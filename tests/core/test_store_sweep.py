@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -94,9 +95,11 @@ def test_the_sweeper_runs_at_start_and_retries_a_failed_pass(world: World, caplo
     with caplog.at_level(logging.ERROR, logger="planwatch.core.store.sweep"):
         sweeper.start()
         try:
-            deadline = datetime.now(UTC) + timedelta(seconds=10)
-            while sweeper.last_report is None and datetime.now(UTC) < deadline:
-                sweeper.pass_done.wait(0.5)
+            # Each pass sets `pass_done` after counting itself: woken, the count is read
+            # again, so a pass that ends between the wake and the clear is not missed.
+            deadline = time.monotonic() + 60
+            while sweeper.passes < 2:
+                assert sweeper.pass_done.wait(max(0.0, deadline - time.monotonic())), "no second pass"
                 sweeper.pass_done.clear()
         finally:
             sweeper.stop()

@@ -30,7 +30,7 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-async def test_a_gemini_record_appended_shows_in_the_pane_within_a_second(isolated_env) -> None:  # type: ignore[no-untyped-def]
+async def test_a_gemini_record_appended_is_pushed_to_the_pane_by_the_file_watcher(isolated_env) -> None:  # type: ignore[no-untyped-def]
     chats = paths.gemini_tmp_dir() / "app" / "chats"
     chats.mkdir(parents=True)
     (chats.parent / ".project_root").write_text("/home/dev/app")
@@ -45,17 +45,16 @@ async def test_a_gemini_record_appended_shows_in_the_pane_within_a_second(isolat
         await until(pilot, lambda: app.following, what="the follower")
         assert app.screen.selected_id == "988e1cef-f234-4775-a937-fa486a83d08a"
         assert "[▸] Inspect the current config loader" in rows(app)
-        started = time.monotonic()
+        # Told by the system's file events, not a polling pass (the latency is measured
+        # by tests/bench/bench_start.py).
+        assert app.index._follower.observer_kind == "native"
         with session.open("ab") as fh:
             fh.write(b"".join(lines[first + 1 : second + 1]))
-        await until(
-            pilot, lambda: "[x] Inspect the current config loader" in rows(app), timeout=3.0, what="the new list"
-        )
-        assert time.monotonic() - started < 1.0
+        await until(pilot, lambda: "[x] Inspect the current config loader" in rows(app), what="the new list")
         assert "[▸] Add YAML parsing to load_config()" in rows(app)
 
 
-async def test_an_opencode_todowrite_inserted_shows_in_the_pane_within_a_second(isolated_env) -> None:  # type: ignore[no-untyped-def]
+async def test_an_opencode_todowrite_inserted_is_pushed_to_the_pane_by_the_file_watcher(isolated_env) -> None:  # type: ignore[no-untyped-def]
     database = paths.opencode_db()
     database.parent.mkdir(parents=True)
     writer = OpenCodeDb(database, wal=True)
@@ -68,14 +67,14 @@ async def test_an_opencode_todowrite_inserted_shows_in_the_pane_within_a_second(
             await until(pilot, lambda: app.following, what="the follower")
             assert app.screen.selected_id == "ses_live0000000000000000000001"
             assert "[▸] ! Tag the release" in rows(app)  # a high-priority todo
-            started = time.monotonic()
+            # The database's -wal changing is a file event (no polling pass between).
+            assert app.index._follower.observer_kind == "native"
             writer.todowrite(
                 "ses_live0000000000000000000001",
                 [("Tag the release", "completed", "high"), ("Wait for the signing key", "blocked", "high")],
                 now_ms(),
             )
-            await until(pilot, lambda: "[!] ! Wait for the signing key" in rows(app), timeout=3.0, what="the new rows")
-            assert time.monotonic() - started < 1.0
+            await until(pilot, lambda: "[!] ! Wait for the signing key" in rows(app), what="the new rows")
             assert "[x] ! Tag the release" in rows(app)
     finally:
         writer.close()

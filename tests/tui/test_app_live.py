@@ -44,19 +44,23 @@ async def ready(pilot, app) -> None:
     await pilot.pause()
 
 
-async def test_a_plan_call_appended_to_a_transcript_shows_within_a_second(two, isolated_env) -> None:
+async def test_a_plan_call_appended_to_a_transcript_is_pushed_to_the_screen_by_the_file_watcher(
+    two, isolated_env
+) -> None:
+    """An append reaches the screen with no key pressed, told by the system's file events
+    (inotify), not found by a polling pass: nothing but the follower's short debounce
+    stands between a write and the repaint. How long that takes is measured by
+    tests/bench/bench_start.py (the live append), not asserted here."""
     api, web = two
     app = make_app(AppOptions(config_path=isolated_env.config))
     async with app.run_test(size=(120, 36)) as pilot:
         await ready(pilot, app)
         assert app.screen.selected_id == web.session_id
         await until(pilot, lambda: app.following, what="the follower")
-        started = time.monotonic()
+        assert app.index._follower.observer_kind == "native"
         web.todo_write([("Add the theme switch", "completed"), ("Wire the CSS", "in_progress")])
-        await until(pilot, lambda: "[▸] Working on Wire the CSS" in rows(app), timeout=3.0, what="the appended plan")
-        latency = time.monotonic() - started
+        await until(pilot, lambda: "[▸] Working on Wire the CSS" in rows(app), what="the appended plan")
         assert rows(app)[1] == "[x] Add the theme switch"
-        assert latency < 1.0, f"append-to-screen took {latency:.2f}s"
         # The change is in the session's timeline (kept in memory only).
         timeline = app.timeline(web.session_id)
         assert timeline and "1 → 2 steps" in timeline[-1].what

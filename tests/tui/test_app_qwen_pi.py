@@ -1,12 +1,11 @@
 """Qwen Code and pi sessions in the app (docs/reading.md): the pane follows them live like any
-other harness — an appended line shows within a second —, rows name them by their own
+other harness — an appended line is pushed to the screen by the file watcher —, rows name them by their own
 letter, a step shows what it waits for, and a pi tree cut by a missing parent is said
 once while every other session is listed."""
 
 from __future__ import annotations
 
 import shutil
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,7 +29,7 @@ def rows(app) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.asyncio
-async def test_a_qwen_line_appended_shows_in_the_pane_within_a_second(isolated_env) -> None:  # type: ignore[no-untyped-def]
+async def test_a_qwen_line_appended_is_pushed_to_the_pane_by_the_file_watcher(isolated_env) -> None:  # type: ignore[no-untyped-def]
     chats = paths.qwen_projects_dir() / "-home-dev-qwen-todos" / "chats"
     chats.mkdir(parents=True)
     lines = QWEN_SAMPLE.read_bytes().splitlines(keepends=True)
@@ -43,21 +42,21 @@ async def test_a_qwen_line_appended_shows_in_the_pane_within_a_second(isolated_e
         await until(pilot, lambda: app.following, what="the follower")
         assert app.screen.selected_id == "650333ef-8d48-49e8-abbd-2f740e50ee0a"
         assert any(row.startswith("[▸] Inspect the current config loader") for row in rows(app))
-        started = time.monotonic()
+        # Told by the system's file events, not a polling pass (the latency is measured
+        # by tests/bench/bench_start.py).
+        assert app.index._follower.observer_kind == "native"
         with session.open("ab") as fh:
             fh.write(b"".join(lines[results[0] + 1 : results[1] + 1]))
         await until(
             pilot,
             lambda: any(r.startswith("[x] Inspect the current config loader") for r in rows(app)),
-            timeout=3.0,
-            what="the new list",
+            what="the list",
         )
-        assert time.monotonic() - started < 1.0
         assert any(row.startswith("[▸] Add YAML parsing to load_config()") for row in rows(app))
 
 
 @pytest.mark.asyncio
-async def test_a_pi_line_appended_shows_in_the_pane_within_a_second(isolated_env) -> None:  # type: ignore[no-untyped-def]
+async def test_a_pi_line_appended_is_pushed_to_the_pane_by_the_file_watcher(isolated_env) -> None:  # type: ignore[no-untyped-def]
     folder = paths.pi_sessions_dir() / "--home-dev-pi-todos--"
     folder.mkdir(parents=True)
     lines = PI_SAMPLE.read_bytes().splitlines(keepends=True)
@@ -70,11 +69,10 @@ async def test_a_pi_line_appended_shows_in_the_pane_within_a_second(isolated_env
         await until(pilot, lambda: app.following, what="the follower")
         assert app.screen.selected_id == "01a232f9-5858-71c1-b1b0-7ed98b089974"
         assert "[ ] Inspect the current config loader" in rows(app)
-        started = time.monotonic()
+        assert app.index._follower.observer_kind == "native"
         with session.open("ab") as fh:
             fh.write(lines[toggle])
-        await until(pilot, lambda: "[x] Inspect the current config loader" in rows(app), timeout=3.0, what="the toggle")
-        assert time.monotonic() - started < 1.0
+        await until(pilot, lambda: "[x] Inspect the current config loader" in rows(app), what="the toggle")
 
 
 @pytest.mark.asyncio

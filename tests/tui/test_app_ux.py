@@ -176,6 +176,23 @@ async def test_every_key_the_footer_shows_works_in_pane_mode(two_sessions, isola
         assert "slash" not in shown and "question_mark" in shown
 
 
+def footer_laid_out(app) -> bool:  # type: ignore[no-untyped-def]
+    """The screen's footer holds a key for each binding the screen shows now, fitted to
+    its width (tui/widgets/key_footer.py) and laid out: every key it keeps has a place."""
+    from textual.widgets._footer import FooterKey
+
+    from planwatch.tui.widgets.key_footer import KeysFooter
+
+    footers = list(app.screen.query(KeysFooter))
+    if len(footers) != 1 or not footers[0].size.width:
+        return False
+    keys = [key for key in footers[0].query(FooterKey) if not key.has_class("-command-palette")]
+    wanted = {b.action for (_, b, enabled, _) in app.screen.active_bindings.values() if b.show}
+    shown = [key for key in keys if key.display]
+    actions = {key.action.rpartition(".")[2] for key in keys}
+    return bool(shown) and actions == {a.rpartition(".")[2] for a in wanted} and all(k.region.width for k in shown)
+
+
 @pytest.mark.parametrize(("size", "pane"), [((120, 36), False), ((80, 24), False), ((40, 30), True)])
 async def test_the_footer_keeps_help_and_the_keys_that_matter_at_every_size(
     two_sessions, isolated_env, size, pane
@@ -187,7 +204,7 @@ async def test_the_footer_keeps_help_and_the_keys_that_matter_at_every_size(
     app = make(isolated_env, pane=pane)
     async with app.run_test(size=size) as pilot:
         await ready(pilot, app)
-        await pilot.pause(0.1)
+        await until(pilot, lambda: footer_laid_out(app), what="the footer's keys")
         keys = [key for key in app.screen.query(FooterKey) if key.display and not key.has_class("-command-palette")]
         shown = [key.key_display for key in keys]
         assert "?" in shown and "space" in shown
@@ -217,7 +234,7 @@ async def test_the_store_view_and_settings_footers_keep_help_and_their_way_back(
         for key, screen_type, must in (("t", StoreScreen, {"?", "esc", "a"}), ("comma", SettingsScreen, {"?", "esc"})):
             await pilot.press(key)
             await until(pilot, lambda screen_type=screen_type: isinstance(app.screen, screen_type), what=key)
-            await pilot.pause(0.1)
+            await until(pilot, lambda: footer_laid_out(app), what=f"the footer after {key}")
             keys = [k for k in app.screen.query(FooterKey) if k.display and not k.has_class("-command-palette")]
             assert must <= {k.key_display for k in keys}, [k.key_display for k in keys]
             assert all(k.region.right <= size[0] for k in keys)

@@ -3,13 +3,12 @@ all through the store's tools — broken records listed, live updates from disk.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from app_transcripts import until
 from textual import on
 from textual.app import App
 from textual.pilot import Pilot
@@ -340,19 +339,11 @@ async def test_store_view_updates_live_when_another_writer_adds_a_task(store_roo
         await settle(app, pilot)
         # Another process's write: the store API straight to disk, not through the view.
         Store(store_root).add_task(lambda i: TaskRecord(id=i, title="Added elsewhere", status="todo"))
-        deadline = time.monotonic() + 10
-        while "t9" not in row_keys(app) and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-            await pilot.pause()
-        assert "t9" in row_keys(app)
+        await until(pilot, lambda: "t9" in row_keys(app), what="the task another writer added")
         # A hand edit (an editor writing the file in place) shows too.
         path = store_root / "tasks" / "t9.md"
         path.write_text(path.read_text().replace("status: todo", "status: done"), encoding="utf-8")
-        deadline = time.monotonic() + 10
-        while app.screen.snapshot.tasks["t9"].status != "done" and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-            await pilot.pause()
-        assert app.screen.snapshot.tasks["t9"].status == "done"
+        await until(pilot, lambda: app.screen.snapshot.tasks["t9"].status == "done", what="the hand edit")
 
 
 @pytest.mark.asyncio
@@ -368,10 +359,7 @@ async def test_store_view_back_leaves_the_screen_and_stops_listening(store_root:
         await pilot.pause()
         assert not isinstance(app.screen, StoreScreen)
         Store(store_root).add_task(lambda i: TaskRecord(id=i, title="Added elsewhere", status="todo", session="s-1"))
-        deadline = time.monotonic() + 10
-        while "s-1" not in app.store_service.view.tasks_by_session and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-            await pilot.pause()
+        await until(pilot, lambda: "s-1" in app.store_service.view.tasks_by_session, what="the app hearing the write")
         assert [t.id for t in app.store_service.view.tasks_by_session["s-1"]] == ["t9"]
         assert app.store_service.watching
         await settle(app, pilot)
@@ -402,9 +390,14 @@ async def test_store_unreadable_folder_is_reported_not_fatal(tmp_path: Path) -> 
     async with app.run_test(size=(120, 36), notifications=True) as pilot:
         await settle(app, pilot)
         assert isinstance(app.screen, StoreScreen)
+
+        def said() -> bool:
+            return any(
+                "cannot be read" in n.message or "not a directory" in n.message.lower() for n in app._notifications
+            )
+
+        await until(pilot, said, what="the store's problem said")
         assert row_keys(app) == []
-        messages = [n.message for n in app._notifications]
-        assert any("cannot be read" in m or "not a directory" in m.lower() for m in messages), messages
         assert "cannot be read" in str(app.screen.query_one("#store-empty").render())
 
 
