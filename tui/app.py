@@ -53,7 +53,7 @@ from planwatch.tui.notices import Notice, desktop_escapes, idle_notice, plan_not
 from planwatch.tui.options import AppOptions, options_from_args
 from planwatch.tui.session_palette import SessionsProvider
 from planwatch.tui.store_service import StoreOwner, StoreService
-from planwatch.tui.widgets.session_rows import RUNNING_WINDOW
+from planwatch.tui.widgets.session_rows import RUNNING_WINDOW, untitled
 
 if TYPE_CHECKING:
     from textual.driver import Driver
@@ -185,6 +185,15 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
     def entry(self, session_id: str) -> Any | None:
         return self.index.get(session_id)
 
+    def session_title(self, session_id: str) -> str:
+        """The session's title as its row in the list reads: its own, or for a session no
+        prompt titles, what it is (`(no prompt) · Codex · 3 steps`), never its id. For
+        every place a session is named: toasts, notices, the pager, the copied list."""
+        entry = self.entry(session_id)
+        if entry is None:
+            return "(a session no longer listed)"
+        return entry.session.title or untitled(entry.session.harness, self.pill_counts(session_id)[1])
+
     def own_tasks(self, session_id: str) -> list[Any]:
         return self.store_view.tasks_by_session.get(session_id, [])
 
@@ -276,7 +285,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
             if self.timelines.note(session_id, plan, self.now(), record=record):
                 mirrored.append((entry.session, plan))
                 if record and self.reading:
-                    for notice in plan_notices(entry.session.title or f"Session {session_id}", before, plan):
+                    for notice in plan_notices(self.session_title(session_id), before, plan):
                         self.announce(notice)
         if mirrored and self.settings.keep_plans_in_store and self.reading:
             self.mirror(mirrored)
@@ -337,7 +346,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         for session_id in self._running_sessions - running:
             entry = self.entry(session_id)
             if entry is not None:
-                self.announce(idle_notice(entry.session.title or f"Session {session_id}"))
+                self.announce(idle_notice(self.session_title(session_id)))
         self._running_sessions = running
 
     @on(ScanFinished)

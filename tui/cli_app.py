@@ -70,10 +70,14 @@ def _screenshot_problem(shot: Path) -> str | None:
     return None
 
 
-def _remove_demo_on_hangup() -> None:
-    """A closed terminal sends SIGHUP, whose default ends the process without running
-    atexit: the demo's temporary folder would stay behind. Removed first, then the
-    hangup ends the process as it would have (the terminal is gone: nothing to restore)."""
+def _remove_demo_on_signals(app: Any) -> None:
+    """Signals whose default ends the process without running atexit would leave the
+    demo's temporary folder behind. A closed terminal's SIGHUP: the folder is removed,
+    then the hangup ends the process as it would have (the terminal is gone: nothing to
+    restore). SIGTERM (`kill`, a service manager, a closing tmux window's shell): the
+    folder is removed and the app exits as on `q`, so the terminal it still draws on is
+    given back as it was."""
+    import asyncio
     import signal
 
     from planwatch.tui.options import remove_demo_dirs
@@ -83,7 +87,17 @@ def _remove_demo_on_hangup() -> None:
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
+    def terminate(signum: int, frame: object) -> None:
+        remove_demo_dirs()
+        try:
+            loop = asyncio.get_running_loop()  # the app's, when the signal comes while it runs
+        except RuntimeError:
+            hangup(signum, frame)
+            return
+        loop.call_soon_threadsafe(app.exit)
+
     signal.signal(signal.SIGHUP, hangup)
+    signal.signal(signal.SIGTERM, terminate)
 
 
 def run_app(args: argparse.Namespace) -> int:
@@ -104,7 +118,7 @@ def run_app(args: argparse.Namespace) -> int:
         args.cwd = tmux_pane_folder()
     app = make_app(args)
     if getattr(args, "demo", False):
-        _remove_demo_on_hangup()
+        _remove_demo_on_signals(app)
     if shot is None:
         app.run()
         return 0

@@ -1,23 +1,27 @@
 """Jump anywhere: every session in the command palette, fuzzy by title, folder and harness.
 
-The app offers it in its palette (ctrl+p); the browse screen's `s` opens a palette with
-sessions only, which is how pane mode picks another session of any folder. Choosing a
-hit asks the screen it was opened over to show that session (`show_session`); a screen
-without one (the store view) gets no session hits. Titles are shown as Content, literal.
+The app offers it in its palette (ctrl+p); the browse screen's `s` opens the session
+switcher, a palette with sessions only, which is how pane mode picks another session of
+any folder. Choosing a hit asks the screen it was opened over to show that session
+(`show_session`); a screen without one (the store view) gets no session hits. Titles
+are shown as Content, literal. The switcher's footer and help list its own keys, never
+the browse screen's behind it (typed keys go to its search box there).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.binding import Binding, BindingType
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
 
 from planwatch.core.model import harness_label
 from planwatch.core.text import safe_text, shorten
+from planwatch.tui.widgets.key_footer import KeysFooter
 from planwatch.tui.widgets.session_rows import age, short_folder, untitled
 
 # The palette lists this many sessions before anything is typed (newest first).
@@ -77,3 +81,44 @@ class SessionsProvider(Provider):
                     text=title,
                     help=self._help(session_id, facts),
                 )
+
+
+class SessionSwitcher(CommandPalette):
+    """The browse screen's `s`: every session, fuzzy by title, folder and harness, with a
+    footer of the switcher's own keys over the browse screen's (whose keys would type
+    into the search box here). `?` is a character of a search, so help is f1."""
+
+    HELP_GROUP = "session switcher"
+    inherit_bindings = False
+    # ↑↓ and enter do what the palette does with them, bound first (priority) so the
+    # footer names them: its search box binds them too, hidden (it passes them on).
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "down", "cursor_down", "Move", key_display="↑↓", tooltip="The next or the previous session", priority=True
+        ),
+        Binding("up", "command_list('cursor_up')", "Previous session", show=False, priority=True),
+        Binding("pagedown", "command_list('page_down')", "Next page", show=False),
+        Binding("pageup", "command_list('page_up')", "Previous page", show=False),
+        Binding("ctrl+home,shift+home", "command_list('first')", "First session", show=False),
+        Binding("ctrl+end,shift+end", "command_list('last')", "Last session", show=False),
+        Binding("enter", "show_session", "Show", tooltip="Show the session under the cursor", priority=True),
+        Binding("escape", "escape", "Close", tooltip="Close the switcher; the session shown stays"),
+        Binding("f1", "help", "Help", tooltip="The switcher's keys"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__(providers=[SessionsProvider], placeholder="Jump to a session…")
+
+    def compose(self) -> Any:
+        yield from super().compose()
+        yield KeysFooter()
+
+    def action_show_session(self) -> None:
+        # What enter in the search box does: the highlighted session (the first, when
+        # none is highlighted yet and it is the only one).
+        self._select_or_command()
+
+    def action_help(self) -> None:
+        from planwatch.tui.screens.help import SwitcherHelp
+
+        self.app.push_screen(SwitcherHelp(self.HELP_GROUP, self.BINDINGS))

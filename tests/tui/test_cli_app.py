@@ -9,6 +9,9 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,14 +54,21 @@ def test_the_app_refuses_a_missing_root_as_the_commands_do(isolated_env, tmp_pat
     assert (listed.returncode, listed.stderr) == (done.returncode, done.stderr)
 
 
-def test_the_demo_removes_its_temporary_folder_when_the_terminal_hangs_up(tmp_path: Path) -> None:
-    """A closed terminal sends SIGHUP, which ends a process without its atexit handlers:
-    the demo removes its temporary copy first. Run in a real pty, as a terminal runs it."""
+@pytest.mark.parametrize("signame", ["SIGHUP", "SIGTERM"])
+def test_the_demo_removes_its_temporary_folder_when_the_terminal_hangs_up_or_it_is_terminated(
+    tmp_path: Path, signame: str
+) -> None:
+    """A closed terminal sends SIGHUP, `kill` and a closing tmux window SIGTERM: both end a
+    process without its atexit handlers, so the demo removes its temporary copy first.
+    On SIGTERM the terminal is still there: the app exits as on `q` (status 0) and gives
+    the screen back (it leaves the alternate screen). Run in a real pty, as a terminal runs
+    it."""
     import pty
     import select
     import signal
     import time
 
+    signum = getattr(signal, signame)
     temp = tmp_path / "tmp"
     temp.mkdir()
     env = {**os.environ, "TMPDIR": str(temp), "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "36"}
@@ -70,21 +80,32 @@ def test_the_demo_removes_its_temporary_folder_when_the_terminal_hangs_up(tmp_pa
     )  # fmt: skip
     os.close(slave)
     seen = b""
-    try:
-        deadline = time.monotonic() + 60
-        # Wait for what the demo draws (its newest session's title): the app is running.
-        while b"Billing" not in seen:
-            assert time.monotonic() < deadline and proc.poll() is None, seen[-2000:]
+
+    def read_until(done: Any) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + 60  # bounds a failure only
+        while not done():
+            assert time.monotonic() < deadline, seen[-2000:]
             ready, _, _ = select.select([master], [], [], 1.0)
             if ready:
                 try:
                     seen += os.read(master, 65536)
-                except OSError:
-                    break
+                except OSError:  # the other end closed: the app is gone
+                    return
+
+    try:
+        # Wait for what the demo draws (its newest session's title): the app is running.
+        read_until(lambda: b"Billing" in seen or proc.poll() is not None)
+        assert proc.poll() is None, seen[-2000:]
         [made] = list(temp.glob("planwatch-demo-*"))
         assert (made / "transcripts").is_dir()
-        proc.send_signal(signal.SIGHUP)
-        assert proc.wait(timeout=30) == -signal.SIGHUP
+        drawn = len(seen)
+        proc.send_signal(signum)
+        if signum == signal.SIGTERM:
+            read_until(lambda: b"\x1b[?1049l" in seen[drawn:])  # the alternate screen left
+            assert proc.wait(timeout=30) == 0
+        else:
+            assert proc.wait(timeout=30) == -signal.SIGHUP
         assert list(temp.glob("planwatch-demo-*")) == [], "the demo's folder was removed"
     finally:
         if proc.poll() is None:

@@ -345,11 +345,9 @@ class BrowseScreen(Screen[None]):
     # -- jumping to a session
 
     def action_pick_session(self) -> None:
-        from textual.command import CommandPalette
+        from planwatch.tui.session_palette import SessionSwitcher
 
-        from planwatch.tui.session_palette import SessionsProvider
-
-        self.app.push_screen(CommandPalette(providers=[SessionsProvider], placeholder="Jump to a session…"))
+        self.app.push_screen(SessionSwitcher())
 
     def show_session(self, session_id: str) -> None:
         """Show a session chosen in the palette; in pane mode the pane then stays on it."""

@@ -35,7 +35,7 @@ def copy_checklist(view: BrowseScreen) -> None:
     if entry is None:
         view.notify("Select a session first.", markup=False)
         return
-    title = entry.session.title or f"Session {entry.session.id}"
+    title = view.app.session_title(entry.session.id)
     text = checklist_markdown(title, view.app.checklist_for(entry.session.id), view.app.reading)
     view.app.copy_to_clipboard(text)
     view.notify(f"Copied the checklist ({len(text.splitlines())} lines) as Markdown.", markup=False)
@@ -96,14 +96,17 @@ def _opencode_text(view: BrowseScreen, entry: SessionEntry) -> tuple[str | None,
         prompts = session_prompts(session.path, session.id)
     except DatabaseProblem as exc:
         return None, safe_text(str(exc), single_line=True)
-    return opencode_session_text(entry, view.app.checklist_for(session.id), prompts), None
+    checklist = view.app.checklist_for(session.id)
+    return opencode_session_text(entry, checklist, prompts, view.app.session_title(session.id)), None
 
 
-def opencode_session_text(entry: SessionEntry, checklist: Checklist, prompts: list[tuple[datetime | None, str]]) -> str:
-    """The session's plan (the checklist, as `y` copies it) and then every prompt typed in
-    it with its time, oldest first; every line through safe_text."""
+def opencode_session_text(
+    entry: SessionEntry, checklist: Checklist, prompts: list[tuple[datetime | None, str]], title: str
+) -> str:
+    """The session's plan (the checklist, as `y` copies it, under `title`: the session's
+    title as the list shows it) and then every prompt typed in it with its time, oldest
+    first; every line through safe_text."""
     session = entry.session
-    title = session.title or f"Session {session.id}"
     head = [f"{harness_label(session.harness)} session {session.id}"]
     if session.cwd:
         head.append(f"Folder: {session.cwd}")

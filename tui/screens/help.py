@@ -221,3 +221,11 @@ class HelpScreen(ModalScreen[None]):
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)
+
+
+class SwitcherHelp(HelpScreen):
+    """The session switcher's help: its own keys only. The app's keys do nothing there
+    (a letter types into its search box), so they are not listed."""
+
+    def commands(self) -> Iterable[Any]:
+        return ()

@@ -118,6 +118,7 @@ class StoreScreen(Screen[None]):
         self._narrow = False
         self._column_widths: dict[str, int] = {}
         self.unreadable: str | None = None
+        self.refused: str | None = None
         self.filters = Filters()
         self.shown: set[str] | None = None
 
@@ -237,6 +238,8 @@ class StoreScreen(Screen[None]):
         self.snapshot = event.snapshot
         self.shown = event.shown
         self.unreadable = event.error if event.unreadable else None
+        # A filter task_list refused filters nothing: the summary says so, not "filtered".
+        self.refused = event.error if not event.unreadable else None
         if event.error:
             self.notify(refusal_text(event.error), severity="error", markup=False)
         self._fill()
@@ -299,7 +302,9 @@ class StoreScreen(Screen[None]):
 
     def _fill_texts(self, task_count: int) -> None:
         snap = self.snapshot
-        summary = summary_text(snap, task_count, self.shown, self.filters, self.settings.require_approval)
+        summary = summary_text(
+            snap, task_count, self.shown, self.filters, self.settings.require_approval, refused=self.refused is not None
+        )
         self.query_one("#store-summary", Static).update(summary)
         message = empty_text(snap, task_count, self.shown, self.unreadable, self.store.root)
         empty = self.query_one("#store-empty", Static)
@@ -378,6 +383,15 @@ class StoreScreen(Screen[None]):
     @on(Input.Submitted, "#filter-by, #filter-since")
     def _filters_changed(self) -> None:
         self._apply_filters()
+
+    @on(Input.Blurred, "#filter-by, #filter-since")
+    def _filter_left(self) -> None:
+        # What the bar shows is what filters: text typed and left (tab, esc, a click on
+        # the table) applies as enter would, rather than showing a filter not in force.
+        by = self.query_one("#filter-by", Input).value.strip()
+        since = self.query_one("#filter-since", Input).value.strip()
+        if (by, since) != (self.filters.by, self.filters.since):
+            self._apply_filters()
 
     # -- actions through the tools
 

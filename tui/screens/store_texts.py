@@ -44,15 +44,24 @@ def column_widths(total: int) -> dict[str, int]:
 
 
 def summary_text(
-    snap: StoreSnapshot, task_count: int, shown: set[str] | None, filters: Filters, require_approval: bool
+    snap: StoreSnapshot,
+    task_count: int,
+    shown: set[str] | None,
+    filters: Filters,
+    require_approval: bool,
+    *,
+    refused: bool = False,
 ) -> str:
     """The line above the table: how many plans and tasks (of how many, when filtered),
-    unreadable files, the filters, and whether approval is required."""
+    unreadable files, the filters in force — or, when task_list `refused` them, that
+    they are not (every task shows) —, and whether approval is required."""
     plans, tasks = count_noun(len(snap.plans), "plan"), count_noun(len(snap.tasks), "task")
     parts = [plans, f"{task_count} of {tasks}" if shown is not None else tasks]
     if snap.problems:
         parts.append(f"{len(snap.problems)} unreadable")
-    if filters.active:
+    if filters.active and refused:
+        parts.append(f"not filtered: {filters.describe()} was refused (x clears)")
+    elif filters.active:
         parts.append(f"filtered: {filters.describe()} (x clears)")
     if require_approval:
         parts.append("approval required to start")
