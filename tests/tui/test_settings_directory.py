@@ -137,7 +137,9 @@ async def test_the_app_applies_a_changed_directory_without_a_restart_checking_th
     )
     app = make_app(options)
     async with app.run_test(size=(120, 36)) as pilot:
-        await app.workers.wait_for_complete()
+        # (Not workers.wait_for_complete: an exclusive worker replaced by a newer one is
+        # cancelled, and that wait then raises.)
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
         watch = [timer for timer in app._timers if timer.name == "settings-watch"]
         assert len(watch) == 1 and watch[0]._interval <= 1.0 and not watch[0]._repeat  # for ever, every second
         assert app.settings.users is not None and "ana" in app.settings.users.users

@@ -1,0 +1,200 @@
+"""Key latency while the first scan of a large corpus runs (a script, not collected by
+pytest): how long a key waits before the app acts on it, and what holds the UI thread.
+
+A terminal's keys reach the app from its driver thread through the event loop
+(`call_soon_threadsafe`); a key pressed while the loop runs a long callback waits for
+it. This script presses `j`/`k` from a thread every `--every` ms while the scan runs and
+measures, for each, the time until the session list's cursor moved (the key acted on);
+asyncio's debug mode names every callback that held the loop for over 50 ms, summed by
+what it was (the culprits to move off the UI thread).
+
+Usage:
+    .venv/bin/python tests/bench/bench_keys.py                  # 10,000 small sessions in tmp
+    .venv/bin/python tests/bench/bench_keys.py --sessions 2000 --every 40
+
+Every planwatch folder points into a temp folder; the host's folders are never touched.
+Goal: every key acted on within 100 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import re
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter, defaultdict
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path[:0] = [str(ROOT), str(HERE), str(HERE.parent)]
+
+
+def generate(root: Path, sessions: int) -> None:
+    """Small Claude sessions (a prompt and a list of 2-6 steps each), in 40 folders: the
+    list's length is what a key competes with, not the bytes."""
+    import random
+
+    from corpus import ClaudeWriter, claude_path
+
+    rnd = random.Random(11)
+    start = datetime(2026, 11, 30, 6, 0, tzinfo=UTC)
+    for n in range(sessions):
+        cwd = f"/home/dev/project{n % 40}"
+        session_id = str(uuid.UUID(int=rnd.getrandbits(128), version=4))
+        path = claude_path(root / "claude" / "projects", cwd, session_id)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        items = [
+            (f"Step {k} of {n}", rnd.choice(["pending", "in_progress", "completed"])) for k in range(rnd.randint(2, 6))
+        ]
+        with path.open("wb") as fh:
+            writer = ClaudeWriter(fh, session_id, cwd, start=start - timedelta(minutes=n), seed=n)
+            writer.prompt(f"Work on part {n}")
+            writer.todo_write(items)
+
+
+class SlowCallbacks(logging.Handler):
+    """asyncio's debug warnings ("Executing <Handle …> took 0.123 seconds"), summed by
+    the callback's name."""
+
+    PATTERN = re.compile(r"Executing (.*) took (\d+\.\d+) seconds")
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.total: dict[str, float] = defaultdict(float)
+        self.count: Counter[str] = Counter()
+        self.worst: dict[str, float] = defaultdict(float)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        found = self.PATTERN.search(record.getMessage())
+        if not found:
+            return
+        # The handle's repr names the callback and where it was created; the object
+        # addresses differ run to run.
+        name = re.sub(r" at 0x[0-9a-f]+", "", found.group(1))
+        name = re.sub(r"created at .*", "", name)[:160]
+        seconds = float(found.group(2))
+        self.total[name] += seconds
+        self.count[name] += 1
+        self.worst[name] = max(self.worst[name], seconds)
+
+
+async def measure(corpus: Path, work: Path, every: float) -> dict[str, object]:
+    from planwatch.tui.app import AppOptions, make_app
+    from planwatch.tui.widgets.session_list import SessionList
+
+    loop = asyncio.get_running_loop()
+    loop.set_debug(True)
+    loop.slow_callback_duration = 0.05
+    slow = SlowCallbacks()
+    logging.getLogger("asyncio").addHandler(slow)
+    app = make_app(
+        AppOptions(
+            roots=[corpus / "claude" / "projects"],
+            config_path=work / "config.yaml",
+            store_root=work / "store",
+            state_dir=work / "state",
+            follow=False,
+        )
+    )
+    latencies: list[float] = []
+    async with app.run_test(size=(120, 36)) as pilot:
+        while getattr(app.screen, "id", None) != "browse":
+            await pilot.pause(0.005)
+        sessions = app.screen.query_one("#sessions", SessionList)
+        while not sessions.option_count:
+            await pilot.pause(0.005)
+        stop = threading.Event()
+        pressed: list[tuple[float, int | None]] = []
+        lock = threading.Lock()
+
+        def press_keys() -> None:
+            # A person pressing j and k as a terminal delivers them: from another thread.
+            n = 0
+            while not stop.is_set():
+                key = "j" if n % 2 == 0 else "k"
+                with lock:
+                    pressed.append((time.perf_counter(), None))
+                loop.call_soon_threadsafe(app.simulate_key, key)
+                n += 1
+                stop.wait(every)
+
+        def under_cursor() -> str | None:
+            # The session under the cursor, not its index: rows arriving above it move
+            # the index, never the session (the cursor stays on it once moved).
+            index = sessions.highlighted
+            return None if index is None else sessions.get_option_at_index(index).id
+
+        presser = threading.Thread(target=press_keys, daemon=True)
+        before = under_cursor()
+        presser.start()
+        done_keys = 0
+        while app.scan_done is None:
+            # Each change of the session under the cursor is a key acted on; keys are
+            # acted on in the order pressed.
+            now = under_cursor()
+            if now != before:
+                before = now
+                with lock:
+                    if done_keys < len(pressed):
+                        latencies.append(time.perf_counter() - pressed[done_keys][0])
+                        done_keys += 1
+            await asyncio.sleep(0.005)  # sampling the state (a benchmark's resolution: 5 ms)
+        stop.set()
+        presser.join()
+        rows = sessions.option_count
+    return {"keys acted on during the scan": len(latencies), "rows": rows, "latencies": latencies, "slow": slow}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sessions", type=int, default=10_000)
+    parser.add_argument("--every", type=float, default=50, help="ms between key presses")
+    parser.add_argument("--corpus", type=Path, help="an existing corpus (claude/projects inside)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="planwatch-bench-keys-") as tmp:
+        work = Path(tmp)
+        for name, sub in (
+            ("CLAUDE_CONFIG_DIR", "claude-home"),
+            ("CODEX_HOME", "codex-home"),
+            ("PLANWATCH_DATA", "data"),
+            ("PLANWATCH_STATE", "state"),
+            ("PLANWATCH_STORE", "store"),
+            ("PLANWATCH_CONFIG", "config.yaml"),
+            ("PLANWATCH_CACHE", "cache"),
+            ("XDG_DATA_HOME", "xdg"),
+            ("XDG_STATE_HOME", "xdg"),
+            ("XDG_CONFIG_HOME", "xdg"),
+            ("XDG_CACHE_HOME", "xdg"),
+        ):
+            os.environ[name] = str(work / sub)
+        corpus = args.corpus
+        if corpus is None:
+            corpus = work / "corpus"
+            t0 = time.perf_counter()
+            generate(corpus, args.sessions)
+            print(f"generated {args.sessions} sessions in {time.perf_counter() - t0:.1f}s")
+        got = asyncio.run(measure(corpus, work, args.every / 1000))
+    latencies = sorted(got["latencies"])  # type: ignore[arg-type]
+    print(f"rows {got['rows']}, keys acted on during the scan {len(latencies)}")
+    if latencies:
+        ms = [x * 1000 for x in latencies]
+        p95 = ms[int(0.95 * (len(ms) - 1))]
+        print(f"key → cursor moved: median {statistics.median(ms):.0f} ms, p95 {p95:.0f} ms, worst {ms[-1]:.0f} ms")
+        print(f"keys over 100 ms: {sum(x > 100 for x in ms)} of {len(ms)}")
+    slow: SlowCallbacks = got["slow"]  # type: ignore[assignment]
+    print("callbacks that held the UI thread over 50 ms (total s, count, worst s):")
+    for name, total in sorted(slow.total.items(), key=lambda kv: -kv[1])[:12]:
+        print(f"  {total:6.2f} {slow.count[name]:4d} {slow.worst[name]:6.3f}  {name}")
+
+
+if __name__ == "__main__":
+    main()
