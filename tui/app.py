@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,8 +63,13 @@ log = logging.getLogger(__name__)
 
 # How often running sessions are checked for going idle (seconds).
 IDLE_CHECK_EVERY = 20.0
-# How often the list repaints while the first scan is still filling it (seconds).
+# How often the list repaints while the first scan is still filling it (seconds), at
+# the most: a repaint of a long list (every row's option made anew, the screen drawn)
+# holds the interpreter the scan thread shares, so the wait after one is also at least
+# SCAN_REPAINT_SHARE times what it took, and repainting takes at most about a fifth of
+# the scan's time however long the list grows.
 SCAN_REPAINT_EVERY = 0.4
+SCAN_REPAINT_SHARE = 4.0
 
 
 def make_app(args_or_options: argparse.Namespace | AppOptions | None = None) -> PlanwatchApp:
@@ -122,6 +128,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         self._pending_ids: set[str] = set()
         self._flush_timer: Any = None
         self._flushed_once = False
+        self._flush_cost = 0.0  # seconds the last repaint of the list took (SCAN_REPAINT_SHARE)
         from planwatch.core.mirror import Mirror
 
         # Touches the disk only when used (not at all while the setting is off).
@@ -261,7 +268,8 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
             # While the first scan fills the list, repaint it a few times a second rather
             # than per batch: each repaint of a long list competes with the scan thread.
             if self._flush_timer is None:
-                self._flush_timer = self.set_timer(SCAN_REPAINT_EVERY, self._flush_changes)
+                wait = max(SCAN_REPAINT_EVERY, self._flush_cost * SCAN_REPAINT_SHARE)
+                self._flush_timer = self.set_timer(wait, self._flush_changes)
             return
         self._flush_changes()
 
@@ -270,7 +278,9 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         changed, self._pending_ids = self._pending_ids, set()
         if changed and not (self._exit or self._closing):
             self._flushed_once = True
+            started = time.perf_counter()
             self.sessions_changed.publish(changed)
+            self._flush_cost = time.perf_counter() - started
 
     def _remember_plans(self, ids: list[str], *, record: bool) -> None:
         """Keep each session's last plan to note what changed in its timeline (memory only)
