@@ -102,6 +102,10 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
             roots = default_roots(settings)
             read_plans = read_plans and settings.read_agent_plans
         self.roots_searched: list[Path] = list(roots)
+        # False: the first scan leaves writing the warm-start cache to its caller
+        # (`save_cache`), as the app does: it says the scan is done first, since writing
+        # the cache of 10,000 sessions holds the interpreter for about a second.
+        self.save_after_scan = True
         self._read_plans = read_plans
         self._summaries = summaries
         self._lock = threading.RLock()  # guards the maps below
@@ -174,7 +178,8 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
             self._emit_batch(gone_ids, on_batch, final=True)
         if gone:
             self._cache_stale = True
-        self.save_cache()
+        if self.save_after_scan:
+            self.save_cache()
 
     def _read_each(self, files: list[TranscriptFile]) -> Generator[set[str], None, None]:
         """Read and install every file; yields the session ids each one touched."""

@@ -86,6 +86,11 @@ class LiveFeed:
 
     def _scan_then_follow(self) -> None:
         error: str | None = None
+        # The warm-start cache is written once the app is told the scan is done (an index
+        # without one, a test's, just scans).
+        save_cache = getattr(self.index, "save_cache", None)
+        if save_cache is not None and getattr(self.index, "save_after_scan", None) is True:
+            self.index.save_after_scan = False
         try:
             self.index.scan(self._on_batch)
         except ScanStopped:
@@ -98,6 +103,14 @@ class LiveFeed:
         roots = [Path(p) for p in getattr(self.index, "roots_searched", []) or []]
         problems = self.index.problems() if hasattr(self.index, "problems") else []
         self.app.post_message(ScanFinished(roots, error, problems))
+        if save_cache is not None and error is None:
+            from planwatch.core.index import cyclic_gc_paused  # an index with a cache is core's
+
+            try:
+                with cyclic_gc_paused():  # as during the scan: no garbage cycles, many objects
+                    save_cache()
+            except Exception:  # a cache is never worth failing for: follow all the same
+                log.exception("writing the warm-start cache failed")
         self._start_following()
 
     def _start_following(self) -> None:

@@ -228,3 +228,19 @@ async def test_the_app_sweeps_finished_plans_when_it_starts(isolated_env) -> Non
         await until(pilot, lambda: not (isolated_env.store / "plans" / "p1.md").exists(), what="the sweep")
     assert not (isolated_env.store / "tasks" / "t1.md").exists()
     assert (isolated_env.store / "plans" / "p2.md").exists()  # active plans never go
+
+
+async def test_the_app_writes_the_warm_start_cache_after_saying_the_first_scan_is_done(two, isolated_env) -> None:
+    # The app is told the scan is done before the cache is written (writing it holds the
+    # interpreter for a while at 10,000 sessions): the cache must still be written then.
+    from planwatch.core.transcripts.warmcache import WarmCache
+
+    app = make_app(AppOptions(config_path=isolated_env.config))
+    assert app.index.save_after_scan is True
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, app)
+        assert app.index.save_after_scan is False
+        await until(
+            pilot, lambda: WarmCache.load().count_under([isolated_env.claude]) == 2, what="the warm-start cache"
+        )
+        await until(pilot, lambda: app.following, what="the follower")
