@@ -4,7 +4,7 @@ pytest): how long a key waits before the app acts on it, and what holds the UI t
 A terminal's keys reach the app from its driver thread through the event loop
 (`call_soon_threadsafe`); a key pressed while the loop runs a long callback waits for
 it. This script presses `j`/`k` from a thread every `--every` ms while the scan runs and
-measures, for each, the time until the session list's cursor moved (the key acted on);
+measures, for each, the time until the screen's cursor action ran (the key acted on);
 asyncio's debug mode names every callback that held the loop for over 50 ms, summed by
 what it was (the culprits to move off the UI thread).
 
@@ -13,7 +13,10 @@ Usage:
     .venv/bin/python tests/bench/bench_keys.py --sessions 2000 --every 40
 
 Every planwatch folder points into a temp folder; the host's folders are never touched.
-Goal: every key acted on within 100 ms.
+Goal: every key acted on within 100 ms. Measured on the 2-core machine, 10,000 small
+sessions: median 142 ms, p95 647 ms, worst 1,171 ms, 42 of 69 keys over 100 ms — and no
+callback held the loop for 50 ms: the keys wait behind many short ones (the scan's
+batches and repaints) and the scan thread's hold on the interpreter, not one long call.
 """
 
 from __future__ import annotations
@@ -105,7 +108,6 @@ async def measure(corpus: Path, work: Path, every: float) -> dict[str, object]:
             follow=False,
         )
     )
-    latencies: list[float] = []
     async with app.run_test(size=(120, 36)) as pilot:
         while getattr(app.screen, "id", None) != "browse":
             await pilot.pause(0.005)
@@ -127,30 +129,29 @@ async def measure(corpus: Path, work: Path, every: float) -> dict[str, object]:
                 n += 1
                 stop.wait(every)
 
-        def under_cursor() -> str | None:
-            # The session under the cursor, not its index: rows arriving above it move
-            # the index, never the session (the cursor stays on it once moved).
-            index = sessions.highlighted
-            return None if index is None else sessions.get_option_at_index(index).id
+        # Each press reaches the screen's action once, in the order pressed: the time
+        # from a press to its action is how long the key waited (wrapped here, in the
+        # benchmark only).
+        acted: list[float] = []
+        screen = app.screen
+        for name in ("action_cursor_down", "action_cursor_up"):
+            real = getattr(screen, name)
 
+            def timed(real=real) -> None:  # type: ignore[no-untyped-def]
+                acted.append(time.perf_counter())
+                real()
+
+            setattr(screen, name, timed)
         presser = threading.Thread(target=press_keys, daemon=True)
-        before = under_cursor()
         presser.start()
-        done_keys = 0
         while app.scan_done is None:
-            # Each change of the session under the cursor is a key acted on; keys are
-            # acted on in the order pressed.
-            now = under_cursor()
-            if now != before:
-                before = now
-                with lock:
-                    if done_keys < len(pressed):
-                        latencies.append(time.perf_counter() - pressed[done_keys][0])
-                        done_keys += 1
             await asyncio.sleep(0.005)  # sampling the state (a benchmark's resolution: 5 ms)
         stop.set()
         presser.join()
+        await pilot.pause()  # the keys still queued are acted on before the app closes
         rows = sessions.option_count
+        with lock:
+            latencies = [done - sent for (sent, _), done in zip(pressed, acted, strict=False)]
     return {"keys acted on during the scan": len(latencies), "rows": rows, "latencies": latencies, "slow": slow}
 
 
@@ -188,7 +189,7 @@ def main() -> None:
     if latencies:
         ms = [x * 1000 for x in latencies]
         p95 = ms[int(0.95 * (len(ms) - 1))]
-        print(f"key → cursor moved: median {statistics.median(ms):.0f} ms, p95 {p95:.0f} ms, worst {ms[-1]:.0f} ms")
+        print(f"key → acted on: median {statistics.median(ms):.0f} ms, p95 {p95:.0f} ms, worst {ms[-1]:.0f} ms")
         print(f"keys over 100 ms: {sum(x > 100 for x in ms)} of {len(ms)}")
     slow: SlowCallbacks = got["slow"]  # type: ignore[assignment]
     print("callbacks that held the UI thread over 50 ms (total s, count, worst s):")
