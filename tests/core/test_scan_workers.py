@@ -289,7 +289,9 @@ def reaped(pid):
 from planwatch.core.transcripts import warmcache
 assert warmcache.save([(r.item.path, r.item.harness, r.trace) for r in alone if r.trace is not None], [r.item.path for r in alone])
 cache = warmcache.WarmCache.load()
-remembered = {f.path: e for f in files if (e := cache.get(f.path, f.harness)) is not None}
+# A Cline data folder is read again on every start: its entry keeps its sessions' file
+# stats and row counts (text-free), not a trace a worker replays.
+remembered = {f.path: e for f in files if f.harness != "cline" and (e := cache.get(f.path, f.harness)) is not None}
 warm_forked = batch.fork_ahead()
 here.clear()
 batch.read_files = spy

@@ -111,7 +111,7 @@ def test_the_sweeper_runs_at_start_and_retries_a_failed_pass(world: World, caplo
 
 def test_a_failed_pass_on_an_unusable_store_is_a_sentence_not_a_traceback(isolated_env: IsolatedEnv) -> None:
     """docs/store.md, The sweep: a failed pass is logged and retried next hour. The store's own errors
-    (a `.lock` that cannot be used, a read-only or full disk) are logged as the sentence the
+    (a `.lock` that is not a regular file, a read-only or full disk) are logged as the sentence the
     store words them in; `planwatch mcp` sweeps at start and printed a traceback."""
     import subprocess
     import sys
@@ -140,5 +140,5 @@ def test_a_failed_pass_on_an_unusable_store_is_a_sentence_not_a_traceback(isolat
         if server.poll() is None:
             server.kill()
     assert f"sweep of {isolated_env.store} failed: Could not lock the store" in err
-    assert ".lock cannot be used (Is a directory)" in err and "Retrying in 3600 s." in err
+    assert ".lock is a folder, not a regular file" in err and "Retrying in 3600 s." in err
     assert "Traceback" not in err
