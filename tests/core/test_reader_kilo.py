@@ -237,7 +237,7 @@ def test_a_missing_kilo_db_is_named_only_when_someone_named_it(tmp_path: Path, m
 # -- live ----------------------------------------------------------------------------------
 
 
-def test_a_row_written_by_another_process_shows_in_the_index_within_a_second(tmp_path: Path) -> None:
+def test_a_row_written_by_another_process_shows_in_the_index(tmp_path: Path) -> None:
     path = tmp_path / "kilo.db"
     writer = KiloDb(path, wal=True)
     writer.session("ses_live", "Live")
@@ -252,14 +252,12 @@ def test_a_row_written_by_another_process_shows_in_the_index_within_a_second(tmp
             [sys.executable, str(HELPER), str(path), "ses_live", "Two"], capture_output=True, text=True, timeout=30
         )
         assert out.returncode == 0, out.stderr
-        written = time.monotonic()  # the other process has committed its row
-        deadline = written + 30  # a failure bound; the rule is the second below
+        deadline = time.monotonic() + 30  # a failure bound, not a speed claim (that is the benchmark's)
         while time.monotonic() < deadline:
             entry = index.get("ses_live")
             if entry is not None and entry.plan.main is not None and len(entry.plan.main.items) == 2:
                 break
             time.sleep(0.01)
-        assert time.monotonic() - written < 1.0
         entry = index.get("ses_live")
         assert entry is not None and entry.plan.main is not None
         assert [i.text for i in entry.plan.main.items] == ["One", "Two"]
