@@ -224,7 +224,11 @@ class ReplacedFile:
             # as long as a process holds it open for writing.
             recent = not self.quiet and time.time_ns() - self.identity[2] <= HALF_WRITTEN_SECONDS * 1e9
             if not recent and not self._held_by_a_writer():
-                return None  # nobody has been editing it, nobody has it open: nothing to wait for
+                # Nobody has been editing it and nobody has it open now; a writer that
+                # closed it right before that look may still have written: look once more.
+                shape = self._shape()
+                if shape == (self.identity[1], self.identity[2]):
+                    return None
             watch_until = time.monotonic() + (LATE_WATCH_SECONDS if recent else 0.0)
             limit = time.monotonic() + IN_PLACE_LIMIT_SECONDS
             while shape == (self.identity[1], self.identity[2]):

@@ -47,12 +47,15 @@ class StoreTable(DataTable[Text]):
         & > .store-table--dropped { color: $text-muted; }
         & > .store-table--draft { color: $text-muted; }
         & > .store-table--active { color: $text-primary; text-style: bold; }
-        /* Without focus (a filter being typed) the cursor stays in sight, dimmed: half
-           the focused cursor's colour and underlined. DataTable's own blurred cursor is
-           the primary colour at 30%, 1.3:1 against a row in several themes, and nothing
-           at all in the ANSI themes; the underline shows in every theme. */
+        /* Without focus (a filter being typed) the cursor stays in sight in the
+           cursor's own colours (made readable per theme in tui.palette), underlined to
+           say the table is not where keys go. DataTable's own blurred cursor is the
+           primary colour at 30%, 1.3:1 against a row in several themes, and nothing at
+           all in the ANSI themes; a half-strength cursor left its text under 4.5:1 in
+           some themes. The underline shows in every theme. */
         &:blur > .datatable--cursor {
-            background: $block-cursor-background 50%;
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
             text-style: underline;
         }
         &:ansi:blur > .datatable--cursor { background: ansi_default; }
