@@ -10,10 +10,12 @@ after checking the difference by eye.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import fcntl
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import FROZEN_NOW
 from textual.pilot import Pilot
 
@@ -22,6 +24,21 @@ from screenshots import fixture_app, settle
 
 # Fixed, not tmp_path: the details panel and the empty state show these paths.
 SNAP_BASE = Path("/tmp/planwatch-snapshots")
+SNAP_LOCK = Path("/tmp/planwatch-snapshots.lock")
+
+
+@pytest.fixture(autouse=True)
+def _one_suite_at_a_time_in_the_snapshot_folder() -> Iterator[None]:
+    """Two suites on one host (two clean clones at once) share SNAP_BASE, and each test
+    empties its folder first: a test holds an exclusive lock on a file beside the folder
+    for as long as it builds and runs its app, so the suites take turns, never mix."""
+    with SNAP_LOCK.open("a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
 
 WIDE = (120, 36)
 MEDIUM = (80, 24)
