@@ -440,7 +440,10 @@ def _load(path: Path) -> Settings:
         data = safe_yaml().load(text)
     except YAMLError as exc:
         return _unreadable(path, yaml_problem(exc))
-    except (ValueError, TypeError, RecursionError) as exc:
+    except RecursionError:
+        # Python's own words ("maximum recursion depth exceeded") say nothing to a person.
+        return _unreadable(path, "is not valid YAML: its values nest too deeply to read")
+    except (ValueError, TypeError) as exc:
         return _unreadable(path, f"is not valid YAML: {exc}")
     if data is None:
         return Settings()

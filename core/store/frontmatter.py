@@ -223,7 +223,9 @@ def load_frontmatter(front: str) -> Any:
         if "Duplicate" in type(exc).__name__ or "duplicate" in str(problem):
             return _raise(f"frontmatter has a duplicate key{where}.")
         return _raise(f"frontmatter is not valid YAML: {problem}{where}.")
-    except (ValueError, TypeError, RecursionError) as exc:
+    except RecursionError:
+        return _raise("frontmatter is not valid YAML: its values nest too deeply to read.")
+    except (ValueError, TypeError) as exc:
         return _raise(f"frontmatter is not valid YAML: {exc}.")
 
 

@@ -125,6 +125,15 @@ def test_a_settings_file_of_nested_aliases_is_refused_at_once_and_fails_closed(i
     assert any("anchors or aliases" in p.problem for p in settings.problems), settings.problems
 
 
+def test_a_settings_file_nested_too_deeply_fails_closed_and_says_so_in_words(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("requireApproval: false\ntheme: " + "[" * 100_000 + "]" * 100_000 + "\n")
+    settings = load_settings(path, report=False)
+    assert settings.require_approval is True  # the file could not be read: approval required
+    [problem] = settings.problems
+    assert problem.problem.startswith("is not valid YAML: its values nest too deeply to read; ")
+
+
 def test_a_settings_file_every_user_may_write_is_not_trusted(tmp_path: Path) -> None:
     # Any user of the host could add themselves as an approver to such a file (or, in a
     # folder anyone may write into, put another file in its place): it fails closed.

@@ -78,6 +78,21 @@ def test_every_broken_record_is_reported_with_its_file_and_left_out(broken: Path
     assert sorted(snap.plans) == ["p1"]
 
 
+def test_a_record_nested_too_deeply_is_reported_in_words_and_left_out(tmp_path: Path) -> None:
+    # 50,000 nested lists fit the size cap and overflow the parser's recursion: the
+    # report says what is wrong in words a person reads, not Python's own error.
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "t1.md").write_text("---\nid: t1\ntitle: " + "[" * 50_000 + "]" * 50_000 + "\n---\n")
+    (tmp_path / "tasks" / "t2.md").write_text(
+        "---\nid: t2\ntitle: Beside it\ncreated: {at: 2026-12-01T09:00:00Z, by: ana}\n---\n"
+    )
+    snap = Store(tmp_path).load()
+    assert [p.message for p in snap.problems] == [
+        "tasks/t1.md: frontmatter is not valid YAML: its values nest too deeply to read."
+    ]
+    assert sorted(snap.tasks) == ["t2"]
+
+
 def test_crlf_and_byte_order_mark_records_read_normally(broken: Path) -> None:
     snap = Store(broken).load()
     assert snap.tasks["t30"].title == "Saved on Windows with CRLF line ends"
