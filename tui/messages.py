@@ -63,6 +63,18 @@ class StoreLoaded(Message):
         self.view = view
 
 
+class SyncReported(Message):
+    """The background sync of a shared store said how it stands (a `SyncStatus`), posted
+    from the loop's thread; the app hands it to the store service."""
+
+    def __init__(self, status: Any) -> None:
+        super().__init__()
+        self.status = status
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SyncReported)
+
+
 class SettingsSaved(Message):
     """The Settings screen saved the settings; the app applies them (reading on/off, …).
 

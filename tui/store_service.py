@@ -8,12 +8,15 @@ called by the app:
 - `changed` (the fresh `StoreView`): the store's contents were read again after a write
   made here or one the watcher saw (agents, the CLI, an editor);
 - `settings_changed` (the new `Settings`): a save applied, so a rule such as *Require
-  approval* holds for every screen at once.
+  approval* holds for every screen at once;
+- `sync_changed` (a `SyncStatus`, also kept as `sync_status`): a shared store's
+  background sync passed, found the remote unmoved, or could not reach it.
 
 Threads: the watcher and the writer never touch the UI. The watcher posts
 `StoreChanged` to the owning app and the writer posts `StoreLoaded` after each call;
 the owner hands both back to the service (`StoreOwner` does it), which reads the store
-in a worker and publishes `changed` on the UI thread.
+in a worker and publishes `changed` on the UI thread. The sync loop's thread posts
+`SyncReported` the same way, and the service publishes `sync_changed`.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from planwatch.core.store.records import Store
 from planwatch.core.store.tool_refusals import ToolRefused
 from planwatch.core.store.tools import run_tool
 from planwatch.core.store.views import open_counts
-from planwatch.tui.messages import StoreChanged, StoreLoaded, StoreView
+from planwatch.tui.messages import StoreChanged, StoreLoaded, StoreView, SyncReported
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +68,8 @@ class StoreService:
         self.view = StoreView()
         self.changed: Signal[StoreView] = Signal(app, "store-changed")
         self.settings_changed: Signal[Settings] = Signal(app, "settings-changed")
+        self.sync_changed: Signal[Any] = Signal(app, "sync-changed")
+        self.sync_status: Any = None  # a SyncStatus once a shared store's loop said one
         # One writer thread for every tool call: off the UI thread, in the order asked,
         # so a tick and its undo land in that order whichever screen made them.
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planwatch-store-write")
@@ -113,7 +118,9 @@ class StoreService:
         self._sweeper.start()
         from planwatch.core.sync.loop import SyncLoop
 
-        self.syncer = SyncLoop(self.store)  # a shared store syncs in the background (docs/sync.md)
+        # A shared store syncs in the background (docs/sync.md); the loop's thread posts
+        # how it stands, and the status line says it.
+        self.syncer = SyncLoop(self.store, on_status=lambda status: self.app.post_message(SyncReported(status)))
         self.syncer.start()
 
     def stop(self) -> None:
@@ -167,6 +174,11 @@ class StoreService:
         self.view = view
         self.changed.publish(view)
 
+    def sync_reported(self, status: Any) -> None:
+        """Keep how the shared store's sync stands and tell every subscriber (UI thread)."""
+        self.sync_status = status
+        self.sync_changed.publish(status)
+
     # -- writing
 
     def call(self, tool: str, payload: dict[str, Any]) -> tuple[str, bool]:
@@ -215,3 +227,6 @@ class StoreOwner:
 
     def on_store_loaded(self, event: StoreLoaded) -> None:
         self.store_service.loaded(event.view)
+
+    def on_sync_reported(self, event: SyncReported) -> None:
+        self.store_service.sync_reported(event.status)

@@ -8,7 +8,11 @@ host at a time, a pass soon after local writes (debounced) and whenever the remo
   modification times: no file is read); the remote by one `git ls-remote` per poll,
   compared with what was fetched — nothing is fetched while nothing moved.
 - `last` — the last pass's `PassReport` (None before the first), `last_at`
-  (time.time()), `offline`: what a footer says. `passes`, `pass_done` for tests.
+  (time.time()), `offline`. `passes`, `pass_done` for tests.
+- `on_status(SyncStatus)` — called on the loop's thread with what a footer says: once
+  at start (the last pass any process of this host made, from `state.json`), after each
+  pass, after each poll that found the remote unmoved (in sync as of then), and, while
+  another process of this host runs the loop, whenever that process's last pass changed.
 The tools never wait on it: a pass holds the store lock only while it reads and
 renders files, never across the network.
 """
@@ -20,8 +24,11 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from planwatch.core.store.records import Store
 
@@ -29,6 +36,44 @@ if TYPE_CHECKING:
     from planwatch.core.sync.replica import PassReport
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SyncStatus:
+    """How this host's shared store stands: `reached` whether the last look at the remote
+    reached it, `at` when that was, `synced_at` when the remote was last reached
+    (None: never), all time.time() seconds; `line` the last pass's one line."""
+
+    reached: bool
+    at: float | None
+    synced_at: float | None
+    line: str = ""
+
+
+def _stamp_seconds(value: Any) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def recorded_status(root: Path) -> SyncStatus | None:
+    """The last pass any process of this host made, as `state.json` keeps it (None: none yet)."""
+    import json
+
+    try:
+        state = json.loads((root / ".sync" / "state.json").read_text(encoding="utf-8"))
+        last = state.get("last")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not isinstance(last, dict):
+        return None
+    reached = bool(last.get("reached"))
+    at = _stamp_seconds(last.get("at"))
+    synced = at if reached else _stamp_seconds(state.get("lastReached"))
+    return SyncStatus(reached, at, synced, str(last.get("line") or ""))
 
 
 def _listing(root: Path) -> tuple[tuple[str, int, int], ...]:
@@ -46,8 +91,18 @@ def _listing(root: Path) -> tuple[tuple[str, int, int], ...]:
 
 
 class SyncLoop:
-    def __init__(self, store: Store, *, debounce: float = 2.0, poll: float = 30.0, tick: float = 0.5) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        debounce: float = 2.0,
+        poll: float = 30.0,
+        tick: float = 0.5,
+        on_status: Callable[[SyncStatus], None] | None = None,
+    ) -> None:
         self.store = store
+        self.on_status = on_status
+        self.status: SyncStatus | None = None
         self.debounce, self.poll, self.tick = debounce, poll, tick
         self.last: PassReport | None = None
         self.last_at: float | None = None
@@ -104,7 +159,22 @@ class SyncLoop:
             held = replica.git.refs(FETCHED)
         except (GitUnreachable, GitFailed):
             return self.last is None or self.last.reached  # went offline: say so in a pass
-        return {name.replace("refs/planwatch/", FETCHED, 1): sha for name, sha in remote.items()} != held
+        moved = {name.replace("refs/planwatch/", FETCHED, 1): sha for name, sha in remote.items()} != held
+        if not moved and self.status is not None and self.status.reached:
+            now = time.time()  # nothing moved on either side: in sync as of now
+            self._tell(SyncStatus(True, now, now, self.status.line))
+        # back from offline: a pass sends what waited, and says the store is synced again
+        return moved or (self.status is not None and not self.status.reached)
+
+    def _tell(self, status: SyncStatus | None) -> None:
+        if status is None or status == self.status:
+            return
+        self.status = status
+        if self.on_status is not None:
+            try:
+                self.on_status(status)
+            except Exception:  # a listener's failure must not end the loop
+                log.exception("the sync status listener failed")
 
     def run_once(self) -> None:
         from planwatch.core.sync.replica import Replica
@@ -114,6 +184,10 @@ class SyncLoop:
             self.last_at = time.time()
         except Exception:  # a failed pass must not end the loop: logged, tried again later
             log.exception("background sync of %s failed; trying again later", self.store.root)
+        else:
+            before = self.status.synced_at if self.status else None
+            synced = self.last_at if self.last.reached else before
+            self._tell(SyncStatus(self.last.reached, self.last_at, synced, self.last.line()))
         self.passes += 1
         self.pass_done.set()
 
@@ -130,12 +204,14 @@ class SyncLoop:
 
     def _loop(self) -> None:
         self._configured_poll()
+        self._tell(recorded_status(self.store.root))
         seen = _listing(self.store.root)
         changed_at: float | None = None
         next_poll = 0.0
         while not self._stop.is_set():
             now = time.monotonic()
             if not self._take_host_lock():
+                self._tell(recorded_status(self.store.root))  # the other process's passes
                 self._stop.wait(self.poll)
                 continue
             listing = _listing(self.store.root)

@@ -296,7 +296,10 @@ class Replica:
         return report
 
     def _finish(self, report: PassReport) -> None:
-        self.state["last"] = {"at": _now(), "reached": report.reached, "line": report.line()}
+        at = _now()
+        self.state["last"] = {"at": at, "reached": report.reached, "line": report.line()}
+        if report.reached:
+            self.state["lastReached"] = at  # what an offline host's footer says it last synced
 
     # -- the log
 

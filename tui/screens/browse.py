@@ -85,6 +85,7 @@ class BrowseScreen(Screen[None]):
         store = self.app.store_service
         store.changed.subscribe(self, lambda _view: self.store_changed(), immediate=True)
         store.settings_changed.subscribe(self, lambda _settings: self.refresh_all(), immediate=True)
+        store.sync_changed.subscribe(self, lambda _status: self._show_status(), immediate=True)
         self.query_one("#sessions", SessionList).hover_card_for = self._hover_card
         self.set_class(self.app.options.pane, "-pane")
         if self.pane:
@@ -220,7 +221,9 @@ class BrowseScreen(Screen[None]):
     def _show_status(self) -> None:
         line = self.query_one("#status-line", Static)
         progress = getattr(self.app.index, "progress", (0, 0))
-        text = browse_texts.status_text(self.app.store_view, self.app.scan_done is not None, progress)
+        text = browse_texts.status_text(
+            self.app.store_view, self.app.scan_done is not None, progress, self.app.store_service.sync_status
+        )
         line.update(text)
         line.display = bool(text.plain)
 

@@ -18,6 +18,7 @@ from planwatch.tui.widgets.session_rows import RUNNING_WINDOW, age, short_folder
 if TYPE_CHECKING:
     from planwatch.core.checklist import Checklist
     from planwatch.core.model import Session
+    from planwatch.core.sync.loop import SyncStatus
     from planwatch.tui.messages import ScanFinished, StoreView
 
 READING_OFF = "Reading agents' plans is off. Turn it on in Settings (press ,) → Privacy."
@@ -76,8 +77,32 @@ def empty_text(scan: ScanFinished | None) -> Content:
     return Content.assemble(*parts)
 
 
-def status_text(view: StoreView, scanned: bool, progress: tuple[int, int]) -> Content:
-    """The status line: the store's trouble first, else the first scan's progress."""
+def _clock(seconds: float, now: datetime) -> str:
+    when = datetime.fromtimestamp(seconds, now.tzinfo)
+    return f"{when:%H:%M}" if when.date() == now.date() else f"{when:%-d %b %H:%M}"
+
+
+def sync_text(status: SyncStatus | None, now: datetime) -> list[str | tuple[str, str]]:
+    """What the status line says of a shared store's background sync (nothing for a
+    store that is not shared): when it last synced, or that it is offline."""
+    if status is None:
+        return []
+    if status.reached and status.synced_at is not None:
+        return [(f"⇅ synced {_clock(status.synced_at, now)}", palette.MUTED)]
+    since = f" since {_clock(status.at, now)}" if status.at is not None else ""
+    last = f"last synced {_clock(status.synced_at, now)}" if status.synced_at is not None else "never synced"
+    return [(f"⇅ sync offline{since}", palette.WARNING), (f" · {last}; changes kept for the next sync", palette.MUTED)]
+
+
+def status_text(
+    view: StoreView,
+    scanned: bool,
+    progress: tuple[int, int],
+    sync: SyncStatus | None = None,
+    now: datetime | None = None,
+) -> Content:
+    """The status line: the store's trouble first, else the first scan's progress; then
+    how a shared store's sync stands."""
     parts: list[str | tuple[str, str]] = []
     if view.error:
         parts.append((f"⚠ {safe_text(view.error, single_line=True)}", palette.ERROR))
@@ -93,4 +118,7 @@ def status_text(view: StoreView, scanned: bool, progress: tuple[int, int]) -> Co
         done, found = progress
         if found:
             parts.append((f" {done:,} of {found:,} files read", palette.MUTED))
-    return Content.assemble(*parts)
+    synced = sync_text(sync, now or datetime.now().astimezone())
+    if synced and parts:
+        parts.append(("  ·  ", palette.MUTED))
+    return Content.assemble(*parts, *synced)

@@ -1,0 +1,71 @@
+"""The app's status line says how a shared store's background sync stands: when it last
+synced, or that it is offline (docs/sync.md, In the background). The loop runs on its own
+thread in the real app and posts what it found; a real bare remote, moved away and back."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from app_transcripts import until
+
+from planwatch.tui.app import make_app
+from planwatch.tui.options import AppOptions
+from tests.sync_hosts import Host, bare_remote
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_the_status_line_says_when_the_store_last_synced_and_that_it_is_offline(isolated_env) -> None:
+    root: Path = isolated_env.root
+    remote = bare_remote(root / "remote.git")
+    host = Host(root / "host", "a")
+    host.ok("task", "add", "Shared from the start")
+    host.ok("sync", "init", str(remote), "--host", "a", "--poll", "0.2")
+    empty = root / "no-transcripts"
+    empty.mkdir()
+    app = make_app(
+        AppOptions(
+            roots=[empty], store_root=host.store, config_path=host.settings, state_dir=isolated_env.state, follow=True
+        )
+    )
+
+    def line() -> str:
+        return str(app.screen.query_one("#status-line").render())
+
+    seen: list[object] = []
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.store_service.sync_changed.subscribe(app.screen, seen.append)
+        await until(pilot, lambda: "⇅ synced " in line(), what="the last sync (from the pass sync init made)")
+        remote.rename(root / "away.git")
+        host.ok("task", "add", "Written while the remote is away")
+        await until(pilot, lambda: "⇅ sync offline since " in line(), timeout=60, what="the loop's offline pass")
+        assert "last synced " in line() and "changes kept for the next sync" in line()
+        status = app.store_service.sync_status
+        assert status is not None and not status.reached and status.synced_at is not None
+        (root / "away.git").rename(remote)
+        await until(pilot, lambda: "⇅ synced " in line(), timeout=60, what="the pass once the remote is back")
+        status = app.store_service.sync_status
+        assert status.reached and "pushed" in status.line
+        assert any(not s.reached for s in seen) and seen[-1].reached  # through the app's signal
+    log = subprocess.run(
+        ["git", "--git-dir", str(remote), "show", "refs/planwatch/log/a:ops.jsonl"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "Written while the remote is away" in log  # the pass that said synced sent it
+
+
+async def test_a_store_that_is_not_shared_says_nothing_of_sync(isolated_env) -> None:
+    empty = isolated_env.root / "no-transcripts"
+    empty.mkdir()
+    app = make_app(
+        AppOptions(roots=[empty], store_root=isolated_env.store, config_path=isolated_env.config, follow=True)
+    )
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await until(pilot, lambda: app.store_service._sweeper is not None, what="the store service started")
+        assert app.store_service.syncer._thread is None
+        assert "sync" not in str(app.screen.query_one("#status-line").render())
