@@ -120,7 +120,7 @@ class StoreService:
 
         # A shared store syncs in the background (docs/sync.md); the loop's thread posts
         # how it stands, and the status line says it.
-        self.syncer = SyncLoop(self.store, on_status=lambda status: self.app.post_message(SyncReported(status)))
+        self.syncer = SyncLoop(self.store, on_status=self._sync_status_on_thread)
         self.syncer.start()
 
     def stop(self) -> None:
@@ -173,6 +173,9 @@ class StoreService:
         """Keep a fresh read and tell every subscriber (UI thread)."""
         self.view = view
         self.changed.publish(view)
+
+    def _sync_status_on_thread(self, status: Any) -> None:
+        self.app.post_message(SyncReported(status))  # thread-safe; the UI thread keeps it
 
     def sync_reported(self, status: Any) -> None:
         """Keep how the shared store's sync stands and tell every subscriber (UI thread)."""
