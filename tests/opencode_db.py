@@ -145,6 +145,20 @@ class OpenCodeDb:
         self.db.execute("COMMIT")
 
 
+def corrupt_database_beside_a_claude_session(claude_projects: Path, database: Path) -> Path:
+    """A Claude Code session under `claude_projects`, and at `database` an SQLite header
+    followed by random bytes (a database no read can take); returns `database`."""
+    import os
+    import shutil
+
+    folder = claude_projects / "-home-dev-api"
+    folder.mkdir(parents=True)
+    sample = SAMPLES.parent / "claude-code-todowrite.jsonl"
+    shutil.copy(sample, folder / "5e0c2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c.jsonl")
+    database.write_bytes(b"SQLite format 3\x00" + os.urandom(8192))
+    return database
+
+
 def _rewrite_in_a_loop(db_path: Path, sid: str, times: int) -> None:
     """Another process writing while planwatch reads: rewrite a list `times` times."""
     db = OpenCodeDb(db_path, create=False)

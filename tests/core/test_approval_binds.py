@@ -5,14 +5,12 @@ and the real MCP server, in their own processes."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import mcp_types as types
 import pytest
+from cli_run import planwatch_as as cli
 from conftest import IsolatedEnv
 from test_mcp import DEADLINE, call, connect, text_of
 
@@ -25,20 +23,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def cli(*argv: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PLANWATCH_TOKEN"}
-    if token:
-        env["PLANWATCH_TOKEN"] = token
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def test_a_hand_written_approved_stamp_does_not_count(isolated_env: IsolatedEnv) -> None:

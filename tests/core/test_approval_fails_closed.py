@@ -6,12 +6,11 @@ their own processes, with real settings files."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
+from cli_run import planwatch as cli
 from conftest import IsolatedEnv
 from test_mcp import DEADLINE, call, connect, text_of
 
@@ -22,18 +21,6 @@ from planwatch.core.store.identity import caller_from_env
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "fixtures" / "config"
 SEED = (CONFIGS / "seed-directory.yaml").read_text()
-
-
-def cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, **(env or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv],
-        cwd=ROOT,
-        env=full,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def default_config(env: IsolatedEnv) -> Path:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
+from cli_run import planwatch
 from conftest import IsolatedEnv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,15 +23,7 @@ GARBAGE = b"".join(b"garbage %d {{{ not a record\n" % n for n in range(30))
 
 
 def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    return planwatch(*args, env=env, stdin=subprocess.DEVNULL)
 
 
 def _place(isolated_env: IsolatedEnv) -> tuple[Path, Path]:

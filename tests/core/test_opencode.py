@@ -15,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from opencode_db import T0, OpenCodeDb
+from cli_run import planwatch
+from opencode_db import T0, OpenCodeDb, corrupt_database_beside_a_claude_session
 from waiting import Changes
 
 from planwatch.core import paths
@@ -373,17 +374,6 @@ def test_live_insert_updates_the_session_told_by_the_file_watcher(tmp_path: Path
 # -- the CLI (real subprocesses) ---------------------------------------------------------
 
 
-def planwatch(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=60,
-    )
-
-
 def test_sessions_json_lists_opencode_sessions_and_show_takes_a_unique_prefix(isolated_env) -> None:  # type: ignore[no-untyped-def]
     database = paths.opencode_db()
     database.parent.mkdir(parents=True)
@@ -415,13 +405,7 @@ def test_show_plain_prints_blocked_as_blocked(tmp_path: Path) -> None:
 
 
 def test_a_database_that_cannot_be_read_is_named_once_and_the_rest_is_listed(tmp_path: Path, isolated_env) -> None:  # type: ignore[no-untyped-def]
-    folder = paths.claude_projects_dir() / "-home-dev-api"
-    folder.mkdir(parents=True)
-    shutil.copy(
-        ROOT / "fixtures/samples/claude-code-todowrite.jsonl", folder / "5e0c2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c.jsonl"
-    )
-    broken = tmp_path / "opencode.db"
-    broken.write_bytes(b"SQLite format 3\x00" + os.urandom(8192))
+    broken = corrupt_database_beside_a_claude_session(paths.claude_projects_dir(), tmp_path / "opencode.db")
     out = planwatch("sessions", "--json", env={"OPENCODE_DB": str(broken)})
     assert out.returncode == 0
     assert [r["harness"] for r in json.loads(out.stdout)] == ["claude"]

@@ -4,13 +4,11 @@ real MCP server under the SDK's client, and the CLI."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import anyio
 import pytest
+from cli_run import planwatch_as as cli
 from conftest import IsolatedEnv
 from mcp.shared.exceptions import MCPError
 from test_mcp import DEADLINE, call, connect, text_of
@@ -24,20 +22,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-def cli(*argv: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PLANWATCH_TOKEN"}
-    if token:
-        env["PLANWATCH_TOKEN"] = token
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 async def test_a_user_without_session_read_reads_no_plan_through_any_tool(isolated_env: IsolatedEnv) -> None:

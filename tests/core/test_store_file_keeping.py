@@ -9,9 +9,9 @@ import json
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
+import cli_run
 import pytest
 from conftest import IsolatedEnv
 
@@ -24,14 +24,7 @@ OTHER_UID, OTHER_GID = 4321, 4322
 
 
 def planwatch(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE,
-        stdin=subprocess.DEVNULL,
-    )
+    return cli_run.planwatch(*argv, timeout=DEADLINE, stdin=subprocess.DEVNULL)
 
 
 def add(store: Store, title: str) -> TaskRecord:

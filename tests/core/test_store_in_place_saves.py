@@ -12,6 +12,7 @@ import threading
 import time
 from pathlib import Path
 
+import cli_run
 from conftest import IsolatedEnv
 
 from planwatch.core.regular import file_identity
@@ -42,14 +43,7 @@ print("saved", flush=True)
 
 
 def planwatch(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE,
-        stdin=subprocess.DEVNULL,
-    )
+    return cli_run.planwatch(*argv, timeout=DEADLINE, stdin=subprocess.DEVNULL)
 
 
 def test_an_in_place_save_paused_half_way_is_kept_whole_under_a_tool_write(isolated_env: IsolatedEnv) -> None:

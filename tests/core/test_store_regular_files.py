@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import cli_run
 import pytest
 from conftest import IsolatedEnv
 from waiting import wait_until, waits_for_flock
@@ -26,14 +27,7 @@ DEADLINE = 30
 
 
 def planwatch(*argv: str, stdin: int | None = subprocess.DEVNULL) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE,
-        stdin=stdin,
-    )
+    return cli_run.planwatch(*argv, timeout=DEADLINE, stdin=stdin)
 
 
 def add(store: Store, title: str) -> TaskRecord:

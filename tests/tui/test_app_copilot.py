@@ -6,19 +6,15 @@ and a database we cannot take is said once while every other session is listed."
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from app_transcripts import option_texts, until
+from app_transcripts import until
+from harness_app import following_pane, headed_checklist_row, row_texts, rows, run_writer, scanned_app
 
 from planwatch.core import paths
-from planwatch.tui.app import AppOptions, make_app
-from planwatch.tui.widgets.checklist import ChecklistView
-from planwatch.tui.widgets.session_rows import RowLayout, SessionRow, row_text
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_ID = "5e806925-4250-446b-9e18-4cd8ceb54145"
@@ -32,21 +28,13 @@ INSERT = (
 )
 
 
-def rows(app) -> list[str]:  # type: ignore[no-untyped-def]
-    return option_texts(app.screen.query_one("#checklist", ChecklistView))
-
-
 @pytest.mark.asyncio
 async def test_a_copilot_row_inserted_by_another_process_shows_in_the_pane(isolated_env) -> None:  # type: ignore[no-untyped-def]
     folder = paths.copilot_sessions_dir() / SAMPLE_ID
     shutil.copytree(SAMPLE, folder)
-    app = make_app(AppOptions(config_path=isolated_env.config, pane=True))
-    async with app.run_test(size=(40, 30)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None, what="the scan")
-        await until(pilot, lambda: app.following, what="the follower")
-        assert app.screen.selected_id == SAMPLE_ID
+    async with following_pane(isolated_env.config, SAMPLE_ID) as (app, pilot):
         assert any(row.startswith("[!] Adding a TOML fallback") for row in rows(app))
-        subprocess.run([sys.executable, "-c", INSERT, str(folder / "session.db")], check=True)
+        run_writer(sys.executable, "-c", INSERT, str(folder / "session.db"))
         await until(
             pilot,
             lambda: any(r.startswith("[▸] Documenting the YAML support") for r in rows(app)),
@@ -61,21 +49,14 @@ async def test_a_copilot_checklist_is_headed_by_its_source_and_shows_what_a_step
         RULES / "e1000000-0000-4000-8000-000000000002",
         paths.copilot_sessions_dir() / "e1000000-0000-4000-8000-000000000002",
     )
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
-    async with app.run_test(size=(160, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None, what="the scan")
-        await until(pilot, lambda: any("Upload it" in r for r in rows(app)), what="the checklist")
-        [upload] = [r for r in rows(app) if "Upload it" in r]
-        assert upload == "[ ] Upload it  waits for “Sign the wheel”, “Write the notes”"
-        assert any("Copilot CLI todos" in r for r in rows(app))
+    upload = await headed_checklist_row(isolated_env.config, "Upload it", "Copilot CLI todos")
+    assert upload == "[ ] Upload it  waits for “Sign the wheel”, “Write the notes”"
 
 
 @pytest.mark.asyncio
 async def test_a_bad_copilot_database_is_said_once_and_the_rest_is_listed(isolated_env) -> None:  # type: ignore[no-untyped-def]
     shutil.copytree(RULES, paths.copilot_sessions_dir())
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+    async with scanned_app(isolated_env.config, size=(120, 36)) as (app, pilot):
         await until(pilot, lambda: any("000000000005" in n.message for n in app._notifications), what="the notice")
         for n in "5678":
             said = [note.message for note in app._notifications if f"00000000000{n}/session.db" in note.message]
@@ -85,12 +66,8 @@ async def test_a_bad_copilot_database_is_said_once_and_the_rest_is_listed(isolat
 
 
 def test_rows_name_copilot_by_name_when_wide_and_by_letter_when_narrow() -> None:
-    now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-    copilot = SessionRow("c1", "copilot", "Title", "/home/dev/x", now, 1, 4, None)
-    wide = RowLayout.for_rows([copilot], 120)
-    assert "● Copilot  Title" in row_text(copilot, now, wide).plain
-    narrow = RowLayout.for_rows([copilot], 60)
-    assert "● H Title" in row_text(copilot, now, narrow).plain
+    assert "● Copilot  Title" in row_texts(["copilot"], 120)[0]
+    assert "● H Title" in row_texts(["copilot"], 60)[0]
 
 
 def test_the_demo_holds_one_copilot_session(tmp_path: Path) -> None:

@@ -7,12 +7,11 @@ while every other session is listed."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+import cli_run
 import pytest
 
 from planwatch.core import paths
@@ -31,14 +30,7 @@ PLAIN = [
 
 
 def planwatch(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=os.environ.copy(),
-        timeout=120,
-    )
+    return cli_run.planwatch(*args, timeout=120)
 
 
 def home_session() -> Path:

@@ -12,26 +12,15 @@ import re
 import shlex
 import shutil
 import subprocess
-import sys
 from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from cli_run import planwatch
 from conftest import IsolatedEnv
 
 ROOT = Path(__file__).resolve().parents[2]
 SESSION = "9d1e7c54-3b2a-4f6e-8c1d-7a9b0e2f4c6d"  # fixtures/transcripts/claude/projects/-home-dev-api
-
-
-def planwatch(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv],
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 @pytest.fixture

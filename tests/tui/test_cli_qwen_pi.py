@@ -5,11 +5,10 @@ listed with their harness, shown with their source's header."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from cli_run import planwatch
 
 from planwatch.core import paths
 
@@ -20,17 +19,6 @@ QWEN_RULES = ROOT / "fixtures/transcripts/rules/qwen/projects"
 PI_RULES = ROOT / "fixtures/transcripts/rules/pi/sessions"
 QWEN_ID = "650333ef-8d48-49e8-abbd-2f740e50ee0a"
 PI_ID = "01a232f9-5858-71c1-b1b0-7ed98b089974"
-
-
-def planwatch(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env=os.environ.copy(),
-        timeout=60,
-    )
 
 
 def _home_sessions() -> None:

@@ -9,19 +9,21 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from app_transcripts import option_texts, until
+from app_transcripts import until
+from cli_run import planwatch
 from cline_data import SAMPLE_ID, SAMPLES
+from harness_app import (
+    a_row_another_process_writes_shows_in_the_pane,
+    recording_pager,
+    row_texts,
+    scanned_app,
+)
 
 from planwatch.core import paths
-from planwatch.tui.app import AppOptions, make_app
-from planwatch.tui.widgets.checklist import ChecklistView
-from planwatch.tui.widgets.session_rows import RowLayout, SessionRow, row_text
 
 ROOT = Path(__file__).resolve().parents[2]
 HELPER = ROOT / "tests/cline_data.py"
@@ -33,17 +35,6 @@ PLAIN = [
     "blocked\tAdd a TOML fallback",
     "completed\tRun the config tests",
 ]
-
-
-def planwatch(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=60,
-    )
 
 
 def _home_data() -> Path:
@@ -101,50 +92,26 @@ def test_a_cline_board_that_cannot_be_read_is_named_once_and_its_sessions_are_li
     assert out.stderr.count(str(board)) == 1 and "corrupt" in out.stderr
 
 
-def rows(app) -> list[str]:  # type: ignore[no-untyped-def]
-    return option_texts(app.screen.query_one("#checklist", ChecklistView))
-
-
 @pytest.mark.asyncio
 async def test_a_cline_row_inserted_by_another_process_shows_in_the_pane(isolated_env) -> None:  # type: ignore[no-untyped-def]
     data = _home_data()
-    app = make_app(AppOptions(config_path=isolated_env.config, pane=True))
-    async with app.run_test(size=(40, 30)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None, what="the scan")
-        await until(pilot, lambda: app.following, what="the follower")
-        assert app.screen.selected_id == SAMPLE_ID
-        await until(pilot, lambda: any("Run the config tests" in r for r in rows(app)), what="the plan")
-        out = subprocess.run(
-            [sys.executable, str(HELPER), str(data), SAMPLE_ID, "Document the YAML support"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-        assert out.returncode == 0, out.stderr
-        await until(pilot, lambda: "[ ] Document the YAML support" in rows(app), what="the new row")
-        assert any("Cline tasks" in r for r in rows(app))
+    writer = [sys.executable, str(HELPER), str(data), SAMPLE_ID, "Document the YAML support"]
+    await a_row_another_process_writes_shows_in_the_pane(isolated_env.config, SAMPLE_ID, writer, "Cline tasks")
 
 
 def test_rows_name_cline_by_name_when_wide_and_by_its_letter_when_narrow() -> None:
-    now = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
-    cline = SessionRow("c1", "cline", "Title", "/home/dev/x", now, 1, 4, None)
-    assert "● Cline    Title" in row_text(cline, now, RowLayout.for_rows([cline], 120)).plain
-    assert "● L Title" in row_text(cline, now, RowLayout.for_rows([cline], 60)).plain
+    assert "● Cline    Title" in row_texts(["cline"], 120)[0]
+    assert "● L Title" in row_texts(["cline"], 60)[0]
 
 
 @pytest.mark.asyncio
 async def test_o_pages_a_cline_sessions_messages_document_as_safe_text(isolated_env, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A Cline session is a folder of its data folder: `o` gives the pager its messages
     document (what was said), through safe text, never the folder."""
-    read = tmp_path / "pager-input"
-    pager = tmp_path / "pager"
-    pager.write_text(f"#!/bin/sh\ncat > {read}.tmp && mv {read}.tmp {read}\n")  # records its stdin, whole
-    pager.chmod(0o755)
-    monkeypatch.setenv("PAGER", str(pager))
+    read = recording_pager(tmp_path, monkeypatch)
     _home_data()
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id == SAMPLE_ID, what="the scan")
+    async with scanned_app(isolated_env.config, size=(120, 36)) as (app, pilot):
+        await until(pilot, lambda: app.screen.selected_id == SAMPLE_ID, what="the newest session")
         app.screen.query_one("#checklist").focus()
         await pilot.press("o")
         await until(pilot, read.exists, what="the pager")

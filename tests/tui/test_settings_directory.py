@@ -8,9 +8,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+import cli_run
 import pytest
 from conftest import IsolatedEnv
 
@@ -21,17 +21,8 @@ CONFIGS = ROOT / "fixtures" / "config"
 
 
 def planwatch(env: IsolatedEnv, *argv: str, extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if k not in ("USER", "LOGNAME", "PLANWATCH_TOKEN")}
-    environ.update(extra or {})
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *argv],
-        cwd=ROOT,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    """`planwatch ARGV` as a person with no login name and no token (`extra` adds to the environment)."""
+    return cli_run.planwatch(*argv, env=extra, without=("USER", "LOGNAME", "PLANWATCH_TOKEN"), stdin=subprocess.DEVNULL)
 
 
 def use_config(env: IsolatedEnv, name: str) -> Path:
