@@ -32,6 +32,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path[:0] = [str(ROOT), str(HERE), str(HERE.parent)]
 
+from measure import corpus_or_generated, point_folders_into  # noqa: E402
+
 
 def generate(root: Path, sessions: int, seed: int = 7) -> None:
     """A corpus of Claude and Codex sessions (sizes skewed: most small, a few large)."""
@@ -150,25 +152,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="planwatch-bench-app-") as tmp:
         work = Path(tmp)
-        for name, sub in (
-            ("CLAUDE_CONFIG_DIR", "claude-home"),
-            ("CODEX_HOME", "codex-home"),
-            ("PLANWATCH_DATA", "data"),
-            ("PLANWATCH_STATE", "state"),
-            ("PLANWATCH_STORE", "store"),
-            ("PLANWATCH_CONFIG", "config.yaml"),
-            ("XDG_DATA_HOME", "xdg"),
-            ("XDG_STATE_HOME", "xdg"),
-            ("XDG_CONFIG_HOME", "xdg"),
-        ):
-            os.environ[name] = str(work / sub)
-        corpus = args.corpus
-        if corpus is None:
-            corpus = work / "corpus"
-            t0 = time.perf_counter()
-            generate(corpus, args.sessions)
-            size = sum(p.stat().st_size for p in corpus.rglob("*") if p.is_file())
-            print(f"generated {args.sessions} sessions, {size / 1e6:.0f} MB in {time.perf_counter() - t0:.1f}s")
+        point_folders_into(work)
+        corpus = corpus_or_generated(args.corpus, work, args.sessions, generate)
         figures = asyncio.run(measure(corpus, work, args.appends))
     for name, value in figures.items():
         print(f"{name:32} {value:10.3f}")

@@ -20,11 +20,9 @@ Targets: cold within 2x the bare loop, warm within half of it.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import sqlite3
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,7 +31,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-sys.path[:0] = [str(ROOT)]
+sys.path[:0] = [str(ROOT), str(HERE)]
+
+from measure import sized_arguments, timed  # noqa: E402
 
 SAMPLE_ID = "5e806925-4250-446b-9e18-4cd8ceb54145"
 SAMPLE = ROOT / "fixtures/samples/copilot/session-state" / SAMPLE_ID
@@ -80,22 +80,8 @@ def build(state: Path, sessions: int, todos: int) -> None:
         db.close()
 
 
-def timed(fn, runs: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
-    wall, cpu = [], []
-    for _ in range(runs):
-        started, started_cpu = time.perf_counter(), time.process_time()
-        fn()
-        wall.append(time.perf_counter() - started)
-        cpu.append(time.process_time() - started_cpu)
-    return statistics.median(wall), statistics.median(cpu)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sessions", type=int, default=1000)
-    parser.add_argument("--todos", type=int, default=8)
-    parser.add_argument("--runs", type=int, default=7)
-    args = parser.parse_args()
+    args = sized_arguments(__doc__, sessions=1000, todos=8)
     with tempfile.TemporaryDirectory(prefix="planwatch-bench-copilot-") as tmp:
         folder = Path(tmp)
         state = folder / "copilot" / "session-state"

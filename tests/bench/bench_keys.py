@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import re
 import statistics
 import sys
@@ -39,6 +38,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path[:0] = [str(ROOT), str(HERE), str(HERE.parent)]
+
+from measure import corpus_or_generated, point_folders_into  # noqa: E402
 
 
 def generate(root: Path, sessions: int) -> None:
@@ -163,26 +164,8 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="planwatch-bench-keys-") as tmp:
         work = Path(tmp)
-        for name, sub in (
-            ("CLAUDE_CONFIG_DIR", "claude-home"),
-            ("CODEX_HOME", "codex-home"),
-            ("PLANWATCH_DATA", "data"),
-            ("PLANWATCH_STATE", "state"),
-            ("PLANWATCH_STORE", "store"),
-            ("PLANWATCH_CONFIG", "config.yaml"),
-            ("PLANWATCH_CACHE", "cache"),
-            ("XDG_DATA_HOME", "xdg"),
-            ("XDG_STATE_HOME", "xdg"),
-            ("XDG_CONFIG_HOME", "xdg"),
-            ("XDG_CACHE_HOME", "xdg"),
-        ):
-            os.environ[name] = str(work / sub)
-        corpus = args.corpus
-        if corpus is None:
-            corpus = work / "corpus"
-            t0 = time.perf_counter()
-            generate(corpus, args.sessions)
-            print(f"generated {args.sessions} sessions in {time.perf_counter() - t0:.1f}s")
+        point_folders_into(work)
+        corpus = corpus_or_generated(args.corpus, work, args.sessions, generate)
         got = asyncio.run(measure(corpus, work, args.every / 1000))
     latencies = sorted(got["latencies"])  # type: ignore[arg-type]
     print(f"rows {got['rows']}, keys acted on during the scan {len(latencies)}")

@@ -18,8 +18,6 @@ Target: the index lists the database in under 0.2 s.
 
 from __future__ import annotations
 
-import argparse
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,8 +26,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-sys.path[:0] = [str(ROOT), str(HERE.parent)]
+sys.path[:0] = [str(ROOT), str(HERE), str(HERE.parent)]
 
+from measure import sized_arguments, timed  # noqa: E402
 from opencode_db import T0, OpenCodeDb  # noqa: E402
 
 from planwatch.core.index import SessionIndex  # noqa: E402
@@ -56,24 +55,8 @@ def build(path: Path, sessions: int, todos: int) -> OpenCodeDb:
     return db
 
 
-def timed(fn, runs: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
-    """Median wall time and median CPU time of this process (the CPU time is what the
-    work costs when other programs share the cores; the CLI's runs in a child: n/a)."""
-    wall, cpu = [], []
-    for _ in range(runs):
-        started, started_cpu = time.perf_counter(), time.process_time()
-        fn()
-        wall.append(time.perf_counter() - started)
-        cpu.append(time.process_time() - started_cpu)
-    return statistics.median(wall), statistics.median(cpu)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sessions", type=int, default=1000)
-    parser.add_argument("--todos", type=int, default=20)
-    parser.add_argument("--runs", type=int, default=7)
-    args = parser.parse_args()
+    args = sized_arguments(__doc__, sessions=1000, todos=20)
     with tempfile.TemporaryDirectory(prefix="planwatch-bench-opencode-") as folder:
         path = Path(folder) / "opencode.db"
         started = time.perf_counter()

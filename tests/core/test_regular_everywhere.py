@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli_run import planwatch
 from conftest import IsolatedEnv
 
 from planwatch.core.overrides import Overrides
@@ -36,40 +37,38 @@ asyncio.run(main())
 """
 
 
-def _env(isolated_env: IsolatedEnv) -> dict[str, str]:
-    env = os.environ.copy()
-    env["PLANWATCH_CACHE"] = str(isolated_env.root / "cache")
-    return env
+def _cli(isolated_env: IsolatedEnv, *args: str) -> subprocess.CompletedProcess[str]:
+    """`planwatch ARGS` with the warm-start cache in the test's folder, under the deadline."""
+    cache = {"PLANWATCH_CACHE": str(isolated_env.root / "cache")}
+    return planwatch(*args, env=cache, timeout=DEADLINE, stdin=subprocess.DEVNULL)
+
+
+def _start_app(isolated_env: IsolatedEnv) -> subprocess.CompletedProcess[str]:
+    """The real app started by a real process, until its first scan is done (prints
+    `started`), as `_cli` runs the command line."""
+    return subprocess.run(
+        [sys.executable, "-c", APP_START, str(isolated_env.config)],
+        cwd=ROOT,
+        env={**os.environ, "PLANWATCH_CACHE": str(isolated_env.root / "cache")},
+        capture_output=True,
+        text=True,
+        timeout=DEADLINE,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_a_fifo_warm_start_cache_never_hangs_sessions(isolated_env: IsolatedEnv) -> None:
     cache = isolated_env.root / "cache"
     cache.mkdir()
     os.mkfifo(cache / "warm-start.json")
-    done = subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"],
-        cwd=ROOT,
-        env=_env(isolated_env),
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE,
-        stdin=subprocess.DEVNULL,
-    )
+    done = _cli(isolated_env, "sessions", "--json")
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().startswith("[")
 
 
 def test_a_fifo_overrides_file_never_hangs_the_app_at_start(isolated_env: IsolatedEnv) -> None:
     os.mkfifo(isolated_env.state / "overrides.json")
-    started = subprocess.run(
-        [sys.executable, "-c", APP_START, str(isolated_env.config)],
-        cwd=ROOT,
-        env=_env(isolated_env),
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE,
-        stdin=subprocess.DEVNULL,
-    )
+    started = _start_app(isolated_env)
     assert started.stdout.strip() == "started", started.stderr
     assert Overrides().load() is None  # and loading it again says so, without waiting
 
@@ -89,29 +88,9 @@ def test_fifos_where_a_transcript_head_or_a_database_should_be_are_passed_by(tmp
     assert read_small(regular) == b"SQLite format 3\x00rest" and is_database_file(regular)
 
 
-def _cli(isolated_env: IsolatedEnv, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "planwatch.tui.cli", *args],
-        cwd=ROOT,
-        env=_env(isolated_env),
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE,
-        stdin=subprocess.DEVNULL,
-    )
-
-
 def test_a_fifo_settings_file_never_hangs_the_app_at_start(isolated_env: IsolatedEnv) -> None:
     os.mkfifo(isolated_env.config)
-    started = subprocess.run(
-        [sys.executable, "-c", APP_START, str(isolated_env.config)],
-        cwd=ROOT,
-        env=_env(isolated_env),
-        capture_output=True,
-        text=True,
-        timeout=DEADLINE,
-        stdin=subprocess.DEVNULL,
-    )
+    started = _start_app(isolated_env)
     assert started.stdout.strip() == "started", started.stderr
 
 
