@@ -33,11 +33,11 @@ from typing import Any
 
 from planwatch.core.regular import open_regular_stat
 from planwatch.core.transcripts.discover import DATABASE_HARNESSES, TranscriptFile, is_whole_document
-from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
+from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader
 from planwatch.core.transcripts.registry import reader_for
 from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, replay
 from planwatch.core.transcripts.warmcache import Remembered as RememberedEntries
-from planwatch.core.transcripts.warmsummary import summary_results
+from planwatch.core.transcripts.warmsummary import summary_matches, summary_plans, summary_results
 from planwatch.core.transcripts.zst import is_zst
 
 log = logging.getLogger(__name__)
@@ -224,6 +224,154 @@ def _read_warm(
     return FileRead(item, reader, reader.results(), trace.offset, trace=trace, warm=fit)
 
 
+# -- a start that shows facts and counts, on every core --------------------------------
+
+# At least this many remembered files on a start that shows facts and counts are shared
+# with forked workers (fewer cost less than forking and taking the answers back).
+WARM_PARALLEL_MIN = 1000
+# The remembered files of such a start and what the cache remembers of them, as the
+# workers forked for it inherit them: a chunk handed to one is a range of places in it.
+_forked_warm: tuple[Sequence[TranscriptFile], Remembered] | None = None
+# What a worker answers for a remembered file: its identity, its results' facts (as
+# `SessionFacts.as_tuple`) and its reader's skipped lines; None: read it here instead.
+WarmFacts = tuple[tuple[int, int, int, int, int], list[tuple[Any, ...]], int]
+
+
+def warm_facts(chunk: range) -> list[WarmFacts | None]:
+    """A forked worker's job on a start that shows facts and counts (`planwatch
+    sessions`): for each remembered file of `chunk` (places in `_forked_warm`, which it
+    inherited), its fact lines replayed and checked as `read_file(..., summaries=True)`
+    does; None for a file where that did not hold (the caller reads it itself)."""
+    shared = _forked_warm
+    if shared is None:
+        return [None] * len(chunk)
+    items, remembered = shared
+    return [_warm_facts(items[n], remembered.get(items[n].path)) for n in chunk]
+
+
+def _warm_facts(item: TranscriptFile, entry: Entry | None) -> WarmFacts | None:
+    if (
+        entry is None
+        or entry.summary is None
+        or not entry.ops
+        or item.harness in _NOT_LINES
+        or is_zst(item.path)
+        or is_whole_document(item.path)
+    ):
+        return None
+    try:
+        reader = reader_for(item.harness)(item.path)
+        fd, st = open_regular_stat(item.path)
+        try:
+            now = identity(st)
+            if fits(entry, now) != "same" or not replay(entry, reader, fd, facts_only=True):
+                return None
+        finally:
+            os.close(fd)
+        facts = reader.result_facts()
+        if not summary_matches(entry.summary, facts):
+            return None
+        return now, [f.as_tuple() for f in facts], reader.skipped_lines
+    except Exception:  # anything odd: the caller reads the file as ever
+        log.debug("a remembered file's facts were not replayed: %s", item.path, exc_info=True)
+        return None
+
+
+_NOT_LINES = frozenset(("cline", "copilot", *DATABASE_HARNESSES))
+
+
+def _from_warm_facts(item: TranscriptFile, entry: Entry, answer: WarmFacts) -> FileRead:
+    """The read of a remembered file a worker replayed the fact lines of (`warm_facts`):
+    its facts, and the plans of its summary (statuses, no text). No reader: an index
+    that shows facts and counts never follows its files."""
+    now, facts, _skipped = answer
+    plans = summary_plans(entry.summary or [])
+    results = [SessionResult(facts=SessionFacts.from_tuple(f), plan=p) for f, p in zip(facts, plans, strict=True)]
+    trace = entry.trace()
+    trace.ident = now
+    return FileRead(item, None, results, trace.offset, trace=trace, warm="same")
+
+
+def _read_warm_facts(
+    warm: Sequence[TranscriptFile], remembered: Remembered, read_plans: bool
+) -> Generator[list[FileRead], None, None]:
+    """The remembered files of a start that shows facts and counts, chunk by chunk:
+    this thread from the newest end, forked workers (when there are enough files and
+    forking is safe: the command line) from the oldest, each answering with facts
+    (`warm_facts`), which cost this thread far less to take in than to replay."""
+    global _forked_warm
+    chunks: deque[range] = deque(range(at, min(at + CHUNK_FILES, len(warm))) for at in range(0, len(warm), CHUNK_FILES))
+    count = min(MAX_WORKERS, _cores() - 1, len(chunks) - 1) if len(warm) >= WARM_PARALLEL_MIN else 0
+    forked: list[Any] = []
+    if count > 0:
+        from planwatch.core.transcripts.workers import fork_workers
+
+        _forked_warm = (warm, remembered)
+        try:
+            forked = fork_workers(count)
+        finally:
+            _forked_warm = None
+
+    def here(places: range) -> list[FileRead]:
+        return [read_file(warm[n], read_plans, remembered.get(warm[n].path), summaries=True) for n in places]
+
+    if not forked:
+        for places in chunks:
+            yield here(places)
+        return
+    from planwatch.core.transcripts.workers import Driver
+
+    lock = threading.Lock()
+    stopped = threading.Event()
+
+    def take_back() -> range | None:
+        with lock:
+            return None if stopped.is_set() or not chunks else chunks.pop()
+
+    # A worker's answer stands for an entry it checked in its copy of `remembered`.
+    checked = getattr(remembered, "checked_elsewhere", remembered.get)
+    answers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
+    drivers = [Driver(read_plans, chunks.pop(), take_back, answers, proc, facts=True) for proc in forked]  # type: ignore[arg-type]
+    running = len(drivers)
+    try:
+        for driver in drivers:
+            driver.start()
+        while True:
+            try:
+                kind, value = answers.get_nowait() if chunks or not running else answers.get()
+            except queue.Empty:
+                kind, value = "", None
+            if kind == "facts":
+                facts, places = value
+                reads: list[FileRead] = []
+                for n, answer in zip(places, facts, strict=True):
+                    item = warm[n]
+                    entry = None if answer is None else checked(item.path)
+                    if answer is None or entry is None:
+                        reads.append(read_file(item, read_plans, remembered.get(item.path), summaries=True))
+                    else:
+                        reads.append(_from_warm_facts(item, entry, answer))
+                yield reads
+                continue
+            if kind == "failed":  # the worker's chunk comes back to this thread
+                with lock:
+                    chunks.appendleft(value)
+                continue
+            if kind == "exit":
+                running -= 1
+                continue
+            with lock:
+                places = chunks.popleft() if chunks else None
+            if places is not None:
+                yield here(places)
+            elif not running:
+                return
+    finally:
+        stopped.set()
+        for driver in drivers:
+            driver.stop()
+
+
 # A file to read: from scratch, or with what the warm-start cache remembers of it.
 Job = TranscriptFile | tuple[TranscriptFile, Entry]
 # What the cache remembers of a scan's files: `in` says it may hold an entry, `get`
@@ -354,7 +502,11 @@ def _read_all(
     # their own entries, not for all of them. `in` may hold for an entry that turns out
     # unfit; its file is then read from scratch.
     jobs: list[TranscriptFile] = list(items)
-    if remembered and (summaries or not spares):
+    if remembered and summaries:
+        warm = [item for item in items if item.path in remembered]
+        yield from _read_warm_facts(warm, remembered, read_plans)
+        jobs = [item for item in items if item.path not in remembered]
+    elif remembered and not spares:
         warm = [item for item in items if item.path in remembered]
         for at in range(0, len(warm), CHUNK_FILES):
             yield [

@@ -230,6 +230,9 @@ class ClaudeReader(TranscriptReader):
     def results(self) -> list[SessionResult]:
         return [SessionResult(facts=self.facts.copy(), plan=self._replay.snapshot())]
 
+    def result_facts(self) -> list[SessionFacts]:
+        return [self.facts.copy()]
+
     # -- records -----------------------------------------------------------------------
 
     def _group(self, record: dict[str, Any]) -> str:

@@ -167,6 +167,9 @@ class CodexReader(TranscriptReader):
     def results(self) -> list[SessionResult]:
         return [SessionResult(facts=self.facts.copy(), plan=self._replay.snapshot())]
 
+    def result_facts(self) -> list[SessionFacts]:
+        return [self.facts.copy()]
+
     # -- records -----------------------------------------------------------------------
 
     touch_sets_time = True  # touch_line: `last_record`

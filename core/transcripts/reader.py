@@ -94,6 +94,40 @@ class SessionFacts:
             subagent_ids=self.subagent_ids,
         )
 
+    def as_tuple(self) -> tuple[Any, ...]:
+        """Every field, in order (what a scan worker hands back: cheaper to pickle)."""
+        return (
+            self.id,
+            self.cwd,
+            self.git_branch,
+            self.custom_title,
+            self.ai_title,
+            self.summary,
+            self.first_prompt,
+            self.parent_id,
+            self.is_subagent,
+            self.last_timestamp,
+            self.subagent_ids,
+        )
+
+    @classmethod
+    def from_tuple(cls, fields: tuple[Any, ...]) -> SessionFacts:
+        """The facts `as_tuple` gave."""
+        (id_, cwd, branch, custom, ai, summary, prompt, parent, subagent, last, subagents) = fields
+        return cls(
+            id=id_,
+            cwd=cwd,
+            git_branch=branch,
+            custom_title=custom,
+            ai_title=ai,
+            summary=summary,
+            first_prompt=prompt,
+            parent_id=parent,
+            is_subagent=subagent,
+            last_timestamp=last,
+            subagent_ids=subagents,
+        )
+
     def title(self) -> str:
         for candidate in (self.custom_title, self.ai_title, self.summary, self.first_prompt):
             if candidate and candidate.strip():
@@ -245,6 +279,11 @@ class TranscriptReader(ABC):
     @abstractmethod
     def results(self) -> list[SessionResult]:
         """One result per session the lines held (ACP logs may hold several)."""
+
+    def result_facts(self) -> list[SessionFacts]:
+        """The facts of each result, as `results()` gives them, without making its plan
+        (a start that takes the plans from the warm-start cache's summary)."""
+        return [result.facts for result in self.results()]
 
 
 _DECODE = json.JSONDecoder().decode

@@ -403,6 +403,15 @@ class Remembered:
         self._checked[path] = entry
         return entry
 
+    def checked_elsewhere(self, path: Path) -> Entry | None:
+        """The entry of `path` as a worker forked with this object found it fit (its
+        copy of the same bytes, checked there by `get`): not checked again here."""
+        raw = self._cache._raw.get(str(path))
+        if raw is None:
+            return None
+        harness, dev, ino, size, mtime, ctime, offset, ops, state, summary = raw
+        return Entry(harness, (dev, ino, size, mtime, ctime), offset, ops, state, summary)
+
 
 def _row(harness: str, trace: Trace) -> list[Any] | None:
     if trace.ident is None or len(trace.ops) > 4 * MAX_OPS or trace.offset > trace.ident[2]:

@@ -84,23 +84,45 @@ def summary_results(summary: list[Any] | None, reader: TranscriptReader) -> list
     differs (then replay the whole trace)."""
     if summary is None:
         return None
-    results = reader.results()
-    if len(results) != len(summary):
+    facts = reader.result_facts()
+    if not summary_matches(summary, facts):
         return None
-    out: list[SessionResult] = []
-    for result, (digest, groups) in zip(results, summary, strict=True):
-        if facts_hash(result.facts) != digest:
-            return None
-        plan = AgentPlan(
-            groups=tuple(
-                PlanGroup(
-                    key=key,
-                    source=SUMMARY_SOURCES[source],  # type: ignore[arg-type]
-                    items=tuple(map(_BLANK_ITEMS.__getitem__, statuses)),
-                    partial=bool(partial),
+    return [SessionResult(facts=f, plan=p) for f, p in zip(facts, summary_plans(summary), strict=True)]
+
+
+def summary_matches(summary: list[Any], facts: list[SessionFacts]) -> bool:
+    """Whether `facts` (a reader's results', in order) hash as the summary remembers."""
+    return len(facts) == len(summary) and all(
+        facts_hash(f) == digest for f, (digest, _groups) in zip(facts, summary, strict=True)
+    )
+
+
+# The plans summaries stand for, by their groups' text-free form: most sessions share a
+# few shapes (three steps, one in progress), and the plans are frozen values.
+_PLANS: dict[str, AgentPlan] = {}
+_MAX_PLANS = 4096
+
+
+def summary_plans(summary: list[Any]) -> list[AgentPlan]:
+    """Per result of a summary, the plan it stands for: its groups, whose items hold a
+    status and no text."""
+    plans: list[AgentPlan] = []
+    for _digest, groups in summary:
+        key = repr(groups)
+        plan = _PLANS.get(key)
+        if plan is None:
+            plan = AgentPlan(
+                groups=tuple(
+                    PlanGroup(
+                        key=key_,
+                        source=SUMMARY_SOURCES[source],  # type: ignore[arg-type]
+                        items=tuple(map(_BLANK_ITEMS.__getitem__, statuses)),
+                        partial=bool(partial),
+                    )
+                    for key_, source, partial, statuses in groups
                 )
-                for key, source, partial, statuses in groups
             )
-        )
-        out.append(SessionResult(facts=result.facts, plan=plan))
-    return out
+            if len(_PLANS) < _MAX_PLANS:
+                _PLANS[key] = plan
+        plans.append(plan)
+    return plans

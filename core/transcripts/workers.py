@@ -55,9 +55,14 @@ class Driver(threading.Thread):
         take: Callable[[], list[Any] | None],
         answers: queue.SimpleQueue[tuple[str, Any]],
         forked: Forked | None = None,
+        *,
+        facts: bool = False,
     ) -> None:
+        """`facts`: the chunks are remembered files of a start that shows facts and
+        counts only (batch.warm_facts): each answer is a file's facts, not its read."""
         super().__init__(name="planwatch-scan-worker", daemon=True)
         self._read_plans = read_plans
+        self._facts = facts
         self._first: list[Any] | None = first
         self._take = take
         self._answers = answers
@@ -88,7 +93,7 @@ class Driver(threading.Thread):
                 while len(sent) < IN_FLIGHT and (chunk := chunk or self._take()) is not None:
                     if self._halted:
                         return
-                    pickle.dump((chunk, self._read_plans), proc.stdin, pickle.HIGHEST_PROTOCOL)
+                    pickle.dump((chunk, self._read_plans, self._facts), proc.stdin, pickle.HIGHEST_PROTOCOL)
                     proc.stdin.flush()
                     sent.append(chunk)
                     chunk = None
@@ -100,7 +105,10 @@ class Driver(threading.Thread):
                 if not isinstance(reads, list) or len(reads) != len(done):
                     raise ValueError("a scan worker answered with something else")
                 sent.popleft()
-                self._answers.put(("reads", restore_items(reads, done)))
+                if self._facts:
+                    self._answers.put(("facts", (reads, done)))
+                else:
+                    self._answers.put(("reads", restore_items(reads, done)))
         except Exception:
             if not self._halted:
                 log.warning("a scan worker failed; its files are read in the calling thread", exc_info=True)
@@ -297,8 +305,9 @@ class _Capture(logging.Handler):
 
 
 def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
-    """A worker process's loop: read a (chunk, read_plans) pickle, answer with the
-    chunk's reads and the log records they made, until stdin ends."""
+    """A worker process's loop: read a (chunk, read_plans[, facts]) pickle, answer with
+    the chunk's reads (with `facts`, each remembered file's facts: batch.warm_facts)
+    and the log records they made, until stdin ends."""
     if stdout is None:
         # Only answers may go to the pipe: anything printed goes to stderr instead.
         stdout = os.fdopen(os.dup(1), "wb")
@@ -309,14 +318,14 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> No
     root = logging.getLogger()
     root.addHandler(capture)
     root.setLevel(logging.INFO)
-    from planwatch.core.transcripts.batch import read_files  # batch imports this module
+    from planwatch.core.transcripts.batch import read_files, warm_facts  # batch imports this module
 
     while True:
         try:
-            chunk, read_plans = pickle.load(stdin)
+            chunk, read_plans, *mode = pickle.load(stdin)  # (chunk, read_plans): reads
         except EOFError:
             return
-        reads = strip_items(read_files(chunk, read_plans))
+        reads = warm_facts(chunk) if mode and mode[0] else strip_items(read_files(chunk, read_plans))
         records, capture.records = capture.records, []
         pickle.dump((reads, records), stdout, pickle.HIGHEST_PROTOCOL)
         stdout.flush()

@@ -632,3 +632,44 @@ def test_a_first_scan_checks_each_remembered_entry_only_when_it_reads_its_file(t
     assert len(remembered._checked) == len(first) <= batch.CHUNK_FILES
     rest = [read for chunk in reads for read in chunk]
     assert all(read.warm == "same" for read in [*first, *rest]) and len(first) + len(rest) == len(files)
+
+
+def test_many_remembered_files_needing_only_counts_are_shared_with_a_forked_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A start that shows facts and counts hands part of its remembered files to forked
+    workers (from the oldest end), which answer with each file's facts; what the index
+    is given is what reading every file in this thread gives: the same facts, counts,
+    resume offsets and identities, every file warm. Fixtures of every line-read
+    harness are among them."""
+    from planwatch.core.transcripts import batch
+    from planwatch.core.transcripts.discover import discover
+
+    folder = tmp_path / "claude" / "projects" / "-home-dev-app"
+    folder.mkdir(parents=True)
+    for n in range(batch.CHUNK_FILES * 4):
+        sid = f"0b7a3c1e-1111-4222-8333-{n:012d}"
+        with (folder / f"{sid}.jsonl").open("wb") as fh:
+            w = ClaudeWriter(fh, sid, f"/home/dev/app{n % 3}", seed=n)
+            w.prompt(f"Fix loader {n}")
+            w.todo_write([("Read the code", "completed"), ("Write tests", "in_progress" if n % 2 else "pending")])
+    roots = [tmp_path / "claude" / "projects", FIXTURES / "transcripts"]
+    SessionIndex(roots).scan()
+    files = [f for f in discover(roots) if f.path != CUT_TREE]
+
+    def reads(parallel_from: int) -> list[FileRead]:
+        monkeypatch.setattr(batch, "WARM_PARALLEL_MIN", parallel_from)
+        remembered = warmcache.Remembered(WarmCache.load(), {f.path: f.harness for f in files})
+        return [read for chunk in batch.read_all(files, True, remembered=remembered, summaries=True) for read in chunk]
+
+    def shown(read: FileRead) -> tuple[object, ...]:
+        trace = read.trace  # none for what is read whole every time (Gemini CLI's documents)
+        kept = None if trace is None else (trace.ident, trace.ops, trace.offset)
+        return (str(read.item.path), read.warm, repr(counts_of(read)), read.offset, kept)
+
+    here = sorted(map(shown, reads(parallel_from=10**9)))
+    shared = reads(parallel_from=1)
+    by_worker = [read for read in shared if read.reader is None]  # taken from a worker's answer
+    assert by_worker, "no file was replayed by a worker"
+    assert sorted(map(shown, shared)) == here
+    assert all(read.warm == "same" for read in by_worker)
