@@ -361,9 +361,9 @@ def _read_warm_facts(
                 running -= 1
                 continue
             with lock:
-                places = chunks.popleft() if chunks else None
-            if places is not None:
-                yield here(places)
+                next_places = chunks.popleft() if chunks else None
+            if next_places is not None:
+                yield here(next_places)
             elif not running:
                 return
     finally:
