@@ -243,9 +243,7 @@ def run_tool(
     for key in args:
         if (name, key) in _NOT_INPUTS:
             raise ctx.refuse(_NOT_INPUTS[(name, key)])
-    moved = _renumbered_input(store, spec.kind, caller, args)
-    if moved is not None:
-        args = {**args, spec.kind: moved[1]}
+    args, moved = _renumbered_input(store, caller, args)
     try:
         inp = spec.input_model.model_validate(args)
     except ValidationError as exc:
@@ -253,20 +251,40 @@ def run_tool(
         raise ctx.refuse(describe_validation_error(exc, statuses=statuses, hints=spec.hints())) from None
     try:
         result = spec.run(ctx, inp)
-        if moved is not None:
-            result.notes.append(f"{moved[0]} is now {moved[1]}: a sync renumbered it; use {moved[1]} from now on.")
+        for old, new in moved:
+            result.notes.append(f"{old} is now {new}: a sync renumbered it; use {new} from now on.")
         return result
     except RecordTooLarge as exc:  # reads refuse such a file: the write never happens
         raise ctx.refuse(str(exc)) from None
 
 
-def _renumbered_input(store: Store, kind: str, caller: Caller, args: dict[str, Any]) -> tuple[str, str] | None:
-    """(old, new) when the record the call names was renumbered by a sync of a shared
-    store and the call comes from the session that was told the old id."""
-    record_id = args.get(kind)
-    if not isinstance(record_id, str) or caller.session is None:
-        return None
+def _renumbered_input(
+    store: Store, caller: Caller, args: dict[str, Any]
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """The call's ids as the store now numbers them, and each (old, new) moved: a sync of a
+    shared store renumbered a provisional id, and the call comes from the session that
+    was told the old one. Every id the call names counts: the record acted on (`task`,
+    `plan`) and the ones it points at (`plan`, `blockedBy`)."""
+    if caller.session is None or not (store.root / ".sync" / "aliases.json").is_file():
+        return args, []
     from planwatch.core.sync.aliases import resolve
 
-    new = resolve(store.root, record_id, caller.session)
-    return (record_id, new) if new is not None and new != record_id else None
+    moved: list[tuple[str, str]] = []
+
+    def renamed(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        new = resolve(store.root, value, caller.session)
+        if new is None or new == value:
+            return value
+        if (value, new) not in moved:
+            moved.append((value, new))
+        return new
+
+    out = dict(args)
+    for key in ("task", "plan"):
+        if key in out:
+            out[key] = renamed(out[key])
+    if isinstance(out.get("blockedBy"), list):
+        out["blockedBy"] = [renamed(b) for b in out["blockedBy"]]
+    return out, moved

@@ -112,6 +112,45 @@ def test_ids_minted_offline_past_the_range_are_renumbered_with_their_references_
     assert "note: still mine" not in (a.task_text(told) if (a.store / "tasks" / f"{told}.md").exists() else "")
 
 
+def test_the_session_told_the_old_ids_reaches_them_in_every_reference_it_makes(tmp_path: Path, remote: Path) -> None:
+    # a plan and a task minted offline past the range (provisional), in one session; after
+    # the sync renumbered them, that session's calls name them by the old ids everywhere
+    # an id goes (the record acted on, plan, blockedBy) and are told the new ones
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("sync", "init", str(remote), "--host", "a", "--range", "1")
+    b.ok("sync", "join", str(remote), "--host", "b", "--range", "1")
+    a.ok("task", "add", "In the range")
+    for n in range(8):  # a host's plan range is 8 ids
+        a.ok("plan", "create", f"In the range {n}", "--scope", "folder:/srv")
+    remote.rename(tmp_path / "away.git")
+    plan = a.ok("plan", "create", "Made offline", "--scope", "folder:/srv", session="sess-9").split()[0]
+    task = a.ok("task", "add", "Made offline", session="sess-9").split()[0]
+    (tmp_path / "away.git").rename(remote)
+    b.ok("sync")
+    b.ok("task", "add", "b takes the next task id")
+    b.ok("plan", "create", "b takes the next plan id", "--scope", "folder:/srv")
+    b.ok("sync")
+    line = a.ok("sync")
+    assert f"{plan}→" in line and f"{task}→" in line, (plan, task, line)
+    new_plan = line.split(f"{plan}→")[1].split(",")[0].strip()
+    new_task = line.split(f"{task}→")[1].split(",")[0].strip()
+    assert new_plan != plan and new_task != task
+    out = a.run("task", "add", "Follows it", "--plan", plan, "--blocked-by", task, session="sess-9")
+    assert out.returncode == 0, out.stderr
+    assert f"{plan} is now {new_plan}" in out.stderr and f"{task} is now {new_task}" in out.stderr
+    follows = next(t for t in json.loads(a.ok("task", "list", "--json")) if t["title"] == "Follows it")
+    assert follows["plan"] == new_plan and follows["blockedBy"] == [new_task]
+    listed = a.run("task", "list", "--plan", plan, "--json", session="sess-9")
+    assert [t["title"] for t in json.loads(listed.stdout)] == ["Follows it"]
+    # another session's old ids are the records that hold those numbers now
+    out = a.run("task", "list", "--plan", plan, session="sess-other")
+    assert "is now" not in out.stdout + out.stderr  # the number as it is now, not the alias
+    assert "Follows it" not in out.stdout
+    a.ok("sync")
+    b.ok("sync")
+    assert a.files() == b.files()
+
+
 def test_a_hand_edit_saved_over_a_newer_version_changes_only_what_the_person_changed(
     tmp_path: Path, remote: Path
 ) -> None:
