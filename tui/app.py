@@ -52,12 +52,15 @@ from planwatch.tui.messages import (
 )
 from planwatch.tui.notices import Notice, desktop_escapes, idle_notice, plan_notices
 from planwatch.tui.options import AppOptions, options_from_args
-from planwatch.tui.session_palette import SessionsProvider
+from planwatch.tui.session_palette import SessionsProvider, SessionSwitcher
 from planwatch.tui.store_service import StoreOwner, StoreService
 from planwatch.tui.widgets.session_rows import RUNNING_WINDOW, untitled
 
 if TYPE_CHECKING:
     from textual.driver import Driver
+
+    from planwatch.core.index import SessionIndex
+    from planwatch.core.sessions import SessionEntry
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +86,7 @@ def make_app(args_or_options: argparse.Namespace | AppOptions | None = None) -> 
     return PlanwatchApp(options)
 
 
-def _default_index(roots: list[Path], read_plans: bool) -> Any:
+def _default_index(roots: list[Path], read_plans: bool) -> SessionIndex:
     from planwatch.core.index import SessionIndex
 
     return SessionIndex(roots, read_plans=read_plans)
@@ -186,10 +189,10 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
     def now(self) -> datetime:
         return self.clock()
 
-    def entries(self) -> list[Any]:
+    def entries(self) -> list[SessionEntry]:
         return list(self.index.entries())
 
-    def entry(self, session_id: str) -> Any | None:
+    def entry(self, session_id: str) -> SessionEntry | None:
         return self.index.get(session_id)
 
     def session_title(self, session_id: str) -> str:
@@ -231,8 +234,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         """Rebuild the session's plan changes from its transcript (OpenCode: from its
         completed todowrite parts) for `timelines`, in memory only like the changes seen
         live."""
-        history = getattr(self.index, "plan_history", None)
-        if history is not None and self.reading and not getattr(self.index, "reads_plans", True):
+        if self.reading and not self.index.reads_plans:
             # Reading was just turned back on and the index has not taken it yet: its
             # history would be empty. Asked again once the index has read the plans (its
             # change of every session refreshes the panel).
@@ -240,8 +242,8 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
             return
         found = PlanHistory()
         try:
-            if history is not None and self.reading:
-                found = history(session_id)
+            if self.reading:
+                found = self.index.plan_history(session_id)
         except Exception:  # a reader's bug must not leave the panel "reading" for ever
             log.exception("rebuilding the timeline of %s failed", session_id)
         self.call_from_thread(self._seed_timeline, session_id, found, timelines)
@@ -449,7 +451,12 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
     def action_store_view(self) -> None:
         from planwatch.tui.screens.store import StoreScreen
 
-        self.push_screen(StoreScreen())
+        self.push_screen(StoreScreen(self.store_service, session_title=self._own_title))
+
+    def _own_title(self, session_id: str) -> str | None:
+        """A session's own title (None: untitled, or not listed), for the store view."""
+        entry = self.entry(session_id)
+        return entry.session.title if entry is not None else None
 
     def action_settings(self) -> None:
         from planwatch.tui.screens.settings import SettingsScreen
@@ -458,7 +465,10 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
 
     def action_help(self) -> None:
         from planwatch.tui.screens.help import HelpScreen
+        from planwatch.tui.screens.settings import SettingsScreen
+        from planwatch.tui.screens.store import StoreScreen
 
         # The keys the screen it opens over binds itself (settings' save) are listed too.
         screen = self.screen
-        self.push_screen(HelpScreen(getattr(screen, "HELP_GROUP", ""), screen.BINDINGS, screen.check_action))
+        group = screen.HELP_GROUP if isinstance(screen, SettingsScreen | StoreScreen | SessionSwitcher) else ""
+        self.push_screen(HelpScreen(group, screen.BINDINGS, screen.check_action))

@@ -24,6 +24,8 @@ from planwatch.tui.palette import HIGH_CONTRAST, readable_variables
 if TYPE_CHECKING:
     from textual.app import App
 
+    from planwatch.core.index import SessionIndex
+    from planwatch.core.sessions import SessionEntry
     from planwatch.tui.live import LiveFeed
     from planwatch.tui.options import AppOptions
     from planwatch.tui.store_service import StoreService
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
     class _AppBase(App[None]):
         """What this half uses of the rest of the app."""
 
-        def entries(self) -> list[Any]: ...
+        def entries(self) -> list[SessionEntry]: ...
         def mirror(self, changed: list[tuple[Any, Any]]) -> object: ...
 
 else:
@@ -55,7 +57,7 @@ class SettingsKeeper(_AppBase):
     config_path: Path
     options: AppOptions
     store_service: StoreService
-    index: Any
+    index: SessionIndex
     feed: LiveFeed
     timelines: Timelines
     scan_done: ScanFinished | None
@@ -176,20 +178,13 @@ class SettingsKeeper(_AppBase):
     def _reroot(self, settings: Settings) -> None:
         """The saved transcript folders, looked in now: the index reads the new ones,
         drops the sessions of those removed, and follows the new set."""
-        setter = getattr(self.index, "set_roots", None)
-        if setter is None:
-            return
         roots = default_roots(settings, self.options.extra_roots)
-        changed = setter(roots)
-        self.feed.mark_changed(changed)
-        problems = self.index.problems() if hasattr(self.index, "problems") else []
+        self.feed.mark_changed(self.index.set_roots(roots))
         # As after the first scan: the empty state names the folders now looked in.
-        self.post_message(ScanFinished(roots, None, problems))
+        self.post_message(ScanFinished(roots, None, self.index.problems()))
 
     @work(thread=True, group="index", exit_on_error=False)
     def _set_reading(self, on: bool) -> None:
-        setter = getattr(self.index, "set_read_plans", None)
-        if setter is not None:
-            setter(on)
+        self.index.set_read_plans(on)
         ids = [entry.session.id for entry in self.index.entries()]
         self.feed.mark_changed(ids)

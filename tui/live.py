@@ -14,13 +14,14 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planwatch.tui.messages import FollowingStarted, ScanFinished, SessionsChanged
 
 if TYPE_CHECKING:
     from textual.app import App
+
+    from planwatch.core.index import SessionIndex
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ class ScanStopped(Exception):
 class LiveFeed:
     """Runs the index scan and the index follower for one app."""
 
-    def __init__(self, app: App[Any], index: Any, *, follow: bool = True, scan: bool = True) -> None:
+    def __init__(self, app: App[Any], index: SessionIndex, *, follow: bool = True, scan: bool = True) -> None:
         self.app = app
         self.index = index
         self.follow = follow
@@ -77,8 +78,7 @@ class LiveFeed:
             self.app.run_worker(self._scan_then_follow, thread=True, group="index", name="scan", exit_on_error=False)
         else:
             # An index handed over already scanned: it is as if the scan just ended.
-            roots = [Path(p) for p in getattr(self.index, "roots_searched", []) or []]
-            self.app.post_message(ScanFinished(roots))
+            self.app.post_message(ScanFinished(list(self.index.roots_searched)))
             if self.follow:
                 self.app.run_worker(
                     self._start_following, thread=True, group="index", name="follow", exit_on_error=False
@@ -86,11 +86,9 @@ class LiveFeed:
 
     def _scan_then_follow(self) -> None:
         error: str | None = None
-        # The warm-start cache is written once the app is told the scan is done (an index
-        # without one, a test's, just scans).
-        save_cache = getattr(self.index, "save_cache", None)
-        if save_cache is not None and getattr(self.index, "save_after_scan", None) is True:
-            self.index.save_after_scan = False
+        # The warm-start cache is written once the app is told the scan is done, not by
+        # the scan itself.
+        self.index.save_after_scan = False
         try:
             self.index.scan(self._on_batch)
         except ScanStopped:
@@ -100,15 +98,13 @@ class LiveFeed:
             error = f"{type(exc).__name__}: {exc}"
         if self._stopped.is_set():
             return
-        roots = [Path(p) for p in getattr(self.index, "roots_searched", []) or []]
-        problems = self.index.problems() if hasattr(self.index, "problems") else []
-        self.app.post_message(ScanFinished(roots, error, problems))
-        if save_cache is not None and error is None:
+        self.app.post_message(ScanFinished(list(self.index.roots_searched), error, self.index.problems()))
+        if error is None:
             from planwatch.core.index import cyclic_gc_paused  # an index with a cache is core's
 
             try:
                 with cyclic_gc_paused():  # as during the scan: no garbage cycles, many objects
-                    save_cache()
+                    self.index.save_cache()
             except Exception:  # a cache is never worth failing for: follow all the same
                 log.exception("writing the warm-start cache failed")
         self._start_following()

@@ -13,7 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from planwatch.core.index import SessionIndex
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,8 +54,8 @@ class AppOptions:
     clock: Callable[[], datetime] = utc_now
     pane: bool = False
     cwd: Path | None = None
-    index: Any | None = None
-    """An injected session source with the SessionIndex API (tests, snapshots)."""
+    index: SessionIndex | None = None
+    """An injected session index, already built (tests, snapshots)."""
     follow: bool = True
     """Run the follower and the store watcher (snapshots turn them off)."""
     scan: bool = True

@@ -3,7 +3,8 @@
 The app offers it in its palette (ctrl+p); the browse screen's `s` opens the session
 switcher, a palette with sessions only, which is how pane mode picks another session of
 any folder. Choosing a hit asks the screen it was opened over to show that session
-(`show_session`); a screen without one (the store view) gets no session hits. Titles
+(a `SessionScreen`: its sessions, its clock, its `show_session`); another screen (the
+store view) gets no session hits. Titles
 are shown as Content, literal. The switcher's footer and help list its own keys, never
 the browse screen's behind it (typed keys go to its search box there).
 """
@@ -11,75 +12,96 @@ the browse screen's behind it (typed keys go to its search box there).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.markup import escape
+from textual.screen import Screen
 
 from planwatch.core.model import harness_label
 from planwatch.core.text import safe_text, shorten
 from planwatch.tui.widgets.key_footer import KeysFooter
 from planwatch.tui.widgets.session_rows import age, short_folder, untitled
 
+if TYPE_CHECKING:
+    from planwatch.core.sessions import SessionEntry
+
 # The palette lists this many sessions before anything is typed (newest first).
 DISCOVER_LIMIT = 30
+
+
+class SessionScreen(Screen[None]):
+    """A screen that shows one session at a time (the browse screen): the palette's
+    session hits are its sessions, and choosing one shows it there."""
+
+    def listed_sessions(self) -> list[SessionEntry]:
+        """Every session the screen can show, newest first."""
+        raise NotImplementedError
+
+    def clock(self) -> datetime:
+        """Now, by the clock the screen's ages are counted from."""
+        raise NotImplementedError
+
+    def show_session(self, session_id: str) -> None:
+        """Show the session chosen in the palette."""
+        raise NotImplementedError
 
 
 class SessionsProvider(Provider):
     """Sessions as palette hits; choosing one shows it on the browse screen."""
 
-    def _sessions(self) -> Iterator[tuple[str, str, str]]:
-        """(session id, title shown, what else a search matches: folder and harness)."""
-        entries = getattr(self.app, "entries", None)
-        if entries is None or getattr(self.screen, "show_session", None) is None:
+    def _sessions(self) -> Iterator[tuple[SessionScreen, SessionEntry, str, str]]:
+        """(the screen, the session, title shown, what else a search matches: folder and
+        harness) for each session of a screen that shows sessions."""
+        screen = self.screen
+        if not isinstance(screen, SessionScreen):
             return
-        for entry in entries():
+        for entry in screen.listed_sessions():
             session = entry.session
             title = safe_text(session.title or untitled(session.harness), single_line=True)
             folder = short_folder(session.cwd or "", str(Path.home()))
             yield (
-                session.id,
+                screen,
+                entry,
                 shorten(title, 80),
                 f"{harness_label(session.harness)} {safe_text(folder, single_line=True)}",
             )
 
-    def _help(self, session_id: str, facts: str) -> str:
-        entry = self.app.entry(session_id) if hasattr(self.app, "entry") else None  # type: ignore[attr-defined]
-        when = ""
-        if entry is not None and hasattr(self.app, "now"):
-            when = f" · {age(entry.session.updated, self.app.now())} ago"  # type: ignore[attr-defined]
+    def _help(self, screen: SessionScreen, entry: SessionEntry, facts: str) -> str:
+        when = f" · {age(entry.session.updated, screen.clock())} ago"
         harness, _, folder = facts.partition(" ")
         # The palette reads help as markup: a folder's own `[…]` is shown, never styled.
         return escape(f"{harness} · {folder or 'no folder'}{when}")
 
-    def _show(self, session_id: str) -> Any:
+    def _show(self, screen: SessionScreen, session_id: str) -> Any:
         async def show() -> None:
-            target = getattr(self.screen, "show_session", None)
-            if target is not None:
-                target(session_id)
+            screen.show_session(session_id)
 
         return show
 
     async def discover(self) -> Hits:
-        for n, (session_id, title, facts) in enumerate(self._sessions()):
+        for n, (screen, entry, title, facts) in enumerate(self._sessions()):
             if n >= DISCOVER_LIMIT:
                 break
-            yield DiscoveryHit(Content(title), self._show(session_id), help=self._help(session_id, facts))
+            yield DiscoveryHit(
+                Content(title), self._show(screen, entry.session.id), help=self._help(screen, entry, facts)
+            )
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for session_id, title, facts in self._sessions():
+        for screen, entry, title, facts in self._sessions():
             score = matcher.match(f"{title} {facts}")
             if score > 0:
                 yield Hit(
                     score,
                     matcher.highlight(escape(title)),
-                    self._show(session_id),
+                    self._show(screen, entry.session.id),
                     text=title,
-                    help=self._help(session_id, facts),
+                    help=self._help(screen, entry, facts),
                 )
 
 

@@ -41,7 +41,7 @@ class Host(StoreOwner, App[None]):
 
     def on_mount(self) -> None:
         self.store_service.start(watch=self.watch)
-        self.push_screen(StoreScreen())
+        self.push_screen(StoreScreen(self.store_service))
 
     def on_unmount(self) -> None:
         self.store_service.stop()

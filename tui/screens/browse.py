@@ -11,6 +11,7 @@ browse_outside, browse_texts).
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import Click, Resize
-from textual.screen import Screen
 from textual.widgets import OptionList, Static
 
 from planwatch.core.checklist import Checklist
@@ -28,20 +28,23 @@ from planwatch.tui import palette
 from planwatch.tui.commands import bindings
 from planwatch.tui.screens import browse_follow, browse_items, browse_outside, browse_texts
 from planwatch.tui.screens.browse_items import Undo
+from planwatch.tui.session_palette import SessionScreen, SessionSwitcher
 from planwatch.tui.widgets.checklist import ChecklistView, RowRef
 from planwatch.tui.widgets.details import DetailsPanel, details_text, hover_card
 from planwatch.tui.widgets.key_footer import KeysFooter
+from planwatch.tui.widgets.list_moves import SteppedOptionList
 from planwatch.tui.widgets.pill import Pill
 from planwatch.tui.widgets.session_list import SessionList
 from planwatch.tui.widgets.session_rows import SessionRow
 from planwatch.tui.widgets.sessions_pane import SessionsPane
 
 if TYPE_CHECKING:
+    from planwatch.core.sessions import SessionEntry
     from planwatch.tui.app import PlanwatchApp
     from planwatch.tui.messages import ScanFinished
 
 
-class BrowseScreen(Screen[None]):
+class BrowseScreen(SessionScreen):
     """Sessions on the left, the checklist and details on the right; one column in pane mode."""
 
     CSS_PATH = "browse.tcss"
@@ -220,7 +223,7 @@ class BrowseScreen(Screen[None]):
 
     def _show_status(self) -> None:
         line = self.query_one("#status-line", Static)
-        progress = getattr(self.app.index, "progress", (0, 0))
+        progress = self.app.index.progress
         text = browse_texts.status_text(
             self.app.store_view, self.app.scan_done is not None, progress, self.app.store_service.sync_status
         )
@@ -348,9 +351,13 @@ class BrowseScreen(Screen[None]):
     # -- jumping to a session
 
     def action_pick_session(self) -> None:
-        from planwatch.tui.session_palette import SessionSwitcher
-
         self.app.push_screen(SessionSwitcher())
+
+    def listed_sessions(self) -> list[SessionEntry]:
+        return self.app.entries()
+
+    def clock(self) -> datetime:
+        return self.app.now()
 
     def show_session(self, session_id: str) -> None:
         """Show a session chosen in the palette; in pane mode the pane then stays on it."""
@@ -386,28 +393,32 @@ class BrowseScreen(Screen[None]):
         self._move(down=False)
 
     def action_cursor_first(self) -> None:
-        self._on_focused("action_first", lambda panel: panel.scroll_home(animate=False))
+        self._on_focused(lambda moves: moves.action_first(), lambda panel: panel.scroll_home(animate=False))
 
     def action_cursor_last(self) -> None:
-        self._on_focused("action_last", lambda panel: panel.scroll_end(animate=False))
+        self._on_focused(lambda moves: moves.action_last(), lambda panel: panel.scroll_end(animate=False))
 
     def action_half_page_down(self) -> None:
         self._on_focused(
-            "action_half_page_down", lambda panel: panel.scroll_relative(y=panel.size.height // 2, animate=False)
+            lambda moves: moves.action_half_page_down(),
+            lambda panel: panel.scroll_relative(y=panel.size.height // 2, animate=False),
         )
 
     def action_half_page_up(self) -> None:
         self._on_focused(
-            "action_half_page_up", lambda panel: panel.scroll_relative(y=-(panel.size.height // 2), animate=False)
+            lambda moves: moves.action_half_page_up(),
+            lambda panel: panel.scroll_relative(y=-(panel.size.height // 2), animate=False),
         )
 
     def _move(self, *, down: bool) -> None:
         self._on_focused(
-            "action_cursor_down" if down else "action_cursor_up",
+            lambda moves: moves.action_cursor_down() if down else moves.action_cursor_up(),
             lambda panel: (panel.scroll_down if down else panel.scroll_up)(),
         )
 
-    def _on_focused(self, list_action: str, scroll: Callable[[DetailsPanel], object]) -> None:
+    def _on_focused(
+        self, list_action: Callable[[SteppedOptionList], object], scroll: Callable[[DetailsPanel], object]
+    ) -> None:
         """A move: in the focused list, or the details (which scroll), else in the list
         the mode shows."""
         focused = self.focused
@@ -416,10 +427,10 @@ class BrowseScreen(Screen[None]):
             return
         target = (
             focused
-            if isinstance(focused, OptionList)
-            else self.query_one("#checklist" if self.pane else "#sessions", OptionList)
+            if isinstance(focused, SteppedOptionList)
+            else self.query_one("#checklist" if self.pane else "#sessions", SteppedOptionList)
         )
-        getattr(target, list_action)()
+        list_action(target)
 
     def action_switch_focus(self) -> None:
         """Focus the next part: session list → checklist → details (when open) → …;

@@ -97,7 +97,7 @@ class ScreenKeysProvider(Provider):
     def _bindings(self) -> list[tuple[str, Binding]]:
         screen = self.screen
         found = []
-        for binding in getattr(screen, "BINDINGS", ()):
+        for binding in screen.BINDINGS:
             if isinstance(binding, Binding) and binding.description:
                 keys = binding.key_display or key_label(binding.key)
                 found.append((f"{binding.description} ({keys})", binding))

@@ -113,8 +113,8 @@ class SettingsScreen(Screen[Settings | None]):
     ]
 
     def __init__(self, settings: Settings | None = None, config_path: Path | None = None) -> None:
-        """`settings` defaults to the app's `settings` attribute, else the file's contents;
-        `config_path` to the app's `config_path` attribute, else `paths.config_file()`."""
+        """The settings shown and the file they are saved to, as the app hands them;
+        `config_path` defaults to `paths.config_file()`, `settings` to that file's contents."""
         super().__init__()
         self._initial = settings
         self._path = config_path
@@ -122,14 +122,13 @@ class SettingsScreen(Screen[Settings | None]):
     @property
     def config_path(self) -> Path:
         if self._path is None:
-            self._path = getattr(self.app, "config_path", None) or paths.config_file()
+            self._path = paths.config_file()
         return self._path
 
     @property
     def initial(self) -> Settings:
         if self._initial is None:
-            app_settings = getattr(self.app, "settings", None)
-            self._initial = app_settings if isinstance(app_settings, Settings) else load_settings(self.config_path)
+            self._initial = load_settings(self.config_path)
         return self._initial
 
     def compose(self) -> ComposeResult:

@@ -6,8 +6,8 @@ wording of refusals) live in one place. A refusal is shown with its own sentence
 Filters are task_list's (status, ready, by, since) and are answered by task_list too.
 
 The view keeps no store of its own: it reads and writes through the app's one store
-service (`app.store_service`: the one `Store`, settings object, ordered writer and
-watcher). It re-reads the store after each of its own actions and whenever the service
+service (the one `Store`, settings object, ordered writer and watcher), which the app
+hands it when it builds the view. It re-reads the store after each of its own actions and whenever the service
 publishes `changed` (other writers: agents, the CLI, an editor), and uses the settings
 the service holds at the moment of each call, so a rule switched on in Settings holds
 here at once. Records that are not valid are listed below the table with their file
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -111,8 +111,13 @@ class StoreScreen(Screen[None]):
             self.answer = answer
             self.refused = refused
 
-    def __init__(self) -> None:
+    def __init__(self, service: StoreService, *, session_title: Callable[[str], str | None] | None = None) -> None:
+        """`service`: the app's store service, which the view reads and writes through;
+        `session_title`: a session's own title by id (None for one not known), for the
+        rows of tasks tied to a session (a host without sessions gives none)."""
         super().__init__()
+        self._service = service
+        self._titles = session_title
         self._generation = 0
         self.snapshot = StoreSnapshot()
         self._narrow = False
@@ -122,11 +127,11 @@ class StoreScreen(Screen[None]):
         self.filters = Filters()
         self.shown: set[str] | None = None
 
-    # -- what the screen works on: the app's store service, read at each use
+    # -- what the screen works on: the app's store service, handed to it
 
     @property
     def service(self) -> StoreService:
-        return cast(StoreService, self.app.store_service)  # type: ignore[attr-defined]
+        return self._service
 
     @property
     def store(self) -> Store:
@@ -295,10 +300,7 @@ class StoreScreen(Screen[None]):
         self._add_row(table, task_cells(task, self._session_title, table.status_style, counts), task.id)
 
     def _session_title(self, session_id: str) -> str | None:
-        # The app's public `entry(id)` when it has one (a host without sessions has none).
-        entry = getattr(self.app, "entry", None)
-        found = entry(session_id) if callable(entry) else None
-        return found.session.title if found is not None else None
+        return self._titles(session_id) if self._titles is not None else None
 
     def _fill_texts(self, task_count: int) -> None:
         snap = self.snapshot
