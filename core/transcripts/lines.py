@@ -137,10 +137,15 @@ def read_transcript(
 
     fd = open_regular(path)  # a FIFO named like a transcript is refused, never waited on
     try:
+        st = os.fstat(fd)
+        # What is read whole is read once: its first lines (leading garbage), its lines
+        # and its last record's time come from the one read (Prefetched).
+        region = st.st_size - start
+        fetched = Prefetched(fd, start, region + 1) if region <= head + tail + chunk and region < WHOLE_READ else None
         if start == 0:
-            _feed_leading_garbage(fd, prefilter, feed)
-        _read_plain(fd, reader, prefilter, feed, outcome, start, head, tail, bound, chunk, max_line)
-        _touch_last_records(fd, reader, start, outcome.offset, trace)
+            _feed_leading_garbage(fd, prefilter, feed, fetched)
+        _read_plain(fd, st, reader, prefilter, feed, outcome, start, head, tail, bound, chunk, max_line, fetched)
+        _touch_last_records(fd, reader, start, outcome.offset, trace, fetched)
     finally:
         os.close(fd)
     if trace is not None:
@@ -179,11 +184,39 @@ def _read_document(
     return outcome
 
 
+class Prefetched:
+    """A region of a file read in one call, [base, base + len(data)): reads that fall
+    inside it are served from those bytes (the whole region as the same object, no
+    copy), reads past it from the file (bytes appended since; when the one read met the
+    end of the file, a read from there finds that end, as of that read). A small file
+    read whole costs one read, not three (its first lines for leading garbage, its
+    lines, its last record's time: 64 KB each end of every file read twice before)."""
+
+    def __init__(self, fd: int, base: int, n: int) -> None:
+        self.base = base
+        self.data = os.pread(fd, n, base)
+        self.short = len(self.data) < n  # it reached the end of the file as it was then
+
+    def covers(self, lo: int, hi: int) -> bool:
+        return self.base <= lo and hi <= self.base + len(self.data)
+
+    def pread(self, fd: int, n: int, pos: int) -> bytes:
+        data = self.data
+        lo = pos - self.base
+        if lo < 0 or lo > len(data):
+            return os.pread(fd, n, pos)
+        if lo + n <= len(data):
+            return data[lo : lo + n]
+        if self.short:  # what was the end of the file: a read as of the fetch
+            return data[lo:]
+        return data[lo:] + os.pread(fd, lo + n - len(data), self.base + len(data))
+
+
 # How far into a file the lines before its first record are looked at.
 LEADING_BOUND = 64 << 10
 
 
-def _feed_leading_garbage(fd: int, prefilter: Prefilter, feed: _Feeder) -> None:
+def _feed_leading_garbage(fd: int, prefilter: Prefilter, feed: _Feeder, fetched: Prefetched | None = None) -> None:
     """Lines that open a file before its first record and are not JSON (another tool's
     output, a truncated write) are handed to the reader, which counts each as a skipped
     line: the prefilter, finding none of the reader's needles in them, would pass over
@@ -191,9 +224,12 @@ def _feed_leading_garbage(fd: int, prefilter: Prefilter, feed: _Feeder) -> None:
     opened with garbage. Fed through `feed`, so the warm-start cache replays them and
     the count holds there too. Bounded by `LEADING_BOUND` bytes; a line the prefilter
     passes (or the privacy switch excludes) is left to the scan."""
-    data = os.pread(fd, LEADING_BOUND, 0)
+    if fetched is not None and fetched.base == 0:
+        data = fetched.data  # looked at up to LEADING_BOUND only, as a read of that many
+    else:
+        data = os.pread(fd, LEADING_BOUND, 0)
     begin = 0
-    while (end := data.find(b"\n", begin)) != -1:
+    while (end := data.find(b"\n", begin, LEADING_BOUND)) != -1:
         line = data[begin : end - 1] if data[end - 1 : end] == b"\r" else data[begin:end]
         at, begin = begin, end + 1
         if not line.strip():
@@ -213,7 +249,14 @@ def _feed_leading_garbage(fd: int, prefilter: Prefilter, feed: _Feeder) -> None:
 LAST_RECORD_WINDOW = 1 << 16
 
 
-def _touch_last_records(fd: int, reader: TranscriptReader, start: int, end: int, trace: Trace | None = None) -> None:
+def _touch_last_records(
+    fd: int,
+    reader: TranscriptReader,
+    start: int,
+    end: int,
+    trace: Trace | None = None,
+    fetched: Prefetched | None = None,
+) -> None:
     """Activity is the last record's time, whatever the record holds (chat, a tool call,
     a plan call the privacy switch keeps from the reader): the last lines of [start,
     end) are handed to `reader.touch_line`, newest first, until one gives a time. Only
@@ -224,20 +267,26 @@ def _touch_last_records(fd: int, reader: TranscriptReader, start: int, end: int,
         return
     low = max(start, end - LAST_RECORD_WINDOW)
     try:
-        found = _touch_in(os.pread(fd, end - low, low), reader)
+        if fetched is not None and fetched.covers(low, end):
+            base = fetched.base
+            found = _touch_in(fetched.data, reader, low - base, end - base)
+        else:
+            base = low
+            found = _touch_in(os.pread(fd, end - low, low), reader)
         if found is not None and trace is not None:
-            trace.touch(low + found[0], found[1])
+            trace.touch(base + found[0], found[1])
     except Exception:
         log.debug("reading the last record's time of %s failed", reader.path, exc_info=True)
 
 
-def _touch_in(data: bytes, reader: TranscriptReader) -> tuple[int, bytes] | None:
-    """Hand the lines of `data` (complete lines, the last one's newline optional) to
-    `reader.touch_line`, newest first, until one gives a time; that line and where it
-    starts in `data`, or None."""
-    stop = len(data)
-    while stop > 0:
-        begin = data.rfind(b"\n", 0, stop - 1) + 1
+def _touch_in(data: bytes, reader: TranscriptReader, lo: int = 0, hi: int | None = None) -> tuple[int, bytes] | None:
+    """Hand the lines of `data[lo:hi]` (complete lines, the last one's newline optional)
+    to `reader.touch_line`, newest first, until one gives a time; that line and where
+    it starts in `data`, or None."""
+    stop = len(data) if hi is None else hi
+    while stop > lo:
+        at = data.rfind(b"\n", lo, stop - 1)
+        begin = at + 1 if at >= 0 else lo
         line = data[begin : stop - 1] if data[stop - 1 : stop] == b"\n" else data[begin:stop]
         if line.strip() and reader.touch_line(line):
             return begin, line
@@ -265,6 +314,7 @@ class _TailKept:
 
 def _read_plain(
     fd: int,
+    st: os.stat_result,
     reader: TranscriptReader,
     prefilter: Prefilter,
     feed: _Feeder,
@@ -275,9 +325,10 @@ def _read_plain(
     bound: int,
     chunk: int,
     max_line: int,
+    fetched: Prefetched | None = None,
 ) -> ReadOutcome:
-    st = os.fstat(fd)
     size = st.st_size
+    pread = fetched.pread if fetched is not None else os.pread
     trace = feed.trace
     if trace is not None:
         trace.seen(st)
@@ -286,7 +337,7 @@ def _read_plain(
         # A region that fits in WHOLE_READ is read in one call: no chunk joins.
         region = (size if limit is None else min(size, limit)) - begin
         step = max(chunk, region + 1) if region < WHOLE_READ else chunk
-        return fd_scan(fd, begin, test, limit=limit, chunk=step, max_line=max_line)
+        return fd_scan(fd, begin, test, limit=limit, chunk=step, max_line=max_line, pread=pread)
 
     def feed_from(begin: int) -> None:
         rest = scan(begin, prefilter)

@@ -52,16 +52,21 @@ class Stream(Protocol):
     def read(self, n: int, /) -> bytes: ...
 
 
+Pread = Callable[[int, int, int], bytes]  # os.pread's (fd, n, offset) -> bytes
+
+
 class PreadStream:
     """A sequential view of a file descriptor from an offset, without moving a shared
-    file position (several scans may use one descriptor)."""
+    file position (several scans may use one descriptor). `pread`: how bytes are read
+    (os.pread, or a region already read: lines.Prefetched)."""
 
-    def __init__(self, fd: int, pos: int) -> None:
+    def __init__(self, fd: int, pos: int, pread: Pread = os.pread) -> None:
         self._fd = fd
+        self._pread = pread
         self.pos = pos
 
     def read(self, n: int) -> bytes:
-        data = os.pread(self._fd, n, self.pos)
+        data = self._pread(self._fd, n, self.pos)
         self.pos += len(data)
         return data
 
@@ -326,14 +331,21 @@ class LineScan:
 
 
 def fd_scan(
-    fd: int, start: int, prefilter: Prefilter, *, limit: int | None = None, chunk: int, max_line: int
+    fd: int,
+    start: int,
+    prefilter: Prefilter,
+    *,
+    limit: int | None = None,
+    chunk: int,
+    max_line: int,
+    pread: Pread = os.pread,
 ) -> LineScan:
     """A `LineScan` of a file descriptor from `start` (pread: no shared file position)."""
     return LineScan(
-        PreadStream(fd, start),
+        PreadStream(fd, start, pread),
         start,
         prefilter,
-        reread=lambda off, n: os.pread(fd, n, off),
+        reread=lambda off, n: pread(fd, n, off),
         limit=limit,
         chunk=chunk,
         max_line=max_line,

@@ -696,3 +696,66 @@ def test_a_refused_full_list_in_the_tail_does_not_stop_the_recovery(tmp_path: Pa
     outcome = read_transcript(reader, path, bound=1 << 20, **SMALL)
     assert outcome.found_full_list
     assert _items(reader) == [("Middle step", "completed"), ("Next", "in_progress")]
+
+
+def _fixture_lines_files() -> list[Path]:
+    from planwatch.core.transcripts.discover import classify, is_whole_document
+    from planwatch.core.transcripts.zst import is_zst
+
+    found = []
+    for path in sorted((ROOT / "fixtures").rglob("*.json*")):
+        item = classify(path)
+        if item is not None and item.harness in ("claude", "codex", "acp", "gemini", "qwen", "pi"):
+            if not is_zst(path) and not is_whole_document(path):
+                found.append(path)
+    return found
+
+
+def _read_all_of(path: Path, harness: str) -> tuple[object, ...]:
+    import dataclasses
+
+    from planwatch.core.transcripts.warmcache import Trace
+
+    reader = reader_for(harness)(path)
+    trace = Trace()
+    outcome = read_transcript(reader, path, trace=trace)
+    return ([dataclasses.asdict(r) for r in reader.results()], reader.skipped_lines, outcome, trace.ops, trace.offset)
+
+
+def test_a_file_read_whole_is_read_once_and_gives_what_reading_it_piece_by_piece_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file small enough to be read whole is read in one call: its first lines (looked
+    at for leading garbage), its lines and its last record's time all come from it. Every
+    line-read fixture, and a file opening with garbage, gives the same facts, plans,
+    trace and offsets as when each of those reads goes to the file (no region read whole)."""
+    import os
+
+    from planwatch.core.transcripts import lines
+    from planwatch.core.transcripts.discover import classify
+
+    garbage = tmp_path / "claude" / "projects" / "-home-dev-app" / "3f2a6b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c.jsonl"
+    garbage.parent.mkdir(parents=True)
+    with garbage.open("wb") as fh:
+        fh.write(b"not json at all\n{torn\n")
+        w = corpus.ClaudeWriter(fh, garbage.stem, "/home/dev/app", seed=3)
+        w.prompt("Fix the loader")
+        w.todo_write([("Read the code", "completed"), ("Write tests", "in_progress")])
+        w.filler(200_000)
+    paths = [*_fixture_lines_files(), garbage]
+    items = [(p, classify(p)) for p in paths]
+    once = [_read_all_of(p, item.harness) for p, item in items if item is not None]
+
+    real = os.pread
+    reads: list[int] = []
+
+    def counted(fd: int, n: int, offset: int) -> bytes:
+        data = real(fd, n, offset)
+        reads.append(len(data))
+        return data
+
+    monkeypatch.setattr(os, "pread", counted)
+    _read_all_of(garbage, "claude")
+    assert sum(reads) == garbage.stat().st_size  # every byte once, nothing twice
+    monkeypatch.setattr(lines, "WHOLE_READ", 0)  # every read goes to the file, in chunks
+    assert [_read_all_of(p, item.harness) for p, item in items if item is not None] == once
