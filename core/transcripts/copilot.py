@@ -37,7 +37,6 @@ import errno
 import logging
 import os
 import stat
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -140,7 +139,7 @@ class CopilotReader(TranscriptReader):
 
     def results(self) -> list[SessionResult]:
         if self._results is None:
-            self._results = [SessionResult(facts=replace(self._facts), plan=self._plan)]
+            self._results = [SessionResult(facts=self._facts.copy(), plan=self._plan)]
         return list(self._results)
 
     def session_ids(self) -> set[str]:

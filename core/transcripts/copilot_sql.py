@@ -6,10 +6,14 @@ call answered `success: false` may still have changed rows. How the table reads 
 schema, its status words, `todo_deps`) changes with Copilot CLI's releases, apart from
 how a session folder becomes a session (core/transcripts/copilot.py).
 
-The database is opened as OpenCode's is (core/transcripts/opencode_sql.py's
-`read_transaction`): `file:…?mode=ro` on a fresh connection closed at once, retries
-while another program holds a write lock; the rows and their dependencies are read by
-one statement, its own snapshot (no transaction held). Never copied, never written.
+The database is opened read-only (`file:…?mode=ro`), never copied, never written, with
+OpenCode's busy timeout and retries while another program holds a write lock
+(core/transcripts/opencode_sql.py). A thousand small databases are read one after
+another, and a fresh `sqlite3.connect` costs about a third of the read of one, so each
+thread keeps one in-memory connection and ATTACHes each database to it read-only, reads,
+and DETACHes it (nothing stays open: a database is not held between reads). The rows
+and their dependencies come from one statement (`UNION ALL`), its own snapshot: no
+transaction is held, no BEGIN or PRAGMA round trip.
 
 - The plan: every row of `todos` in `rowid` order (the order the rows were made),
   `title` the text; status `done` is completed, `blocked` blocked, `pending` and
@@ -25,11 +29,24 @@ one statement, its own snapshot (no transaction held). Never copied, never writt
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
+import time
+from operator import itemgetter
 from pathlib import Path
+from urllib.parse import quote
 
 from planwatch.core.model import EMPTY_PLAN, AgentPlan, PlanGroup, PlanItem, Source, Status
-from planwatch.core.transcripts.opencode_sql import DatabaseProblem, read_transaction
+from planwatch.core.regular import NotRegularFile, check_regular
+from planwatch.core.transcripts.opencode_sql import (
+    BUSY_TIMEOUT,
+    RETRIES,
+    RETRY_PAUSE,
+    DatabaseProblem,
+    is_busy,
+    wording,
+)
 
 __all__ = ["COPILOT_STATUS", "SOURCE", "DatabaseProblem", "read_plan"]
 
@@ -43,56 +60,133 @@ COPILOT_STATUS: dict[object, Status] = {
 }
 # The longest status word or id quoted in a problem (the rest is cut).
 _SHOWN = 40
+# The name a session's database is attached under.
+_AS = "copilot_session"
 
 
 def read_plan(path: Path) -> AgentPlan:
     """The plan the `todos` table of the database at `path` holds (EMPTY_PLAN when it
     holds no row, or no table yet). Raises `DatabaseProblem` (its message names the
     file) when the database cannot be read or is not the one we know."""
-    return read_transaction(path, _plan, one_statement=True)
+    try:
+        check_regular(path)  # sqlite would open a FIFO and wait on it
+    except NotRegularFile as exc:
+        raise DatabaseProblem(f"{path}: {exc.strerror}") from None
+    except OSError:
+        raise DatabaseProblem(f"{path}: no database there") from None
+    uri = f"file:{quote(str(path))}?mode=ro"
+    last: Exception | None = None
+    for attempt in range(RETRIES + 1):
+        db = _connection()
+        try:
+            db.execute(f"ATTACH DATABASE ? AS {_AS}", (uri,))
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                last = exc
+                time.sleep(RETRY_PAUSE * (attempt + 1))
+                continue
+            raise DatabaseProblem(f"{path}: cannot be opened ({exc})") from exc
+        except sqlite3.Error as exc:
+            raise DatabaseProblem(f"{path}: {wording(exc)}") from exc
+        try:
+            return _plan(db)
+        except DatabaseProblem as exc:
+            raise DatabaseProblem(f"{path}: {exc}") from exc
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                last = exc
+                time.sleep(RETRY_PAUSE * (attempt + 1))
+                continue
+            raise DatabaseProblem(f"{path}: {wording(exc)}") from exc
+        except sqlite3.DatabaseError as exc:  # not a database, malformed
+            raise DatabaseProblem(f"{path}: {wording(exc)}") from exc
+        finally:
+            _detach(db)
+    raise DatabaseProblem(f"{path}: locked by another program for too long ({last})")
 
 
-# The rows and what each waits for in one statement: one snapshot, no BEGIN needed.
+_local = threading.local()
+
+
+def _connection() -> sqlite3.Connection:
+    """This thread's in-memory connection that databases are attached to (URIs allowed:
+    `mode=ro` holds for what it attaches). A process forked since made its own."""
+    held = getattr(_local, "held", None)
+    if held is not None and held[0] == os.getpid():
+        return held[1]  # type: ignore[no-any-return]
+    db = sqlite3.connect(":memory:", uri=True, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
+    _local.held = (os.getpid(), db)
+    return db
+
+
+def _detach(db: sqlite3.Connection) -> None:
+    """Let the database go; a connection that cannot is dropped (the next read makes one)."""
+    try:
+        db.execute(f"DETACH DATABASE {_AS}")
+    except sqlite3.Error as exc:
+        if "no such database" in str(exc):
+            return  # the ATTACH failed: nothing held
+        _local.held = None
+        db.close()
+
+
+# Every row, then every dependency, in one statement: one snapshot, no BEGIN needed.
 _ROWS_AND_DEPS = (
-    "SELECT rowid, id, title, status, (SELECT group_concat(depends_on, char(31)) FROM todo_deps "
-    "WHERE todo_deps.todo_id = todos.id) FROM todos ORDER BY rowid"
+    f"SELECT 0, rowid, id, title, status FROM {_AS}.todos "
+    f"UNION ALL SELECT 1, 0, todo_id, depends_on, NULL FROM {_AS}.todo_deps"
 )
-_ROWS = "SELECT rowid, id, title, status, NULL FROM todos ORDER BY rowid"
+_ROWS = f"SELECT 0, rowid, id, title, status FROM {_AS}.todos"
+_ANY_TABLE = f"SELECT 1 FROM {_AS}.sqlite_master WHERE type = 'table' LIMIT 1"
+_by_rowid = itemgetter(1)
+
+
+def _rows(db: sqlite3.Connection, query: str = _ROWS_AND_DEPS) -> list[tuple[object, ...]] | None:
+    """The rows (None: no table yet). SQLite names one missing table at a time."""
+    try:
+        return db.execute(query).fetchall()
+    except sqlite3.OperationalError as exc:
+        text = str(exc)
+        if "no such table" in text and "todo_deps" in text and query is _ROWS_AND_DEPS:
+            return _rows(db, _ROWS)  # no dependencies kept: none waits
+        if "no such table" in text and "todos" in text:
+            if db.execute(_ANY_TABLE).fetchone() is None:
+                return None  # made, nothing written yet
+            raise DatabaseProblem("an unknown schema (no `todos` table)") from exc
+        if "no such column" in text:
+            raise DatabaseProblem(f"an unknown schema ({exc})") from exc
+        raise
 
 
 def _plan(db: sqlite3.Connection) -> AgentPlan:
-    try:
-        rows = db.execute(_ROWS_AND_DEPS).fetchall()
-    except sqlite3.OperationalError as exc:
-        text = str(exc)
-        if "no such table: todo_deps" in text:
-            rows = db.execute(_ROWS).fetchall()  # no dependencies kept: none waits
-        elif "no such table: todos" in text:
-            if db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").fetchone() is None:
-                return EMPTY_PLAN  # made, nothing written yet
-            raise DatabaseProblem("an unknown schema (no `todos` table)") from exc
-        elif "no such column" in text:
-            raise DatabaseProblem(f"an unknown schema ({exc})") from exc
-        else:
-            raise
-    if not rows:
+    rows = _rows(db)
+    if rows is None:
         return EMPTY_PLAN
+    todos = [row for row in rows if row[0] == 0]
+    if not todos:
+        return EMPTY_PLAN
+    todos.sort(key=_by_rowid)  # the order they were made (a scan gives it; not promised)
+    waits_on: dict[object, list[object]] = {}
+    for row in rows:
+        if row[0] == 1:
+            waits_on.setdefault(row[2], []).append(row[3])
     place: dict[object, int] = {}
-    for at, row in enumerate(rows):
-        place.setdefault(row[1], at)
+    for at, row in enumerate(todos):
+        place.setdefault(row[2], at)
     items: list[PlanItem] = []
-    for at, (_rowid, todo_id, title, status, deps) in enumerate(rows):
-        if not isinstance(title, str) or not title.strip():
+    for at, (_tag, _rowid, todo_id, title, status) in enumerate(todos):
+        if type(title) is not str or not title.strip():
             raise DatabaseProblem(f"todo {_quoted(todo_id)} has no title")
         mapped = COPILOT_STATUS.get(status)
         if mapped is None:
             raise DatabaseProblem(
                 f"todo {_quoted(todo_id)} has a status Copilot CLI does not write ({_quoted(status)})"
             )
-        waits: tuple[int, ...] = ()
-        if isinstance(deps, str) and deps:
-            waits = tuple(sorted({place[d] for d in deps.split("\x1f") if d in place and place[d] != at}))
-        items.append(PlanItem(text=title, status=mapped, waits_for=waits))
+        deps = waits_on.get(todo_id)
+        if deps:
+            waits = tuple(sorted({place[d] for d in deps if d in place and place[d] != at}))
+            items.append(PlanItem(text=title, status=mapped, waits_for=waits))
+        else:
+            items.append(PlanItem(text=title, status=mapped))
     return AgentPlan(groups=(PlanGroup(key="", source=SOURCE, items=tuple(items)),))
 
 

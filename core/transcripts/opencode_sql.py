@@ -33,6 +33,7 @@ __all__ = [
     "chunks",
     "first_prompt",
     "has_column",
+    "is_busy",
     "last_lists",
     "lists_of_parts",
     "moment_of",
@@ -40,6 +41,7 @@ __all__ = [
     "read_transaction",
     "todowrite_calls",
     "user_prompts",
+    "wording",
 ]
 
 BUSY_TIMEOUT = 1.0  # seconds SQLite waits on a lock before answering SQLITE_BUSY
@@ -92,13 +94,13 @@ def read_transaction(path: Path, work: Callable[[sqlite3.Connection], T], *, one
         except DatabaseProblem as exc:
             raise DatabaseProblem(f"{path}: {exc}") from exc
         except sqlite3.OperationalError as exc:
-            if _busy(exc):
+            if is_busy(exc):
                 last = exc
                 time.sleep(RETRY_PAUSE * (attempt + 1))
                 continue
-            raise DatabaseProblem(f"{path}: {_wording(exc)}") from exc
+            raise DatabaseProblem(f"{path}: {wording(exc)}") from exc
         except sqlite3.DatabaseError as exc:  # not a database, malformed
-            raise DatabaseProblem(f"{path}: {_wording(exc)}") from exc
+            raise DatabaseProblem(f"{path}: {wording(exc)}") from exc
         finally:
             connection.close()
     raise DatabaseProblem(f"{path}: locked by another program for too long ({last})")
@@ -239,12 +241,12 @@ def prompt_of_part(db: sqlite3.Connection, sid: str, part_id: str) -> str | None
     return None
 
 
-def _busy(exc: sqlite3.OperationalError) -> bool:
+def is_busy(exc: sqlite3.OperationalError) -> bool:
     text = str(exc).lower()
     return "locked" in text or "busy" in text
 
 
-def _wording(exc: sqlite3.Error) -> str:
+def wording(exc: sqlite3.Error) -> str:
     text = str(exc)
     if "not a database" in text or "malformed" in text:
         return f"corrupt or not an SQLite database ({text})"

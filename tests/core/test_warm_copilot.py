@@ -8,10 +8,9 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import unquote
+
+from file_opens import opens_in
 
 from planwatch.core.index import SessionIndex
 from planwatch.core.transcripts.warmcache import cache_file
@@ -21,26 +20,10 @@ SAMPLE_ID = "5e806925-4250-446b-9e18-4cd8ceb54145"
 SAMPLE = ROOT / "fixtures/samples/copilot/session-state" / SAMPLE_ID
 DEPS = ROOT / "fixtures/transcripts/rules/copilot/session-state/e1000000-0000-4000-8000-000000000002"
 
-_OPENED: list[list[str]] = []
 
-
-def _audit(event: str, args: tuple[object, ...]) -> None:
-    if event == "sqlite3.connect" and _OPENED:
-        _OPENED[-1].append(unquote(str(args[0])))
-
-
-sys.addaudithook(_audit)
-
-
-@contextmanager
-def databases_opened() -> Iterator[list[str]]:
-    """Every SQLite database this process connects to meanwhile (Python's audit event)."""
-    seen: list[str] = []
-    _OPENED.append(seen)
-    try:
-        yield seen
-    finally:
-        _OPENED.remove(seen)
+def databases(opened: list[Path]) -> list[str]:
+    """The sessions whose database (or its -wal / -journal) was among the files opened."""
+    return sorted({path.parent.name for path in opened if path.name.startswith("session.db")})
 
 
 def sessions(root: Path) -> dict[str, tuple[str, tuple[int, int]]]:
@@ -58,15 +41,12 @@ def state_folder(tmp_path: Path) -> Path:
 
 def test_a_warm_listing_opens_no_database_of_an_unchanged_copilot_session(tmp_path: Path) -> None:
     root = state_folder(tmp_path)
-    with databases_opened() as cold_opened:
+    with opens_in([root / SAMPLE.name, root / DEPS.name]) as opens:
         cold = sessions(root)
-    # The hook sees the cold read open both databases: it is alive.
-    assert sorted(Path(p.split("?")[0].removeprefix("file:")).parent.name for p in cold_opened) == sorted(
-        [SAMPLE.name, DEPS.name]
-    )
-    with databases_opened() as warm_opened:
+        # The kernel sees the cold read open both databases: the watch is alive.
+        assert databases(opens.seen()) == sorted([SAMPLE.name, DEPS.name])
         warm = sessions(root)
-    assert warm_opened == []
+        assert databases(opens.seen()) == []
     assert warm == cold
     assert cold[SAMPLE_ID][1] == (3, 4)
 
@@ -86,9 +66,9 @@ def test_a_copilot_session_whose_database_changed_is_read_again_on_a_warm_start(
         ],
         check=True,
     )
-    with databases_opened() as opened:
+    with opens_in([root / SAMPLE.name, root / DEPS.name]) as opens:
         warm = sessions(root)
-    assert [Path(p.split("?")[0].removeprefix("file:")).parent.name for p in opened] == [SAMPLE_ID]
+        assert databases(opens.seen()) == [SAMPLE_ID]
     assert warm[SAMPLE_ID][1] == (4, 4)
 
 
