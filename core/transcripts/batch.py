@@ -73,7 +73,7 @@ def read_file(
     then re-reads its fact lines alone and takes its plans' counts from the cache (its
     items hold statuses, no text; never for a checklist or `show`)."""
     if item.harness == "cline":
-        return read_cline(item, read_plans)
+        return read_cline(item, read_plans, remembered)
     if item.harness in DATABASE_HARNESSES:
         return read_database(item, read_plans, remembered)
     if item.harness == "copilot":
@@ -110,20 +110,23 @@ def read_file(
     return FileRead(item, reader, results, offset, trace=trace)
 
 
-def read_cline(item: TranscriptFile, read_plans: bool) -> FileRead:
+def read_cline(item: TranscriptFile, read_plans: bool, remembered: Entry | None = None) -> FileRead:
     """Read a Cline data folder (every session in it); never raises. Its text-free state
-    (the sessions' file stats and row counts) is what the warm-start cache keeps."""
+    (the sessions' file stats, row counts and what their messages gave besides text) is
+    what the warm-start cache keeps: with it, the sessions that did not move leave their
+    messages documents unread (cline.py)."""
     from planwatch.core.transcripts.cline import ClineReader
 
     reader = ClineReader(item.path)
-    results = reader.read(plans=read_plans)
+    results = reader.read(plans=read_plans, remembered=remembered.state if remembered is not None else None)
     trace = None
     if read_plans and reader.problem is None:
         try:
             trace = Trace(ident=identity(item.path.stat()), state=reader.warm_state())
         except OSError:
             trace = None
-    return FileRead(item, reader, results, 0, trace=trace)
+    same = remembered is not None and trace is not None and remembered.state == trace.state
+    return FileRead(item, reader, results, 0, trace=trace, warm="same" if same else None)
 
 
 def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | None = None) -> FileRead:

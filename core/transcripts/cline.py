@@ -23,13 +23,26 @@ The database is opened as OpenCode's is (opencode_sql.read_transaction: `mode=ro
 never written). One that is missing, locked for long, corrupt or of an unknown schema is
 named once; every session is still listed, without a plan.
 
+The timeline (`history`, read when the details ask): the rows keep no past, so it is the
+board after each `team_task` result the messages hold that is not `is_error` and names
+the `taskId` and `status` the task took, at that message's `ts` (`board_history`).
+
 Live: `refresh()` stats each session's two files and asks the board for each session's
 row count, newest `updated_at` and summed `version`; only the sessions where one moved are
 read again. Activity is the latest of the metadata's times, the messages' `updated_at` and
 the session's rows' `updated_at`.
 
+Warm start: `warm_state()` remembers, per session, its files' stats, its rows' count and
+version, and a text-free hint of what its messages document gave besides text (its
+`updated_at`). A start handed that state (`read(remembered=…)`) leaves the messages
+document of a session whose two files kept their stats unread — it holds every message
+and can be megabytes — and reads the small metadata file for the title and folder (text:
+never cached) and the board for the plan. A session titled from its messages alone, or
+one with a problem, has no hint and is read whole.
+
 State kept by kind, for a cache that must hold no text: `_signatures` (ids, sizes, times,
-counts) is text-free; `_facts` and `_plans` hold titles, folders and items, in memory only.
+counts) and the hints are text-free; `_sessions` holds titles, folders and items, in
+memory only.
 """
 
 from __future__ import annotations
@@ -38,7 +51,8 @@ import json
 import logging
 import os
 import sqlite3
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +82,11 @@ MAX_TITLE_CHARS = 1000
 _USER_INPUT_OPEN = "<user_input"
 _USER_INPUT_CLOSE = "</user_input>"
 
-# A file's stat as compared between reads: (inode, size, mtime in ns); () when absent.
+# A file's stat as compared between reads: (inode, size, mtime and ctime in ns); () when
+# absent. The ctime too: a file rewritten in place with its size kept and its mtime put
+# back still has a new one, which no one can set.
 FileSig = tuple[int, ...]
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -79,6 +96,10 @@ class _Session:
     facts: SessionFacts
     plan: AgentPlan | None
     problem: str | None
+    # Text-free, for the warm-start cache: what the messages document gave besides text
+    # (its `updated_at` in microseconds since the epoch, or None); None when the session
+    # had a problem or its title came from the messages (then it is read whole again).
+    hint: dict[str, Any] | None = None
 
 
 def is_cline_data(folder: Path) -> bool:
@@ -105,6 +126,9 @@ class ClineReader(TranscriptReader):
         self._signatures: dict[str, tuple[FileSig, FileSig, tuple[int, int]]] = {}
         self._stamps: dict[str, str] = {}  # the newest updated_at of each session's rows
         self._board_stamps: dict[str, str] = {}  # the same, as the board has it now
+        # Text-free: an earlier start's signatures and hints (`read(remembered=…)`), used
+        # by that read only.
+        self._remembered: dict[str, tuple[list[Any], dict[str, Any]]] = {}
         # Text (memory only).
         self._sessions: dict[str, _Session] = {}
 
@@ -126,28 +150,52 @@ class ClineReader(TranscriptReader):
         return "; ".join(found) if found else None
 
     def read(self, *, plans: bool = True, remembered: Any = None) -> list[SessionResult]:
-        """Read every session from scratch; never raises. (`remembered` is accepted for
-        the database readers' interface: the files are small and read again.)"""
+        """Read every session; never raises. `remembered` (an earlier `warm_state()`):
+        a session whose two files and rows kept the stats and counts it remembers has
+        its messages document left unread (it can be megabytes): its metadata file gives
+        the facts, the remembered hint the messages' time, the board its plan."""
         self._plans_on = plans
         self._signatures.clear()
         self._stamps.clear()
         self._sessions.clear()
         self._file_problems.clear()
-        self.refresh()
+        self._remembered = _remembered(remembered) if plans else {}
+        try:
+            self.refresh()
+        finally:
+            self._remembered = {}
         return self.results()
 
     def warm_state(self) -> dict[str, Any]:
-        """Text-free: per session the stats of its files and its rows' count and version."""
-        return {"sessions": {sid: [list(a), list(b), list(c)] for sid, (a, b, c) in self._signatures.items()}}
+        """Text-free: per session the stats of its files, its rows' count and version,
+        and the hint of what its messages gave (`_Session.hint`; absent: none)."""
+        sessions: dict[str, list[Any]] = {}
+        for sid, (a, b, c) in self._signatures.items():
+            hint = self._sessions[sid].hint if sid in self._sessions else None
+            sessions[sid] = [list(a), list(b), list(c)] if hint is None else [list(a), list(b), list(c), hint]
+        return {"sessions": sessions}
 
     def results(self) -> list[SessionResult]:
         return [
-            SessionResult(facts=replace(s.facts), plan=(s.plan if s.plan is not None else EMPTY_PLAN))
+            SessionResult(facts=s.facts.copy(), plan=(s.plan if s.plan is not None else EMPTY_PLAN))
             for s in self._sessions.values()
         ]
 
     def session_ids(self) -> set[str]:
         return set(self._sessions)
+
+    def history(self, session_id: str) -> list[tuple[datetime, AgentPlan]]:
+        """The session's board after each change its messages confirm, oldest first, with
+        the time of the message that confirmed it: its timeline (read on demand: it reads
+        the messages document). Never raises ([] when it cannot be read)."""
+        session = self._sessions.get(session_id)
+        folder = self.path / SESSIONS / session_id
+        if session is None or not self._plans_on:
+            return []
+        titles = {i.task_id: i.text for g in (session.plan or EMPTY_PLAN).groups for i in g.items if i.task_id}
+        messages, _problem = _document(session_files(folder, session_id)[1])
+        found = messages.get("messages") if isinstance(messages, dict) else None
+        return board_history(found, titles) if isinstance(found, list) else []
 
     def refresh(self) -> set[str]:
         """Read again the sessions whose files or rows moved; returns the ids that changed
@@ -174,7 +222,12 @@ class ClineReader(TranscriptReader):
             return gone
         rows = self._board_rows(moved) if self._plans_on and self._board_problem is None else {}
         for sid in moved:
-            session = self._read_session(folders[sid], sid, rows.get(sid))
+            known = self._remembered.get(sid)
+            # Its two files as remembered: the messages need no read (its rows are read
+            # whenever the session moved).
+            files = [list(part) for part in signatures[sid][:2]]
+            hint = known[1] if known is not None and known[0][:2] == files else None
+            session = self._read_session(folders[sid], sid, rows.get(sid), hint)
             self._sessions[sid] = session
             self._signatures[sid] = signatures[sid]
             self._stamps[sid] = self._board_stamps.get(sid, "")
@@ -199,7 +252,11 @@ class ClineReader(TranscriptReader):
             log.debug("cannot list %s: %s", self.path / SESSIONS, exc)
         return found
 
-    def _read_session(self, folder: Path, sid: str, rows: list[tuple[Any, ...]] | None) -> _Session:
+    def _read_session(
+        self, folder: Path, sid: str, rows: list[tuple[Any, ...]] | None, hint: dict[str, Any] | None = None
+    ) -> _Session:
+        """One session from its files and rows; with `hint` (its files unchanged since a
+        start that remembered it), its messages document is not read."""
         meta_path, messages_path = session_files(folder, sid)
         facts = SessionFacts(id=sid)
         meta, meta_problem = _document(meta_path)
@@ -214,13 +271,23 @@ class ClineReader(TranscriptReader):
                 facts.first_prompt = prompt_title(prompt, MAX_TITLE_CHARS)
             for key in ("started_at", "ended_at"):
                 facts.touch(parse_timestamp(meta.get(key)))
-        messages, messages_problem = _document(messages_path)
-        if isinstance(messages, dict):
-            facts.touch(parse_timestamp(messages.get("updated_at")))
-            if facts.first_prompt is None:
-                facts.first_prompt = _first_prompt(messages.get("messages"))
-        elif messages_problem is None and messages_path.exists():
-            messages_problem = f"{messages_path}: not a Cline messages document (no object)"
+        messages_problem: str | None = None
+        if hint is not None and meta_problem is None and facts.first_prompt is not None:
+            updated = hint["updated"]
+            facts.touch(None if updated is None else _EPOCH + timedelta(microseconds=updated))
+        else:
+            hint = None
+            messages, messages_problem = _document(messages_path)
+            if isinstance(messages, dict):
+                moment = parse_timestamp(messages.get("updated_at"))
+                facts.touch(moment)
+                from_messages = facts.first_prompt is None
+                if from_messages:
+                    facts.first_prompt = _first_prompt(messages.get("messages"))
+                if not from_messages:
+                    hint = {"updated": None if moment is None else (moment - _EPOCH) // timedelta(microseconds=1)}
+            elif messages_problem is None and messages_path.exists():
+                messages_problem = f"{messages_path}: not a Cline messages document (no object)"
         problem = "; ".join(p for p in (meta_problem, messages_problem) if p) or None
         plan: AgentPlan | None = None
         if rows is not None and self._plans_on:
@@ -230,7 +297,7 @@ class ClineReader(TranscriptReader):
                 facts.touch(parse_timestamp(row[4]))
         if messages_problem is not None:
             plan = None  # caught half-written: no plan until it reads whole again
-        return _Session(facts=facts, plan=plan, problem=problem)
+        return _Session(facts=facts, plan=plan, problem=problem, hint=hint if problem is None else None)
 
     # -- the board -------------------------------------------------------------------------
 
@@ -282,6 +349,106 @@ class ClineReader(TranscriptReader):
             return {}
 
 
+def _remembered(state: Any) -> dict[str, tuple[list[Any], dict[str, Any]]]:
+    """Per session of an earlier `warm_state()`, its signatures and hint, where both are
+    what `warm_state` writes (anything else is read as a change: read whole)."""
+    sessions = state.get("sessions") if isinstance(state, dict) else None
+    if not isinstance(sessions, dict):
+        return {}
+    found: dict[str, tuple[list[Any], dict[str, Any]]] = {}
+    for sid, remembered in sessions.items():
+        if not (isinstance(remembered, list) and len(remembered) == 4 and isinstance(remembered[3], dict)):
+            continue
+        hint = remembered[3]
+        updated = hint.get("updated", False)
+        if set(hint) != {"updated"} or not (updated is None or type(updated) is int):
+            continue
+        parts = remembered[:3]
+        if all(isinstance(part, list) and all(type(n) is int for n in part) for part in parts):
+            found[sid] = (parts, hint)
+    return found
+
+
+# The latest changes a timeline keeps (as history.py's).
+HISTORY_MAX = 200
+
+
+def board_history(messages: list[Any], titles: dict[str, str]) -> list[tuple[datetime, AgentPlan]]:
+    """The board after each `team_task` call its result confirms, at that result's `ts`
+    (milliseconds). A result confirms a change when it is not `is_error` and its content
+    is a JSON object naming the `taskId` and the `status` the task took: a `create` adds
+    the task, the other actions set its status; a refused call, a `list`, or a task never
+    seen created change nothing. A step's text is the board's title of its task (`titles`,
+    by task id), else its create call's `title`; the steps are in task id order, as the
+    board's. A change without a time is shown with the next one that has one."""
+    called: dict[str, Any] = {}
+    tasks: dict[str, tuple[str, Status]] = {}
+    out: list[tuple[datetime, AgentPlan]] = []
+    pending = False
+    for message in messages:
+        if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+            continue
+        moment = _ms_time(message.get("ts"))
+        for block in message["content"]:
+            if not isinstance(block, dict) or block.get("name") != "team_task":
+                continue
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
+                called[block["id"]] = block.get("input")
+            elif block.get("type") == "tool_result" and block.get("is_error") is not True:
+                pending = (
+                    _apply(tasks, _result(block.get("content")), called.get(block.get("tool_use_id")), titles)
+                    or pending
+                )
+        if pending and moment is not None:
+            items = tuple(
+                PlanItem(text=text, status=status, task_id=tid) for tid, (text, status) in sorted(tasks.items())
+            )
+            out.append((moment, AgentPlan(groups=(PlanGroup(key="", source=SOURCE, items=items),))))
+            pending = False
+    return out[-HISTORY_MAX:]
+
+
+def _apply(tasks: dict[str, tuple[str, Status]], result: Any, call: Any, titles: dict[str, str]) -> bool:
+    """One confirmed result applied to `tasks`; whether it changed them."""
+    if not isinstance(result, dict):
+        return False
+    tid, status, action = result.get("taskId"), result.get("status"), result.get("action")
+    if not (isinstance(tid, str) and isinstance(status, str)):
+        return False
+    mapped = read_status(status, BOARD_STATUSES)
+    if action == "create" and tid not in tasks:
+        title = titles.get(tid) or (call.get("title") if isinstance(call, dict) else None)
+        if not isinstance(title, str) or not title.strip():
+            return False
+        tasks[tid] = (title, mapped)
+        return True
+    if tid in tasks and tasks[tid][1] != mapped:
+        tasks[tid] = (tasks[tid][0], mapped)
+        return True
+    return False
+
+
+def _result(content: Any) -> Any:
+    """A tool result's content as JSON: a string, or text blocks holding one."""
+    if isinstance(content, list):
+        content = "".join(b["text"] for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+    if not isinstance(content, str) or not content.startswith("{"):
+        return None
+    try:
+        return json.loads(content)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _ms_time(raw: Any) -> datetime | None:
+    if type(raw) is not int or raw <= 0:
+        return None
+    try:
+        return _EPOCH + timedelta(milliseconds=raw)
+    except OverflowError:
+        return None
+
+
 def _check_schema(db: sqlite3.Connection) -> None:
     have = {str(r[1]) for r in db.execute("PRAGMA table_info(team_tasks)")}
     if not have:
@@ -325,7 +492,7 @@ def _stat(path: Path) -> FileSig:
         st = path.stat()
     except OSError:
         return ()
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _document(path: Path) -> tuple[Any, str | None]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from cline_data import SAMPLE_ID, SAMPLES, ClineData
+from file_opens import opens_in
 
 from planwatch.core import paths
 from planwatch.core.index import SessionIndex
@@ -172,6 +173,61 @@ def test_an_untitled_session_is_titled_by_its_first_prompt_without_the_user_inpu
     (folder / "1796000000007_ggggg.json").write_text(json.dumps(meta))
     [result] = ClineReader(data.folder).read()
     assert result.facts.title() == "Fix the flaky upload test"
+
+
+# -- the timeline ----------------------------------------------------------------------------
+
+
+def test_the_timeline_of_a_cline_session_is_its_board_after_each_change_its_messages_confirm(tmp_path: Path) -> None:
+    folder = sample_data(tmp_path / "data")
+    index = SessionIndex([folder])
+    index.scan()
+    changes = index.plan_history(SAMPLE_ID).changes
+    # Four creations, then each claim, completion and block the harness answered.
+    assert len(changes) == 11
+    moments = [change[0] for change in changes]
+    assert moments == sorted(moments) and moments[0].year == 2026
+    plans = [change[1] for change in changes]
+    assert items(plans[0]) == [("Inspect the current config loader", "pending")]
+    assert items(plans[4])[0] == ("Inspect the current config loader", "in_progress")
+    assert items(plans[-1]) == SAMPLE_PLAN  # it ends where the board is
+
+
+def test_a_refused_team_task_call_is_no_change_in_the_timeline(data: ClineData) -> None:
+    sid = "1796000000031_aaaaa"
+
+    def call(n: int, ts: int, action: str, result: str, *, error: bool = False, title: str = "") -> list[dict]:
+        given = {"action": action, "taskId": "task_0001", **({"title": title} if title else {})}
+        answer = {"type": "tool_result", "tool_use_id": f"c{n}", "name": "team_task", "content": result}
+        if error:
+            answer["is_error"] = True
+        return [
+            {
+                "role": "assistant",
+                "ts": ts,
+                "content": [{"type": "tool_use", "id": f"c{n}", "name": "team_task", "input": given}],
+            },
+            {"role": "user", "ts": ts + 1, "content": [answer]},
+        ]
+
+    messages = [
+        ClineData.user("Track it"),
+        *call(1, 1796000000000, "create", '{"action":"create","taskId":"task_0001","status":"pending"}', title="Do it"),
+        *call(2, 1796000001000, "complete", '{"error":"Task is not claimed"}', error=True),
+        *call(3, 1796000002000, "claim", '{"action":"claim","taskId":"task_0001","status":"in_progress"}'),
+        *call(4, 1796000003000, "complete", '{"action":"complete","taskId":"task_0009","status":"completed"}'),
+    ]
+    data.session(sid, "Track it", "/home/dev/lab", messages=messages)
+    data.task(sid, "task_0001", "Do it, as the board has it", "in_progress")
+    reader = ClineReader(data.folder)
+    reader.read()
+    history = reader.history(sid)
+    # The refused completion and the task never created changed nothing; the text is the board's.
+    assert [items(plan) for _when, plan in history] == [
+        [("Do it, as the board has it", "pending")],
+        [("Do it, as the board has it", "in_progress")],
+    ]
+    assert [when.timestamp() for when, _plan in history] == [1796000000.001, 1796000002.001]
 
 
 # -- bad input ---------------------------------------------------------------------------
@@ -355,6 +411,54 @@ def test_the_warm_cache_of_a_cline_folder_holds_no_plan_or_prompt_text(tmp_path:
     for text, _status in SAMPLE_PLAN:
         assert text.encode() not in data
     assert b"Add YAML support" not in data and b"cline-todos" not in data
+
+
+def listing(folder: Path) -> dict[str, tuple[str, str | None, object, list[tuple[str, str]]]]:
+    index = SessionIndex([folder])
+    index.scan()
+    return {
+        e.session.id: (
+            e.session.title,
+            e.session.cwd,
+            e.session.updated,
+            [(i.text, i.status) for g in e.plan.groups for i in g.items],
+        )
+        for e in index.entries()
+    }
+
+
+def messages_read(opened: list[Path]) -> list[str]:
+    """The sessions whose messages document was among the files opened."""
+    return sorted({path.parent.name for path in opened if path.name.endswith(".messages.json")})
+
+
+def test_a_warm_start_leaves_the_messages_of_unchanged_cline_sessions_unread(data: ClineData) -> None:
+    a, b, c = "1796000000021_aaaaa", "1796000000022_bbbbb", "1796000000023_ccccc"
+    data.session(a, "Alpha", "/home/dev/a", started="2026-12-01T18:00:00.000Z")
+    data.session(b, "Beta", "/home/dev/b", started="2026-12-01T18:10:00.000Z")
+    untitled = data.session(c, "Gamma from the messages", "/home/dev/c", title="")
+    meta = json.loads((untitled / f"{c}.json").read_text())
+    meta.pop("prompt")  # its title is in its messages only
+    (untitled / f"{c}.json").write_text(json.dumps(meta))
+    data.messages(a, [ClineData.user("Alpha")], updated="2026-12-01T18:30:00.000Z")
+    data.task(a, "task_0001", "First", "completed")
+    data.task(b, "task_0001", "Second", "pending")
+    folders = [data.folder / "sessions" / sid for sid in (a, b, c)]
+    with opens_in(folders) as opens:
+        cold = listing(data.folder)
+        assert messages_read(opens.seen()) == [a, b, c]  # the watch sees the cold read
+        assert listing(data.folder) == cold
+        # Unchanged: only the session titled from its messages reads them again.
+        assert messages_read(opens.seen()) == [c]
+        data.task(b, "task_0002", "Third", "in_progress", updated="2026-12-01T19:00:00.000Z")
+        data.messages(a, [ClineData.user("Alpha")], updated="2026-12-01T20:00:00.000Z")
+        warm = listing(data.folder)
+        assert messages_read(opens.seen()) == [a, c]  # b's rows moved, its files did not
+    assert warm[a][2] != cold[a][2] and warm[a][3] == cold[a][3]
+    assert warm[b][3] == [("Second", "pending"), ("Third", "in_progress")]
+    assert warm[c][0] == "Gamma from the messages"
+    assert listing(data.folder) == warm
+    assert cold[a][2] is not None and warm[c] == cold[c]
 
 
 def test_a_cline_folder_and_a_kilo_database_saved_as_transcript_folders_are_read_and_followed_at_once(
