@@ -70,6 +70,10 @@ class _Feeder:
         self.reader = reader
         self.outcome = outcome
         self.trace = trace
+        # The reader's fact state after the line fed last: nothing but this feeder
+        # changes a reader's facts while one read runs (the scans between two lines
+        # only ask the reader, never feed it), so it is the state before the next.
+        self._state: tuple[object, object] | None = None
 
     def __call__(self, offset: int, line: bytes) -> None:
         trace = self.trace
@@ -78,9 +82,9 @@ class _Feeder:
             return
         # The trace tags the line by what feeding it changed (warmcache FACT, WHEN,
         # LINE): a start that needs only the facts re-reads the fact lines alone.
-        facts, when = self.reader.fact_state()
+        facts, when = self._state if self._state is not None else self.reader.fact_state()
         self._feed(line)
-        facts_after, when_after = self.reader.fact_state()
+        self._state = facts_after, when_after = self.reader.fact_state()
         trace.line(offset, line, FACT if facts_after != facts else WHEN if when_after != when else LINE)
 
     def _feed(self, line: bytes) -> None:
