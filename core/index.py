@@ -403,3 +403,24 @@ def cyclic_gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+@contextlib.contextmanager
+def cyclic_gc_paused_then_frozen() -> Iterator[None]:
+    """`cyclic_gc_paused` for a process that lives on after its scan (the app): what is
+    garbage is collected first, then, when the scan is done, every object alive is moved
+    out of the collector's reach (`gc.freeze`) before it runs again. Otherwise its first
+    collections walk everything the scan made (about 440,000 objects at 10,000 sessions),
+    a pause of a third of a second on every thread at the first refresh of the list that
+    makes objects, and again at each later full collection. Those objects hold no cycles
+    (above), so reference counting still frees them."""
+    if not gc.isenabled():  # paused by the caller already: nothing of ours to freeze
+        yield
+        return
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()

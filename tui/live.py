@@ -11,9 +11,10 @@ Started on the app's mount, stopped on its unmount.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from planwatch.tui.messages import FollowingStarted, ScanFinished, SessionsChanged
@@ -42,6 +43,7 @@ class LiveFeed:
         self._changed: set[str] = set()
         self._all = False  # a full refresh is due (scan batches, settings)
         self._stopped = threading.Event()
+        self._froze = False  # the first scan froze what it made (given back on stop)
 
     # -- callbacks, called on core threads
 
@@ -90,7 +92,8 @@ class LiveFeed:
         # the scan itself.
         self.index.save_after_scan = False
         try:
-            self.index.scan(self._on_batch)
+            with self._gc_for_scan():
+                self.index.scan(self._on_batch)
         except ScanStopped:
             return
         except Exception as exc:  # a scan failure must show, never crash the app
@@ -108,6 +111,30 @@ class LiveFeed:
             except Exception:  # a cache is never worth failing for: follow all the same
                 log.exception("writing the warm-start cache failed")
         self._start_following()
+
+    @contextlib.contextmanager
+    def _gc_for_scan(self) -> Iterator[None]:
+        """The collector paused while the first scan runs and what the scan made frozen
+        after it (core's `cyclic_gc_paused_then_frozen`)."""
+        from planwatch.core.index import cyclic_gc_paused_then_frozen
+
+        try:
+            with cyclic_gc_paused_then_frozen():
+                yield
+        finally:
+            with self._lock:
+                self._froze = True
+                if self._stopped.is_set():  # stopped while scanning: stop() has run
+                    self._unfreeze()
+
+    def _unfreeze(self) -> None:
+        # The process may go on without this app (tests run many in one): what the
+        # scan froze, the app's own objects among them, is the collector's again.
+        if self._froze:
+            import gc
+
+            self._froze = False
+            gc.unfreeze()
 
     def _start_following(self) -> None:
         if not self.follow or self._stopped.is_set():
@@ -127,3 +154,5 @@ class LiveFeed:
             self.index.stop()
         except Exception:
             log.exception("stopping the index failed")
+        with self._lock:
+            self._unfreeze()

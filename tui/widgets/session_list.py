@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
+from itertools import repeat
 
 from textual import events
 from textual.binding import Binding
@@ -26,6 +27,7 @@ from planwatch.tui.widgets.session_rows import (
     Order,
     RowLayout,
     SessionRow,
+    face_until,
     group_key,
     harness_style,
     heading_text,
@@ -68,19 +70,49 @@ class _RowVisual(Visual):
     (known without its text); its text made when first drawn, its strips kept per width
     and style. (It holds no reference to an option: no reference cycle per row.)"""
 
-    def __init__(self, row: SessionRow, now: datetime, layout: RowLayout, face: tuple[bool, str]) -> None:
+    def __init__(self, row: SessionRow, now: datetime, layout: RowLayout, face: tuple[bool, str] | None = None) -> None:
+        # Made by the thousand while a first scan fills the list, drawn by the few dozen:
+        # what only drawing or a later check needs (the face, its span, the columns, the
+        # cells) is worked out when first asked for.
         self.row = row
         self.now = now
         self.layout = layout
-        self.face = face
-        self.columns = columns_of(layout, row)
-        self._cells = row_cells(row, layout)
+        self._face = face
+        self._until: datetime | None = None
+        self._columns: tuple[object, ...] | None = None
+        self._cells_known = False
+        self._cells: int | None = None
         self._content: Content | None = None
         self._strips: dict[tuple[object, ...], list[Strip]] = {}
 
-    def shows(self, row: SessionRow, face: tuple[bool, str], columns: tuple[object, ...]) -> bool:
-        """Whether this visual's text is the one `row` would show now in `columns`."""
-        return (self.row is row or self.row == row) and self.face == face and self.columns == columns
+    @property
+    def face(self) -> tuple[bool, str]:
+        """What of the clock the row's text shows (running, age): row_face at `now`."""
+        if self._face is None:
+            self._face = row_face(self.row, self.now)
+        return self._face
+
+    @property
+    def until(self) -> datetime:
+        """The face holds for every clock from `now` until this (face_until)."""
+        if self._until is None:
+            self._until = face_until(self.row, self.now)
+        return self._until
+
+    @property
+    def columns(self) -> tuple[object, ...]:
+        if self._columns is None:
+            self._columns = columns_of(self.layout, self.row)
+        return self._columns
+
+    def holds(self, row: SessionRow, now: datetime, layout: RowLayout) -> bool:
+        """Whether this visual's text is the one `row` shows at `now` in `layout`: the
+        same row, a clock within its face's span (no age made), the same columns."""
+        return (
+            (self.row is row or self.row == row)
+            and (now == self.now or self.now <= now < self.until)
+            and (self.layout is layout or self.columns == columns_of(layout, row))
+        )
 
     @property
     def content(self) -> Content:
@@ -115,6 +147,8 @@ class _RowVisual(Visual):
         return self.content.get_minimal_width(rules)
 
     def get_height(self, rules: RulesMap, width: int) -> int:
+        if not self._cells_known:
+            self._cells, self._cells_known = row_cells(self.row, self.layout), True
         if self._cells is not None and self._cells <= width - rules.get("line_pad", 0) * 2:
             return 1  # one line, no newline in a row (safe_text): what the text would say
         return self.content.get_height(rules, width)
@@ -158,6 +192,8 @@ class SessionList(SteppedOptionList):
         # Each listed session's visual (its text and strips), kept while its text holds.
         self._visuals: dict[str, _RowVisual] = {}
         self._visuals_theme: str | None = None
+        # Each shown row's option, kept while its visual is (a rebuild makes none anew).
+        self._options_by_id: dict[str, RowOption] = {}
         self.row_layout = RowLayout.for_rows([], 100)
         # The pill's hover card of a session (set by the screen, which holds the data):
         # shown as this list's tooltip while the mouse is over a row's pill (docs/app.md, The checklist).
@@ -238,15 +274,17 @@ class SessionList(SteppedOptionList):
         same_groups = self.order == "recent" or [group_key(r, self.order) for r in shown] == [
             group_key(r, self.order) for r in self._shown
         ]
-        if [r.id for r in shown] == [r.id for r in self._shown] and same_groups and layout == self._layout_key:
+        if layout == self._layout_key:
+            layout = self._layout_key  # one object per layout: a visual made in it is checked by identity
+        if [r.id for r in shown] == [r.id for r in self._shown] and same_groups and layout is self._layout_key:
             # Same rows in the same order and columns (the usual live append, a store
             # change, the clock's tick): give a new visual only to the rows whose text
             # changes (the row, or its age or running mark); no rebuild of a thousand options.
+            layout = self._layout_key  # the same layout: the one the visuals were made in
             for position, option, new in zip(self._positions, self._row_options, shown, strict=True):
-                face = row_face(new, now)
                 visual = option.row_visual
-                if not visual.shows(new, face, visual.columns):
-                    visual = self._visual_for(new, now, layout, face)
+                if not visual.holds(new, now, layout):
+                    visual = self._visual_for(new, now, layout)
                     self._option_rows[position] = new
                     self.replace_option_prompt_at_index(position, visual)
             self._shown = shown
@@ -262,13 +300,12 @@ class SessionList(SteppedOptionList):
         index = next((i for i, row in enumerate(shown) if row.id == selected), 0) if self.chosen else 0
         self.highlighted = self._positions[index]
 
-    def _visual_for(self, row: SessionRow, now: datetime, layout: RowLayout, face: tuple[bool, str]) -> _RowVisual:
+    def _visual_for(self, row: SessionRow, now: datetime, layout: RowLayout) -> _RowVisual:
         """The row's visual: the one it had if its text would be the same (kept with its
         strips across rebuilds: a row that only moved is not laid out again), else a new one."""
-        columns = columns_of(layout, row)
         visual = self._visuals.get(row.id)
-        if visual is None or not visual.shows(row, face, columns):
-            visual = self._visuals[row.id] = _RowVisual(row, now, layout, face)
+        if visual is None or not visual.holds(row, now, layout):
+            visual = self._visuals[row.id] = _RowVisual(row, now, layout)
         return visual
 
     def _set_rows(self, shown: list[SessionRow], now: datetime, layout: RowLayout) -> None:
@@ -287,6 +324,7 @@ class SessionList(SteppedOptionList):
         listed = {row.id for row in self.rows}
         visuals = self._visuals
         self._visuals = {key: visual for key, visual in visuals.items() if key in listed}
+        made, self._options_by_id = self._options_by_id, {}
         counts: dict[str, int] = {}
         if self.order != "recent":
             for row in shown:
@@ -298,16 +336,61 @@ class SessionList(SteppedOptionList):
                 options.append(Option(self._heading(group, counts[group], layout), disabled=True))
                 self._option_rows.append(None)
             self._positions.append(len(options))
-            face = row_face(row, now)
             visual = visuals.get(row.id)
-            if visual is None or not visual.shows(row, face, columns_of(layout, row)):
-                visual = _RowVisual(row, now, layout, face)
+            if visual is None or not visual.holds(row, now, layout):
+                visual = _RowVisual(row, now, layout)
             self._visuals[row.id] = visual
-            option = RowOption(visual)
+            option = made.get(row.id)
+            if option is None or option.row_visual is not visual:
+                option = RowOption(visual)
+            self._options_by_id[row.id] = option
             options.append(option)
             self._row_options.append(option)
             self._option_rows.append(row)
-        self.set_options(options)
+        self._replace_options(options)
+
+    def _replace_options(self, options: list[Option]) -> None:
+        """`set_options(options)` for a list of thousands of rows: OptionList's own maps
+        and line map built in one pass each, with no per-option checks (the options are
+        made here, their ids unique: one per session, headings without one). What the
+        pinned Textual's set_options leaves, it leaves the same (a test compares)."""
+        self._cursor_twins.clear()
+        self._options[:] = options
+        self._line_cache.clear()
+        self._option_render_cache.clear()
+        self._id_to_option.clear()
+        self._id_to_option.update({option.id: option for option in options if option.id is not None})
+        self._option_to_index.clear()
+        self._option_to_index.update(zip(options, range(len(options)), strict=True))
+        self.highlighted = None
+        self.scroll_y = 0
+        if self.is_mounted:
+            self.refresh(layout=self.styles.auto_dimensions)
+            self._update_lines()
+
+    def _update_lines(self) -> None:
+        # OptionList measures every option anew (its height, through the styles) each
+        # time the options are set; a list whose every option is one row that fits the
+        # width (the usual list: known without its text) maps line n to option n at once.
+        cache = self._line_cache
+        region = self.scrollable_content_region
+        count = len(self._options)
+        if region and count and not cache.lines and self._single_lines(region.width - self._get_left_gutter_width()):
+            cache.lines.extend(zip(range(count), repeat(0, count), strict=True))
+            cache.heights.update(zip(range(count), repeat(1, count), strict=True))
+            cache.index_to_line.update(zip(range(count), range(count), strict=True))
+        super()._update_lines()
+
+    def _single_lines(self, width: int) -> bool:
+        """Whether every option is one line at `width`: all rows, no headings, no
+        padding, each row's cells known and fitting (RowOption._RowVisual.get_height)."""
+        if self.order != "recent" or len(self._row_options) != len(self._options):
+            return False
+        if self.get_component_styles("option-list--option").padding.width:
+            return False
+        # Every row of a layout takes the same cells (row_cells).
+        cells = row_cells(self._shown[0], self.row_layout) if self._shown else None
+        return cells is not None and cells <= width - self.styles.line_pad * 2
 
     def _heading(self, group: str, count: int, layout: RowLayout) -> Content:
         width = max(1, layout.width)
