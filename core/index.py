@@ -106,6 +106,10 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         # (`save_cache`), as the app does: it says the scan is done first, since writing
         # the cache of 10,000 sessions holds the interpreter for about a second.
         self.save_after_scan = True
+        # False: the first scan leaves all reading to its worker processes while any
+        # runs (batch.read_all's `local`), as the app does: its UI thread shares the
+        # interpreter with the scan's thread.
+        self.read_in_scan_thread = True
         self._read_plans = read_plans
         self._summaries = summaries
         self._lock = threading.RLock()  # guards the maps below
@@ -193,7 +197,13 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
             return
         # The first scan: what the warm-start cache remembers is replayed; the rest is
         # spread over worker processes when there is enough to read.
-        reads = read_all(files, self._read_plans, remembered=self._remembered(files), summaries=self._summaries)
+        reads = read_all(
+            files,
+            self._read_plans,
+            remembered=self._remembered(files),
+            summaries=self._summaries,
+            local=self.read_in_scan_thread,
+        )
         try:
             for chunk in reads:
                 for read in chunk:

@@ -89,7 +89,11 @@ def make_app(args_or_options: argparse.Namespace | AppOptions | None = None) -> 
 def _default_index(roots: list[Path], read_plans: bool) -> SessionIndex:
     from planwatch.core.index import SessionIndex
 
-    return SessionIndex(roots, read_plans=read_plans)
+    index = SessionIndex(roots, read_plans=read_plans)
+    # The scan's thread shares the interpreter with the UI's: the reading is left to the
+    # worker processes forked for it (fork_ahead below, one per core).
+    index.read_in_scan_thread = False
+    return index
 
 
 class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
@@ -142,7 +146,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
             # forked now, before the app starts any thread, and wait for it.
             from planwatch.core.transcripts.batch import fork_ahead
 
-            fork_ahead()
+            fork_ahead(every_core=not getattr(self.index, "read_in_scan_thread", True))
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on Linux and macOS one that reads a

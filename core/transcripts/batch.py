@@ -435,12 +435,15 @@ def worker_count(items: Sequence[TranscriptFile]) -> int:
     return spare
 
 
-def fork_ahead() -> int:
+def fork_ahead(*, every_core: bool = False) -> int:
     """Fork the first scan's workers now, while this process has no other thread (an app
     about to start its own): its scan, which runs on a thread, then takes them ready,
     every module already imported, instead of starting fresh interpreters that import
-    for a tenth of a second first. How many were forked (0: that scan starts its own)."""
-    count = min(MAX_WORKERS, _cores() - 1)
+    for a tenth of a second first. How many were forked (0: that scan starts its own).
+    `every_core`: one per core, not per spare core, for a scan that leaves the reading
+    to its workers (`read_all(local=False)`: the app, whose UI thread needs the
+    interpreter the calling thread would hold)."""
+    count = min(MAX_WORKERS, _cores() - (0 if every_core else 1))
     if count < 1:
         return 0
     from planwatch.core.transcripts.workers import fork_spares
@@ -470,15 +473,17 @@ def read_all(
     remembered: Remembered | None = None,
     *,
     summaries: bool = False,
+    local: bool = True,
 ) -> Generator[list[FileRead], None, None]:
     """`_read_all` (below), with the workers forked ahead for it (workers.fork_spares:
     the app forks them before it starts its threads) used first; those it does not
-    use are let go when it ends."""
+    use are let go when it ends. `local=False`: while workers run, the calling thread
+    reads nothing itself (see `_read_all`)."""
     # Loaded only if something forked spares: a scan without workers imports none of it.
     pool = sys.modules.get("planwatch.core.transcripts.workers")
     spares = pool.take_spares() if pool is not None else []
     try:
-        yield from _read_all(items, read_plans, workers, remembered, summaries=summaries, spares=spares)
+        yield from _read_all(items, read_plans, workers, remembered, summaries=summaries, spares=spares, local=local)
     finally:
         if spares:
             assert pool is not None
@@ -493,6 +498,7 @@ def _read_all(
     *,
     summaries: bool,
     spares: list[Any],
+    local: bool = True,
 ) -> Generator[list[FileRead], None, None]:
     """Read every file; yields the reads chunk by chunk as they are done. Files the
     warm-start cache remembers (`remembered`) come first, replayed in the calling
@@ -500,7 +506,14 @@ def _read_all(
     then replay their share too; then the rest, the calling thread's chunks newest
     first, the workers' from the oldest end. Every item is read exactly once. Closing
     the iterator early (an exception in the consumer) stops the workers. `summaries`:
-    as `read_file`'s, for the remembered files (the command line: no spares)."""
+    as `read_file`'s, for the remembered files (the command line: no spares).
+
+    `local=False` (the app): while a worker runs, the calling thread only hands out
+    chunks and passes the reads on, newest first, to every worker; reading is pure
+    Python, and in the app the thread reading would hold the interpreter its UI thread
+    needs for every key (a key then waited up to a second behind a scan of 10,000
+    sessions). It reads only what no worker can: everything when none could be forked,
+    and a failed worker's chunks once the workers are gone."""
     # An entry is checked (`get`) only when its file is read: the first rows wait for
     # their own entries, not for all of them. `in` may hold for an entry that turns out
     # unfit; its file is then read from scratch.
@@ -539,23 +552,27 @@ def _read_all(
     lock = threading.Lock()
     stopped = threading.Event()
 
+    # The workers read from the oldest end while this thread reads the newest; alone,
+    # they read newest first, so the first rows are the newest still.
+    take = chunks.pop if local else chunks.popleft
+
     def take_back() -> list[Job] | None:
         with lock:
-            chunk = None if stopped.is_set() or not chunks else chunks.pop()
+            chunk = None if stopped.is_set() or not chunks else take()
         return None if chunk is None else resolve(chunk)
 
     # Worker processes (pickle, subprocess) load only when a scan is worth them.
     from planwatch.core.transcripts.workers import Driver, fork_workers
 
     answers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
-    count = min(workers, len(chunks) - 1)
+    count = min(workers, len(chunks) - (1 if local else 0))  # a chunk left for this thread when it reads
     forked = fork_workers(count)
     if not forked and spares:  # the spares used are the drivers' now; the rest go at the end
         forked, spares[:] = spares[:count], spares[count:]
+        count = len(forked)
     # Each worker's first chunk is handed out now, before this thread starts reading.
     drivers = [
-        Driver(read_plans, resolve(chunks.pop()), take_back, answers, forked[n] if forked else None)
-        for n in range(count)
+        Driver(read_plans, resolve(take()), take_back, answers, forked[n] if forked else None) for n in range(count)
     ]
     running = len(drivers)
     try:
@@ -563,7 +580,8 @@ def _read_all(
             driver.start()
         while True:
             try:
-                kind, value = answers.get_nowait() if chunks or not running else answers.get()
+                wait = running and (not chunks or not local)
+                kind, value = answers.get() if wait else answers.get_nowait()
             except queue.Empty:
                 kind, value = "", None
             if kind == "reads":

@@ -357,3 +357,52 @@ def test_a_spare_let_go_ends_at_once_though_later_spares_were_forked() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.split() == ["0"]
+
+
+_LEFT_TO_WORKERS = r"""
+import dataclasses, json, subprocess, sys, threading
+from pathlib import Path
+from planwatch.core.transcripts import batch, workers
+from planwatch.core.transcripts.discover import discover
+
+batch.PARALLEL_MIN, batch.CHUNK_FILES, batch._cores = 0, 1, lambda: 2
+forked = batch.fork_ahead(every_core=True)  # as the app does: one a core
+subprocess.Popen = None  # the spares must serve
+files = discover([Path(sys.argv[1])])
+here = []
+real = batch.read_files
+def spy(jobs, read_plans):
+    here.extend(str((job[0] if isinstance(job, tuple) else job).path) for job in jobs)
+    return real(jobs, read_plans)
+batch.read_files = spy
+got = {}
+def scan():
+    got["reads"] = [[str(r.item.path) for r in chunk] for chunk in batch.read_all(files, True, local=False)]
+thread = threading.Thread(target=scan)
+thread.start(); thread.join(60)
+batch.read_files = real
+order = [path for chunk in got["reads"] for path in chunk]
+print(json.dumps({
+    "forked": forked, "files": len(files), "here": len(here), "read": sorted(order) == sorted(str(f.path) for f in files),
+    "newest_early": str(files[0].path) in order[:forked], "left": len(workers._spares),
+}))
+"""
+
+
+def test_a_scan_that_leaves_reading_to_its_workers_reads_nothing_in_its_thread(tmp_path: Path) -> None:
+    """The app's first scan shares its process with the UI thread: with `local=False` the
+    scan's thread reads no file itself while its workers (one a core) run, every file is
+    read once, and the newest come first (the workers take chunks from the newest end)."""
+    out = subprocess.run(
+        [sys.executable, "-c", _LEFT_TO_WORKERS, str(ROOT / "fixtures" / "transcripts")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        env={**os.environ, "PLANWATCH_CACHE": str(tmp_path / "cache")},
+    )
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["forked"] == 2 and got["files"] > 10
+    assert got["here"] == 0 and got["read"]
+    assert got["newest_early"] and got["left"] == 0
