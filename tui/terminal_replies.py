@@ -17,9 +17,12 @@ which its parser turns into events, not keys. A bracketed paste passes untouched
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterable
 
+from textual import constants
+from textual._time import get_time
 from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 from textual.message import Message
@@ -32,6 +35,10 @@ PASTE_END = "\x1b[201~"
 HOLD_AT_MOST = 4096
 # A reply's start held this long with nothing after it is let through (seconds).
 HOLD_FOR = 0.3
+# How long a lone ESC waits for the rest of a sequence before it is the escape key, unless
+# the person sets ESCDELAY (milliseconds, as for curses; Textual's own default is 100). A
+# terminal writes a key's sequence at once, so its bytes arrive in one read.
+ESCAPE_DELAY = 0.05
 
 
 def _csi_end(data: str, start: int) -> int | None:
@@ -157,6 +164,10 @@ class ReplyFilter:
             i = after
         return "".join(out)
 
+    def held_for_at_most(self) -> float:
+        """Seconds until what is held is let through (`flush`)."""
+        return self._held_since + HOLD_FOR - time.monotonic() if self._held else 0.0
+
     def flush(self, *, force: bool = False) -> str:
         """What is held, let through once it waited long enough for its end (or now)."""
         if self._held and (force or time.monotonic() - self._held_since >= HOLD_FOR):
@@ -224,9 +235,32 @@ class ReplyFilteringParser(XTermParser):
             yield from super().feed(held)
         yield from super().tick()
 
+    def wait_at_most(self, longest: float) -> float:
+        """How long the input thread may wait for input before the next `tick` falls
+        due: the escape key's wait (a lone ESC becomes the key `ESCAPE_DELAY` after it,
+        unless a sequence follows) or a held reply's. Waiting the input thread's whole
+        0.1 s instead made `esc` take up to twice the escape delay."""
+        waits = [longest]
+        if self._timeout_time is not None:  # Textual's Parser: when the awaited read times out
+            waits.append(self._timeout_time - get_time())
+        if self.replies.holding:
+            waits.append(self.replies.held_for_at_most())
+        return max(0.0, min(waits))
+
+
+def escape_delay() -> float:
+    """The escape key's delay for this run: ESCDELAY when set (Textual reads it), else ours."""
+    return constants.ESCAPE_DELAY if os.environ.get("ESCDELAY") else ESCAPE_DELAY
+
 
 class PlanwatchDriver(LinuxDriver):
-    """Textual's Linux driver reading its input through ReplyFilteringParser."""
+    """Textual's Linux driver reading its input through ReplyFilteringParser, with
+    the escape key's delay `escape_delay()`."""
+
+    def start_application_mode(self) -> None:
+        # Textual's parser reads the delay from its constants at each ESC.
+        constants.ESCAPE_DELAY = escape_delay()  # type: ignore[misc]
+        super().start_application_mode()
 
     def run_input_thread(self) -> None:
         # LinuxDriver.run_input_thread of the pinned Textual with the parser replaced:
@@ -260,7 +294,7 @@ class PlanwatchDriver(LinuxDriver):
 
         try:
             while not self.exit_event.is_set():
-                process_selector_events(selector.select(0.1))
+                process_selector_events(selector.select(parser.wait_at_most(0.1)))
             selector.unregister(self.fileno)
             process_selector_events(selector.select(0.1), final=True)
         finally:

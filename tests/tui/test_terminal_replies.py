@@ -114,3 +114,31 @@ def test_a_held_start_of_a_reply_is_let_through_when_nothing_follows() -> None:
 
 def test_the_app_reads_the_terminal_through_the_filtering_driver() -> None:
     assert make_app().driver_class is PlanwatchDriver
+
+
+def test_the_input_thread_wakes_when_a_lone_esc_becomes_the_escape_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lone ESC is the escape key once the escape delay passes with nothing after it;
+    the input thread waits for input only until then (not its whole 0.1 s, which made
+    `esc` take up to twice the delay), and the delay is planwatch's 50 ms unless the
+    person sets ESCDELAY."""
+    from textual import constants
+
+    from planwatch.tui.terminal_replies import ESCAPE_DELAY, escape_delay
+
+    monkeypatch.delenv("ESCDELAY", raising=False)
+    assert escape_delay() == ESCAPE_DELAY == 0.05
+    monkeypatch.setattr(constants, "ESCAPE_DELAY", ESCAPE_DELAY)
+    parser = ReplyFilteringParser()
+    assert parser.wait_at_most(0.1) == 0.1  # nothing pending: the input thread's own wait
+    assert list(parser.feed("\x1b")) == []  # a sequence may follow
+    assert 0 <= parser.wait_at_most(0.1) <= ESCAPE_DELAY
+    parser._timeout_time = 0.0  # the delay has passed (Textual's parser: when it is due)
+    assert [e.key for e in parser.tick() if isinstance(e, events.Key)] == ["escape"]
+    assert parser.wait_at_most(0.1) == 0.1
+    # A held start of a reply is let through once it waited HOLD_FOR: woken for that too.
+    assert list(parser.feed("\x1b]11;")) == []
+    assert 0 <= parser.wait_at_most(1.0) <= 0.3
+    # ESCDELAY set by the person: Textual's reading of it stands.
+    monkeypatch.setenv("ESCDELAY", "250")
+    monkeypatch.setattr(constants, "ESCAPE_DELAY", 0.25)
+    assert escape_delay() == 0.25
