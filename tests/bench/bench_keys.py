@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import re
 import statistics
 import sys
@@ -65,27 +64,43 @@ def generate(root: Path, sessions: int) -> None:
             writer.todo_write(items)
 
 
-class SlowCallbacks(logging.Handler):
-    """asyncio's debug warnings ("Executing <Handle …> took 0.123 seconds"), summed by
-    the callback's name."""
+class SlowCallbacks:
+    """Every loop callback that held the UI thread for over `limit` seconds, summed by
+    what it was. Timed by wrapping `asyncio.Handle._run`, not by asyncio's debug mode:
+    that mode records a traceback for every callback and future made (about a sixth of
+    the UI thread's time here), which inflates the very waits measured."""
 
-    PATTERN = re.compile(r"Executing (.*) took (\d+\.\d+) seconds")
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
+    def __init__(self, limit: float = 0.05) -> None:
+        self.limit = limit
         self.total: dict[str, float] = defaultdict(float)
         self.count: Counter[str] = Counter()
         self.worst: dict[str, float] = defaultdict(float)
+        self._real = asyncio.events.Handle._run
 
-    def emit(self, record: logging.LogRecord) -> None:
-        found = self.PATTERN.search(record.getMessage())
-        if not found:
-            return
-        # The handle's repr names the callback and where it was created; the object
-        # addresses differ run to run.
-        name = re.sub(r" at 0x[0-9a-f]+", "", found.group(1))
-        name = re.sub(r"created at .*", "", name)[:160]
-        seconds = float(found.group(2))
+    def install(self) -> None:
+        real, limit, clock = self._real, self.limit, time.perf_counter
+
+        def timed(handle: asyncio.events.Handle) -> None:
+            started = clock()
+            real(handle)
+            took = clock() - started
+            if took > limit:
+                self.note(handle, took)
+
+        asyncio.events.Handle._run = timed  # type: ignore[method-assign]
+
+    def uninstall(self) -> None:
+        asyncio.events.Handle._run = self._real  # type: ignore[method-assign]
+
+    def note(self, handle: asyncio.events.Handle, seconds: float) -> None:
+        # The handle's callback names a task (the message pump of a widget, a timer)
+        # or a function; the object addresses differ run to run.
+        callback = getattr(handle, "_callback", None)
+        owner = getattr(callback, "__self__", None)
+        name = (
+            owner.get_name() if isinstance(owner, asyncio.Task) else getattr(callback, "__qualname__", repr(callback))
+        )
+        name = re.sub(r" at 0x[0-9a-f]+", "", name)[:100]
         self.total[name] += seconds
         self.count[name] += 1
         self.worst[name] = max(self.worst[name], seconds)
@@ -96,13 +111,14 @@ async def measure(corpus: Path, work: Path, every: float) -> dict[str, object]:
     from planwatch.tui.widgets.session_list import SessionList
 
     loop = asyncio.get_running_loop()
-    loop.set_debug(True)
-    loop.slow_callback_duration = 0.05
     slow = SlowCallbacks()
-    logging.getLogger("asyncio").addHandler(slow)
+    slow.install()
+    roots = [corpus / "claude" / "projects"]
+    if (corpus / "codex" / "sessions").is_dir():  # bench_start.py's heavy corpus: Codex sessions too
+        roots.append(corpus / "codex" / "sessions")
     app = make_app(
         AppOptions(
-            roots=[corpus / "claude" / "projects"],
+            roots=roots,
             config_path=work / "config.yaml",
             store_root=work / "store",
             state_dir=work / "state",
@@ -150,6 +166,7 @@ async def measure(corpus: Path, work: Path, every: float) -> dict[str, object]:
         stop.set()
         presser.join()
         await pilot.pause()  # the keys still queued are acted on before the app closes
+        slow.uninstall()
         rows = sessions.option_count
         with lock:
             latencies = [done - sent for (sent, _), done in zip(pressed, acted, strict=False)]
