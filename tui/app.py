@@ -146,7 +146,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
             # forked now, before the app starts any thread, and wait for it.
             from planwatch.core.transcripts.batch import fork_ahead
 
-            fork_ahead(every_core=not getattr(self.index, "read_in_scan_thread", True))
+            fork_ahead(every_core=not self.index.read_in_scan_thread)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on Linux and macOS one that reads a

@@ -375,6 +375,12 @@ def spy(jobs, read_plans):
     here.extend(str((job[0] if isinstance(job, tuple) else job).path) for job in jobs)
     return real(jobs, read_plans)
 batch.read_files = spy
+firsts = []  # each worker's first chunk, in the order handed out
+class Recording(workers.Driver):
+    def __init__(self, read_plans, first, *args, **kwargs):
+        firsts.append([str((job[0] if isinstance(job, tuple) else job).path) for job in first])
+        super().__init__(read_plans, first, *args, **kwargs)
+workers.Driver = Recording
 got = {}
 def scan():
     got["reads"] = [[str(r.item.path) for r in chunk] for chunk in batch.read_all(files, True, local=False)]
@@ -384,7 +390,7 @@ batch.read_files = real
 order = [path for chunk in got["reads"] for path in chunk]
 print(json.dumps({
     "forked": forked, "files": len(files), "here": len(here), "read": sorted(order) == sorted(str(f.path) for f in files),
-    "newest_early": str(files[0].path) in order[:forked], "left": len(workers._spares),
+    "first_chunks": firsts == [[str(files[0].path)], [str(files[1].path)]], "left": len(workers._spares),
 }))
 """
 
@@ -392,7 +398,7 @@ print(json.dumps({
 def test_a_scan_that_leaves_reading_to_its_workers_reads_nothing_in_its_thread(tmp_path: Path) -> None:
     """The app's first scan shares its process with the UI thread: with `local=False` the
     scan's thread reads no file itself while its workers (one a core) run, every file is
-    read once, and the newest come first (the workers take chunks from the newest end)."""
+    read once, and the newest go first (the workers take chunks from the newest end)."""
     out = subprocess.run(
         [sys.executable, "-c", _LEFT_TO_WORKERS, str(ROOT / "fixtures" / "transcripts")],
         cwd=ROOT,
@@ -405,4 +411,4 @@ def test_a_scan_that_leaves_reading_to_its_workers_reads_nothing_in_its_thread(t
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["forked"] == 2 and got["files"] > 10
     assert got["here"] == 0 and got["read"]
-    assert got["newest_early"] and got["left"] == 0
+    assert got["first_chunks"] and got["left"] == 0
