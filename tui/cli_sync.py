@@ -6,7 +6,9 @@
 - `planwatch sync` — one pass; exit 0 when it reached the remote, 3 with a sentence
   when it could not (the local store works as before, its changes kept for later).
 - `planwatch sync --status` (`--json`) — the hosts, what is held back, contested or
-  unverified, the last pass.
+  unverified, the team policy, the last pass.
+- `planwatch sync policy FILE` — publish a new team policy, signed by an owner of the
+  current one (`--signing-key`, `--signer`, else the ones given at init or join).
 Exit 1 with a sentence when the store cannot be synced at all (not shared, damaged).
 """
 
@@ -27,7 +29,15 @@ def register(sub: Any) -> None:
     sync.add_argument("--json", dest="json_out", action="store_true", help="with --status: as JSON")
     add_store_option(sync)
     sync.set_defaults(handler=run_sync)
-    inner = sync.add_subparsers(dest="sync_command", metavar="init|join")
+    inner = sync.add_subparsers(dest="sync_command", metavar="init|join|policy")
+    pol = inner.add_parser("policy", help="publish a new team policy, signed by an owner of the current one")
+    pol.add_argument("file", metavar="FILE", help="the new policy.json (users, roles, public keys)")
+    pol.add_argument("--signing-key", default=None, help="the owner's SSH private key (default: this host's)")
+    pol.add_argument(
+        "--signer", default=None, help="the owner's user name in the current policy (default: this host's)"
+    )
+    add_store_option(pol)
+    pol.set_defaults(handler=run_sync)
     for name, what in (
         ("init", "publish this store to an empty remote"),
         ("join", "make this store a replica of the remote's (its own records kept)"),
@@ -89,6 +99,14 @@ def run_sync(args: argparse.Namespace) -> int:
             report = replica.init(args.remote, args.host, policy, **options)
         elif command == "join":
             report = replica.join(args.remote, args.host, **options)
+        elif command == "policy":
+            if not replica.shared:
+                raise SyncError(
+                    "This store is not shared; use planwatch sync init <remote> or planwatch sync join <remote>."
+                )
+            commit = replica.publish_policy(Path(args.file).read_bytes(), options["signingKey"], options["signer"])
+            print(f"sync: published the team policy {commit[:12]}")
+            return 0
         elif args.status:
             return _status(replica, args.json_out)
         else:
@@ -122,6 +140,13 @@ def _status(replica: Any, as_json: bool) -> int:
     last = status["last"] or {}
     print(f"host {status['host']} · remote {safe_text(status['remote'], single_line=True)}")
     print(f"last sync: {last.get('at', 'never')}{'' if last.get('reached', True) else ' (offline)'}")
+    policy = status["policy"]
+    if policy["problem"]:
+        print(f"policy: cannot be verified: {safe_text(policy['problem'], single_line=True)}; no call holds a grant")
+    elif policy["pinned"]:
+        print(f"policy: verified at {str(policy['tip'])[:12]}")
+    else:
+        print("policy: none (approvals made on other hosts never count here)")
     for host, info in sorted(status["hosts"].items()):
         print(f"  {host}: {'up to date' if info['taken'] else 'behind (not yet taken)'}")
     print(

@@ -244,11 +244,12 @@ class PlanwatchMCP:
     ) -> types.ListResourcesResult:
         settings = self.settings
         caller = self.caller
-        if not grants.holds(settings, caller, grants.SESSION_READ):
+        root = self.channel.store.root
+        if not grants.holds(settings, caller, grants.SESSION_READ, root):
             # The listing names every plan with its title: it needs what reading one needs.
             raise MCPError(
                 code=FORBIDDEN,
-                message=grants.refusal("resources/list", "listing plans", grants.SESSION_READ, caller, settings),
+                message=grants.refusal("resources/list", "listing plans", grants.SESSION_READ, caller, settings, root),
             )
         snap = await anyio.to_thread.run_sync(self.channel.store.load)
         resources = [

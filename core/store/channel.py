@@ -271,8 +271,9 @@ class Channel:
             raise ChannelError(NOT_FOUND, f"Resource not found: {uri}")
         settings = self._settings_of()
         who = caller or self._caller or caller_from_env(settings)
-        if not grants.holds(settings, who, grants.SESSION_READ):
-            raise ChannelError(FORBIDDEN, grants.refusal(uri, "reading it", grants.SESSION_READ, who, settings))
+        root = self._store.root
+        if not grants.holds(settings, who, grants.SESSION_READ, root):
+            raise ChannelError(FORBIDDEN, grants.refusal(uri, "reading it", grants.SESSION_READ, who, settings, root))
         if self._store.read_plan(plan_id) is None:
             # Checked before the watcher starts, so a refused URI leaves no trace on disk.
             raise ChannelError(NOT_FOUND, f"Resource not found: {uri}")
@@ -306,7 +307,9 @@ class Channel:
                 new = _View.of(snap, sub.plan_id)
                 actions = diff_views(sub._view, new)
                 sub._view = new
-                if sub.caller is not None and not grants.holds(settings, sub.caller, grants.SESSION_READ):
+                if sub.caller is not None and not grants.holds(
+                    settings, sub.caller, grants.SESSION_READ, self._store.root
+                ):
                     continue  # the grant was taken away since they subscribed
                 if actions:
                     sub._deliver(actions)

@@ -12,14 +12,19 @@ API summary:
 - `holds(settings, caller, grant)` — without a directory every call holds every grant;
   with one, only the presented user's roles count, and a call nobody sent holds none;
   while the directory is present but not valid, no call holds any (fail closed).
-- `refusal(subject, doing, grant, caller, settings)` — the sentence of a call refused
+- `refusal(subject, doing, grant, caller, settings, root)` — the sentence of a call refused
   for a missing grant (`Refused task_approve: approving needs the task:approve grant,
-  …`); with a broken directory it names the file and the problem.
+  …`); with a broken directory, or a team policy that cannot be verified, it names the
+  file and the problem.
+- `root` (the store folder) given to `holds` and `refusal`: a shared store's team policy
+  that this host could not verify (core/sync/policy_check.py) holds no grant either.
 - `may_start(settings, task, approvals)` — with requireApproval, a task moves to doing
   only once it carries an `approved` stamp that counts (core/store/approvals.py).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.approvals import Approvals
@@ -61,9 +66,23 @@ def grants_of(settings: Settings, user: str | None) -> frozenset[str]:
     return held
 
 
-def holds(settings: Settings, caller: Caller, grant: str) -> bool:
+def policy_problem(root: Path | None) -> str | None:
+    """What is wrong with the team policy of the shared store at `root` (None: nothing,
+    or no policy); while something is, no call holds any grant (fail closed)."""
+    if root is None:
+        return None
+    # Imported here: a store that is not shared never loads the sync code.
+    from planwatch.core.sync.policy_check import policy_problem as problem_of
+
+    return problem_of(root)
+
+
+def holds(settings: Settings, caller: Caller, grant: str, root: Path | None = None) -> bool:
     """Does the call hold `grant`? Always, without a user directory; never, while the
-    directory is present but not valid."""
+    directory is present but not valid, or while the shared store's team policy at
+    `root` cannot be verified."""
+    if policy_problem(root) is not None:
+        return False
     if not has_directory(settings):
         return True
     if settings.directory_error is not None:
@@ -71,8 +90,17 @@ def holds(settings: Settings, caller: Caller, grant: str) -> bool:
     return grant in grants_of(settings, caller.user)
 
 
-def refusal(subject: str, doing: str, grant: str, caller: Caller, settings: Settings | None = None) -> str:
+def refusal(
+    subject: str, doing: str, grant: str, caller: Caller, settings: Settings | None = None, root: Path | None = None
+) -> str:
     """Why a call without `grant` is refused, in the one wording the tools and channel share."""
+    problem = policy_problem(root)
+    if problem is not None:
+        return (
+            f"Refused {subject}: {doing} needs the {grant} grant, and the team policy cannot be verified: "
+            f"{problem}. No call holds a grant until it verifies (planwatch sync --status; an owner "
+            "publishes a good one with planwatch sync policy FILE)."
+        )
     if settings is not None and settings.directory_error is not None:
         return f"Refused {subject}: {doing} needs the {grant} grant, and {settings.directory_error}; fix it first."
     if caller.user:

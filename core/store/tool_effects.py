@@ -197,7 +197,9 @@ def task_set(ctx: ToolContext, inp: TaskSetInput) -> ToolResult:
         approvals = approvals_of(ctx.store)
         rebind = False
         if current.approved is not None and (new.title, new.body) != (current.title, current.body):
-            if grants.holds(ctx.settings, ctx.caller, grants.TASK_APPROVE) and approvals.counts(current):
+            if grants.holds(ctx.settings, ctx.caller, grants.TASK_APPROVE, ctx.store.root) and approvals.counts(
+                current
+            ):
                 rebind = True  # an approver's own edit keeps the approval, for the new text
             else:
                 # What was approved is not what the task says now.

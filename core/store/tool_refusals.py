@@ -126,12 +126,14 @@ def need_approval_to_start(ctx: ToolContext, rec: TaskRecord) -> None:
 def need_read(ctx: ToolContext) -> None:
     """The tools that read plans and tasks need the grant the plan channel needs: what a
     caller may not subscribe to, it may not list or show either."""
-    if not grants.holds(ctx.settings, ctx.caller, grants.SESSION_READ):
+    root = ctx.store.root
+    if not grants.holds(ctx.settings, ctx.caller, grants.SESSION_READ, root):
         raise ToolRefused(
-            grants.refusal(ctx.name, "reading plans and tasks", grants.SESSION_READ, ctx.caller, ctx.settings)
+            grants.refusal(ctx.name, "reading plans and tasks", grants.SESSION_READ, ctx.caller, ctx.settings, root)
         )
 
 
 def need_grant(ctx: ToolContext) -> None:
-    if not grants.holds(ctx.settings, ctx.caller, grants.TASK_APPROVE):
-        raise ToolRefused(grants.refusal(ctx.name, "approving", grants.TASK_APPROVE, ctx.caller, ctx.settings))
+    root = ctx.store.root
+    if not grants.holds(ctx.settings, ctx.caller, grants.TASK_APPROVE, root):
+        raise ToolRefused(grants.refusal(ctx.name, "approving", grants.TASK_APPROVE, ctx.caller, ctx.settings, root))

@@ -54,6 +54,7 @@ from planwatch.core.sync.git import Git, GitUnreachable
 from planwatch.core.sync.merge import Merged, MergedRecord, merge
 from planwatch.core.sync.mint import in_ranges, left_in_ranges, read_mint, write_mint
 from planwatch.core.sync.ops import Op, decode_line, encode, new_uid
+from planwatch.core.sync.policy_check import write_check
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +124,7 @@ class Replica:
         self.config: dict[str, Any] = self._read_json("config.json", {})
         self.state: dict[str, Any] = {}
         self._logs: dict[tuple[str, str], list[Op]] = {}
+        self._policy_memo: tuple[str, dict[str, Any] | None, str | None] | None = None
 
     # -- files
 
@@ -265,6 +267,7 @@ class Replica:
                 self._finish(report)
             return report
         report.reached = True
+        self._pin_policy()  # a store shared without a policy: its first policy, once one is published
         for _attempt in range(PUSH_ATTEMPTS):
             with self._locked():
                 self._recover()
@@ -687,6 +690,70 @@ class Replica:
         op["sig"] = signing.sign_approval(self, op)
         return [op]
 
+    # -- approvals and the policy
+
+    def _policy(self) -> dict[str, Any] | None:
+        """The verified policy (None: none, or one that does not verify); what was found
+        is written to policy-check.json, which every grant check of this host reads."""
+        key = signing.policy_key(self)
+        if self._policy_memo is None or self._policy_memo[0] != key:
+            policy, problem = signing.check_policy(self)
+            self._policy_memo = (key, policy, problem)
+            write_check(self.dir, self.config.get("policyPin"), self.git.ref(FETCHED + "policy"), problem)
+        return self._policy_memo[1]
+
+    def publish_policy(self, raw: bytes, key: str | None = None, signer: str | None = None) -> str:
+        """Publish a new team policy (`policy.json`'s bytes): a commit on the policy ref,
+        signed by an owner of the current one over the new text and its parent, pushed
+        without force. The first policy of a store is published unsigned (it is what each
+        host pins). Returns the commit; raises SyncError with what to do."""
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise SyncError(f"The policy is not JSON ({exc}); nothing was published.") from exc
+        problem = signing.policy_shape_problem(data)
+        if problem:
+            raise SyncError(f"The policy {problem}; nothing was published.")
+        key = key or self.config.get("signingKey")
+        signer = signer or self.config.get("signer")
+        for _attempt in range(PUSH_ATTEMPTS):
+            self.git.fetch(self.remote, REFSPEC)  # GitUnreachable: the caller says so (exit 3)
+            self._pin_policy()
+            tip = self.git.ref(FETCHED + "policy")
+            files = {"policy.json": raw}
+            if tip:
+                # an owner of the last policy that counted signs (so a commit that does
+                # not verify is mended by publishing on top of it)
+                current, _problem = signing.walk_policy(self)
+                if current is None:
+                    raise SyncError(
+                        f"The team policy cannot be verified ({_problem}); there is no policy of this host's pin to extend."
+                    )
+                owners = signing.owners(current)
+                if not key or not signer:
+                    raise SyncError(
+                        "Publishing a change of the policy needs an owner's signature: give --signing-key KEY "
+                        f"--signer USER (owners: {', '.join(owners) or 'none'})."
+                    )
+                if signer not in owners:
+                    raise SyncError(
+                        f"{signer} is not an owner in the current policy (owners: {', '.join(owners) or 'none'}); "
+                        "only an owner may change it."
+                    )
+                sig = signing.sign(str(key), signing.POLICY_NS, raw + b"\n" + tip.encode())
+                if sig is None:
+                    raise SyncError(f"ssh-keygen could not sign with {key}; nothing was published.")
+                files["policy.sig"] = sig.encode()
+            commit = self.git.commit(files, tip, f"planwatch: the policy, by {signer or 'the first owner'}")
+            if self.git.push(self.remote, {POLICY_REF: commit}):
+                self.git.set_ref(FETCHED + "policy", commit)
+                self._pin_policy()
+                with self._locked():
+                    self._policy_memo = None
+                    self._policy()
+                return commit
+        raise SyncError("The policy on the remote kept moving; try again.")
+
     # -- approvals
 
     def _verified(self, ops: list[Op]) -> frozenset[str]:
@@ -697,7 +764,7 @@ class Replica:
             cache = {"policy": key, "ops": {}}
         self.state["verified"] = cache
         known: dict[str, bool] = cache["ops"]
-        policy = signing.current_policy(self)
+        policy = self._policy()
         good: set[str] = set()
         for op in ops:
             if op["t"] != "approve":
@@ -813,6 +880,15 @@ class Replica:
 
     # -- status
 
+    def _policy_status(self) -> dict[str, Any]:
+        from planwatch.core.sync.policy_check import policy_problem
+
+        return {
+            "pinned": self.config.get("policyPin"),
+            "tip": self.git.ref(FETCHED + "policy"),
+            "problem": policy_problem(self.store.root),
+        }
+
     def status(self) -> dict[str, Any]:
         self._load_state()
         hosts: dict[str, dict[str, Any]] = {}
@@ -839,6 +915,7 @@ class Replica:
             "unverified": unverified,
             "problems": self.state.get("problems", []),
             "removed": self.state.get("removed", []),
+            "policy": self._policy_status(),
             "last": self.state.get("last"),
         }
 

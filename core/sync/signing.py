@@ -125,6 +125,31 @@ def verify_approval(replica: Replica, op: Op, policy: dict[str, Any]) -> bool:
     return verify(_keys(policy, by), by, APPROVE_NS, approval_payload(replica, op), signature)
 
 
+def owners(policy: dict[str, Any]) -> list[str]:
+    users = policy.get("users") or {}
+    return sorted(u for u, e in users.items() if isinstance(e, dict) and "owner" in (e.get("roles") or ()))
+
+
+def policy_shape_problem(data: Any) -> str | None:
+    """What makes `data` no policy (None: it is one): users with roles and keys, roles as grants."""
+    if not isinstance(data, dict):
+        return "is not a JSON object"
+    users = data.get("users")
+    if not isinstance(users, dict) or not users:
+        return "names no users (a 'users' object: name → {roles, keys})"
+    for name, entry in users.items():
+        if not isinstance(entry, dict):
+            return f"gives user {name} no object of roles and keys"
+        if not isinstance(entry.get("roles", []), list) or not isinstance(entry.get("keys", []), list):
+            return f"gives user {name} roles or keys that are not lists"
+    if not owners(data):
+        return "names no owner (a user with the role owner): nobody could change it again"
+    roles = data.get("roles", {})
+    if not isinstance(roles, dict) or any(not isinstance(g, list) for g in roles.values()):
+        return "has roles that are not lists of grants"
+    return None
+
+
 def _policy_of(replica: Replica, commit: str) -> tuple[dict[str, Any] | None, bytes, str | None]:
     found = replica.git.read([f"{commit}:policy.json", f"{commit}:policy.sig"])
     raw = found.get(f"{commit}:policy.json") or b""
@@ -142,24 +167,55 @@ def policy_key(replica: Replica) -> str:
 
 def current_policy(replica: Replica) -> dict[str, Any] | None:
     """The policy at the remote's tip, when it chains to this host's pin; else None."""
+    return check_policy(replica)[0]
+
+
+def check_policy(replica: Replica) -> tuple[dict[str, Any] | None, str | None]:
+    """(the policy at the fetched tip, None) when it verifies; else (None, what is wrong,
+    naming the file and commit), or (None, None) for a store with no policy."""
+    last_good, problem = walk_policy(replica)
+    return (None, problem) if problem else (last_good, None)
+
+
+def walk_policy(replica: Replica) -> tuple[dict[str, Any] | None, str | None]:
+    """Walk the policy ref from this host's pin to the fetched tip: a commit counts when
+    its `policy.sig` is a signature of its `policy.json` and its parent's id by an owner of
+    the last policy that counted. (the last policy that counted, what is wrong with the
+    tip — None when the tip counts). A commit that does not count is passed over, so an
+    owner mends the ref by publishing on top of it (the remote refuses to rewind it)."""
     tip = replica.git.ref(_FETCHED_POLICY)
     pin = replica.config.get("policyPin")
-    if not tip or not pin:
-        return None
+    if not pin:
+        return None, None
+    where = "refs/planwatch/policy"
+    if not tip:
+        return None, f"{where} is missing from the remote (this host pinned policy commit {pin[:12]})"
     chain = replica.git.first_parents(tip)  # the tip first
     if pin not in chain:
-        return None
+        return None, (
+            f"{where} (commit {tip[:12]}) does not descend from the policy commit this host pinned "
+            f"when it joined ({pin[:12]}): the policy was replaced, not changed by its owners"
+        )
     chain = chain[: chain.index(pin) + 1]
-    previous, _raw, _sig = _policy_of(replica, chain[-1])
-    if previous is None:
-        return None
+    good, _raw, _sig = _policy_of(replica, chain[-1])
+    if good is None:
+        return None, f"policy.json of the pinned policy commit {pin[:12]} is not a JSON object"
+    problem: str | None = None
     for parent, commit in zip(reversed(chain), list(reversed(chain))[1:], strict=False):
         policy, raw, sig = _policy_of(replica, commit)
-        owners = [
-            u for u in (previous.get("users") or {}) if "owner" in ((previous["users"][u] or {}).get("roles") or ())
-        ]
+        if policy is None:
+            problem = f"policy.json of {where} commit {commit[:12]} is not a JSON object"
+            continue
+        if not sig:
+            problem = f"policy.sig is missing from {where} commit {commit[:12]}: a change of the policy must be signed"
+            continue
         signed = raw + b"\n" + parent.encode()
-        if policy is None or not sig or not any(verify(_keys(previous, u), u, POLICY_NS, signed, sig) for u in owners):
-            return None
-        previous = policy
-    return previous
+        if not any(verify(_keys(good, u), u, POLICY_NS, signed, sig) for u in owners(good)):
+            named = ", ".join(owners(good)) or "none"
+            problem = (
+                f"policy.sig of {where} commit {commit[:12]} is not a signature of its policy.json by an owner "
+                f"of the policy before it (owners: {named})"
+            )
+            continue
+        good, problem = policy, None
+    return good, problem

@@ -133,3 +133,115 @@ def test_a_policy_change_not_signed_by_an_owner_verifies_no_approval(tmp_path: P
     b.ok("sync")
     assert "approved:" not in b.task_text("t1")
     assert b.run("task", "set", "t1", "--status", "doing").returncode == 2
+
+
+def owned_team(tmp_path: Path) -> tuple[Host, Host, Path, Path, str]:
+    """a holds ana's key (an owner), b is bo's host; the policy at init gives bo no role."""
+    remote = bare_remote(tmp_path / "remote.git")
+    key, public = ssh_key(tmp_path, "ana")
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"users": {"ana": {"roles": ["owner"], "keys": [public]}}}))
+    a, b = Host(tmp_path / "a", "a", owner="ana"), Host(tmp_path / "b", "b", owner="bo")
+    a.ok(
+        "sync",
+        "init",
+        str(remote),
+        "--host",
+        "a",
+        "--policy",
+        str(policy),
+        "--signing-key",
+        str(key),
+        "--signer",
+        "ana",
+    )
+    b.ok("sync", "join", str(remote), "--host", "b")
+    return a, b, remote, key, public
+
+
+def git_in(remote: Path, *argv: str, stdin: bytes | None = None) -> str:
+    out = subprocess.run(["git", "--git-dir", str(remote), *argv], input=stdin, capture_output=True, check=True)
+    return out.stdout.decode().strip()
+
+
+def push_policy_by_hand(remote: Path, text: str, sig: str | None = None) -> str:
+    """Someone with push access moves the policy ref on (a fast-forward the remote takes)."""
+    entries = [f"100644 blob {git_in(remote, 'hash-object', '-w', '--stdin', stdin=text.encode())}\tpolicy.json"]
+    if sig is not None:
+        entries.append(f"100644 blob {git_in(remote, 'hash-object', '-w', '--stdin', stdin=sig.encode())}\tpolicy.sig")
+    tree = git_in(remote, "mktree", stdin=("\n".join(entries) + "\n").encode())
+    tip = git_in(remote, "rev-parse", "refs/planwatch/policy")
+    commit = git_in(remote, "commit-tree", tree, "-p", tip, "-m", "by hand")
+    git_in(remote, "update-ref", "refs/planwatch/policy", commit, tip)
+    return commit
+
+
+def test_an_owner_publishes_a_new_policy_that_every_host_verifies(tmp_path: Path) -> None:
+    a, b, remote, _key, public = owned_team(tmp_path)
+    _bo_key, bo_public = ssh_key(tmp_path, "bo")
+    new = tmp_path / "new-policy.json"
+    new.write_text(
+        json.dumps(
+            {"users": {"ana": {"roles": ["owner"], "keys": [public]}, "bo": {"roles": ["lead"], "keys": [bo_public]}}}
+        )
+    )
+    out = a.ok("sync", "policy", str(new))
+    assert out.startswith("sync: published the team policy ")
+    tip = git_in(remote, "rev-parse", "refs/planwatch/policy")
+    assert out.split()[-1] == tip[:12]
+    assert git_in(remote, "cat-file", "-p", f"{tip}:policy.json") == new.read_text()
+    assert "BEGIN SSH SIGNATURE" in git_in(remote, "cat-file", "-p", f"{tip}:policy.sig")
+    b.ok("sync")
+    assert f"policy: verified at {tip[:12]}" in b.ok("sync", "--status")
+    # a signed approval still counts across hosts under the new policy
+    a.ok("task", "add", "Deploy")
+    a.ok("task", "approve", "t1")
+    a.ok("sync")
+    b.ok("sync")
+    assert "by: ana" in b.task_text("t1")
+    # only an owner of the current policy may change it
+    refused = b.run("sync", "policy", str(new), "--signing-key", str(_bo_key), "--signer", "bo")
+    assert refused.returncode == 1
+    assert "bo is not an owner in the current policy (owners: ana)" in refused.stderr
+    assert git_in(remote, "rev-parse", "refs/planwatch/policy") == tip
+
+
+def test_a_policy_that_does_not_verify_refuses_every_call_needing_a_grant_and_says_why(tmp_path: Path) -> None:
+    a, b, remote, key, public = owned_team(tmp_path)
+    a.ok("task", "add", "Deploy")
+    a.ok("sync")
+    b.ok("sync")
+    assert b.run("task", "list").returncode == 0  # the positive twin: the same call before
+    # a policy change nobody signed, pushed by hand: mallory makes herself an owner
+    _m, m_public = ssh_key(tmp_path, "mallory")
+    forged = push_policy_by_hand(
+        remote, json.dumps({"users": {"mallory": {"roles": ["owner"], "keys": [m_public]}}}), sig=None
+    )
+    b.ok("sync")
+    for argv in (("task", "approve", "t1"), ("task", "list"), ("plan", "list")):
+        out = b.run(*argv)
+        assert out.returncode == 2, (argv, out.stdout)
+        assert "the team policy cannot be verified" in out.stderr
+        assert f"policy.sig is missing from refs/planwatch/policy commit {forged[:12]}" in out.stderr
+    assert "policy: cannot be verified" in b.ok("sync", "--status")
+    # a write that needs no grant still works; the store is not locked up, only grants
+    assert b.run("task", "add", "Still written").returncode == 0
+    # an owner of the last policy that verified mends it by publishing on top
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"users": {"ana": {"roles": ["owner"], "keys": [public]}}}))
+    a.ok("sync", "policy", str(good), "--signing-key", str(key), "--signer", "ana")
+    b.ok("sync")
+    assert b.run("task", "list").returncode == 0
+    assert "policy: verified" in b.ok("sync", "--status")
+
+
+def test_a_policy_check_that_cannot_be_read_fails_closed_naming_the_file(tmp_path: Path) -> None:
+    _a, b, _remote, _key, _public = owned_team(tmp_path)
+    check = b.store / ".sync" / "policy-check.json"
+    assert json.loads(check.read_text())["problem"] is None
+    check.write_text("{not json")
+    out = b.run("task", "list")
+    assert out.returncode == 2
+    assert f"{check} cannot be read" in out.stderr
+    b.ok("sync")  # the next pass checks the policy again
+    assert b.run("task", "list").returncode == 0
