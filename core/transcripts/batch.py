@@ -304,7 +304,10 @@ def _read_warm_facts(
     (`warm_facts`), which cost this thread far less to take in than to replay."""
     global _forked_warm
     chunks: deque[range] = deque(range(at, min(at + CHUNK_FILES, len(warm))) for at in range(0, len(warm), CHUNK_FILES))
-    count = min(MAX_WORKERS, _cores() - 1, len(chunks) - 1) if len(warm) >= WARM_PARALLEL_MIN else 0
+    # Only files of lines are replayed by a worker (a Copilot CLI session folder, a
+    # database, a Cline folder is answered None and read here after the round trip).
+    shareable = sum(1 for item in warm if item.harness not in _NOT_LINES)
+    count = min(MAX_WORKERS, _cores() - 1, len(chunks) - 1) if shareable >= WARM_PARALLEL_MIN else 0
     forked: list[Any] = []
     if count > 0:
         from planwatch.core.transcripts.workers import fork_workers

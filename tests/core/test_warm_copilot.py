@@ -21,6 +21,17 @@ SAMPLE = ROOT / "fixtures/samples/copilot/session-state" / SAMPLE_ID
 DEPS = ROOT / "fixtures/transcripts/rules/copilot/session-state/e1000000-0000-4000-8000-000000000002"
 
 
+_FORKS: list[str] = []
+
+
+def _audit(event: str, args: tuple[object, ...]) -> None:
+    if event == "os.fork":
+        _FORKS.append(event)
+
+
+sys.addaudithook(_audit)
+
+
 def databases(opened: list[Path]) -> list[str]:
     """The sessions whose database (or its -wal / -journal) was among the files opened."""
     return sorted({path.parent.name for path in opened if path.name.startswith("session.db")})
@@ -105,3 +116,32 @@ def test_a_warm_copilot_listing_loads_no_sqlite(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe, str(root)], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_a_warm_listing_of_copilot_sessions_alone_forks_no_worker(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A start that shows counts shares remembered files with forked workers only when
+    enough of them are files of lines a worker replays: a Copilot CLI session folder is
+    read in this thread (a worker would answer it unread, after a fork and a round trip)."""
+    from planwatch.core.transcripts import batch
+
+    monkeypatch.setattr(batch, "WARM_PARALLEL_MIN", 2)
+    monkeypatch.setattr(batch, "CHUNK_FILES", 1)
+    root = state_folder(tmp_path)
+    cold = sessions(root)
+    before = len(_FORKS)
+    assert sessions(root) == cold
+    assert len(_FORKS) == before
+    if batch._cores() < 2:
+        return  # the twin below needs a spare core to fork for
+    # The twin: with two files of lines beside them, the same start forks a worker.
+    claude = tmp_path / "claude" / "projects" / "-home-dev-docs"
+    claude.mkdir(parents=True)
+    fixture = ROOT / "fixtures/transcripts/claude/projects/-home-dev-docs/7a3e9b1c-5d2f-4a8e-b6c0-1e9d4f7a2b58.jsonl"
+    for n in range(2):
+        sid = f"7a3e9b1c-5d2f-4a8e-b6c0-{n:012d}"
+        (claude / f"{sid}.jsonl").write_bytes(fixture.read_bytes().replace(fixture.stem.encode(), sid.encode()))
+    both = [root, tmp_path / "claude" / "projects"]
+    SessionIndex(both, summaries=True).scan()
+    before = len(_FORKS)
+    SessionIndex(both, summaries=True).scan()
+    assert len(_FORKS) > before
