@@ -45,7 +45,7 @@ from planwatch.core.model import EMPTY_PLAN, AgentPlan
 from planwatch.core.regular import NotRegularFile, open_regular_stat, read_regular
 from planwatch.core.transcripts.copilot_files import WORKSPACE_MAX, event_facts, is_copilot_start, parse_workspace
 from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
-from planwatch.core.transcripts.warmcache import Identity, identity
+from planwatch.core.transcripts.warmcache import Identity
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,8 @@ WORKSPACE = "workspace.yaml"
 DATABASE_FILES = (DATABASE, DATABASE + "-wal", DATABASE + "-journal")
 # The files of a session folder whose change is the session's change.
 SESSION_FILES = (EVENTS, WORKSPACE, *DATABASE_FILES)
+_FACT_FILES = frozenset((EVENTS, WORKSPACE))
+_S_ISREG = stat.S_ISREG
 MAX_TITLE_CHARS = 1000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -217,16 +219,19 @@ class CopilotReader(TranscriptReader):
 
     def _look(self) -> dict[str, Identity | None]:
         """Each file's identity now (None: not there, or not a regular file)."""
-        folder = os.fspath(self.path)
+        folder = os.fspath(self.path) + "/"
         found: dict[str, Identity | None] = {}
         for name in SESSION_FILES:
             try:
-                st = os.stat(f"{folder}/{name}")
+                st = os.stat(folder + name)
             except OSError:
                 found[name] = None
                 continue
             # Only regular files count (a FIFO is never opened: it could block a read).
-            found[name] = identity(st) if stat.S_ISREG(st.st_mode) else None
+            # The identity as warmcache.identity makes it, inline (a thousand folders).
+            found[name] = (
+                (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if _S_ISREG(st.st_mode) else None
+            )
         return found
 
     # -- the files ---------------------------------------------------------------------
@@ -234,11 +239,12 @@ class CopilotReader(TranscriptReader):
     def _update(self, *, live: bool) -> None:
         now, self._looked = self._looked or self._look(), None
         self._results = None
-        moved = {name for name in SESSION_FILES if name not in self._seen or self._seen[name] != now[name]}
+        seen = self._seen
+        moved = {name for name in SESSION_FILES if name not in seen or seen[name] != now[name]}
         self._seen = now
-        if moved & {EVENTS, WORKSPACE}:
+        if not moved.isdisjoint(_FACT_FILES):
             self._read_facts(now)
-        if moved & set(DATABASE_FILES):
+        if not moved.isdisjoint(DATABASE_FILES):
             before = self._plan
             self._read_plan(now)
             if live and self._plan != before:
@@ -297,7 +303,7 @@ class CopilotReader(TranscriptReader):
         from planwatch.core.transcripts.copilot_sql import DatabaseProblem, read_plan  # sqlite3: only when read
 
         try:
-            self._plan = read_plan(self.path / DATABASE)
+            self._plan = read_plan(f"{self.path}/{DATABASE}")
         except DatabaseProblem as exc:
             self._problem_db = str(exc)
 

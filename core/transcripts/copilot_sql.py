@@ -64,7 +64,7 @@ _SHOWN = 40
 _AS = "copilot_session"
 
 
-def read_plan(path: Path) -> AgentPlan:
+def read_plan(path: Path | str) -> AgentPlan:
     """The plan the `todos` table of the database at `path` holds (EMPTY_PLAN when it
     holds no row, or no table yet). Raises `DatabaseProblem` (its message names the
     file) when the database cannot be read or is not the one we know."""
@@ -74,7 +74,7 @@ def read_plan(path: Path) -> AgentPlan:
         raise DatabaseProblem(f"{path}: {exc.strerror}") from None
     except OSError:
         raise DatabaseProblem(f"{path}: no database there") from None
-    uri = f"file:{quote(str(path))}?mode=ro"
+    uri = f"file:{quote(os.fspath(path))}?mode=ro"
     last: Exception | None = None
     for attempt in range(RETRIES + 1):
         db = _connection()
