@@ -321,7 +321,16 @@ class BrowseScreen(SessionScreen):
             return
         checklist = self.app.checklist_for(entry.session.id)
         timeline, rebuild = self.app.timeline(entry.session.id), self.app.timeline_rebuild(entry.session.id)
-        panel.show_text(details_text(entry.session, checklist, timeline, reading=self.app.reading, rebuild=rebuild))
+        panel.show_text(
+            details_text(
+                entry.session,
+                checklist,
+                timeline,
+                reading=self.app.reading,
+                rebuild=rebuild,
+                skipped=entry.skipped_lines,
+            )
+        )
         panel.show_documents(checklist.documents if self.app.reading else ())
 
     @on(OptionList.OptionHighlighted, "#sessions")

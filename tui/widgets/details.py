@@ -83,9 +83,11 @@ def details_text(
     *,
     reading: bool = True,
     rebuild: Rebuild | None = None,
+    skipped: int = 0,
 ) -> Content:
     """Everything but the plan documents (those are Markdown: see DetailsPanel).
-    `rebuild`: how far the timeline was rebuilt from the transcript (None: not asked)."""
+    `rebuild`: how far the timeline was rebuilt from the transcript (None: not asked);
+    `skipped`: lines of the transcript that were not records and were read past."""
     # The whole title (a row cuts it to its width): enter shows what the row could not.
     title = session.title or untitled(session.harness, checklist.counts()[1])
     parts: list[Part] = [(safe_text(title), "bold"), "\n\n"]
@@ -98,6 +100,12 @@ def details_text(
     _line(parts, "Folder", session.cwd or "unknown", palette.MUTED if not session.cwd else "")
     _line(parts, "Branch", session.git_branch or "unknown", palette.MUTED if not session.git_branch else "")
     _line(parts, "File", str(session.path))
+    if skipped:
+        # Said where the session is looked at, as `show` says it: a plan read past broken
+        # lines may lack what they held.
+        _line(
+            parts, "Skipped", f"{skipped:,} unreadable line{'s' if skipped != 1 else ''} of the file", palette.WARNING
+        )
     if session.parent_id:
         _line(parts, "Forked from", session.parent_id)
     if session.subagents:
