@@ -38,6 +38,7 @@ from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TASK_STATUSES, PlanRecord, TaskRecord
 from planwatch.core.store.tool_refusals import ToolRefused
 from planwatch.core.store.tools import run_tool
+from planwatch.core.sync.contests import Contest, read_contests
 from planwatch.core.text import safe_text
 from planwatch.tui.screens import store_actions
 from planwatch.tui.screens.help import HelpScreen, ScreenKeysProvider
@@ -93,9 +94,11 @@ class StoreScreen(Screen[None]):
             shown: set[str] | None,
             error: str | None,
             unreadable: bool = False,
+            contests: dict[str, list[Contest]] | None = None,
         ) -> None:
             super().__init__()
             self.unreadable = unreadable
+            self.contests = contests or {}
             self.generation = generation
             self.snapshot = snapshot
             self.shown = shown
@@ -120,6 +123,7 @@ class StoreScreen(Screen[None]):
         self._titles = session_title
         self._generation = 0
         self.snapshot = StoreSnapshot()
+        self.contests: dict[str, list[Contest]] = {}  # a shared store's contested records, by id
         self._narrow = False
         self._column_widths: dict[str, int] = {}
         self.unreadable: str | None = None
@@ -234,13 +238,16 @@ class StoreScreen(Screen[None]):
                 shown = {line.split(" ", 1)[0] for line in result.lines}
             except ToolRefused as exc:
                 error = exc.message
-        self.post_message(self.Loaded(generation, snapshot, shown, error))
+        # A shared store's contested records, as its last sync pass left them (docs/sync.md).
+        contests = read_contests(self.store.root) if (self.store.root / ".sync").is_dir() else {}
+        self.post_message(self.Loaded(generation, snapshot, shown, error, contests=contests))
 
     @on(Loaded)
     def _on_loaded(self, event: Loaded) -> None:
         if event.generation != self._generation:
             return  # an older read finished after a newer one started
         self.snapshot = event.snapshot
+        self.contests = event.contests
         self.shown = event.shown
         self.unreadable = event.error if event.unreadable else None
         # A filter task_list refused filters nothing: the summary says so, not "filtered".
@@ -293,11 +300,13 @@ class StoreScreen(Screen[None]):
 
     def _add_plan_row(self, table: StoreTable, plan: PlanRecord, tasks: list[TaskRecord]) -> None:
         counts = approvals_of(self.service.store).counts(plan) if plan.approved else True
-        self._add_row(table, plan_cells(plan, tasks, self._session_title, table.status_style, counts), plan.id)
+        cells = plan_cells(plan, tasks, self._session_title, table.status_style, counts, self.contests.get(plan.id))
+        self._add_row(table, cells, plan.id)
 
     def _add_task_row(self, table: StoreTable, task: TaskRecord) -> None:
         counts = approvals_of(self.service.store).counts(task) if task.approved else True
-        self._add_row(table, task_cells(task, self._session_title, table.status_style, counts), task.id)
+        cells = task_cells(task, self._session_title, table.status_style, counts, self.contests.get(task.id))
+        self._add_row(table, cells, task.id)
 
     def _session_title(self, session_id: str) -> str | None:
         return self._titles(session_id) if self._titles is not None else None
@@ -353,7 +362,7 @@ class StoreScreen(Screen[None]):
             detail.update("")
             detail.display = False
             return
-        detail.update(detail_text(record))
+        detail.update(detail_text(record, self.contests.get(record.id)))
         # A side pane has no room for it; the wide view shows it under the table.
         detail.display = not self._narrow
 

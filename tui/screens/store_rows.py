@@ -5,6 +5,7 @@ stays literal)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -16,6 +17,7 @@ from planwatch.core.mirror import SOURCE_TOOLS
 from planwatch.core.model import SOURCE_LABELS
 from planwatch.core.store.recordfile import RecordProblem
 from planwatch.core.store.schema import PlanRecord, Scope, Source, Stamp, TaskRecord
+from planwatch.core.sync.contests import Contest
 from planwatch.core.text import safe_text, shorten
 from planwatch.tui.cells import shorten_cells
 
@@ -139,12 +141,19 @@ def approved_words(record: TaskRecord | PlanRecord, counts: bool) -> str:
 
 
 def plan_cells(
-    plan: PlanRecord, tasks: list[TaskRecord], titles: SessionTitle, style_of: StatusStyle, counts: bool = True
+    plan: PlanRecord,
+    tasks: list[TaskRecord],
+    titles: SessionTitle,
+    style_of: StatusStyle,
+    counts: bool = True,
+    contests: list[Contest] | None = None,
 ) -> dict[str, Text]:
     """The cells of a plan's row: its tasks' done count and its scope."""
     done = sum(task.status == "done" for task in tasks)
     counted = sum(task.status != "dropped" for task in tasks)
     scope = scope_words(plan.scope, titles) if plan.scope is not None else ""
+    if contests:
+        scope = " · ".join(x for x in (contest_note(contests), scope) if x)
     cells = {
         "id": Text(plan.id, style="bold"),
         "status": status_cell(plan.status, style_of),
@@ -156,9 +165,15 @@ def plan_cells(
     return cells
 
 
-def task_cells(task: TaskRecord, titles: SessionTitle, style_of: StatusStyle, counts: bool = True) -> dict[str, Text]:
+def task_cells(
+    task: TaskRecord,
+    titles: SessionTitle,
+    style_of: StatusStyle,
+    counts: bool = True,
+    contests: list[Contest] | None = None,
+) -> dict[str, Text]:
     """The cells of a task's row."""
-    notes: list[str] = []
+    notes: list[str] = [contest_note(contests)] if contests else []
     if task.blocked_by:
         notes.append("after " + " ".join(task.blocked_by))
     if task.reviewed is not None:
@@ -193,9 +208,38 @@ def problems_text(problems: list[RecordProblem]) -> str:
     return "\n".join(lines)
 
 
-def detail_text(record: TaskRecord | PlanRecord) -> str:
-    """The lines under the table for the record under the cursor: stamps, now, note, body."""
+def contest_value(value: Any) -> str:
+    """A contested field's value as a person reads it (a text as is, a list or mapping as JSON)."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def contest_lines(contests: list[Contest]) -> list[str]:
+    """Each contested field: what the record holds and what the merge did not keep."""
+    lines = []
+    for contest in contests:
+        lost = " | ".join(shorten(contest_value(v), 120) for v in contest.lost)
+        if contest.kept is None:  # a body's or goal's hunks that overlapped
+            lines.append(f"  ⚠ contested {contest.field}: the other side's text, kept aside: {lost}")
+        else:
+            kept = shorten(contest_value(contest.kept), 120)
+            lines.append(f"  ⚠ contested {contest.field}: kept {kept}; not kept: {lost}")
+    return lines
+
+
+def contest_note(contests: list[Contest]) -> str:
+    return "⚠ contested: " + ", ".join(dict.fromkeys(c.field for c in contests))
+
+
+def detail_text(record: TaskRecord | PlanRecord, contests: list[Contest] | None = None) -> str:
+    """The lines under the table for the record under the cursor: stamps, now, note, body,
+    and, in a shared store, each contested field with the value the merge did not keep."""
     lines = [f"{record.id}  {shorten(record.title, 200)}"]
+    if contests:
+        lines += contest_lines(contests)
     for name, stamp in record.stamps().items():
         verdict = f" ({stamp.verdict})" if stamp.verdict else ""
         lines.append(f"  {name:<9} {stamp_text(stamp)}{verdict}")

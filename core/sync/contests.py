@@ -1,0 +1,42 @@
+"""The contested records of a shared store, as this host's last pass left them, for the
+store view: per record id, each field whose concurrent writes disagreed, the value the
+merge kept and the values it did not (core/sync/merge.py keeps them; `sync --status`
+lists them too). Read from `.sync/state.json`; nothing for a store that is not shared.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Contest:
+    field: str
+    kept: Any
+    lost: tuple[Any, ...]
+
+
+def read_contests(root: Path) -> dict[str, list[Contest]]:
+    """Record id → its contests (an empty mapping when the store is not shared, or the
+    state cannot be read: the view then shows the records as they are)."""
+    path = Path(root) / ".sync" / "state.json"
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    records = state.get("records") if isinstance(state, dict) else None
+    out: dict[str, list[Contest]] = {}
+    for rec in (records or {}).values():
+        if not isinstance(rec, dict) or rec.get("gone") or not rec.get("contests"):
+            continue
+        found = []
+        for entry in rec["contests"]:
+            if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str):
+                lost = entry[2] if isinstance(entry[2], list) else [entry[2]]
+                found.append(Contest(entry[0], entry[1], tuple(lost)))
+        if found and isinstance(rec.get("id"), str):
+            out[rec["id"]] = found
+    return out

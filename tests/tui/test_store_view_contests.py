@@ -1,0 +1,61 @@
+"""The store view of a shared store marks a contested record and shows the value the
+merge did not keep (docs/sync.md, Operations and the merge): two real hosts write the
+same field concurrently through a real bare remote; the real app shows host a's store."""
+
+from __future__ import annotations
+
+import pytest
+from app_transcripts import until
+
+from planwatch.tui.app import make_app
+from planwatch.tui.options import AppOptions
+from planwatch.tui.screens.store import StoreScreen
+from tests.sync_hosts import Host, bare_remote
+
+pytestmark = pytest.mark.asyncio
+
+
+async def test_a_contested_task_is_marked_and_its_losing_value_shown(isolated_env) -> None:
+    root = isolated_env.root
+    remote = bare_remote(root / "remote.git")
+    a, b = Host(root / "a", "a"), Host(root / "b", "b")
+    a.ok("task", "add", "Shared task")
+    a.ok("task", "add", "Untouched")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b")
+    a.ok("task", "set", "t1", "--note", "from a")  # the same field, neither seeing the other
+    b.ok("task", "set", "t1", "--note", "from b")
+    for host in (a, b, a):
+        host.ok("sync")
+    kept = "from a" if "note: from a" in a.task_text("t1") else "from b"
+    lost = "from b" if kept == "from a" else "from a"
+    assert a.files() == b.files()
+    empty = root / "no-transcripts"
+    empty.mkdir()
+    app = make_app(
+        AppOptions(
+            roots=[empty], store_root=a.store, config_path=a.settings, state_dir=isolated_env.state, follow=False
+        )
+    )
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.press("t")
+        await until(
+            pilot,
+            lambda: isinstance(app.screen, StoreScreen) and "t1" in app.screen.snapshot.tasks,
+            what="the store view",
+        )
+        screen = app.screen
+        assert isinstance(screen, StoreScreen)
+        table = screen.query_one("StoreTable")
+        await until(pilot, lambda: "t1" in table.rows, what="t1's row")
+        row = " ".join(cell.plain for cell in table.get_row("t1"))
+        assert "⚠ contested: note" in row
+        assert "⚠" not in " ".join(cell.plain for cell in table.get_row("t2"))
+        table.move_cursor(row=table.get_row_index("t1"))
+        await until(pilot, lambda: screen.current_key() == "t1", what="the cursor on t1")
+
+        def detail() -> str:
+            return str(screen.query_one("#store-detail").render())
+
+        await until(pilot, lambda: detail().startswith("t1 "), what="t1's detail")
+        assert f"⚠ contested note: kept {kept}; not kept: {lost}" in detail()
