@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planwatch.core.regular import open_regular_stat
 from planwatch.core.transcripts.discover import DATABASE_HARNESSES, TranscriptFile, is_whole_document
@@ -39,6 +39,9 @@ from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, r
 from planwatch.core.transcripts.warmcache import Remembered as RememberedEntries
 from planwatch.core.transcripts.warmsummary import summary_matches, summary_plans, summary_results
 from planwatch.core.transcripts.zst import is_zst
+
+if TYPE_CHECKING:
+    from planwatch.core.transcripts.copilot import CopilotReader
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +183,28 @@ def read_copilot(
                 reader.problem = None
                 return FileRead(item, reader, results, 0, trace=remembered.trace(), warm="same")
             reader = CopilotReader(item.path)
-    results = reader.read(plans=read_plans)
+    return _copilot_read(item, reader, reader.read(plans=read_plans), read_plans, remembered)
+
+
+def read_copilot_folders(items: Sequence[TranscriptFile], read_plans: bool) -> list[FileRead]:
+    """Read Copilot CLI session folders from scratch (copilot.read_folders: every
+    folder's facts, then every database); never raises."""
+    from planwatch.core.transcripts.copilot import read_folders
+
+    readers = read_folders([item.path for item in items], plans=read_plans)
+    return [
+        _copilot_read(item, reader, reader.results(), read_plans) for item, reader in zip(items, readers, strict=True)
+    ]
+
+
+def _copilot_read(
+    item: TranscriptFile,
+    reader: CopilotReader,
+    results: list[SessionResult],
+    read_plans: bool,
+    remembered: Entry | None = None,
+) -> FileRead:
+    """What reading a Copilot CLI session folder gave, as the index installs it."""
     if not reader.present():
         return FileRead(item, gone=True)
     trace = None
@@ -387,9 +411,20 @@ Remembered = Mapping[Path, Entry] | RememberedEntries
 
 def read_files(jobs: Sequence[Job], read_plans: bool) -> list[FileRead]:
     """A worker's job: read a chunk of files (each from scratch, or replayed from what
-    the cache remembers of it when that comes with it)."""
+    the cache remembers of it when that comes with it). The Copilot CLI session folders
+    read from scratch are read together (`read_copilot_folders`)."""
+    folders = [n for n, job in enumerate(jobs) if not isinstance(job, tuple) and job.harness == "copilot"]
+    together: dict[int, FileRead] = {}
+    if len(folders) > 1:
+        items = [jobs[n] for n in folders]
+        together = dict(zip(folders, read_copilot_folders(items, read_plans), strict=True))  # type: ignore[arg-type]
     return [
-        read_file(job[0], read_plans, job[1]) if isinstance(job, tuple) else read_file(job, read_plans) for job in jobs
+        together[n]
+        if n in together
+        else read_file(job[0], read_plans, job[1])
+        if isinstance(job, tuple)
+        else read_file(job, read_plans)
+        for n, job in enumerate(jobs)
     ]
 
 

@@ -110,6 +110,26 @@ def test_copilot_todo_deps_are_what_a_step_waits_for() -> None:
     }
 
 
+def test_copilot_folders_read_together_give_what_each_read_alone_gives() -> None:
+    """A scan reads the session folders it reads from scratch together (every folder's
+    facts, then every database): each gives what its own read gives, the folders with
+    a database we cannot take, no database or no workspace among them."""
+    from planwatch.core.transcripts.batch import read_copilot_folders, read_file
+
+    folders = sorted([SAMPLE, *(path for path in RULES.iterdir() if path.is_dir())])
+    items = [found for folder in folders for found in discover([folder]) if found.harness == "copilot"]
+    assert len(items) == len(folders) >= 8
+
+    def shown(read: object) -> tuple[object, ...]:
+        reader = read.reader  # type: ignore[attr-defined]
+        return (read.item.path, read.results, read.gone, reader.problem, reader.warm_state(), read.trace.state)  # type: ignore[attr-defined]
+
+    assert [shown(read) for read in read_copilot_folders(items, True)] == [
+        shown(read_file(item, True)) for item in items
+    ]
+    assert any(read.reader.problem for read in read_copilot_folders(items, True))  # type: ignore[union-attr]
+
+
 def test_copilot_a_resumed_session_is_the_same_folder_and_its_activity_the_last_event() -> None:
     _reader, result = read(rule("3"))
     assert plan_of(result) == [("Rotate the logs", "completed"), ("Compress old logs", "pending")]
