@@ -39,14 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="for scripts: '# <source>' then '<status>\\t<text>' per item, per group",
     )
-    show.add_argument(
-        "--root",
-        dest="roots",
-        metavar="DIR",
-        action="append",
-        default=[],
-        help="an extra transcript folder (repeatable)",
-    )
+    _add_roots(show)
     show.set_defaults(handler=run_show)
 
     sessions = sub.add_parser(
@@ -56,7 +49,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "the first column, for cut -d' ' -f1), age, harness, steps done, title and folder.",
     )
     sessions.add_argument("--json", action="store_true", help="a JSON array (ids, facts and counts; no plan text)")
-    sessions.add_argument(
+    _add_roots(sessions)
+    sessions.set_defaults(handler=run_sessions)
+
+
+def _add_roots(parser: argparse.ArgumentParser) -> None:
+    """`--root DIR`, repeatable, after the subcommand (`_roots` takes both places)."""
+    parser.add_argument(
         "--root",
         dest="roots",
         metavar="DIR",
@@ -64,7 +63,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=[],
         help="an extra transcript folder (repeatable)",
     )
-    sessions.set_defaults(handler=run_sessions)
 
 
 # -- building the index ----------------------------------------------------------------

@@ -148,20 +148,14 @@ def register(sub: Any) -> None:
     _add_fields(p, TASK_OPTIONS)
     p = _leaf(task_sub, "list", "task_list", "list tasks", json_out=True)
     p.add_argument("--status", dest="list_status", metavar="STATUS", default=SUPPRESS, help="comma-separated statuses")
-    p.add_argument(
-        "--approved",
-        dest="list_approved",
-        action=argparse.BooleanOptionalAction,
-        default=SUPPRESS,
-        help="only tasks with (or without) an approved stamp",
-    )
-    p.add_argument(
-        "--ready",
-        dest="list_ready",
-        action=argparse.BooleanOptionalAction,
-        default=SUPPRESS,
-        help="only tasks ready to start (or not)",
-    )
+    for name, meaning in (("approved", "with (or without) an approved stamp"), ("ready", "ready to start (or not)")):
+        p.add_argument(
+            f"--{name}",
+            dest=f"list_{name}",
+            action=argparse.BooleanOptionalAction,
+            default=SUPPRESS,
+            help=f"only tasks {meaning}",
+        )
     p.add_argument("--by", dest="list_by", metavar="NAME", default=SUPPRESS, help="a stamp by this person")
     p.add_argument(
         "--since", dest="list_since", metavar="WHEN", default=SUPPRESS, help="a stamp at or after this ISO date/time"

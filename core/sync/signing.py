@@ -50,16 +50,17 @@ def approval_payload(replica: Replica, op: Op) -> bytes:
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def sign(key: str, namespace: str, data: bytes) -> str | None:
+def _ssh_keygen(args: list[str], data: bytes) -> subprocess.CompletedProcess[bytes] | None:
+    """`ssh-keygen ARGS` fed `data`, within 30 s; None when it could not be run or took longer."""
     try:
-        out = subprocess.run(
-            ["ssh-keygen", "-q", "-Y", "sign", "-f", key, "-n", namespace],
-            input=data,
-            capture_output=True,
-            timeout=30,
-            check=False,
-        )
+        return subprocess.run(["ssh-keygen", *args], input=data, capture_output=True, timeout=30, check=False)
     except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def sign(key: str, namespace: str, data: bytes) -> str | None:
+    out = _ssh_keygen(["-q", "-Y", "sign", "-f", key, "-n", namespace], data)
+    if out is None:
         return None
     return out.stdout.decode() if out.returncode == 0 and b"BEGIN SSH SIGNATURE" in out.stdout else None
 
@@ -72,17 +73,8 @@ def verify(keys: list[str], principal: str, namespace: str, data: bytes, signatu
         signers.write_text("".join(f"{principal} {key.strip()}\n" for key in keys if "\n" not in key.strip()))
         sig = Path(tmp) / "data.sig"
         sig.write_text(signature)
-        try:
-            out = subprocess.run(
-                ["ssh-keygen", "-Y", "verify", "-f", str(signers), "-I", principal, "-n", namespace, "-s", str(sig)],
-                input=data,
-                capture_output=True,
-                timeout=30,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-    return out.returncode == 0
+        out = _ssh_keygen(["-Y", "verify", "-f", str(signers), "-I", principal, "-n", namespace, "-s", str(sig)], data)
+    return out is not None and out.returncode == 0
 
 
 def sign_approval(replica: Replica, op: Op) -> str | None:

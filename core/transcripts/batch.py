@@ -122,14 +122,7 @@ def read_cline(item: TranscriptFile, read_plans: bool, remembered: Entry | None 
 
     reader = ClineReader(item.path)
     results = reader.read(plans=read_plans, remembered=remembered.state if remembered is not None else None)
-    trace = None
-    if read_plans and reader.problem is None:
-        try:
-            trace = Trace(ident=identity(item.path.stat()), state=reader.warm_state())
-        except OSError:
-            trace = None
-    same = remembered is not None and trace is not None and remembered.state == trace.state
-    return FileRead(item, reader, results, 0, trace=trace, warm="same" if same else None)
+    return _source_read(item, reader, results, remembered, traced=read_plans and reader.problem is None)
 
 
 def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | None = None) -> FileRead:
@@ -153,14 +146,7 @@ def read_database(item: TranscriptFile, read_plans: bool, remembered: Entry | No
     if not read_plans:
         return FileRead(item, reader, reader.read(plans=False), 0)
     results = reader.read(plans=True, remembered=remembered.state if remembered is not None else None)
-    trace = None
-    if reader.problem is None:
-        try:
-            trace = Trace(ident=identity(item.path.stat()), state=reader.warm_state())
-        except OSError:
-            trace = None
-    same = remembered is not None and trace is not None and remembered.state == trace.state
-    return FileRead(item, reader, results, 0, trace=trace, warm="same" if same else None)
+    return _source_read(item, reader, results, remembered, traced=reader.problem is None)
 
 
 def read_copilot(
@@ -207,8 +193,17 @@ def _copilot_read(
     """What reading a Copilot CLI session folder gave, as the index installs it."""
     if not reader.present():
         return FileRead(item, gone=True)
+    return _source_read(item, reader, results, remembered, traced=read_plans)
+
+
+def _source_read(
+    item: TranscriptFile, reader: Any, results: list[SessionResult], remembered: Entry | None, *, traced: bool
+) -> FileRead:
+    """What a source read whole by its own reader (a database, a session folder) gave,
+    with, when `traced`, its text-free warm-start state under the file's identity (none
+    when the file went meanwhile), and whether that is the state remembered."""
     trace = None
-    if read_plans:
+    if traced:
         try:
             trace = Trace(ident=identity(item.path.stat()), state=reader.warm_state())
         except OSError:

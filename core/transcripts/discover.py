@@ -219,16 +219,21 @@ def cline_session_of(path: Path) -> tuple[Path, str] | None:
     return (data, folder.name) if data is not None else None
 
 
+def _found_folder(folder: Path, harness: Harness) -> TranscriptFile | None:
+    """A folder read whole as one source, found as of its mtime; None when it went."""
+    try:
+        st = folder.stat()
+    except OSError:
+        return None
+    return TranscriptFile(folder, harness, st.st_mtime, 0)
+
+
 def classify_cline(path: Path) -> TranscriptFile | None:
     """Cline's data folder (the one `path` is or belongs to) as a found source."""
     data = cline_data_of(path)
     if data is None:
         return None
-    try:
-        st = data.stat()
-    except OSError:
-        return None
-    return TranscriptFile(data, "cline", st.st_mtime, 0)
+    return _found_folder(data, "cline")
 
 
 def classify_storage(path: Path) -> TranscriptFile | None:
@@ -238,11 +243,7 @@ def classify_storage(path: Path) -> TranscriptFile | None:
     storage = path if path.name == "storage" else path / "storage"
     if not (storage / "session").is_dir() or is_database_file(storage.parent / OPENCODE_DB_NAME):
         return None
-    try:
-        st = storage.stat()
-    except OSError:
-        return None
-    return TranscriptFile(storage, "opencode", st.st_mtime, 0)
+    return _found_folder(storage, "opencode")
 
 
 def database_harness(path: Path) -> Harness:
