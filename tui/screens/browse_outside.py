@@ -6,6 +6,7 @@ running a program suspends the app (tui.outside)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -61,26 +62,29 @@ def open_outside(view: BrowseScreen) -> None:
         paged, problem = _opencode_text(view, entry)
         if paged is not None:
             problem = run_outside(view.app, pager, stdin_text=paged)
-    elif entry.session.harness == "copilot" and regular_file(entry.session.path / "events.jsonl"):
-        # A Copilot CLI session is a folder: its event log is what a pager can show.
-        problem = run_outside(view.app, pager, stdin_file=entry.session.path / "events.jsonl")
-    elif entry.session.harness == "cline" and regular_file(cline_messages(entry)):
-        # A Cline session is a folder of its data folder: its messages document is what
-        # the person and the agent said, through our safe text like any transcript.
-        problem = run_outside(view.app, pager, stdin_file=cline_messages(entry))
-    elif regular_file(entry.session.path):
+    elif regular_file(document := paged_file(entry)):
         # Through our safe text, not named to the pager: it would show raw escapes.
-        problem = run_outside(view.app, pager, stdin_file=entry.session.path)
+        problem = run_outside(view.app, pager, stdin_file=document)
     else:
-        problem = f"{safe_text(str(entry.session.path), single_line=True)} is not a regular file."
+        problem = f"{safe_text(str(document), single_line=True)} is not a regular file."
     if problem:
         view.notify(problem, severity="error", markup=False)
 
 
-def cline_messages(entry: SessionEntry) -> Path:
-    """A Cline session's messages document: `<data>/sessions/<id>/<id>.messages.json`."""
-    sid = entry.session.id
-    return entry.session.path / "sessions" / sid / f"{sid}.messages.json"
+def paged_file(entry: SessionEntry) -> Path:
+    """The file `o` gives the pager for a session: its transcript, or for a session that
+    is a folder, the document in it of what was said (FOLDER_DOCUMENTS)."""
+    document = FOLDER_DOCUMENTS.get(entry.session.harness)
+    return document(entry.session.path, entry.session.id) if document else entry.session.path
+
+
+# The harnesses whose session is a folder, and the file in it a pager can show: Copilot
+# CLI's event log; Cline's messages document, in its data folder (what the person and the
+# agent said).
+FOLDER_DOCUMENTS: dict[str, Callable[[Path, str], Path]] = {
+    "copilot": lambda folder, _sid: folder / "events.jsonl",
+    "cline": lambda data, sid: data / "sessions" / sid / f"{sid}.messages.json",
+}
 
 
 def _opencode_text(view: BrowseScreen, entry: SessionEntry) -> tuple[str | None, str | None]:

@@ -59,6 +59,15 @@ from planwatch.tui.widgets.store_table import StoreTable
 NO_PLAN = "group:none"
 
 
+def _uncounted(store: Store, snapshot: StoreSnapshot) -> frozenset[str]:
+    """The ids of the records in `snapshot` whose approved stamp does not count: the
+    host's ledger of approvals is a file (read again when it changed), so this is asked
+    in the worker that read the store, never while the table is filled."""
+    ledger = approvals_of(store)
+    records: list[TaskRecord | PlanRecord] = [*snapshot.tasks.values(), *snapshot.plans.values()]
+    return frozenset(rec.id for rec in records if rec.approved is not None and not ledger.counts(rec))
+
+
 class StoreScreen(Screen[None]):
     """The record store as a grouped table: each plan, then its tasks; then tasks with no plan."""
 
@@ -95,10 +104,12 @@ class StoreScreen(Screen[None]):
             error: str | None,
             unreadable: bool = False,
             contests: dict[str, list[Contest]] | None = None,
+            uncounted: frozenset[str] = frozenset(),
         ) -> None:
             super().__init__()
             self.unreadable = unreadable
             self.contests = contests or {}
+            self.uncounted = uncounted
             self.generation = generation
             self.snapshot = snapshot
             self.shown = shown
@@ -130,6 +141,9 @@ class StoreScreen(Screen[None]):
         self.refused: str | None = None
         self.filters = Filters()
         self.shown: set[str] | None = None
+        # The records whose approved stamp does not count (core/store/approvals.py), as
+        # the worker found them: the host's ledger is read there, not on the UI thread.
+        self.uncounted: frozenset[str] = frozenset()
 
     # -- what the screen works on: the app's store service, handed to it
 
@@ -240,7 +254,8 @@ class StoreScreen(Screen[None]):
                 error = exc.message
         # A shared store's contested records, as its last sync pass left them (docs/sync.md).
         contests = read_contests(self.store.root) if (self.store.root / ".sync").is_dir() else {}
-        self.post_message(self.Loaded(generation, snapshot, shown, error, contests=contests))
+        uncounted = _uncounted(self.store, snapshot)
+        self.post_message(self.Loaded(generation, snapshot, shown, error, contests=contests, uncounted=uncounted))
 
     @on(Loaded)
     def _on_loaded(self, event: Loaded) -> None:
@@ -249,6 +264,7 @@ class StoreScreen(Screen[None]):
         self.snapshot = event.snapshot
         self.contests = event.contests
         self.shown = event.shown
+        self.uncounted = event.uncounted
         self.unreadable = event.error if event.unreadable else None
         # A filter task_list refused filters nothing: the summary says so, not "filtered".
         self.refused = event.error if not event.unreadable else None
@@ -299,12 +315,12 @@ class StoreScreen(Screen[None]):
         self._show_detail()
 
     def _add_plan_row(self, table: StoreTable, plan: PlanRecord, tasks: list[TaskRecord]) -> None:
-        counts = approvals_of(self.service.store).counts(plan) if plan.approved else True
+        counts = plan.id not in self.uncounted
         cells = plan_cells(plan, tasks, self._session_title, table.status_style, counts, self.contests.get(plan.id))
         self._add_row(table, cells, plan.id)
 
     def _add_task_row(self, table: StoreTable, task: TaskRecord) -> None:
-        counts = approvals_of(self.service.store).counts(task) if task.approved else True
+        counts = task.id not in self.uncounted
         cells = task_cells(task, self._session_title, table.status_style, counts, self.contests.get(task.id))
         self._add_row(table, cells, task.id)
 
