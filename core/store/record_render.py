@@ -224,8 +224,9 @@ def _render(rec: TaskRecord | PlanRecord, existing_text: str | None, *, safe: bo
     buf = StringIO()
     yaml.dump(doc, buf)
     text = "---\n" + buf.getvalue() + "---\n"
-    if body.startswith(("\n", "\r\n")):
-        text += "\n"  # the separator split_frontmatter takes off, so the body's own blank line stays
-    if body:
-        text += body if body.endswith("\n") else body + "\n"
-    return text
+    written = body if not body or body.endswith("\n") else body + "\n"
+    if written.startswith(("\n", "\r\n")):
+        # The separator split_frontmatter takes off, so the body's own first line break
+        # stays: asked of the body as written (a body `\r` is written `\r\n`).
+        text += "\n"
+    return text + written

@@ -126,7 +126,9 @@ def plan_set(ctx: ToolContext, inp: PlanSetInput) -> ToolResult:
             update["status"] = inp.status
             if inp.status in FINISHED_PLAN and current.finished is None:
                 update["finished"] = ctx.stamp()
-        new = current.model_copy(update=update)
+        # Validated (model_copy does not): the record answered is the one written and read
+        # back (a goal ends its line).
+        new = PlanRecord.model_validate(current.model_copy(update=update).model_dump(by_alias=False))
         if new != current:
             ctx.store.write_plan(new)
     return ToolResult([new.line()], [new])
@@ -172,7 +174,9 @@ def task_add(ctx: ToolContext, inp: TaskAddInput) -> ToolResult:
         def make(task_id: str) -> TaskRecord:
             # A new task is always todo.
             base = TaskRecord(id=task_id, title=inp.title, status="todo", created=ctx.stamp())
-            return base.model_copy(update=changes)
+            # Validated as task_set's (model_copy does not): the record answered is the
+            # one written and read back (a body ends its line).
+            return TaskRecord.model_validate(base.model_copy(update=changes).model_dump(by_alias=False))
 
         rec = ctx.store.add_task(make)
     return ToolResult([rec.line()], [rec])
