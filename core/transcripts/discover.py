@@ -45,7 +45,7 @@ import json
 import logging
 import os
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -402,19 +402,28 @@ def _walk(root: Path) -> Iterator[tuple[Path, tuple[str, ...], os.stat_result]]:
     while stack:
         folder, rel = stack.pop()
         folder_name = rel[-1] if rel else root.name
+        child = _child_maker(folder)
         try:
             with os.scandir(folder) as it:
                 for entry in it:
                     try:
                         name = entry.name
                         if entry.is_dir(follow_symlinks=False):
-                            stack.append((folder / name, (*rel, name)))
+                            stack.append((child(name), (*rel, name)))
                         elif entry.is_file() and (name in DATABASE_NAMES or _transcript_name(name, folder_name)):
-                            yield folder / name, (*rel, name), entry.stat()
+                            yield child(name), (*rel, name), entry.stat()
                     except OSError:
                         continue
         except OSError as exc:
             log.debug("cannot list %s: %s", folder, exc)
+
+
+def _child_maker(folder: Path) -> Callable[[str], Path]:
+    """`folder / name` for a name a folder listing gave (no separator in it): pathlib's
+    own child-path maker where this Python has it (what its glob uses: a tenth of the
+    cost of `/`, which parses the name again; 10,000 files a start), else `/`."""
+    make = getattr(folder, "_make_child_relpath", None)
+    return make if callable(make) else folder.__truediv__
 
 
 def _claude_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
