@@ -395,10 +395,9 @@ def board_history(messages: list[Any], titles: dict[str, str]) -> list[tuple[dat
             if block.get("type") == "tool_use" and isinstance(block.get("id"), str):
                 called[block["id"]] = block.get("input")
             elif block.get("type") == "tool_result" and block.get("is_error") is not True:
-                pending = (
-                    _apply(tasks, _result(block.get("content")), called.get(block.get("tool_use_id")), titles)
-                    or pending
-                )
+                answered = block.get("tool_use_id")  # only a string id was ever called
+                call = called.get(answered) if isinstance(answered, str) else None
+                pending = _apply(tasks, _result(block.get("content")), call, titles) or pending
         if pending and moment is not None:
             items = tuple(
                 PlanItem(text=text, status=status, task_id=tid) for tid, (text, status) in sorted(tasks.items())
