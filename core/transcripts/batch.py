@@ -49,6 +49,7 @@ CHUNK_WORK = 24 << 20  # bytes of reading per chunk handed out
 CHUNK_FILES = 64  # and at most this many files per chunk
 PARALLEL_MIN = 160 << 20  # less reading than this is done in the calling thread only
 MAX_WORKERS = 3
+SCAN_NICE = 10  # the app's scan workers' niceness above the app's (fork_ahead)
 
 
 @dataclass
@@ -475,13 +476,15 @@ def fork_ahead(*, every_core: bool = False) -> int:
     for a tenth of a second first. How many were forked (0: that scan starts its own).
     `every_core`: one per core, not per spare core, for a scan that leaves the reading
     to its workers (`read_all(local=False)`: the app, whose UI thread needs the
-    interpreter the calling thread would hold)."""
+    interpreter the calling thread would hold). Those workers also run at a lower
+    priority (SCAN_NICE): on a busy machine a key waits for the UI thread's turn on a
+    core, which two workers at the UI's priority, one a core, would take half of."""
     count = min(MAX_WORKERS, _cores() - (0 if every_core else 1))
     if count < 1:
         return 0
     from planwatch.core.transcripts.workers import fork_spares
 
-    return fork_spares(count)
+    return fork_spares(count, nice=SCAN_NICE if every_core else 0)
 
 
 def release_ahead() -> None:

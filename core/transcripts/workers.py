@@ -185,11 +185,12 @@ class Forked:
         return self.returncode
 
 
-def fork_workers(count: int) -> list[Forked]:
+def fork_workers(count: int, *, nice: int = 0) -> list[Forked]:
     """`count` workers forked from this process when that is safe — on the main thread
     with no other thread running (the command line's scan) — else none (the app scans
     on a thread: its workers are started afresh, `_BOOT`). A forked worker starts at
-    once: no interpreter start, no imports."""
+    once: no interpreter start, no imports. `nice`: added to each worker's niceness
+    (the app's: the scan in the background yields the cores to the UI thread)."""
     if (
         count < 1
         or not hasattr(os, "fork")
@@ -207,6 +208,9 @@ def fork_workers(count: int) -> list[Forked]:
                 try:
                     for fd in (chunks_w, answers_r, *_ends):  # _ends: earlier workers' pipes
                         os.close(fd)
+                    if nice:
+                        with contextlib.suppress(OSError):
+                            os.nice(nice)
                     quiet = os.open(os.devnull, os.O_RDWR)
                     for fd in (0, 1, 2):  # nothing it prints reaches the caller's terminal or pipe
                         os.dup2(quiet, fd)
@@ -233,12 +237,12 @@ _spares: list[Forked] = []
 _spares_lock = threading.Lock()
 
 
-def fork_spares(count: int) -> int:
+def fork_spares(count: int, *, nice: int = 0) -> int:
     """Fork `count` workers now, while this process has no other thread (an app before
     it starts), for the next scan to take (`take_spares`) even from a thread; they
     start at once and import nothing. How many were forked (0 where forking is unsafe
     or impossible: that scan starts its workers afresh)."""
-    forked = fork_workers(count)
+    forked = fork_workers(count, nice=nice)
     with _spares_lock:
         _spares.extend(forked)
     return len(forked)

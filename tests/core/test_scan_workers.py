@@ -367,6 +367,13 @@ from planwatch.core.transcripts.discover import discover
 
 batch.PARALLEL_MIN, batch.CHUNK_FILES, batch._cores = 0, 1, lambda: 2
 forked = batch.fork_ahead(every_core=True)  # as the app does: one a core
+import os, time
+def niceness(pid):
+    return os.getpriority(os.PRIO_PROCESS, pid) - os.getpriority(os.PRIO_PROCESS, 0)
+deadline = time.monotonic() + 30  # each spare lowers its own priority once forked
+while time.monotonic() < deadline and any(niceness(w.pid) != batch.SCAN_NICE for w in workers._spares):
+    time.sleep(0.01)
+nice = [niceness(w.pid) for w in workers._spares]
 subprocess.Popen = None  # the spares must serve
 files = discover([Path(sys.argv[1])])
 here = []
@@ -390,7 +397,7 @@ batch.read_files = real
 order = [path for chunk in got["reads"] for path in chunk]
 print(json.dumps({
     "forked": forked, "files": len(files), "here": len(here), "read": sorted(order) == sorted(str(f.path) for f in files),
-    "first_chunks": firsts == [[str(files[0].path)], [str(files[1].path)]], "left": len(workers._spares),
+    "nice": nice, "scan_nice": batch.SCAN_NICE, "first_chunks": firsts == [[str(files[0].path)], [str(files[1].path)]], "left": len(workers._spares),
 }))
 """
 
@@ -398,7 +405,8 @@ print(json.dumps({
 def test_a_scan_that_leaves_reading_to_its_workers_reads_nothing_in_its_thread(tmp_path: Path) -> None:
     """The app's first scan shares its process with the UI thread: with `local=False` the
     scan's thread reads no file itself while its workers (one a core) run, every file is
-    read once, and the newest go first (the workers take chunks from the newest end)."""
+    read once, and the newest go first (the workers take chunks from the newest end);
+    the workers run at a lower priority than the app."""
     out = subprocess.run(
         [sys.executable, "-c", _LEFT_TO_WORKERS, str(ROOT / "fixtures" / "transcripts")],
         cwd=ROOT,
@@ -412,3 +420,5 @@ def test_a_scan_that_leaves_reading_to_its_workers_reads_nothing_in_its_thread(t
     assert got["forked"] == 2 and got["files"] > 10
     assert got["here"] == 0 and got["read"]
     assert got["first_chunks"] and got["left"] == 0
+    # The workers yield the cores to the UI thread: they run at a lower priority.
+    assert got["nice"] == [got["scan_nice"]] * 2
