@@ -49,7 +49,7 @@ CHUNK_WORK = 24 << 20  # bytes of reading per chunk handed out
 CHUNK_FILES = 64  # and at most this many files per chunk
 PARALLEL_MIN = 160 << 20  # less reading than this is done in the calling thread only
 MAX_WORKERS = 3
-SCAN_NICE = 10  # the app's scan workers' niceness above the app's (fork_ahead)
+SCAN_NICE = 5  # the app's scan workers' niceness above the app's (fork_ahead)
 
 
 @dataclass
@@ -478,7 +478,8 @@ def fork_ahead(*, every_core: bool = False) -> int:
     to its workers (`read_all(local=False)`: the app, whose UI thread needs the
     interpreter the calling thread would hold). Those workers also run at a lower
     priority (SCAN_NICE): on a busy machine a key waits for the UI thread's turn on a
-    core, which two workers at the UI's priority, one a core, would take half of."""
+    core, which two workers at the UI's priority, one a core, took most of. (At +10 a
+    scan on a machine at load 13 took five times as long; at +5 about as long as at 0.)"""
     count = min(MAX_WORKERS, _cores() - (0 if every_core else 1))
     if count < 1:
         return 0
