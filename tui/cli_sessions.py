@@ -308,7 +308,7 @@ def _plain(entry: SessionEntry) -> list[str]:
     item, then each further group under its own header, then each plan document after
     its `# document …` header, each of its lines framed as `> <line>` (`>` alone for an
     empty one), so a document's own `# ` lines never read as headers and its lines never
-    as items (README, For scripts)."""
+    as items (docs/store.md, For scripts)."""
     from planwatch.core.text import safe_text
 
     plan = entry.plan

@@ -1,6 +1,6 @@
 """The command line keeps the habits of the tools people love —
 `--version`, `--json` on every list, errors for what does not exist, refusals that
-name the command to run, and a README example that works as written. Every test runs
+name the command to run, and a For scripts example (docs/store.md) that works as written. Every test runs
 `planwatch` as a real process in the test's isolated environment.
 """
 
@@ -197,10 +197,11 @@ def test_refusals_on_the_command_line_name_the_command_not_the_tool(isolated_env
     assert "_" not in out.stderr.replace("input", "")
 
 
-def _readme_script() -> list[tuple[str, str | None]]:
-    """The README's store example: (command, the answer its `# →` comment promises)."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## For scripts", 1)[1].split("\n## ", 1)[0]
+def _scripts_example() -> list[tuple[str, str | None]]:
+    """The store example of docs/store.md, For scripts: (command, the answer its `# →`
+    comment promises)."""
+    page = (ROOT / "docs" / "store.md").read_text()
+    section = page.split("## For scripts", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```sh\n(.*?)```", section, re.S)
     store_block = next(b for b in blocks if "plan create" in b)
     steps = []
@@ -211,10 +212,8 @@ def _readme_script() -> list[tuple[str, str | None]]:
     return steps
 
 
-def test_the_readme_for_scripts_example_works_in_order_on_a_fresh_store(
-    transcripts: Path, isolated_env: IsolatedEnv
-) -> None:
-    steps = _readme_script()
+def test_the_for_scripts_example_works_in_order_on_a_fresh_store(transcripts: Path, isolated_env: IsolatedEnv) -> None:
+    steps = _scripts_example()
     assert len(steps) >= 8 and steps[0][0].startswith("planwatch plan create")
     assert not isolated_env.store.exists()  # a fresh store
     for command, answer in steps:

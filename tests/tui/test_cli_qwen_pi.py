@@ -1,4 +1,4 @@
-"""Qwen Code and pi sessions on the command line (README, For scripts), run as real subprocesses:
+"""Qwen Code and pi sessions on the command line (docs/store.md, For scripts), run as real subprocesses:
 found under their own folders, by `--root`, by path and by id (or a unique prefix),
 listed with their harness, shown with their source's header."""
 

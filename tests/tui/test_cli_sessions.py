@@ -1,4 +1,4 @@
-"""`planwatch show` and `planwatch sessions` (README, For scripts), run as real subprocesses."""
+"""`planwatch show` and `planwatch sessions` (docs/store.md, For scripts), run as real subprocesses."""
 
 from __future__ import annotations
 
