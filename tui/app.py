@@ -7,10 +7,13 @@ follower threads run at all (snapshots run without them).
 
 The app owns the live state the screens show: the index, the store service (the one
 store, settings object, writer and watcher: tui/store_service.py), the overrides and
-the in-memory timelines. Screens read it (attributes down), subscribe to its signals
-(`sessions_changed`, `scan_finished`, and the store service's `changed` and
-`settings_changed`) and ask for writes through methods here, which run the IO in thread
-workers. The app never reaches into a screen. Keeping the settings (the file watched, a
+the in-memory timelines. It builds each screen with what it shows (attributes down:
+the browse screen with the app itself as its `BrowseModel`, tui/screens/browse_model.py,
+and the store service); screens subscribe to its signals (`sessions_changed`,
+`scan_finished`, and the store service's `changed` and `settings_changed`) and send
+their requests up as messages (an override, a store tool, the session shown), which the
+handlers here act on, running the IO in thread workers. The app never reaches into a
+screen. Keeping the settings (the file watched, a
 saved change applied, new transcript folders looked in, the theme) is the app's other
 half, tui/app_settings.py.
 """
@@ -52,6 +55,7 @@ from planwatch.tui.messages import (
 )
 from planwatch.tui.notices import Notice, desktop_escapes, idle_notice, plan_notices
 from planwatch.tui.options import AppOptions, options_from_args
+from planwatch.tui.screens.browse_model import OverrideRequested, SessionShown, ToolRequested
 from planwatch.tui.session_palette import SessionsProvider, SessionSwitcher
 from planwatch.tui.store_service import StoreOwner, StoreService
 from planwatch.tui.widgets.session_rows import RUNNING_WINDOW, untitled
@@ -163,7 +167,8 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
     def on_mount(self) -> None:
         from planwatch.tui.screens.browse import BrowseScreen
 
-        self.push_screen(BrowseScreen())
+        options = self.options
+        self.push_screen(BrowseScreen(self, self.store_service, pane=options.pane, folder=options.cwd))
         self._watch_settings()
         self.set_interval(IDLE_CHECK_EVERY, self._check_idle, name="idle-watch")
         self.feed.start()
@@ -189,6 +194,10 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
     @property
     def store_view(self) -> StoreView:
         return self.store_service.view
+
+    @property
+    def scan_progress(self) -> tuple[int, int]:
+        return self.index.progress
 
     def now(self) -> datetime:
         return self.clock()
@@ -429,6 +438,26 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
                 if task.id == task_id:
                     tasks[index] = task.model_copy(update=change)
         self.store_service.changed.publish(view)
+
+    # -- what the browse screen asks for (tui/screens/browse_model.py)
+
+    @on(OverrideRequested)
+    def _override_requested(self, event: OverrideRequested) -> None:
+        self.set_override(event.session_id, event.key, event.status)
+        self.sessions_changed.publish({event.session_id})  # its pill, checklist and row again
+
+    @on(ToolRequested)
+    def _tool_requested(self, event: ToolRequested) -> None:
+        self.run_tool(event.name, event.payload)
+
+    @on(SessionShown)
+    def _session_shown(self, event: SessionShown) -> None:
+        """With the opt-in on, the session shown has its list kept in the store."""
+        if event.session_id is None or not (self.settings.keep_plans_in_store and self.reading):
+            return
+        entry = self.entry(event.session_id)
+        if entry is not None and entry.plan is not None and entry.plan.groups:
+            self.mirror([(entry.session, entry.plan)])
 
     @on(OwnItemsChanged)
     def _own_items_changed(self, event: OwnItemsChanged) -> None:

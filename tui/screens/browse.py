@@ -2,9 +2,18 @@
 
 In pane mode (`--pane`, or narrower than PANE_WIDTH columns) the `-pane` class hides the
 list and the screen follows the most recently active session (of a folder, with --cwd:
-browse_follow.py). The screen owns the selected session and sets it on its children
-(the sessions pane, the head, the checklist, the details); the app owns the data. Its
-actions on items, its ways out of the app and its texts live beside it (browse_items,
+browse_follow.py).
+
+The app builds the screen with what it shows (attributes down): a `BrowseModel`
+(browse_model.py: the sessions, a session's checklist, counts and timeline, the scan's
+state, the reading switch, their signals), the store service (the store's contents and
+its signals), and the start-up choices (a pane started as one, the folder it follows).
+The screen never names the app; what it asks for goes up as messages (browse_model.py).
+
+The selected session has one owner: the session list's cursor, or in a pane started as
+one, the session the pane follows. `selected_id` is derived from it (`_take_selection`)
+and its watcher paints the head, the checklist and the details. The actions on items,
+the ways out of the app and the texts live beside the screen (browse_items,
 browse_outside, browse_texts).
 """
 
@@ -20,6 +29,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import Click, Resize
+from textual.reactive import var
 from textual.widgets import OptionList, Static
 
 from planwatch.core.checklist import Checklist
@@ -28,8 +38,9 @@ from planwatch.tui import palette
 from planwatch.tui.commands import bindings
 from planwatch.tui.screens import browse_follow, browse_items, browse_outside, browse_texts
 from planwatch.tui.screens.browse_items import Undo
+from planwatch.tui.screens.browse_model import SessionShown
 from planwatch.tui.session_palette import SessionScreen, SessionSwitcher
-from planwatch.tui.widgets.checklist import ChecklistView, RowRef
+from planwatch.tui.widgets.checklist import ChecklistView
 from planwatch.tui.widgets.details import DetailsPanel, details_text, hover_card
 from planwatch.tui.widgets.key_footer import KeysFooter
 from planwatch.tui.widgets.list_moves import SteppedOptionList
@@ -40,8 +51,9 @@ from planwatch.tui.widgets.sessions_pane import SessionsPane
 
 if TYPE_CHECKING:
     from planwatch.core.sessions import SessionEntry
-    from planwatch.tui.app import PlanwatchApp
     from planwatch.tui.messages import ScanFinished
+    from planwatch.tui.screens.browse_model import BrowseModel
+    from planwatch.tui.store_service import StoreService
 
 
 class BrowseScreen(SessionScreen):
@@ -51,11 +63,22 @@ class BrowseScreen(SessionScreen):
     BINDINGS = bindings("browse")
     AUTO_FOCUS = "#sessions"
 
-    app: PlanwatchApp  # type: ignore[assignment]
+    selected_id: var[str | None] = var(None, init=False)
+    """The session on screen, derived from its owner (`_take_selection`); its watcher paints it."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, model: BrowseModel, store: StoreService, *, pane: bool = False, folder: Path | None = None
+    ) -> None:
+        """`model`: the sessions and what is shown of each; `store`: the store service;
+        `pane`: started as a pane (`--pane`), which follows the newest session, of
+        `folder` when one is given."""
         super().__init__(id="browse")
-        self.selected_id: str | None = None
+        self.model = model
+        self.store = store
+        self.started_as_pane = pane
+        self.folder = folder
+        # The session a pane started as one follows (or was shown with `s`).
+        self._followed: str | None = None
         self.undo_stack: list[Undo] = []
         # The session the details panel last showed (its scroll position is that session's).
         self._details_session: str | None = None
@@ -70,7 +93,7 @@ class BrowseScreen(SessionScreen):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            yield SessionsPane(self.app.now, id="sessions-pane")
+            yield SessionsPane(self.model.now, id="sessions-pane")
             with Vertical(id="checklist-pane"):
                 with Horizontal(id="session-head"):
                     yield Static(id="session-title", markup=False)
@@ -81,16 +104,16 @@ class BrowseScreen(SessionScreen):
         yield KeysFooter()
 
     def on_mount(self) -> None:
-        # Told of changes by the app's signals; the app never calls into this screen.
-        # (Looked up at each call, so a test may wrap a handler on the instance.)
-        self.app.sessions_changed.subscribe(self, lambda ids: self.sessions_changed(ids), immediate=True)
-        self.app.scan_finished.subscribe(self, lambda event: self.scan_finished(event), immediate=True)
-        store = self.app.store_service
+        # Told of changes by the model's and the store's signals; the app never calls
+        # into this screen. (Looked up at each call, so a test may wrap a handler on the instance.)
+        self.model.sessions_changed.subscribe(self, lambda ids: self.sessions_changed(ids), immediate=True)
+        self.model.scan_finished.subscribe(self, lambda event: self.scan_finished(event), immediate=True)
+        store = self.store
         store.changed.subscribe(self, lambda _view: self.store_changed(), immediate=True)
         store.settings_changed.subscribe(self, lambda _settings: self.refresh_all(), immediate=True)
         store.sync_changed.subscribe(self, lambda _status: self._show_status(), immediate=True)
-        self.query_one("#sessions", SessionList).hover_card_for = self._hover_card
-        self.set_class(self.app.options.pane, "-pane")
+        self.session_list().hover_card_for = self._hover_card
+        self.set_class(self.started_as_pane, "-pane")
         if self.pane:
             # The list is hidden: keys go to the checklist from the first press.
             self.query_one("#checklist", ChecklistView).focus()
@@ -107,15 +130,14 @@ class BrowseScreen(SessionScreen):
         from planwatch.tui.options import MEDIUM_WIDTH, PANE_WIDTH
 
         was = self.pane
-        self.set_class(self.app.options.pane or event.size.width < PANE_WIDTH, "-pane")
+        self.set_class(self.started_as_pane or event.size.width < PANE_WIDTH, "-pane")
         self.set_class(event.size.width < MEDIUM_WIDTH, "-medium")
         if self.pane != was:
-            # The selected session stays selected whatever the width, so a person's choice survives a resize;
-            # only a pane started as one follows the newest session.
+            # The selected session stays selected whatever the width (it is the list's
+            # cursor, shown or hidden), so a person's choice survives a resize; only a
+            # pane started as one follows the newest session.
             if self.pane and self.focused is not self.query_one("#details"):
                 self.query_one("#checklist", ChecklistView).focus()
-            elif not self.pane and self.selected_id is not None:
-                self.query_one("#sessions", SessionList).highlight_id(self.selected_id)
             self.refresh_all()
         # Rows are laid out for a width: lay them out again once the new size is known.
         self.call_after_refresh(self.sessions_pane().relayout)
@@ -131,7 +153,7 @@ class BrowseScreen(SessionScreen):
         """Whether the session list's cursor is the selection: always but in a pane started
         as one (`--pane`), which follows the newest session (of its folder) itself. A
         window narrowed into pane mode keeps the list's session, hidden or not."""
-        return not self.app.options.pane
+        return not self.started_as_pane
 
     @property
     def pinned(self) -> bool:
@@ -140,18 +162,15 @@ class BrowseScreen(SessionScreen):
         pane follows)."""
         return self.session_list().chosen
 
-    def _follow(self) -> None:
-        browse_follow.follow(self)
-
     # -- data from the app
 
     def sessions_changed(self, changed: set[str]) -> None:
         for session_id in changed:
             self._counts.pop(session_id, None)
         self._refresh_list()
-        if self.app.scan_done is None:
+        if self.model.scan_done is None:
             self._show_status()  # how far the first scan is
-        self._follow()
+        browse_follow.follow(self)
         if self.selected_id in changed:
             self._show_selected()
 
@@ -165,13 +184,13 @@ class BrowseScreen(SessionScreen):
     def scan_finished(self, event: ScanFinished) -> None:
         self._refresh_list()
         self._show_status()
-        self._follow()
+        browse_follow.follow(self)
         self._show_selected()
 
     def refresh_all(self) -> None:
         self._counts.clear()
         self._refresh_list()
-        self._follow()
+        browse_follow.follow(self)
         self._show_selected()
         self._show_status()
 
@@ -182,7 +201,7 @@ class BrowseScreen(SessionScreen):
 
     def _hover_card(self, session_id: str) -> Content:
         """The hover card of a session's pill, wherever the pill is shown (docs/app.md, The checklist)."""
-        return hover_card(self.app.checklist_for(session_id), self.app.reading)
+        return hover_card(self.model.checklist_for(session_id), self.model.reading)
 
     def _row(self, entry: Any, home: str, open_counts: dict[str, int]) -> SessionRow:
         # The row made last time while its session (a frozen value: a change makes a new
@@ -222,31 +241,28 @@ class BrowseScreen(SessionScreen):
     def _session_counts(self, session_id: str) -> tuple[int, int, bool]:
         cached = self._counts.get(session_id)
         if cached is None:
-            cached = self._counts[session_id] = self.app.pill_counts(session_id)
+            cached = self._counts[session_id] = self.model.pill_counts(session_id)
         return cached
 
     def _refresh_list(self) -> None:
-        entries = self.app.entries()
-        session_list = self.query_one("#sessions", SessionList)
+        entries = self.model.entries()
         home = str(Path.home())
-        open_counts = self.app.store_view.open_counts
+        open_counts = self.store.view.open_counts
         self._next_rows = {}
         rows = self._rows(entries, home, open_counts)
         self._made_rows, self._next_rows = self._next_rows, {}  # only the sessions listed now
         self.sessions_pane().show(rows, None if entries else self._empty_text())
-        if self.list_selects:
-            # The selected session is the one under the list's cursor: the newest until the
-            # person chooses one, and the one the cursor moved to when theirs left the list.
-            self.select(session_list.selected_id)
+        # The selected session is the one under the list's cursor: the newest until the
+        # person chooses one, and the one the cursor moved to when theirs left the list.
+        self._take_selection()
 
     def _empty_text(self) -> Content:
-        return browse_texts.empty_text(self.app.scan_done)
+        return browse_texts.empty_text(self.model.scan_done)
 
     def _show_status(self) -> None:
         line = self.query_one("#status-line", Static)
-        progress = self.app.index.progress
         text = browse_texts.status_text(
-            self.app.store_view, self.app.scan_done is not None, progress, self.app.store_service.sync_status
+            self.store.view, self.model.scan_done is not None, self.model.scan_progress, self.store.sync_status
         )
         line.update(text)
         line.display = bool(text.plain)
@@ -254,23 +270,31 @@ class BrowseScreen(SessionScreen):
     # -- the selected session
 
     def select(self, session_id: str | None) -> None:
-        if session_id == self.selected_id:
-            return
-        self.selected_id = session_id
+        """Show `session_id`: the list's cursor moves onto it (when it is listed), or a
+        pane started as one shows it."""
+        if not self.list_selects:
+            self._followed = session_id
+        elif session_id is not None:
+            self.session_list().highlight_id(session_id)
+        self._take_selection()
+
+    def _take_selection(self) -> None:
+        """`selected_id` from its owner: the list's cursor (`list_selects`), else the
+        session a pane started as one follows. Its watcher paints when it changed."""
+        self.selected_id = self.session_list().selected_id if self.list_selects else self._followed
+
+    def watch_selected_id(self, session_id: str | None) -> None:
         self._show_selected()
-        if session_id is not None and self.app.settings.keep_plans_in_store and self.app.reading:
-            entry = self.app.entry(session_id)
-            if entry is not None and entry.plan is not None and entry.plan.groups:
-                self.app.mirror([(entry.session, entry.plan)])
+        self.post_message(SessionShown(session_id))
 
     def _show_selected(self) -> None:
         checklist_view = self.query_one("#checklist", ChecklistView)
         title = self.query_one("#session-title", Static)
         pill = self.query_one("#pill", Pill)
         session_id = self.selected_id
-        entry = self.app.entry(session_id) if session_id else None
+        entry = self.model.entry(session_id) if session_id else None
         if entry is None:
-            if self.pane and self.app.scan_done is not None and not self.app.entries():
+            if self.pane and self.model.scan_done is not None and not self.model.entries():
                 # The list with its empty state is hidden in pane mode: say it here.
                 title.update(self._empty_text())
             else:
@@ -283,16 +307,14 @@ class BrowseScreen(SessionScreen):
             self._show_details(None)
             return
         session = entry.session
-        checklist = self.app.checklist_for(session.id)
-        title.update(browse_texts.head_text(session, self.app.now(), pane=self.pane))
+        checklist = self.model.checklist_for(session.id)
+        reading = self.model.reading
+        title.update(browse_texts.head_text(session, self.model.now(), pane=self.pane))
         pill.set_counts(*checklist.counts())
-        pill.tooltip = hover_card(checklist, self.app.reading)
-        own_note = None
-        if self.app.store_view.error:
-            own_note = safe_text(self.app.store_view.error, single_line=True)
-        checklist_view.show(
-            checklist, agent_note=browse_texts.agent_note(checklist, self.app.reading), own_note=own_note
-        )
+        pill.tooltip = hover_card(checklist, reading)
+        error = self.store.view.error
+        own_note = safe_text(error, single_line=True) if error else None
+        checklist_view.show(checklist, agent_note=browse_texts.agent_note(checklist, reading), own_note=own_note)
         self._show_details(session.id)
 
     def _no_selection_text(self) -> str:
@@ -302,8 +324,8 @@ class BrowseScreen(SessionScreen):
             # shows none, and the list says how to see them again.
             return "No session listed."
         # Only a pane started as one, on a folder, waits for that folder's sessions.
-        folder = self.app.options.cwd if self.pane and self.app.options.pane else None
-        return browse_texts.no_selection_text(folder, scanned=self.app.scan_done is not None)
+        folder = self.folder if self.pane and self.started_as_pane else None
+        return browse_texts.no_selection_text(folder, scanned=self.model.scan_done is not None)
 
     def _show_details(self, session_id: str | None) -> None:
         panel = self.query_one("#details", DetailsPanel)
@@ -314,35 +336,32 @@ class BrowseScreen(SessionScreen):
             # text means nothing in another's.
             self._details_session = session_id
             panel.scroll_home(animate=False)
-        entry = self.app.entry(session_id) if session_id else None
+        model = self.model
+        entry = model.entry(session_id) if session_id else None
         if entry is None:
             panel.show_text(Content.styled("No session selected.", palette.MUTED))
             panel.show_documents(())
             return
-        checklist = self.app.checklist_for(entry.session.id)
-        timeline, rebuild = self.app.timeline(entry.session.id), self.app.timeline_rebuild(entry.session.id)
+        checklist = model.checklist_for(entry.session.id)
+        timeline, rebuild = model.timeline(entry.session.id), model.timeline_rebuild(entry.session.id)
         panel.show_text(
             details_text(
                 entry.session,
                 checklist,
                 timeline,
-                reading=self.app.reading,
+                reading=model.reading,
                 rebuild=rebuild,
                 skipped=entry.skipped_lines,
             )
         )
-        panel.show_documents(checklist.documents if self.app.reading else ())
+        panel.show_documents(checklist.documents if model.reading else ())
 
     @on(OptionList.OptionHighlighted, "#sessions")
-    def _session_highlighted(self) -> None:
-        if self.list_selects:
-            # The list's cursor now, not the message's option: a message posted before a
-            # refresh moved the cursor would select a session the cursor has left.
-            self.select(self.session_list().selected_id)
-
     @on(OptionList.OptionSelected, "#sessions")
-    def _session_chosen(self, event: OptionList.OptionSelected) -> None:
-        self.select(event.option.id)
+    def _session_highlighted(self) -> None:
+        # The list's cursor now, not the message's option: a message posted before a
+        # refresh moved the cursor would select a session the cursor has left.
+        self._take_selection()
 
     @on(OptionList.OptionSelected, "#checklist")
     def _row_chosen(self) -> None:
@@ -354,23 +373,17 @@ class BrowseScreen(SessionScreen):
 
     @on(ChecklistView.TickRequested)
     def _mark_clicked(self, event: ChecklistView.TickRequested) -> None:
-        self._tick(event.ref)
+        browse_items.tick(self, event.ref)
 
     # -- order and running only
 
     def action_cycle_order(self) -> None:
         self.notify(self.sessions_pane().cycle_order(), markup=False)
-        self._select_under_cursor()
+        self._take_selection()  # the session under the cursor (none when the list shows none)
 
     def action_running_only(self) -> None:
         self.notify(self.sessions_pane().toggle_running_only(), markup=False)
-        self._select_under_cursor()
-
-    def _select_under_cursor(self) -> None:
-        """The list's view changed: the selection is the session under its cursor (none
-        when the list shows none: the checklist says so, and keys have nothing to tick)."""
-        if self.list_selects:
-            self.select(self.session_list().selected_id)
+        self._take_selection()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that mean nothing in the current mode leave the footer (and do nothing)."""
@@ -384,17 +397,19 @@ class BrowseScreen(SessionScreen):
         self.app.push_screen(SessionSwitcher())
 
     def listed_sessions(self) -> list[SessionEntry]:
-        return self.app.entries()
+        return self.model.entries()
 
     def clock(self) -> datetime:
-        return self.app.now()
+        return self.model.now()
 
     def show_session(self, session_id: str) -> None:
         """Show a session chosen in the palette; in pane mode the pane then stays on it."""
-        if self.app.entry(session_id) is None:
+        if self.model.entry(session_id) is None:
             return
         self.sessions_pane().reveal(session_id)  # the list's cursor stays on it (pinned)
-        self.select(session_id)
+        if not self.list_selects:
+            self._followed = session_id
+        self._take_selection()
 
     # -- filter
 
@@ -403,8 +418,8 @@ class BrowseScreen(SessionScreen):
             self.sessions_pane().open_filter()
 
     @on(SessionsPane.Filtered)
-    def _filtered(self, event: SessionsPane.Filtered) -> None:
-        self.select(event.selected_id)
+    def _filtered(self) -> None:
+        self._take_selection()
 
     def action_close(self) -> None:
         """escape: close the details, else empty and close the filter."""
@@ -417,10 +432,10 @@ class BrowseScreen(SessionScreen):
     # -- moving
 
     def action_cursor_down(self) -> None:
-        self._move(down=True)
+        self._on_focused(lambda moves: moves.action_cursor_down(), lambda panel: panel.scroll_down())
 
     def action_cursor_up(self) -> None:
-        self._move(down=False)
+        self._on_focused(lambda moves: moves.action_cursor_up(), lambda panel: panel.scroll_up())
 
     def action_cursor_first(self) -> None:
         self._on_focused(lambda moves: moves.action_first(), lambda panel: panel.scroll_home(animate=False))
@@ -438,12 +453,6 @@ class BrowseScreen(SessionScreen):
         self._on_focused(
             lambda moves: moves.action_half_page_up(),
             lambda panel: panel.scroll_relative(y=-(panel.size.height // 2), animate=False),
-        )
-
-    def _move(self, *, down: bool) -> None:
-        self._on_focused(
-            lambda moves: moves.action_cursor_down() if down else moves.action_cursor_up(),
-            lambda panel: (panel.scroll_down if down else panel.scroll_up)(),
         )
 
     def _on_focused(
@@ -478,12 +487,6 @@ class BrowseScreen(SessionScreen):
     def checklist_view(self) -> ChecklistView:
         return self.query_one("#checklist", ChecklistView)
 
-    def repaint_session(self, session_id: str) -> None:
-        """After an override changed: the session's pill, checklist and row again."""
-        self._counts.pop(session_id, None)
-        self._show_selected()
-        self._refresh_list()
-
     def _on_checklist(self, verb: str) -> bool:
         """Whether a key that acts on the checklist's item can act: only with the checklist
         focused (its cursor is the item meant). From elsewhere (the session list, the
@@ -502,9 +505,6 @@ class BrowseScreen(SessionScreen):
     def action_tick(self) -> None:
         if self._on_checklist("tick"):
             browse_items.tick_current(self)
-
-    def _tick(self, ref: RowRef) -> None:
-        browse_items.tick(self, ref)
 
     def action_undo(self) -> None:
         browse_items.undo(self)

@@ -47,10 +47,9 @@ def newest_session(entries: Iterable[Any], folder: Path | None) -> str | None:
 def follow(view: BrowseScreen) -> None:
     """Select the newest session (of the --cwd folder, in a pane started as one) when the
     screen follows one."""
-    options = view.app.options
-    if not options.pane or view.pinned:
+    if not view.started_as_pane or view.pinned:
         return  # elsewhere the list's cursor is the selection (BrowseScreen.list_selects)
-    folder = options.cwd
-    newest = newest_session(view.app.entries(), folder)
+    folder = view.folder
+    newest = newest_session(view.model.entries(), folder)
     if newest is not None or folder is not None:
         view.select(newest)

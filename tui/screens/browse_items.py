@@ -1,15 +1,18 @@
 """The browse screen's actions on items: tick and untick (an override on an agent item,
 todo↔done on the person's own), add, edit and drop own items, and undo — each kept on
 the screen's undo stack with a sentence saying what it did. The screen's keys call
-these with itself; writes go through the app (`set_override`, `run_tool`)."""
+these with itself; writes go up to the app as messages (`OverrideRequested`,
+`ToolRequested`: browse_model.py), and the screen repaints when the app says the
+session or the store changed."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from planwatch.core.checklist import toggle_agent, toggle_own
 from planwatch.core.text import quoted
+from planwatch.tui.screens.browse_model import OverrideRequested, ToolRequested
 from planwatch.tui.widgets.item_editor import ItemEditor
 
 if TYPE_CHECKING:
@@ -22,7 +25,7 @@ class Undo:
     """One step the person can take back with `u` (memory only, like the plan text)."""
 
     session_id: str
-    kind: str  # "override" | "status" | "title"
+    kind: Literal["override", "status", "title"]
     target: str  # item key or task id
     before: Any
     done: str = ""  # what was done, for the toast: "ticked “Write tests”"
@@ -53,7 +56,7 @@ def tick_current(view: BrowseScreen) -> None:
     if ref is None:
         view.notify("Nothing to tick here: move to an item first.", markup=False)
         return
-    view._tick(ref)
+    tick(view, ref)
 
 
 def tick(view: BrowseScreen, ref: RowRef) -> None:
@@ -67,16 +70,13 @@ def tick(view: BrowseScreen, ref: RowRef) -> None:
         new = toggle_agent(row)
         what = "ticked" if (new or row.agent_status) == "completed" else "unticked"
         view.undo_stack.append(Undo(session_id, "override", row.key, row.override, f"{what} {quoted(row.text)}"))
-        view.app.set_override(session_id, row.key, new)
-        view._counts.pop(session_id, None)
-        view._show_selected()
-        view._refresh_list()
+        view.post_message(OverrideRequested(session_id, row.key, new))
     else:
         own = checklist.own[ref.index]
         new_status = toggle_own(own.status)
         what = "ticked" if new_status == "done" else "unticked"
         view.undo_stack.append(Undo(session_id, "status", own.task_id, own.status, f"{what} {quoted(own.title)}"))
-        view.app.run_tool("task_set", {"task": own.task_id, "status": new_status})
+        view.post_message(ToolRequested("task_set", {"task": own.task_id, "status": new_status}))
 
 
 def undo(view: BrowseScreen) -> None:
@@ -89,14 +89,11 @@ def undo(view: BrowseScreen) -> None:
     step = view.undo_stack.pop(steps[-1])
     view.notify(f"Undid: {step.done}" if step.done else "Undid the last change.", markup=False)
     if step.kind == "override":
-        view.app.set_override(step.session_id, step.target, step.before)
-        view._counts.pop(step.session_id, None)
-        view._show_selected()
-        view._refresh_list()
+        view.post_message(OverrideRequested(step.session_id, step.target, step.before))
     elif step.kind == "status":
-        view.app.run_tool("task_set", {"task": step.target, "status": step.before})
+        view.post_message(ToolRequested("task_set", {"task": step.target, "status": step.before}))
     elif step.kind == "title":
-        view.app.run_tool("task_set", {"task": step.target, "title": step.before})
+        view.post_message(ToolRequested("task_set", {"task": step.target, "title": step.before}))
 
 
 def add_item(view: BrowseScreen) -> None:
@@ -110,12 +107,12 @@ async def _add_item(view: BrowseScreen, session_id: str) -> None:
     title = await view.app.push_screen_wait(ItemEditor(heading="New item for this session"))
     if title:
         # When the store read brings the new item, the cursor moves onto it.
-        view.awaited_item = (session_id, {own.task_id for own in view.app.checklist_for(session_id).own})
+        view.awaited_item = (session_id, {own.task_id for own in view.model.checklist_for(session_id).own})
         payload: dict[str, Any] = {"title": title, "session": session_id}
-        entry = view.app.entry(session_id)
+        entry = view.model.entry(session_id)
         if entry is not None and entry.session.cwd:
             payload["folder"] = entry.session.cwd
-        view.app.run_tool("task_add", payload)
+        view.post_message(ToolRequested("task_add", payload))
 
 
 def edit_item(view: BrowseScreen) -> None:
@@ -130,7 +127,7 @@ async def _edit_item(view: BrowseScreen, session_id: str, task_id: str, title: s
     new = await view.app.push_screen_wait(ItemEditor(title, heading=f"Edit {quoted(title, 50)}"))
     if new and new != title:
         view.undo_stack.append(Undo(session_id, "title", task_id, title, f"renamed {quoted(title)}"))
-        view.app.run_tool("task_set", {"task": task_id, "title": new})
+        view.post_message(ToolRequested("task_set", {"task": task_id, "title": new}))
 
 
 def drop_item(view: BrowseScreen) -> None:
@@ -141,4 +138,4 @@ def drop_item(view: BrowseScreen) -> None:
     if own.status == "dropped":
         return
     view.undo_stack.append(Undo(view.selected_id, "status", own.task_id, own.status, f"dropped {quoted(own.title)}"))
-    view.app.run_tool("task_set", {"task": own.task_id, "status": "dropped"})
+    view.post_message(ToolRequested("task_set", {"task": own.task_id, "status": "dropped"}))

@@ -32,25 +32,25 @@ if TYPE_CHECKING:
 
 def copy_checklist(view: BrowseScreen) -> None:
     """`y`: the selected session's checklist as Markdown (`- [x] …`) on the clipboard."""
-    entry = view.app.entry(view.selected_id) if view.selected_id else None
+    entry = view.model.entry(view.selected_id) if view.selected_id else None
     if entry is None:
         view.notify("Select a session first.", markup=False)
         return
-    title = view.app.session_title(entry.session.id)
-    text = checklist_markdown(title, view.app.checklist_for(entry.session.id), view.app.reading)
+    title = view.model.session_title(entry.session.id)
+    text = checklist_markdown(title, view.model.checklist_for(entry.session.id), view.model.reading)
     view.app.copy_to_clipboard(text)
     view.notify(f"Copied the checklist ({len(text.splitlines())} lines) as Markdown.", markup=False)
 
 
 def open_outside(view: BrowseScreen) -> None:
     """`o`: the transcript in $PAGER; with the details focused, the plan documents."""
-    entry = view.app.entry(view.selected_id) if view.selected_id else None
+    entry = view.model.entry(view.selected_id) if view.selected_id else None
     if entry is None:
         view.notify("Select a session first.", markup=False)
         return
     pager = command_from("PAGER", DEFAULT_PAGER)
     details = view.query_one("#details", DetailsPanel)
-    documents = view.app.checklist_for(entry.session.id).documents if view.app.reading else ()
+    documents = view.model.checklist_for(entry.session.id).documents if view.model.reading else ()
     if documents and view.focused is details:
         # The documents on the pager's standard input: plan text never goes to a file (and
         # `less -R` would act on an escape in it: shown instead).
@@ -89,7 +89,7 @@ FOLDER_DOCUMENTS: dict[str, Callable[[Path, str], Path]] = {
 
 def _opencode_text(view: BrowseScreen, entry: SessionEntry) -> tuple[str | None, str | None]:
     """An OpenCode session as the pager shows it, or why not: (text, None) / (None, problem)."""
-    if not view.app.reading:
+    if not view.model.reading:
         # The privacy switch: no transcript is read, and the database is OpenCode's one.
         name = harness_label(entry.session.harness)
         return None, f"Reading agents' plans is off (Settings → Privacy): the {name} database is not read."
@@ -100,8 +100,8 @@ def _opencode_text(view: BrowseScreen, entry: SessionEntry) -> tuple[str | None,
         prompts = session_prompts(session.path, session.id)
     except DatabaseProblem as exc:
         return None, safe_text(str(exc), single_line=True)
-    checklist = view.app.checklist_for(session.id)
-    return opencode_session_text(entry, checklist, prompts, view.app.session_title(session.id)), None
+    checklist = view.model.checklist_for(session.id)
+    return opencode_session_text(entry, checklist, prompts, view.model.session_title(session.id)), None
 
 
 def opencode_session_text(
@@ -129,7 +129,7 @@ def edit_record(view: BrowseScreen) -> None:
     if own is None:
         view.notify("Move to one of your own items: its store record opens in $EDITOR.", markup=False)
         return
-    path = Path(view.app.store_root) / "tasks" / f"{own.task_id}.md"
+    path = Path(view.store.root) / "tasks" / f"{own.task_id}.md"
     if not regular_file(path):
         view.notify(f"No record file for {own.task_id} at {safe_text(str(path), single_line=True)}.", markup=False)
         return
