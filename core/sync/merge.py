@@ -17,7 +17,9 @@ nothing), so every host that holds the same operations renders the same store:
   approved the latest *verified* approval (`verified`: the approvals whose signatures
   checked out against the policy, decided outside this pure function); an unverified
   one is listed, never rendered.
-- a removal removes the record whatever else happened to it (reported in `removed`).
+- a removal removes the record whatever else happened to it (reported in `removed`),
+  and the references other records make to it (`plan`, `blockedBy`), kept as their
+  contest.
 """
 
 from __future__ import annotations
@@ -91,7 +93,33 @@ def merge(ops: Iterable[Op], verified: frozenset[str] = frozenset()) -> Merged:
             removed[uid] = (create["k"], create["i"])
             continue
         records[uid] = _merge_record(uid, create, group, verified)
+    _drop_removed_references(records, removed)
     return Merged(records, removed, len(ordered))
+
+
+def _drop_removed_references(records: dict[str, MergedRecord], removed: dict[str, tuple[str, str]]) -> None:
+    """A record that names a removed one (a task added to a plan while another host swept
+    it, a block on a task removed meanwhile) no longer names it: a removal wins, and a
+    reference to nothing would dangle. What was dropped is kept as the record's contest,
+    so a person finds it (sync --status, the store view). Ids are never reissued; an id
+    a live record holds is never dropped."""
+    live = {rec.id for rec in records.values()}
+    gone = {record_id for _kind, record_id in removed.values()} - live
+    if not gone:
+        return
+    for rec in records.values():
+        plan = rec.fields.get("plan")
+        if rec.kind == "task" and plan in gone:
+            rec.fields["plan"] = None
+            rec.contests.append(Contest("plan", None, [f"{plan} (removed)"]))
+        blocked = rec.fields.get("blockedBy") or []
+        dropped = [b for b in blocked if b in gone]
+        if dropped:
+            rec.fields["blockedBy"] = [b for b in blocked if b not in gone]
+            heads = rec.heads.get("blockedBy")
+            if isinstance(heads, dict):
+                rec.heads["blockedBy"] = {e: h for e, h in heads.items() if e not in gone}
+            rec.contests.append(Contest("blockedBy", rec.fields["blockedBy"], [f"{b} (removed)" for b in dropped]))
 
 
 def _value(op: Op, create: Op, name: str) -> Any:

@@ -235,3 +235,30 @@ def test_every_merged_record_is_a_valid_record(seed: int, steps: int) -> None:
     logs = simulate(seed, steps)
     for rec in merge([op for log in logs for op in log]).records.values():
         render(rec.kind, rec.id, rec.fields)  # raises when the fields make no record
+
+
+def test_a_record_that_names_a_removed_one_no_longer_names_it_and_keeps_it_as_a_contest() -> None:
+    # a sweeps plan p1 and its task t1 while b, not having seen it, adds t2 to p1 and t3
+    # blocked by t1: the removal wins, and nothing is left pointing at nothing
+    a, b = Clock("host-a"), Clock("host-b")
+    from planwatch.core.store.schema import PlanRecord
+
+    plan = fields_of(PlanRecord.model_validate({"id": "p1", "title": "Release", "created": STAMP}))
+    ops = create_ops(a, "plan", "p1", plan) + create_ops(a, "task", "t1", task_fields(plan="p1"))
+    b.see(a.lamport)
+    plan_uid, t1_uid = ops[0]["u"], ops[1]["u"]
+    ops += [a.op(t1_uid, "task", "del"), a.op(plan_uid, "plan", "del")]
+    ops += create_ops(b, "task", "t2", task_fields("Added to the plan", plan="p1"))
+    ops += create_ops(b, "task", "t3", task_fields("Waits for t1", blockedBy=["t1"]))
+    merged = merge(ops)
+    by_id = {r.id: r for r in merged.records.values()}
+    assert set(by_id) == {"t2", "t3"}
+    assert by_id["t2"].fields["plan"] is None
+    assert [(c.field, c.lost) for c in by_id["t2"].contests] == [("plan", ["p1 (removed)"])]
+    assert by_id["t3"].fields["blockedBy"] == []
+    assert [(c.field, c.lost) for c in by_id["t3"].contests] == [("blockedBy", ["t1 (removed)"])]
+    # the same in any order
+    for seed in range(5):
+        shuffled = list(ops)
+        random.Random(seed).shuffle(shuffled)
+        assert rendered(shuffled) == rendered(ops)

@@ -222,7 +222,7 @@ def contest_lines(contests: list[Contest]) -> list[str]:
     lines = []
     for contest in contests:
         lost = " | ".join(shorten(contest_value(v), 120) for v in contest.lost)
-        if contest.kept is None:  # a body's or goal's hunks that overlapped
+        if contest.field in ("body", "goal"):  # a text's hunks that overlapped
             lines.append(f"  ⚠ contested {contest.field}: the other side's text, kept aside: {lost}")
         else:
             kept = shorten(contest_value(contest.kept), 120)
