@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from app_transcripts import files_holding, option_texts, until
+from harness_app import recording_pager
 from opencode_db import OpenCodeDb
 
 from planwatch.core import paths
@@ -215,11 +216,7 @@ async def test_o_on_an_opencode_session_with_reading_off_reads_nothing_of_the_da
     writer.close()
     isolated_env.config.parent.mkdir(parents=True, exist_ok=True)
     isolated_env.config.write_text("readAgentPlans: false\n", encoding="utf-8")
-    ran = tmp_path / "ran"
-    pager = tmp_path / "pager"
-    pager.write_text(f"#!/bin/sh\ncat > {ran}\n")
-    pager.chmod(0o755)
-    monkeypatch.setenv("PAGER", str(pager))
+    ran = recording_pager(tmp_path, monkeypatch)
     app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id == sid, what="the scan")

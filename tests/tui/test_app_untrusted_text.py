@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from app_transcripts import ClaudeTranscript, until
+from harness_app import recording_pager
 from terminal_bytes import recording, terminal_output
 
 from planwatch.tui.app import AppOptions, make_app
@@ -117,11 +118,7 @@ async def test_the_clipboard_gets_the_checklist_only_as_safe_text(isolated_env) 
 async def test_the_pager_reads_plan_documents_and_the_transcript_only_as_safe_text(
     isolated_env, tmp_path, monkeypatch
 ) -> None:
-    read = tmp_path / "pager-input"
-    pager = tmp_path / "pager"
-    pager.write_text(f"#!/bin/sh\ncat > {read}.tmp && mv {read}.tmp {read}\n")  # records its stdin, whole
-    pager.chmod(0o755)
-    monkeypatch.setenv("PAGER", str(pager))
+    read = recording_pager(tmp_path, monkeypatch)  # records its stdin, whole
     web = ClaudeTranscript(isolated_env.claude, "/home/dev/web")
     web.custom_title("Web").todo_write([("Step", "in_progress")])
     exit_plan_mode(web, f"# The plan\n\n1. {PASTE_BREAKER}\n")

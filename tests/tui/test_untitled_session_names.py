@@ -8,6 +8,7 @@ import time
 
 import pytest
 from app_transcripts import ClaudeTranscript, until
+from harness_app import recording_pager
 from opencode_db import OpenCodeDb
 
 from planwatch.core import paths
@@ -62,11 +63,7 @@ async def test_the_pager_text_of_an_untitled_opencode_session_is_headed_as_its_r
     writer.session(sid, "", "/home/dev/none", updated=at)
     writer.todowrite(sid, [("Look around", "completed", "medium"), ("Write it", "pending", "medium")], at + 1000)
     writer.close()
-    seen = tmp_path / "seen"
-    pager = tmp_path / "pager"
-    pager.write_text(f"#!/bin/sh\ncat > {seen}.part && mv {seen}.part {seen}\n")
-    pager.chmod(0o755)
-    monkeypatch.setenv("PAGER", str(pager))
+    seen = recording_pager(tmp_path, monkeypatch)
     app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id == sid, what="the scan")
