@@ -62,8 +62,11 @@ from planwatch.tui.widgets.session_rows import RUNNING_WINDOW, untitled
 
 if TYPE_CHECKING:
     from textual.driver import Driver
+    from textual.timer import Timer
 
+    from planwatch.core.checklist import OwnTask
     from planwatch.core.index import SessionIndex
+    from planwatch.core.model import Session
     from planwatch.core.sessions import SessionEntry
 
 log = logging.getLogger(__name__)
@@ -137,7 +140,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         # The sessions running at the last idle check (tui.notices).
         self._running_sessions: set[str] = set()
         self._pending_ids: set[str] = set()
-        self._flush_timer: Any = None
+        self._flush_timer: Timer | None = None
         self._flushed_once = False
         self._flush_cost = 0.0  # seconds the last repaint of the list took (SCAN_REPAINT_SHARE)
         from planwatch.core.mirror import Mirror
@@ -217,7 +220,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
             return "(a session no longer listed)"
         return entry.session.title or untitled(entry.session.harness, self.pill_counts(session_id)[1])
 
-    def own_tasks(self, session_id: str) -> list[Any]:
+    def own_tasks(self, session_id: str) -> list[OwnTask]:
         return self.store_view.tasks_by_session.get(session_id, [])
 
     def checklist_for(self, session_id: str) -> Checklist:
@@ -300,7 +303,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
     def _remember_plans(self, ids: list[str], *, record: bool) -> None:
         """Keep each session's last plan to note what changed in its timeline (memory only)
         and hand changed plans to the opt-in mirror."""
-        mirrored: list[tuple[Any, AgentPlan]] = []
+        mirrored: list[tuple[Session, AgentPlan]] = []
         for session_id in ids:
             entry = self.entry(session_id)
             if entry is None:
@@ -465,7 +468,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
             self.notify(event.answer, severity="error", markup=False)
 
     @work(thread=True, group="mirror", exit_on_error=False)
-    def mirror(self, changed: list[tuple[Any, AgentPlan]]) -> None:
+    def mirror(self, changed: list[tuple[Session, AgentPlan]]) -> None:
         """The opt-in translation (docs/store.md, Agents' lists in the store): the one path
         by which plan text is written.
         The mirror itself does nothing while the setting is off."""

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from planwatch.core.index import SessionIndex
+    from planwatch.core.model import AgentPlan, Session
     from planwatch.core.sessions import SessionEntry
     from planwatch.tui.live import LiveFeed
     from planwatch.tui.options import AppOptions
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
         """What this half uses of the rest of the app."""
 
         def entries(self) -> list[SessionEntry]: ...
-        def mirror(self, changed: list[tuple[Any, Any]]) -> object: ...
+        def mirror(self, changed: list[tuple[Session, AgentPlan]]) -> object: ...
 
 else:
     _AppBase = object
