@@ -215,8 +215,11 @@ def simulate(seed: int, steps: int, hosts: int = 3) -> list[list[Op]]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10_000), steps=st.integers(5, 40), shuffle=st.randoms(use_true_random=False))
-def test_the_merge_is_order_independent_and_idempotent(seed: int, steps: int, shuffle: random.Random) -> None:
+@given(seed=st.integers(0, 10_000), steps=st.integers(5, 40), shuffle_seed=st.integers(0, 2**32))
+def test_the_merge_is_order_independent_and_idempotent(seed: int, steps: int, shuffle_seed: int) -> None:
+    # The shuffle is seeded, not drawn as the test goes: how many draws it makes depends on
+    # the operations, whose ids are random, and hypothesis needs the same draws on a replay.
+    shuffle = random.Random(shuffle_seed)
     logs = simulate(seed, steps)
     union = [op for log in logs for op in log]
     expected = rendered(union)
