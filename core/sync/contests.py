@@ -1,7 +1,8 @@
 """The contested records of a shared store, as this host's last pass left them, for the
 store view: per record id, each field whose concurrent writes disagreed, the value the
 merge kept and the values it did not (core/sync/merge.py keeps them; `sync --status`
-lists them too). Read from `.sync/state.json`; nothing for a store that is not shared.
+lists them too), and each approval whose signature did not verify (shown, never
+counted). Read from `.sync/state.json`; nothing for a store that is not shared.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+UNVERIFIED = "approved (unverified)"
+"""The field of an approval that did not verify: `lost` holds its stamp and host."""
 
 
 @dataclass(frozen=True)
@@ -30,13 +34,16 @@ def read_contests(root: Path) -> dict[str, list[Contest]]:
     records = state.get("records") if isinstance(state, dict) else None
     out: dict[str, list[Contest]] = {}
     for rec in (records or {}).values():
-        if not isinstance(rec, dict) or rec.get("gone") or not rec.get("contests"):
+        if not isinstance(rec, dict) or rec.get("gone") or not (rec.get("contests") or rec.get("unverified")):
             continue
         found = []
         for entry in rec["contests"]:
             if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str):
                 lost = entry[2] if isinstance(entry[2], list) else [entry[2]]
                 found.append(Contest(entry[0], entry[1], tuple(lost)))
+        for item in rec.get("unverified") or ():
+            if isinstance(item, dict):  # an approval whose signature did not verify
+                found.append(Contest(UNVERIFIED, None, (item,)))
         if found and isinstance(rec.get("id"), str):
             out[rec["id"]] = found
     return out

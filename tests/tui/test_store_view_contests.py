@@ -15,7 +15,9 @@ from tests.sync_hosts import Host, bare_remote
 pytestmark = pytest.mark.asyncio
 
 
-async def test_a_contested_task_is_marked_and_its_losing_value_shown(isolated_env) -> None:
+async def test_a_contested_task_is_marked_and_its_losing_value_shown_and_an_unverified_approval_too(
+    isolated_env,
+) -> None:
     root = isolated_env.root
     remote = bare_remote(root / "remote.git")
     a, b = Host(root / "a", "a"), Host(root / "b", "b")
@@ -25,6 +27,7 @@ async def test_a_contested_task_is_marked_and_its_losing_value_shown(isolated_en
     b.ok("sync", "join", str(remote), "--host", "b")
     a.ok("task", "set", "t1", "--note", "from a")  # the same field, neither seeing the other
     b.ok("task", "set", "t1", "--note", "from b")
+    b.ok("task", "approve", "t2")  # b holds no signing key: unverified on every host
     for host in (a, b, a):
         host.ok("sync")
     kept = "from a" if "note: from a" in a.task_text("t1") else "from b"
@@ -50,7 +53,8 @@ async def test_a_contested_task_is_marked_and_its_losing_value_shown(isolated_en
         await until(pilot, lambda: "t1" in table.rows, what="t1's row")
         row = " ".join(cell.plain for cell in table.get_row("t1"))
         assert "⚠ contested: note" in row
-        assert "⚠" not in " ".join(cell.plain for cell in table.get_row("t2"))
+        assert "⚠ unverified approval" in " ".join(cell.plain for cell in table.get_row("t2"))
+        assert "contested" not in " ".join(cell.plain for cell in table.get_row("t2"))
         table.move_cursor(row=table.get_row_index("t1"))
         await until(pilot, lambda: screen.current_key() == "t1", what="the cursor on t1")
 
@@ -59,3 +63,7 @@ async def test_a_contested_task_is_marked_and_its_losing_value_shown(isolated_en
 
         await until(pilot, lambda: detail().startswith("t1 "), what="t1's detail")
         assert f"⚠ contested note: kept {kept}; not kept: {lost}" in detail()
+        table.move_cursor(row=table.get_row_index("t2"))
+        await until(pilot, lambda: detail().startswith("t2 "), what="t2's detail")
+        assert "⚠ unverified approval: ana at " in detail() and "made on host b; not counted" in detail()
+        assert "approved" not in a.task_text("t2")  # shown, never counted

@@ -17,7 +17,7 @@ from planwatch.core.mirror import SOURCE_TOOLS
 from planwatch.core.model import SOURCE_LABELS
 from planwatch.core.store.recordfile import RecordProblem
 from planwatch.core.store.schema import PlanRecord, Scope, Source, Stamp, TaskRecord
-from planwatch.core.sync.contests import Contest
+from planwatch.core.sync.contests import UNVERIFIED, Contest
 from planwatch.core.text import safe_text, shorten
 from planwatch.tui.cells import shorten_cells
 
@@ -221,6 +221,13 @@ def contest_lines(contests: list[Contest]) -> list[str]:
     """Each contested field: what the record holds and what the merge did not keep."""
     lines = []
     for contest in contests:
+        if contest.field == UNVERIFIED:
+            item = contest.lost[0] if contest.lost else {}
+            made = f"{item.get('by') or 'someone'} at {item.get('at') or '?'}, made on host {item.get('host') or '?'}"
+            lines.append(
+                f"  ⚠ unverified approval: {made}; not counted (no signature that verifies against the team policy)"
+            )
+            continue
         lost = " | ".join(shorten(contest_value(v), 120) for v in contest.lost)
         if contest.field in ("body", "goal"):  # a text's hunks that overlapped
             lines.append(f"  ⚠ contested {contest.field}: the other side's text, kept aside: {lost}")
@@ -231,7 +238,11 @@ def contest_lines(contests: list[Contest]) -> list[str]:
 
 
 def contest_note(contests: list[Contest]) -> str:
-    return "⚠ contested: " + ", ".join(dict.fromkeys(c.field for c in contests))
+    fields = list(dict.fromkeys(c.field for c in contests if c.field != UNVERIFIED))
+    notes = ["⚠ contested: " + ", ".join(fields)] if fields else []
+    if any(c.field == UNVERIFIED for c in contests):
+        notes.append("⚠ unverified approval")
+    return " · ".join(notes)
 
 
 def detail_text(record: TaskRecord | PlanRecord, contests: list[Contest] | None = None) -> str:
