@@ -12,6 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from planwatch.core.regular import read_regular
+
+STATE_LIMIT = 256_000_000  # as the replica reads it
+
 UNVERIFIED = "approved (unverified)"
 """The field of an approval that did not verify: `lost` holds its stamp and host."""
 
@@ -28,20 +32,23 @@ def read_contests(root: Path) -> dict[str, list[Contest]]:
     state cannot be read: the view then shows the records as they are)."""
     path = Path(root) / ".sync" / "state.json"
     try:
-        state = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        state = json.loads(read_regular(path, STATE_LIMIT, follow=False).decode("utf-8"))
+    except (OSError, ValueError):  # OSError: a FIFO, a link, a device (NotRegularFile) too
         return {}
     records = state.get("records") if isinstance(state, dict) else None
     out: dict[str, list[Contest]] = {}
-    for rec in (records or {}).values():
-        if not isinstance(rec, dict) or rec.get("gone") or not (rec.get("contests") or rec.get("unverified")):
+    # A state written by hand (or by a later version) may have any shape: what is not
+    # the shape the merge writes is passed over, never raised into the view's reader.
+    for rec in records.values() if isinstance(records, dict) else ():
+        if not isinstance(rec, dict) or rec.get("gone"):
             continue
+        contests, unverified = rec.get("contests"), rec.get("unverified")
         found = []
-        for entry in rec["contests"]:
+        for entry in contests if isinstance(contests, list) else ():
             if isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str):
                 lost = entry[2] if isinstance(entry[2], list) else [entry[2]]
                 found.append(Contest(entry[0], entry[1], tuple(lost)))
-        for item in rec.get("unverified") or ():
+        for item in unverified if isinstance(unverified, list) else ():
             if isinstance(item, dict):  # an approval whose signature did not verify
                 found.append(Contest(UNVERIFIED, None, (item,)))
         if found and isinstance(rec.get("id"), str):

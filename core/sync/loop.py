@@ -63,8 +63,12 @@ def recorded_status(root: Path) -> SyncStatus | None:
     """The last pass any process of this host made, as `state.json` keeps it (None: none yet)."""
     import json
 
+    from planwatch.core.regular import read_regular
+    from planwatch.core.sync.contests import STATE_LIMIT
+
     try:
-        state = json.loads((root / ".sync" / "state.json").read_text(encoding="utf-8"))
+        raw = read_regular(root / ".sync" / "state.json", STATE_LIMIT, follow=False)
+        state = json.loads(raw.decode("utf-8"))
         last = state.get("last")
     except (OSError, ValueError, AttributeError):
         return None

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from planwatch.core.atomic import atomic_write
+from planwatch.core.regular import read_regular
 
 CHECK = "policy-check.json"
 
@@ -26,7 +27,7 @@ def write_check(sync_dir: Path, pin: str | None, tip: str | None, problem: str |
     data = {"pin": pin, "tip": tip, "problem": problem}
     path = sync_dir / CHECK
     try:
-        if json.loads(path.read_text(encoding="utf-8")) == data:
+        if _json(path) == data:
             return
     except (OSError, ValueError):
         pass
@@ -34,7 +35,9 @@ def write_check(sync_dir: Path, pin: str | None, tip: str | None, problem: str |
 
 
 def _json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+    # Every grant check reads these: only a regular file, never through a link (a FIFO
+    # here would hang every call), and never more than a small file holds.
+    return json.loads(read_regular(path, 1_000_000, follow=False).decode("utf-8"))
 
 
 def policy_problem(root: Path) -> str | None:

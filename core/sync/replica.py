@@ -740,9 +740,18 @@ class Replica:
                         f"{signer} is not an owner in the current policy (owners: {', '.join(owners) or 'none'}); "
                         "only an owner may change it."
                     )
-                sig = signing.sign(str(key), signing.POLICY_NS, raw + b"\n" + tip.encode())
+                signed = raw + b"\n" + tip.encode()
+                sig = signing.sign(str(key), signing.POLICY_NS, signed)
                 if sig is None:
                     raise SyncError(f"ssh-keygen could not sign with {key}; nothing was published.")
+                # The name is only a claim: the signature must be the owner's own key, as
+                # every host will check it, or the push would lock every host out of
+                # every grant until a real owner published on top.
+                if not signing.verify(signing.owner_keys(current, signer), signer, signing.POLICY_NS, signed, sig):
+                    raise SyncError(
+                        f"{key} is not a key of {signer} in the current policy, so every host would refuse "
+                        "the signature; nothing was published."
+                    )
                 files["policy.sig"] = sig.encode()
             commit = self.git.commit(files, tip, f"planwatch: the policy, by {signer or 'the first owner'}")
             if self.git.push(self.remote, {POLICY_REF: commit}):

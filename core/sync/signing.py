@@ -106,6 +106,11 @@ def _keys(policy: dict[str, Any], user: str) -> list[str]:
     return [str(k) for k in keys] if isinstance(keys, list) else []
 
 
+def owner_keys(policy: dict[str, Any], user: str) -> list[str]:
+    """The public keys the policy gives `user` (what hosts verify a signature of theirs with)."""
+    return _keys(policy, user)
+
+
 def verify_approval(replica: Replica, op: Op, policy: dict[str, Any]) -> bool:
     stamp = op.get("v") or {}
     by = stamp.get("by")

@@ -5,6 +5,7 @@ unverified and never counted (requireApproval keeps refusing the move to doing).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -204,6 +205,14 @@ def test_an_owner_publishes_a_new_policy_that_every_host_verifies(tmp_path: Path
     assert refused.returncode == 1
     assert "bo is not an owner in the current policy (owners: ana)" in refused.stderr
     assert git_in(remote, "rev-parse", "refs/planwatch/policy") == tip
+    # naming an owner is not enough: the signature must be made with that owner's key
+    claimed = b.run("sync", "policy", str(new), "--signing-key", str(_bo_key), "--signer", "ana")
+    assert claimed.returncode == 1
+    assert f"{_bo_key} is not a key of ana in the current policy" in claimed.stderr
+    assert "nothing was published" in claimed.stderr
+    assert git_in(remote, "rev-parse", "refs/planwatch/policy") == tip
+    b.ok("sync")
+    assert b.run("task", "list").returncode == 0  # no host was locked out
 
 
 def test_a_policy_that_does_not_verify_refuses_every_call_needing_a_grant_and_says_why(tmp_path: Path) -> None:
@@ -233,6 +242,16 @@ def test_a_policy_that_does_not_verify_refuses_every_call_needing_a_grant_and_sa
     b.ok("sync")
     assert b.run("task", "list").returncode == 0
     assert "policy: verified" in b.ok("sync", "--status")
+
+
+def test_a_policy_check_that_is_a_fifo_fails_closed_at_once_instead_of_hanging(tmp_path: Path) -> None:
+    _a, b, _remote, _key, _public = owned_team(tmp_path)
+    check = b.store / ".sync" / "policy-check.json"
+    check.unlink(missing_ok=True)
+    os.mkfifo(check)
+    out = b.run("task", "list")  # the runner's timeout is the hang this guards against
+    assert out.returncode == 2
+    assert f"{check} cannot be read" in out.stderr and "FIFO" in out.stderr
 
 
 def test_a_policy_check_that_cannot_be_read_fails_closed_naming_the_file(tmp_path: Path) -> None:

@@ -262,7 +262,11 @@ class BrowseScreen(SessionScreen):
     def _show_status(self) -> None:
         line = self.query_one("#status-line", Static)
         text = browse_texts.status_text(
-            self.store.view, self.model.scan_done is not None, self.model.scan_progress, self.store.sync_status
+            self.store.view,
+            self.model.scan_done is not None,
+            self.model.scan_progress,
+            self.store.sync_status,
+            now=self.model.now(),  # the app's clock (frozen in tests), as every age on screen
         )
         line.update(text)
         line.display = bool(text.plain)

@@ -87,8 +87,10 @@ def sync_text(status: SyncStatus | None, now: datetime) -> list[str | tuple[str,
     store that is not shared): when it last synced, or that it is offline."""
     if status is None:
         return []
-    if status.reached and status.synced_at is not None:
-        return [(f"⇅ synced {_clock(status.synced_at, now)}", palette.MUTED)]
+    if status.reached:
+        # A pass that reached the remote says so even when its time could not be read.
+        when = f" {_clock(status.synced_at, now)}" if status.synced_at is not None else ""
+        return [(f"⇅ synced{when}", palette.MUTED)]
     since = f" since {_clock(status.at, now)}" if status.at is not None else ""
     last = f"last synced {_clock(status.synced_at, now)}" if status.synced_at is not None else "never synced"
     return [(f"⇅ sync offline{since}", palette.WARNING), (f" · {last}; changes kept for the next sync", palette.MUTED)]

@@ -63,9 +63,13 @@ def _uncounted(store: Store, snapshot: StoreSnapshot) -> frozenset[str]:
     """The ids of the records in `snapshot` whose approved stamp does not count: the
     host's ledger of approvals is a file (read again when it changed), so this is asked
     in the worker that read the store, never while the table is filled."""
-    ledger = approvals_of(store)
     records: list[TaskRecord | PlanRecord] = [*snapshot.tasks.values(), *snapshot.plans.values()]
-    return frozenset(rec.id for rec in records if rec.approved is not None and not ledger.counts(rec))
+    approved = [rec for rec in records if rec.approved is not None]
+    try:
+        ledger = approvals_of(store)
+        return frozenset(rec.id for rec in approved if not ledger.counts(rec))
+    except Exception:  # noqa: BLE001 - whatever the ledger's reading raised: no approval counts (fail closed)
+        return frozenset(rec.id for rec in approved)
 
 
 class StoreScreen(Screen[None]):
