@@ -416,21 +416,24 @@ def cyclic_gc_paused() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def cyclic_gc_paused_then_frozen() -> Iterator[None]:
+def cyclic_gc_paused_then_frozen() -> Iterator[Callable[[], bool]]:
     """`cyclic_gc_paused` for a process that lives on after its scan (the app): what is
     garbage is collected first, then, when the scan is done, every object alive is moved
     out of the collector's reach (`gc.freeze`) before it runs again. Otherwise its first
     collections walk everything the scan made (about 440,000 objects at 10,000 sessions),
     a pause of a third of a second on every thread at the first refresh of the list that
     makes objects, and again at each later full collection. Those objects hold no cycles
-    (above), so reference counting still frees them."""
+    (above), so reference counting still frees them. Yields a function that tells,
+    once the block is left, whether this froze anything: only then is an unfreeze ours."""
+    froze = False
     if not gc.isenabled():  # paused by the caller already: nothing of ours to freeze
-        yield
+        yield lambda: froze
         return
     gc.collect()
     gc.disable()
     try:
-        yield
+        yield lambda: froze
     finally:
         gc.freeze()
+        froze = True
         gc.enable()

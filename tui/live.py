@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from planwatch.tui.messages import FollowingStarted, ScanFinished, SessionsChanged
@@ -118,12 +118,17 @@ class LiveFeed:
         after it (core's `cyclic_gc_paused_then_frozen`)."""
         from planwatch.core.index import cyclic_gc_paused_then_frozen
 
+        froze: Callable[[], bool] | None = None
         try:
-            with cyclic_gc_paused_then_frozen():
+            with cyclic_gc_paused_then_frozen() as froze_now:
+                froze = froze_now
                 yield
         finally:
             with self._lock:
-                self._froze = True
+                # Only what this froze is given back: with the collector already off
+                # (another owner paused it), nothing was, and unfreezing would release
+                # what someone else froze.
+                self._froze = froze is not None and froze()
                 if self._stopped.is_set():  # stopped while scanning: stop() has run
                     self._unfreeze()
 

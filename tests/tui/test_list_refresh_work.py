@@ -110,3 +110,24 @@ async def test_the_first_scan_leaves_its_objects_frozen_and_the_app_gives_them_b
         await until(pilot, gc.isenabled, what="the collector running again")
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
+
+
+@pytest.mark.asyncio
+async def test_an_app_whose_scan_froze_nothing_unfreezes_nothing(sessions, isolated_env) -> None:
+    """With the collector already paused by someone else when the scan starts, the scan
+    freezes nothing, and the app that ends must not give back what another owner froze."""
+    gc.freeze()  # another owner's frozen objects
+    theirs = gc.get_freeze_count()
+    assert theirs > 0
+    gc.disable()
+    try:
+        app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+        async with app.run_test(size=(120, 30)) as pilot:
+            session_list = app.screen.query_one("#sessions", SessionList)
+            await until(pilot, lambda: app.scan_done is not None and session_list.option_count == SESSIONS, what="scan")
+        # Still frozen, not ours to give back (a few of them died meanwhile: reference
+        # counting frees frozen objects too, so the count may only fall by those).
+        assert 0 < gc.get_freeze_count() <= theirs
+    finally:
+        gc.enable()
+        gc.unfreeze()

@@ -4,6 +4,10 @@ key, mouse report, paste and the replies Textual reads itself pass as they came.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 from textual import events
 from textual._xterm_parser import XTermParser
@@ -138,7 +142,41 @@ def test_the_input_thread_wakes_when_a_lone_esc_becomes_the_escape_key(monkeypat
     # A held start of a reply is let through once it waited HOLD_FOR: woken for that too.
     assert list(parser.feed("\x1b]11;")) == []
     assert 0 <= parser.wait_at_most(1.0) <= 0.3
-    # ESCDELAY set by the person: Textual's reading of it stands.
-    monkeypatch.setenv("ESCDELAY", "250")
-    monkeypatch.setattr(constants, "ESCAPE_DELAY", 0.25)
-    assert escape_delay() == 0.25
+
+
+_DRIVER_DELAY = """
+import asyncio
+
+from textual import constants
+from textual.drivers.linux_driver import LinuxDriver
+from planwatch.tui.app import make_app
+from planwatch.tui.terminal_replies import PlanwatchDriver
+
+# The terminal half of starting (modes, queries) needs a terminal; what is checked is
+# the delay the driver installs for Textual's parser before it.
+LinuxDriver.start_application_mode = lambda self: None
+
+
+async def start() -> None:  # a driver is made inside the app's running loop
+    PlanwatchDriver(make_app(), debug=False, mouse=False).start_application_mode()
+
+
+asyncio.run(start())
+print(constants.ESCAPE_DELAY)
+"""
+
+
+@pytest.mark.parametrize(("escdelay", "installed"), [(None, "0.05"), ("250", "0.25")], ids=["ours", "ESCDELAY"])
+def test_the_driver_installs_the_escape_delay_unless_the_person_set_escdelay(
+    escdelay: str | None, installed: str
+) -> None:
+    """In a fresh interpreter, as the app starts: 50 ms by default, and a person's
+    ESCDELAY (milliseconds, read by Textual at import) stands."""
+    env = {k: v for k, v in os.environ.items() if k != "ESCDELAY"}
+    if escdelay is not None:
+        env["ESCDELAY"] = escdelay
+    done = subprocess.run(
+        [sys.executable, "-c", _DRIVER_DELAY], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == installed
