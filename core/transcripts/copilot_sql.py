@@ -32,20 +32,15 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import time
 from operator import itemgetter
 from pathlib import Path
 from urllib.parse import quote
 
 from planwatch.core.model import EMPTY_PLAN, AgentPlan, PlanGroup, PlanItem, Source, Status
-from planwatch.core.regular import NotRegularFile, check_regular
 from planwatch.core.transcripts.opencode_sql import (
     BUSY_TIMEOUT,
-    RETRIES,
-    RETRY_PAUSE,
     DatabaseProblem,
-    is_busy,
-    wording,
+    with_retries,
 )
 
 __all__ = ["COPILOT_STATUS", "SOURCE", "DatabaseProblem", "read_plan"]
@@ -68,41 +63,15 @@ def read_plan(path: Path | str) -> AgentPlan:
     """The plan the `todos` table of the database at `path` holds (EMPTY_PLAN when it
     holds no row, or no table yet). Raises `DatabaseProblem` (its message names the
     file) when the database cannot be read or is not the one we know."""
-    try:
-        check_regular(path)  # sqlite would open a FIFO and wait on it
-    except NotRegularFile as exc:
-        raise DatabaseProblem(f"{path}: {exc.strerror}") from None
-    except OSError:
-        raise DatabaseProblem(f"{path}: no database there") from None
+    path = Path(path)
     uri = f"file:{quote(os.fspath(path))}?mode=ro"
-    last: Exception | None = None
-    for attempt in range(RETRIES + 1):
+
+    def attach() -> sqlite3.Connection:
         db = _connection()
-        try:
-            db.execute(f"ATTACH DATABASE ? AS {_AS}", (uri,))
-        except sqlite3.OperationalError as exc:
-            if is_busy(exc):
-                last = exc
-                time.sleep(RETRY_PAUSE * (attempt + 1))
-                continue
-            raise DatabaseProblem(f"{path}: cannot be opened ({exc})") from exc
-        except sqlite3.Error as exc:
-            raise DatabaseProblem(f"{path}: {wording(exc)}") from exc
-        try:
-            return _plan(db)
-        except DatabaseProblem as exc:
-            raise DatabaseProblem(f"{path}: {exc}") from exc
-        except sqlite3.OperationalError as exc:
-            if is_busy(exc):
-                last = exc
-                time.sleep(RETRY_PAUSE * (attempt + 1))
-                continue
-            raise DatabaseProblem(f"{path}: {wording(exc)}") from exc
-        except sqlite3.DatabaseError as exc:  # not a database, malformed
-            raise DatabaseProblem(f"{path}: {wording(exc)}") from exc
-        finally:
-            _detach(db)
-    raise DatabaseProblem(f"{path}: locked by another program for too long ({last})")
+        db.execute(f"ATTACH DATABASE ? AS {_AS}", (uri,))
+        return db
+
+    return with_retries(path, attach, _plan, _detach)
 
 
 _local = threading.local()

@@ -39,6 +39,7 @@ __all__ = [
     "moment_of",
     "prompt_of_part",
     "read_transaction",
+    "with_retries",
     "todowrite_calls",
     "user_prompts",
     "wording",
@@ -71,26 +72,49 @@ def read_transaction(path: Path, work: Callable[[sqlite3.Connection], T], *, one
     `work` reads with a single statement, which is a snapshot of its own (SQLite's
     implicit read transaction, ended when it is done): no BEGIN or PRAGMA round trip
     (a thousand small Copilot CLI databases are opened one after another)."""
+
+    def open_db() -> sqlite3.Connection:
+        uri = f"file:{quote(str(path))}?mode=ro"
+        return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
+
+    def read(connection: sqlite3.Connection) -> T:
+        if not one_statement:
+            connection.execute("PRAGMA query_only = 1")
+            connection.execute("BEGIN")  # one snapshot; closing the connection ends it
+        return work(connection)
+
+    return with_retries(path, open_db, read, lambda connection: connection.close())
+
+
+C = TypeVar("C")
+
+
+def with_retries(path: Path, open_db: Callable[[], C], work: Callable[[C], T], close_db: Callable[[C], None]) -> T:
+    """The one way a database file is read (OpenCode's and Kilo's by a connection of
+    their own, Copilot CLI's attached to a thread's connection): only a regular file
+    (SQLite would open a FIFO and wait on it); `open_db`, `work` and then `close_db`,
+    tried again with a growing pause on SQLITE_BUSY, at opening or reading; every other
+    failure a DatabaseProblem naming the file."""
     try:
-        check_regular(path)  # sqlite would open a FIFO and wait on it
+        check_regular(path)
     except NotRegularFile as exc:
         raise DatabaseProblem(f"{path}: {exc.strerror}") from None
     except OSError:
         raise DatabaseProblem(f"{path}: no database there") from None
-    uri = f"file:{quote(str(path))}?mode=ro"
     last: Exception | None = None
     for attempt in range(RETRIES + 1):
         try:
-            connection = sqlite3.connect(
-                uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False
-            )
-        except sqlite3.Error as exc:
+            db = open_db()
+        except sqlite3.OperationalError as exc:
+            if is_busy(exc):
+                last = exc
+                time.sleep(RETRY_PAUSE * (attempt + 1))
+                continue
             raise DatabaseProblem(f"{path}: cannot be opened ({exc})") from exc
+        except sqlite3.Error as exc:  # an ATTACH of a file that is not a database
+            raise DatabaseProblem(f"{path}: {wording(exc)}") from exc
         try:
-            if not one_statement:
-                connection.execute("PRAGMA query_only = 1")
-                connection.execute("BEGIN")  # one snapshot; closing the connection ends it
-            return work(connection)
+            return work(db)
         except DatabaseProblem as exc:
             raise DatabaseProblem(f"{path}: {exc}") from exc
         except sqlite3.OperationalError as exc:
@@ -102,7 +126,7 @@ def read_transaction(path: Path, work: Callable[[sqlite3.Connection], T], *, one
         except sqlite3.DatabaseError as exc:  # not a database, malformed
             raise DatabaseProblem(f"{path}: {wording(exc)}") from exc
         finally:
-            connection.close()
+            close_db(db)
     raise DatabaseProblem(f"{path}: locked by another program for too long ({last})")
 
 
