@@ -33,8 +33,17 @@ def team(tmp_path: Path) -> tuple[Host, Host, Path]:
             }
         )
     )
+    a, b = two_hosts(tmp_path, remote, policy, key, require_approval=True)
+    return a, b, remote
+
+
+def two_hosts(
+    tmp_path: Path, remote: Path, policy: Path, key: Path, *, require_approval: bool = False
+) -> tuple[Host, Host]:
+    """a (ana's host, holding her key) shares its store to `remote` under `policy`; b
+    (bo's) joins it; with `require_approval`, both hosts' settings say so first."""
     a, b = Host(tmp_path / "a", "a", owner="ana"), Host(tmp_path / "b", "b", owner="bo")
-    for host in (a, b):
+    for host in (a, b) if require_approval else ():
         host.settings.write_text(f"owner: {host.owner}\nrequireApproval: true\n")
     a.ok(
         "sync",
@@ -50,7 +59,7 @@ def team(tmp_path: Path) -> tuple[Host, Host, Path]:
         "ana",
     )
     b.ok("sync", "join", str(remote), "--host", "b")
-    return a, b, remote
+    return a, b
 
 
 def test_a_signed_approval_counts_on_another_host(tmp_path: Path) -> None:
@@ -142,21 +151,7 @@ def owned_team(tmp_path: Path) -> tuple[Host, Host, Path, Path, str]:
     key, public = ssh_key(tmp_path, "ana")
     policy = tmp_path / "policy.json"
     policy.write_text(json.dumps({"users": {"ana": {"roles": ["owner"], "keys": [public]}}}))
-    a, b = Host(tmp_path / "a", "a", owner="ana"), Host(tmp_path / "b", "b", owner="bo")
-    a.ok(
-        "sync",
-        "init",
-        str(remote),
-        "--host",
-        "a",
-        "--policy",
-        str(policy),
-        "--signing-key",
-        str(key),
-        "--signer",
-        "ana",
-    )
-    b.ok("sync", "join", str(remote), "--host", "b")
+    a, b = two_hosts(tmp_path, remote, policy, key)
     return a, b, remote, key, public
 
 
