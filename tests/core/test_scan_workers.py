@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -309,14 +310,11 @@ print(json.dumps({
 """
 
 
-def test_workers_forked_ahead_serve_a_scan_on_a_thread_and_then_go(tmp_path: Path) -> None:
-    """The app forks its first scan's workers before it starts any thread (forking from
-    a thread is unsafe); its scan, on a thread, takes them ready instead of starting
-    fresh interpreters, reads the same as one thread alone, and lets them go at the end;
-    on a warm start they replay part of what the cache remembers. In a fresh process:
-    the test run may have threads of its own going."""
+def _run_on_the_fixtures(script: str, tmp_path: Path) -> dict[str, Any]:
+    """`script` in a fresh interpreter over the fixtures' transcripts (the test run may
+    have threads of its own going: forking beside them is unsafe); its last line's JSON."""
     out = subprocess.run(
-        [sys.executable, "-c", _AHEAD, str(ROOT / "fixtures" / "transcripts")],
+        [sys.executable, "-c", script, str(ROOT / "fixtures" / "transcripts")],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -324,7 +322,16 @@ def test_workers_forked_ahead_serve_a_scan_on_a_thread_and_then_go(tmp_path: Pat
         check=True,
         env={**os.environ, "PLANWATCH_CACHE": str(tmp_path / "cache")},
     )
-    got = json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(out.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_workers_forked_ahead_serve_a_scan_on_a_thread_and_then_go(tmp_path: Path) -> None:
+    """The app forks its first scan's workers before it starts any thread (forking from
+    a thread is unsafe); its scan, on a thread, takes them ready instead of starting
+    fresh interpreters, reads the same as one thread alone, and lets them go at the end;
+    on a warm start they replay part of what the cache remembers. In a fresh process:
+    the test run may have threads of its own going."""
+    got = _run_on_the_fixtures(_AHEAD, tmp_path)
     assert got["forked"] == 1 and got["files"] > 10
     assert 0 < got["here"] < got["files"]  # the spare read the rest
     assert got["same"] and got["left"] == 0 and got["reaped"]
@@ -407,16 +414,7 @@ def test_a_scan_that_leaves_reading_to_its_workers_reads_nothing_in_its_thread(t
     scan's thread reads no file itself while its workers (one a core) run, every file is
     read once, and the newest go first (the workers take chunks from the newest end);
     the workers run at a lower priority than the app."""
-    out = subprocess.run(
-        [sys.executable, "-c", _LEFT_TO_WORKERS, str(ROOT / "fixtures" / "transcripts")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-        env={**os.environ, "PLANWATCH_CACHE": str(tmp_path / "cache")},
-    )
-    got = json.loads(out.stdout.strip().splitlines()[-1])
+    got = _run_on_the_fixtures(_LEFT_TO_WORKERS, tmp_path)
     assert got["forked"] == 2 and got["files"] > 10
     assert got["here"] == 0 and got["read"]
     assert got["first_chunks"] and got["left"] == 0
