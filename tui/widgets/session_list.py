@@ -151,7 +151,11 @@ class _RowVisual(Visual):
             self._cells, self._cells_known = row_cells(self.row, self.layout), True
         if self._cells is not None and self._cells <= width - rules.get("line_pad", 0) * 2:
             return 1  # one line, no newline in a row (safe_text): what the text would say
-        return self.content.get_height(rules, width)
+        # A row wider than the list (a narrow moment while the screen lays out, or a
+        # wide title): measured from its text, which is kept only once it is drawn, so
+        # a long list measured at such a moment keeps no text for its thousands of rows.
+        text = self._content if self._content is not None else row_text(self.row, self.now, self.layout)
+        return text.get_height(rules, width)
 
 
 def columns_of(layout: RowLayout, row: SessionRow) -> tuple[object, ...]:
