@@ -26,7 +26,7 @@ import queue
 import sys
 import threading
 from collections import deque
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -358,44 +358,20 @@ def _read_warm_facts(
     checked = getattr(remembered, "checked_elsewhere", remembered.get)
     answers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
     drivers = [Driver(read_plans, chunks.pop(), take_back, answers, proc, facts=True) for proc in forked]  # type: ignore[arg-type]
-    running = len(drivers)
-    try:
-        for driver in drivers:
-            driver.start()
-        while True:
-            try:
-                kind, value = answers.get_nowait() if chunks or not running else answers.get()
-            except queue.Empty:
-                kind, value = "", None
-            if kind == "facts":
-                facts, places = value
-                reads: list[FileRead] = []
-                for n, answer in zip(places, facts, strict=True):
-                    item = warm[n]
-                    entry = None if answer is None else checked(item.path)
-                    if answer is None or entry is None:
-                        reads.append(read_file(item, read_plans, remembered.get(item.path), summaries=True))
-                    else:
-                        reads.append(_from_warm_facts(item, entry, answer))
-                yield reads
-                continue
-            if kind == "failed":  # the worker's chunk comes back to this thread
-                with lock:
-                    chunks.appendleft(value)
-                continue
-            if kind == "exit":
-                running -= 1
-                continue
-            with lock:
-                next_places = chunks.popleft() if chunks else None
-            if next_places is not None:
-                yield here(next_places)
-            elif not running:
-                return
-    finally:
-        stopped.set()
-        for driver in drivers:
-            driver.stop()
+
+    def taken_in(value: Any) -> list[FileRead]:
+        facts, places = value
+        reads: list[FileRead] = []
+        for n, answer in zip(places, facts, strict=True):
+            item = warm[n]
+            entry = None if answer is None else checked(item.path)
+            if answer is None or entry is None:
+                reads.append(read_file(item, read_plans, remembered.get(item.path), summaries=True))
+            else:
+                reads.append(_from_warm_facts(item, entry, answer))
+        return reads
+
+    yield from _driven(drivers, answers, chunks, lock, stopped, taken_in, here, local=True)
 
 
 # A file to read: from scratch, or with what the warm-start cache remembers of it.
@@ -611,6 +587,34 @@ def _read_all(
     drivers = [
         Driver(read_plans, resolve(take()), take_back, answers, forked[n] if forked else None) for n in range(count)
     ]
+    yield from _driven(
+        drivers,
+        answers,
+        chunks,
+        lock,
+        stopped,
+        lambda reads: reads,
+        lambda chunk: read_files(resolve(chunk), read_plans),
+        local=local,
+    )
+
+
+def _driven(
+    drivers: Sequence[Any],
+    answers: queue.SimpleQueue[tuple[str, Any]],
+    chunks: deque[Any],
+    lock: threading.Lock,
+    stopped: threading.Event,
+    taken_in: Callable[[Any], list[FileRead]],
+    here: Callable[[Any], list[FileRead]],
+    *,
+    local: bool,
+) -> Generator[list[FileRead], None, None]:
+    """The loop both scans run beside their worker drivers: each answer taken in as it
+    comes (`taken_in`: a chunk's reads, or its facts), a failed worker's chunk given back
+    to this thread, and, with `local`, this thread reading chunks itself (`here`) while
+    none is waiting; once no worker runs, what is left is read here. The drivers stop
+    however the loop ends (the caller may stop taking reads)."""
     running = len(drivers)
     try:
         for driver in drivers:
@@ -621,8 +625,8 @@ def _read_all(
                 kind, value = answers.get() if wait else answers.get_nowait()
             except queue.Empty:
                 kind, value = "", None
-            if kind == "reads":
-                yield value
+            if kind in ("reads", "facts"):
+                yield taken_in(value)
                 continue
             if kind == "failed":  # the worker's chunk comes back to this thread
                 with lock:
@@ -634,7 +638,7 @@ def _read_all(
             with lock:
                 chunk = chunks.popleft() if chunks else None
             if chunk is not None:
-                yield read_files(resolve(chunk), read_plans)
+                yield here(chunk)
             elif not running:
                 return
     finally:
