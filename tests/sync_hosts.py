@@ -9,6 +9,13 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
+
+    from planwatch.tui.app import PlanwatchApp
+    from planwatch.tui.screens.store import StoreScreen
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,3 +93,34 @@ class Host:
 
     def task_text(self, task_id: str) -> str:
         return (self.store / "tasks" / f"{task_id}.md").read_text()
+
+
+def host_app(host: Host, state_dir: Path, *, follow: bool) -> PlanwatchApp:
+    """The real app on `host`'s store and settings, with no transcripts to read (a folder
+    made empty beside the host)."""
+    from planwatch.tui.app import make_app
+    from planwatch.tui.options import AppOptions
+
+    empty = host.root.parent / f"{host.name}-no-transcripts"
+    empty.mkdir(exist_ok=True)
+    options = AppOptions(
+        roots=[empty], store_root=host.store, config_path=host.settings, state_dir=state_dir, follow=follow
+    )
+    return make_app(options)
+
+
+async def open_store_view(pilot: Pilot[None], app: PlanwatchApp, record: str = "t1") -> StoreScreen:
+    """`t` pressed, and the store view once it has read `record`."""
+    from app_transcripts import until
+
+    from planwatch.tui.screens.store import StoreScreen
+
+    await pilot.press("t")
+    await until(
+        pilot,
+        lambda: isinstance(app.screen, StoreScreen) and record in app.screen.snapshot.tasks,
+        what="the store view",
+    )
+    screen = app.screen
+    assert isinstance(screen, StoreScreen)
+    return screen

@@ -12,7 +12,7 @@ from app_transcripts import until
 
 from planwatch.tui.app import make_app
 from planwatch.tui.options import AppOptions
-from tests.sync_hosts import Host, bare_remote
+from tests.sync_hosts import Host, bare_remote, host_app, open_store_view
 
 pytestmark = pytest.mark.asyncio
 
@@ -23,13 +23,7 @@ async def test_the_status_line_says_when_the_store_last_synced_and_that_it_is_of
     host = Host(root / "host", "a")
     host.ok("task", "add", "Shared from the start")
     host.ok("sync", "init", str(remote), "--host", "a", "--poll", "0.2")
-    empty = root / "no-transcripts"
-    empty.mkdir()
-    app = make_app(
-        AppOptions(
-            roots=[empty], store_root=host.store, config_path=host.settings, state_dir=isolated_env.state, follow=True
-        )
-    )
+    app = host_app(host, isolated_env.state, follow=True)
 
     def line() -> str:
         return str(app.screen.query_one("#status-line").render())
@@ -78,28 +72,15 @@ async def test_a_write_on_another_host_reaches_this_hosts_app(isolated_env) -> N
     figure docs/sync.md quotes), not asserted."""
     import time
 
-    from planwatch.tui.screens.store import StoreScreen
-
     root: Path = isolated_env.root
     remote = bare_remote(root / "remote.git")
     a, b = Host(root / "a", "a"), Host(root / "b", "b")
     a.ok("task", "add", "Already shared")
     a.ok("sync", "init", str(remote), "--host", "a", "--poll", "0.5")
     b.ok("sync", "join", str(remote), "--host", "b")
-    empty = root / "no-transcripts"
-    empty.mkdir()
-    app = make_app(
-        AppOptions(roots=[empty], store_root=a.store, config_path=a.settings, state_dir=isolated_env.state, follow=True)
-    )
+    app = host_app(a, isolated_env.state, follow=True)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("t")
-        await until(
-            pilot,
-            lambda: isinstance(app.screen, StoreScreen) and "t1" in app.screen.snapshot.tasks,
-            what="the store view",
-        )
-        screen = app.screen
-        assert isinstance(screen, StoreScreen)
+        screen = await open_store_view(pilot, app)
         started = time.monotonic()
         new = b.ok("task", "add", "Written on b").split()[0]
         b.ok("sync")

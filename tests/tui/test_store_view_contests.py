@@ -7,10 +7,7 @@ from __future__ import annotations
 import pytest
 from app_transcripts import until
 
-from planwatch.tui.app import make_app
-from planwatch.tui.options import AppOptions
-from planwatch.tui.screens.store import StoreScreen
-from tests.sync_hosts import Host, bare_remote
+from tests.sync_hosts import Host, bare_remote, host_app, open_store_view
 
 pytestmark = pytest.mark.asyncio
 
@@ -33,22 +30,9 @@ async def test_a_contested_task_is_marked_and_its_losing_value_shown_and_an_unve
     kept = "from a" if "note: from a" in a.task_text("t1") else "from b"
     lost = "from b" if kept == "from a" else "from a"
     assert a.files() == b.files()
-    empty = root / "no-transcripts"
-    empty.mkdir()
-    app = make_app(
-        AppOptions(
-            roots=[empty], store_root=a.store, config_path=a.settings, state_dir=isolated_env.state, follow=False
-        )
-    )
+    app = host_app(a, isolated_env.state, follow=False)
     async with app.run_test(size=(160, 40)) as pilot:
-        await pilot.press("t")
-        await until(
-            pilot,
-            lambda: isinstance(app.screen, StoreScreen) and "t1" in app.screen.snapshot.tasks,
-            what="the store view",
-        )
-        screen = app.screen
-        assert isinstance(screen, StoreScreen)
+        screen = await open_store_view(pilot, app)
         table = screen.query_one("StoreTable")
         await until(pilot, lambda: "t1" in table.rows, what="t1's row")
         row = " ".join(cell.plain for cell in table.get_row("t1"))
