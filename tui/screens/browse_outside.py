@@ -59,9 +59,7 @@ def open_outside(view: BrowseScreen) -> None:
     elif entry.session.harness in ("opencode", "kilo") and is_database_file(entry.session.path):
         # OpenCode's (and Kilo's) sessions live in an SQLite database, which a pager shows as bytes:
         # the session's plan and prompts as text instead, on the pager's standard input.
-        paged, problem = _opencode_text(view, entry)
-        if paged is not None:
-            problem = run_outside(view.app, pager, stdin_text=paged)
+        problem = _page_database_session(view, entry, pager)
     elif regular_file(document := paged_file(entry)):
         # Through our safe text, not named to the pager: it would show raw escapes.
         problem = run_outside(view.app, pager, stdin_file=document)
@@ -87,21 +85,39 @@ FOLDER_DOCUMENTS: dict[str, Callable[[Path, str], Path]] = {
 }
 
 
-def _opencode_text(view: BrowseScreen, entry: SessionEntry) -> tuple[str | None, str | None]:
-    """An OpenCode session as the pager shows it, or why not: (text, None) / (None, problem)."""
+def _page_database_session(view: BrowseScreen, entry: SessionEntry, pager: list[str]) -> str | None:
+    """An OpenCode (or Kilo) session to the pager as text: what the app holds (its plan,
+    its title) taken here, its prompts read from the database in a thread worker (a busy
+    database is tried again for up to about a second: never on the UI thread), the pager
+    run back on the UI thread. Returns why not at once (None: the worker goes on)."""
     if not view.model.reading:
         # The privacy switch: no transcript is read, and the database is OpenCode's one.
         name = harness_label(entry.session.harness)
-        return None, f"Reading agents' plans is off (Settings → Privacy): the {name} database is not read."
-    from planwatch.core.transcripts.opencode import DatabaseProblem, session_prompts
-
+        return f"Reading agents' plans is off (Settings → Privacy): the {name} database is not read."
     session = entry.session
-    try:
-        prompts = session_prompts(session.path, session.id)
-    except DatabaseProblem as exc:
-        return None, safe_text(str(exc), single_line=True)
-    checklist = view.model.checklist_for(session.id)
-    return opencode_session_text(entry, checklist, prompts, view.model.session_title(session.id)), None
+    checklist, title = view.model.checklist_for(session.id), view.model.session_title(session.id)
+
+    def read_then_page() -> None:
+        from planwatch.core.transcripts.opencode import DatabaseProblem, session_prompts
+
+        try:
+            prompts = session_prompts(session.path, session.id)
+        except DatabaseProblem as exc:
+            view.app.call_from_thread(
+                view.notify, safe_text(str(exc), single_line=True), severity="error", markup=False
+            )
+            return
+        paged = opencode_session_text(entry, checklist, prompts, title)
+        view.app.call_from_thread(_page, view, pager, paged)
+
+    view.run_worker(read_then_page, thread=True, group="outside", exit_on_error=False)
+    return None
+
+
+def _page(view: BrowseScreen, pager: list[str], text: str) -> None:
+    problem = run_outside(view.app, pager, stdin_text=text)
+    if problem:
+        view.notify(problem, severity="error", markup=False)
 
 
 def opencode_session_text(
