@@ -132,13 +132,16 @@ def run_channel(args: argparse.Namespace) -> int:
         except ChannelError as exc:
             print(exc.message, file=sys.stderr)
             return 2
+        if not args.once:
+            # Imported before the state is out: a Ctrl-C that lands while an import runs
+            # a dataclass's generated code (exec of a string) makes CPython 3.11 end the
+            # process by SIGINT at exit even though it was caught here, not with 130.
+            from planwatch.core.sync.loop import SyncLoop
         _emit(state)
         if args.once:
             return 0
         # A shared store (docs/sync.md) syncs in the background while the feed runs, so
         # other hosts' changes arrive as actions like any other write.
-        from planwatch.core.sync.loop import SyncLoop
-
         syncer = SyncLoop(channel.store)
         syncer.start()
         while True:
