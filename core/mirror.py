@@ -80,6 +80,12 @@ class Mirror:
     def enabled(self) -> bool:
         return bool(self.settings.keep_plans_in_store)
 
+    def _require_approval(self) -> bool:
+        """The tools' rule for doing: this host's setting, or a shared store's team policy."""
+        from planwatch.core.store.team import effective
+
+        return effective(self.settings, self._get_store().root).require_approval
+
     def _get_store(self) -> Store:
         if self._store is None:
             self._store = Store(Path(self._store_arg))  # type: ignore[arg-type]
@@ -134,7 +140,7 @@ class Mirror:
                     tool=SOURCE_TOOLS.get(group.source, group.source),
                     caller=caller,
                     plan_key=_plan_key(key),
-                    require_approval=self.settings.require_approval,  # the tools' rule for doing
+                    require_approval=self._require_approval(),  # the tools' rule for doing
                 )
         except (StoreError, OSError) as exc:
             # Not remembered as mirrored, so the next update tries again.
@@ -159,7 +165,7 @@ class Mirror:
             result = translate_list(
                 self._get_store(), session.id, session.title, [],
                 tool=SOURCE_TOOLS["acp"], caller=caller, plan_key=_plan_key(key),
-                require_approval=self.settings.require_approval,
+                require_approval=self._require_approval(),
             )  # fmt: skip
         except (StoreError, OSError) as exc:
             log.warning("mirror: could not write session %s to the store: %s", session.id, exc)
@@ -184,7 +190,7 @@ class Mirror:
         if last is not None and last.source == "claude_tasks":
             before = {item.task_id: item for item in last.items if item.task_id is not None}
         total = TranslateResult()
-        require = self.settings.require_approval
+        require = self._require_approval()
         now_ids = set()
         for item in group.items:
             if item.task_id is None:

@@ -296,7 +296,15 @@ def _run_sweep(args: argparse.Namespace) -> int:
     if report.temp_files:
         count = len(report.temp_files)
         print(f"removed {count} temp file{'s' if count != 1 else ''} left by writers that stopped mid-write")
-    if settings.sweep_after_days is None:
+    if report.refused is not None:
+        print(f"planwatch sweep: {report.refused}.", file=sys.stderr)
+        return 1
+    if report.after_days is not None and report.after_days != settings.sweep_after_days:
+        print(
+            f"planwatch sweep: the team's policy keeps records {report.after_days:g} days; swept by that.",
+            file=sys.stderr,
+        )
+    if report.after_days is None:
         print("sweepAfterDays is not set: the store keeps everything.")
     elif not report.plans:
         print("nothing to sweep")

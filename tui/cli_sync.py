@@ -161,6 +161,11 @@ def _status(replica: Any, as_json: bool) -> int:
         print(
             f"unverified approval of {u['id']} by {safe_text(str(u['by']), single_line=True)} (from {u['host']}): not counted"
         )
+    for h in status.get("heldBack", ()):
+        print(
+            f"held back {h['id']}: a move to doing from host {h['host']} with no verified approval "
+            "(the team requires approval); not applied"
+        )
     for p in status["problems"]:
         print(f"problem: {safe_text(p, single_line=True)}")
     for r in status["removed"]:

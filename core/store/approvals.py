@@ -50,10 +50,12 @@ MAX_LEDGER_BYTES = 64_000_000
 
 def digest(rec: TaskRecord | PlanRecord) -> str:
     """SHA-256 of what an approval approves: the title and the body (a plan's goal)."""
-    body = rec.body if isinstance(rec, TaskRecord) else rec.goal
-    return hashlib.sha256(
-        json.dumps([rec.title, body], ensure_ascii=False).encode("utf-8", "surrogatepass")
-    ).hexdigest()
+    return digest_of(rec.title, rec.body if isinstance(rec, TaskRecord) else rec.goal)
+
+
+def digest_of(title: str, body: str) -> str:
+    """The digest of a title and body (what the merge checks an approval against)."""
+    return hashlib.sha256(json.dumps([title, body], ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _key(record_id: str, stamp: Stamp) -> tuple[str, str, str, str | None]:

@@ -40,6 +40,10 @@ class SweepReport:
     plans: list[str] = field(default_factory=list)
     tasks: list[str] = field(default_factory=list)
     temp_files: list[Path] = field(default_factory=list)
+    refused: str | None = None
+    """Why nothing was swept on a shared store whose team settings cannot be read."""
+    after_days: float | None = None
+    """The days the pass swept by (the team's policy may raise the host's)."""
 
 
 def _newest(store: Store, plan: PlanRecord, tasks: list[TaskRecord]) -> datetime | None:
@@ -60,7 +64,14 @@ def run_sweep(store: Store, settings: Settings, now: datetime | None = None) -> 
     temp_files = store.remove_stale_temp_files()
     for path in temp_files:
         log.info("removed %s, left by a writer that stopped mid-write", path)
-    report = SweepReport(temp_files=temp_files)
+    from planwatch.core.store.team import effective, sweep_refusal
+
+    refused = sweep_refusal(store.root)
+    if refused is not None:
+        log.warning("sweep: %s", refused)
+        return SweepReport(temp_files=temp_files, refused=refused)
+    settings = effective(settings, store.root)  # the team's sweepAfterDays; a host may only keep longer
+    report = SweepReport(temp_files=temp_files, after_days=settings.sweep_after_days)
     if settings.sweep_after_days is None:
         return report
     now = now or datetime.now(UTC)

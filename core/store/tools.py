@@ -52,6 +52,7 @@ from planwatch.core.store.errors import RecordTooLarge
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.records import Store
 from planwatch.core.store.schema import PLAN_STATUSES, TASK_STATUSES, one_of
+from planwatch.core.store.team import effective
 from planwatch.core.store.tool_effects import (
     ToolResult,
     plan_approve,
@@ -235,7 +236,8 @@ def run_tool(
     spec = TOOLS.get(name)
     if spec is None:
         raise ToolRefused(f"Unknown tool {name}: use one of {one_of(TOOL_NAMES)}.")
-    ctx = ToolContext(store, settings, caller, now or (lambda: datetime.now(UTC)), name)
+    # A shared store's team policy says requireApproval once for every host (core/store/team.py).
+    ctx = ToolContext(store, effective(settings, store.root), caller, now or (lambda: datetime.now(UTC)), name)
     if args is None:
         args = {}
     if not isinstance(args, dict):

@@ -20,6 +20,11 @@ nothing), so every host that holds the same operations renders the same store:
 - a removal removes the record whatever else happened to it (reported in `removed`),
   and the references other records make to it (`plan`, `blockedBy`), kept as their
   contest.
+- `require_approval` (the team's policy says it, the same on every host): a task's move
+  to doing is applied only when a verified approval ranked before it approved the
+  title and body the task had then (the operations ranked before the move); one that
+  is not is *held back*: it counts as the status it replaced, the record lists it
+  (`held`) and keeps it as its contest while nobody has moved the status since.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from planwatch.core.store.approvals import digest_of
 from planwatch.core.sync.fields import EXTRA, LATEST_STAMPS, ONCE_STAMPS, lww_fields, set_fields, text_field
 from planwatch.core.sync.ops import Op, encode, rank
 from planwatch.core.sync.text3 import merge3
@@ -55,6 +61,8 @@ class MergedRecord:
     create: Op
     contests: list[Contest] = field(default_factory=list)
     unverified: list[Op] = field(default_factory=list)
+    held: list[Op] = field(default_factory=list)
+    """Moves to doing held back by the team's requireApproval (no verified approval)."""
 
 
 @dataclass
@@ -76,7 +84,7 @@ def unique_ops(ops: Iterable[Op]) -> list[Op]:
     return sorted(seen.values(), key=rank)
 
 
-def merge(ops: Iterable[Op], verified: frozenset[str] = frozenset()) -> Merged:
+def merge(ops: Iterable[Op], verified: frozenset[str] = frozenset(), *, require_approval: bool = False) -> Merged:
     ordered = unique_ops(ops)
     by_uid: dict[str, list[Op]] = {}
     for op in ordered:
@@ -92,7 +100,7 @@ def merge(ops: Iterable[Op], verified: frozenset[str] = frozenset()) -> Merged:
         if any(op["t"] == "del" for op in group):
             removed[uid] = (create["k"], create["i"])
             continue
-        records[uid] = _merge_record(uid, create, group, verified)
+        records[uid] = _merge_record(uid, create, group, verified, require_approval)
     _drop_removed_references(records, removed)
     return Merged(records, removed, len(ordered))
 
@@ -147,8 +155,45 @@ def _ancestors(op: Op, index: dict[str, Op]) -> set[str]:
     return out
 
 
-def _merge_record(uid: str, create: Op, group: list[Op], verified: frozenset[str]) -> MergedRecord:
+HELD = "doing, moved on host {host} with no verified approval of its title and body then (held back: the team requires approval)"
+"""The contest's value of a move to doing the merge held back."""
+
+
+def _held_moves(uid: str, create: Op, group: list[Op], moves: list[Op], verified: frozenset[str]) -> set[str]:
+    """The moves to doing (`moves`: the create or a set of status) that no verified
+    approval ranked before them approved, for the title and body the task had then."""
+    approvals = [op for op in group if op["t"] == "approve" and op["o"] in verified]
+    held: set[str] = set()
+    for move in moves:
+        when = rank(move)
+        earlier = [op for op in approvals if rank(op) < when]
+        if earlier and move is not create:
+            before = [op for op in group if op is create or rank(op) < when]
+            then = _merge_record(uid, create, before, verified, False).fields
+            approved = digest_of(str(then.get("title") or ""), str(then.get("body") or ""))
+            if any(op.get("d") == approved for op in earlier):
+                continue
+        held.add(move["o"])
+    return held
+
+
+def _status_values(create: Op, sets: list[Op], held: set[str], precedence: dict[str, int]) -> dict[str, Any]:
+    """Each status operation's value as the merge counts it: a held-back move counts as
+    the status it replaced (the highest of them), so what came after it still stands."""
+    out: dict[str, Any] = {}
+    for op in sorted([create, *sets], key=rank):
+        value = _value(op, create, "status")
+        if op["o"] in held:
+            prior = [out[b] for b in (op.get("b") or ()) if b in out] if op is not create else []
+            value = max(prior, key=lambda v: precedence.get(str(v), -1)) if prior else "todo"
+        out[op["o"]] = value
+    return out
+
+
+def _merge_record(uid: str, create: Op, group: list[Op], verified: frozenset[str], require: bool) -> MergedRecord:
     kind = create["k"]
+    held_ops: list[Op] = []
+    started_after: Any = None  # with a move held back: the rank of the first applied one, () for none
     fields: dict[str, Any] = {}
     heads: dict[str, Any] = {}
     contests: list[Contest] = []
@@ -161,18 +206,30 @@ def _merge_record(uid: str, create: Op, group: list[Op], verified: frozenset[str
     for name in scalar:
         sets = [op for op in by_field.get(name, ()) if op["t"] == "set"]
         tops = _heads(create, sets)
+        values = {op["o"]: _value(op, create, name) for op in [create, *sets]}
+        held: set[str] = set()
         if name == "status":
             precedence = TASK_PRECEDENCE if kind == "task" else PLAN_PRECEDENCE
-            win = max(tops, key=lambda op: (precedence.get(str(_value(op, create, name)), -1), rank(op)))
+            if require and kind == "task":
+                moves = [op for op in [create, *sets] if values[op["o"]] == "doing"]
+                held = _held_moves(uid, create, group, moves, verified) if moves else set()
+                if held:
+                    values = _status_values(create, sets, held, precedence)
+                    applied = [rank(op) for op in moves if op["o"] not in held]
+                    started_after = min(applied) if applied else ()
+            win = max(tops, key=lambda op: (precedence.get(str(values[op["o"]]), -1), rank(op)))
         else:
             win = max(tops, key=rank)
-        kept = _value(win, create, name)
+        kept = values[win["o"]]
         fields[name] = kept
         heads[name] = sorted(op["o"] for op in tops)
         lost = []
         for op in tops:
-            value = _value(op, create, name)
-            if op is not win and value != kept and value not in lost:
+            value = values[op["o"]]
+            if op["o"] in held:
+                held_ops.append(op)
+                value = HELD.format(host=op["h"])
+            if (op is not win or op["o"] in held) and value != kept and value not in lost:
                 lost.append(value)
         if lost:
             contests.append(Contest(name, kept, lost))
@@ -229,6 +286,12 @@ def _merge_record(uid: str, create: Op, group: list[Op], verified: frozenset[str
     approvals = [op for op in group if op["t"] == "approve"]
     good = [op for op in approvals if op["o"] in verified]
     fields["approved"] = max(good, key=rank)["v"] if good else None
+    if started_after is not None:
+        # `started` belongs to a move to doing: a stamp no applied move came before is not rendered
+        stamps = [op for op in by_field.get("started", ()) if op["t"] == "stamp" and op.get("v")]
+        stamps = [op for op in stamps if started_after != () and rank(op) > started_after]
+        fields["started"] = min((op["v"] for op in stamps), key=lambda v: str(v.get("at")), default=None)
     record = MergedRecord(uid, kind, create["i"], fields, heads, create, contests)
     record.unverified = [op for op in approvals if op["o"] not in verified]
+    record.held = held_ops
     return record

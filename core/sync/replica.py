@@ -86,6 +86,7 @@ class PassReport:
     pushed: int = 0
     renumbered: list[tuple[str, str]] = field(default_factory=list)
     contested: int = 0
+    held: int = 0
     problems: list[str] = field(default_factory=list)
     reason: str = ""
 
@@ -100,6 +101,8 @@ class PassReport:
             parts.append("renumbered " + ", ".join(f"{a}→{b}" for a, b in self.renumbered))
         if self.contested:
             parts.append(f"{self.contested} contested")
+        if self.held:
+            parts.append(f"{self.held} move{'s' * (self.held != 1)} to doing held back (no verified approval)")
         return "sync: " + ", ".join(parts)
 
 
@@ -369,7 +372,7 @@ class Replica:
 
     def _merged(self) -> Merged:
         ops = self._all_ops()
-        return merge(ops, self._verified(ops))
+        return merge(ops, self._verified(ops), require_approval=self._team_requires_approval())
 
     def _take_remote_logs(self, report: PassReport) -> None:
         fetched = self.git.refs(FETCHED + "log/")
@@ -699,8 +702,18 @@ class Replica:
         if self._policy_memo is None or self._policy_memo[0] != key:
             policy, problem = signing.check_policy(self)
             self._policy_memo = (key, policy, problem)
-            write_check(self.dir, self.config.get("policyPin"), self.git.ref(FETCHED + "policy"), problem)
+            settings = signing.team_settings(policy) if policy is not None else None
+            write_check(self.dir, self.config.get("policyPin"), self.git.ref(FETCHED + "policy"), problem, settings)
         return self._policy_memo[1]
+
+    def _team_requires_approval(self) -> bool:
+        """The team's requireApproval, as the merge applies it on every host alike: the
+        verified policy's setting; on while a pinned policy does not verify (fail closed);
+        off for a store shared without a policy (no approval could verify there)."""
+        if not self.config.get("policyPin"):
+            return False
+        policy = self._policy()
+        return policy is None or bool(signing.team_settings(policy)["requireApproval"])
 
     def publish_policy(self, raw: bytes, key: str | None = None, signer: str | None = None) -> str:
         """Publish a new team policy (`policy.json`'s bytes): a commit on the policy ref,
@@ -791,7 +804,7 @@ class Replica:
     def _rebuild(self, report: PassReport) -> None:
         self._reprovision(self._merged())
         ops = self._all_ops()
-        merged = merge(ops, self._verified(ops))
+        merged = merge(ops, self._verified(ops), require_approval=self._team_requires_approval())
         records: dict[str, Any] = self.state["records"]
         taken: dict[str, str] = {}
         live = sorted(merged.records.values(), key=lambda r: (r.create["c"], r.create["h"], r.create["o"]))
@@ -834,7 +847,9 @@ class Replica:
             state["unverified"] = [
                 {"by": op["v"].get("by"), "at": op["v"].get("at"), "host": op["h"]} for op in rec.unverified
             ]
+            state["held"] = [{"host": op["h"], "op": op["o"]} for op in rec.held]
             contested += bool(rec.contests)
+            report.held += len(rec.held)
             if rec.fields.get("approved"):
                 ledger_adds.append(rec)
         report.contested = contested
@@ -908,12 +923,14 @@ class Replica:
             held = self.state["held"].get(host)
             hosts[host] = {"fetched": tip, "taken": held == tip or host == self.host}
         provisional, _ = self._provisional()
-        contests, unverified = [], []
+        contests, unverified, held = [], [], []
         for rec in self.state["records"].values():
             for f, kept, lost in rec.get("contests") or ():
                 contests.append({"id": rec["id"], "field": f, "kept": kept, "lost": lost})
             for item in rec.get("unverified") or ():
                 unverified.append({"id": rec["id"], **item})
+            for item in rec.get("held") or ():
+                held.append({"id": rec["id"], "status": "doing", **item})
         return {
             "host": self.host,
             "remote": self.remote,
@@ -922,6 +939,7 @@ class Replica:
             "provisional": sorted(provisional),
             "contested": contests,
             "unverified": unverified,
+            "heldBack": held,
             "problems": self.state.get("problems", []),
             "removed": self.state.get("removed", []),
             "policy": self._policy_status(),

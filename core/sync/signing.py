@@ -144,7 +144,44 @@ def policy_shape_problem(data: Any) -> str | None:
     roles = data.get("roles", {})
     if not isinstance(roles, dict) or any(not isinstance(g, list) for g in roles.values()):
         return "has roles that are not lists of grants"
+    return settings_problem(data.get("settings", {}))
+
+
+TEAM_SETTINGS = ("requireApproval", "sweepAfterDays")
+"""The store-wide settings a policy may hold (`"settings": {"requireApproval": true}`)."""
+
+
+def settings_problem(settings: Any) -> str | None:
+    """What makes a policy's `settings` no store-wide settings (None: they are)."""
+    if not isinstance(settings, dict):
+        return "has settings that are not an object (requireApproval, sweepAfterDays)"
+    for key in settings:
+        if key not in TEAM_SETTINGS:
+            return f"has the setting {key!r}, which is not a store-wide one (requireApproval, sweepAfterDays)"
+    if not isinstance(settings.get("requireApproval", False), bool):
+        return "has a requireApproval that is not true or false"
+    days = settings.get("sweepAfterDays")
+    if days is not None and (isinstance(days, bool) or not isinstance(days, int | float) or not 0 <= days < 1e9):
+        return "has a sweepAfterDays that is not a number of days, 0 or more"
     return None
+
+
+def team_settings(policy: dict[str, Any] | None) -> dict[str, Any]:
+    """The store-wide settings of a verified policy, as every host applies them:
+    `{"requireApproval": bool, "sweepAfterDays": float | None, "problem": str | None}`.
+    No policy (None) is the caller's to judge (a store without one has no team
+    settings; one that does not verify fails closed). Settings that are not valid fail
+    closed too: approval required, nothing swept (`problem` says why)."""
+    settings = (policy or {}).get("settings", {})
+    problem = settings_problem(settings)
+    if problem is not None:
+        return {"requireApproval": True, "sweepAfterDays": None, "problem": f"the team policy {problem}"}
+    days = settings.get("sweepAfterDays")
+    return {
+        "requireApproval": bool(settings.get("requireApproval", False)),
+        "sweepAfterDays": None if days is None else float(days),
+        "problem": None,
+    }
 
 
 def _policy_of(replica: Replica, commit: str) -> tuple[dict[str, Any] | None, bytes, str | None]:

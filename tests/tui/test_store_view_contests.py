@@ -51,3 +51,41 @@ async def test_a_contested_task_is_marked_and_its_losing_value_shown_and_an_unve
         await until(pilot, lambda: detail().startswith("t2 "), what="t2's detail")
         assert "⚠ unverified approval: ana at " in detail() and "made on host b; not counted" in detail()
         assert "approved" not in a.task_text("t2")  # shown, never counted
+
+
+async def test_a_move_to_doing_held_back_by_the_team_is_shown_and_approval_said_required(isolated_env) -> None:
+    import json
+
+    from tests.core.test_sync_approvals import ssh_key, two_hosts
+
+    root = isolated_env.root
+    remote = bare_remote(root / "remote.git")
+    key, public = ssh_key(root, "ana")
+    policy = root / "policy.json"
+    policy.write_text(
+        json.dumps({"users": {"ana": {"roles": ["owner"], "keys": [public]}}, "settings": {"requireApproval": True}})
+    )
+    a, b = two_hosts(root, remote, policy, key)  # neither host's own settings require approval
+    a.ok("task", "add", "Risky change")
+    a.ok("sync")
+    b.ok("sync")
+    path = b.store / "tasks" / "t1.md"
+    path.write_text(path.read_text().replace("status: todo", "status: doing"))  # by hand, unapproved
+    b.ok("sync")
+    a.ok("sync")
+    app = host_app(a, isolated_env.state, follow=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await open_store_view(pilot, app)
+        table = screen.query_one("StoreTable")
+        await until(pilot, lambda: "t1" in table.rows, what="t1's row")
+        row = " ".join(cell.plain for cell in table.get_row("t1"))
+        assert "⚠ contested: status" in row and "todo" in row
+        summary = screen.query_one("#store-summary")
+        await until(pilot, lambda: "approval required to start" in str(summary.render()), what="the summary")
+
+        def detail() -> str:
+            return str(screen.query_one("#store-detail").render())
+
+        table.move_cursor(row=table.get_row_index("t1"))
+        await until(pilot, lambda: detail().startswith("t1 "), what="t1's detail")
+        assert "⚠ contested status: kept todo; not kept: doing, moved on host b with no verified approval" in detail()

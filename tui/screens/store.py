@@ -36,6 +36,7 @@ from planwatch.core.store.identity import Caller
 from planwatch.core.store.parsecache import StoreSnapshot
 from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TASK_STATUSES, PlanRecord, TaskRecord
+from planwatch.core.store.team import team_of
 from planwatch.core.store.tool_refusals import ToolRefused
 from planwatch.core.store.tools import run_tool
 from planwatch.core.sync.contests import Contest, read_contests
@@ -109,8 +110,10 @@ class StoreScreen(Screen[None]):
             unreadable: bool = False,
             contests: dict[str, list[Contest]] | None = None,
             uncounted: frozenset[str] = frozenset(),
+            require_approval: bool | None = None,
         ) -> None:
             super().__init__()
+            self.require_approval = require_approval
             self.unreadable = unreadable
             self.contests = contests or {}
             self.uncounted = uncounted
@@ -139,6 +142,7 @@ class StoreScreen(Screen[None]):
         self._generation = 0
         self.snapshot = StoreSnapshot()
         self.contests: dict[str, list[Contest]] = {}  # a shared store's contested records, by id
+        self.required = False  # a shared store's team policy requires approval to start
         self._narrow = False
         self._column_widths: dict[str, int] = {}
         self.unreadable: str | None = None
@@ -259,7 +263,14 @@ class StoreScreen(Screen[None]):
         # A shared store's contested records, as its last sync pass left them (docs/sync.md).
         contests = read_contests(self.store.root) if (self.store.root / ".sync").is_dir() else {}
         uncounted = _uncounted(self.store, snapshot)
-        self.post_message(self.Loaded(generation, snapshot, shown, error, contests=contests, uncounted=uncounted))
+        # A shared store's team policy may require approval whatever this host's settings say.
+        team = team_of(self.store.root)
+        required = bool(team and team["requireApproval"])
+        self.post_message(
+            self.Loaded(
+                generation, snapshot, shown, error, contests=contests, uncounted=uncounted, require_approval=required
+            )
+        )
 
     @on(Loaded)
     def _on_loaded(self, event: Loaded) -> None:
@@ -267,6 +278,8 @@ class StoreScreen(Screen[None]):
             return  # an older read finished after a newer one started
         self.snapshot = event.snapshot
         self.contests = event.contests
+        if event.require_approval is not None:
+            self.required = event.require_approval
         self.shown = event.shown
         self.uncounted = event.uncounted
         self.unreadable = event.error if event.unreadable else None
@@ -334,7 +347,12 @@ class StoreScreen(Screen[None]):
     def _fill_texts(self, task_count: int) -> None:
         snap = self.snapshot
         summary = summary_text(
-            snap, task_count, self.shown, self.filters, self.settings.require_approval, refused=self.refused is not None
+            snap,
+            task_count,
+            self.shown,
+            self.filters,
+            self.settings.require_approval or self.required,
+            refused=self.refused is not None,
         )
         self.query_one("#store-summary", Static).update(summary)
         message = empty_text(snap, task_count, self.shown, self.unreadable, self.store.root)
