@@ -412,9 +412,13 @@ class Replica:
             return True
         if op["t"] == "set" and op.get("f") == "plan" and value in provisional:
             return True
+        if op["t"] == "set" and op.get("f") in TEXT_FIELDS and names_any(value, provisional):
+            return True  # its text names a provisional id: published once renumbered
         if op["t"] == "new":
             v = op["v"]
             if v.get("plan") in provisional or any(b in provisional for b in v.get("blockedBy") or ()):
+                return True
+            if any(names_any(v.get(name), provisional) for name in TEXT_FIELDS):
                 return True
         return False
 
@@ -514,7 +518,8 @@ class Replica:
         tip = self.git.ref(FETCHED + "ids")
         ids_commit = self.git.commit({"ids.json": _doc(doc)}, tip, f"planwatch: a range for {self.host}")
         # the provisional records' operations, renumbered, go into the log with the claim
-        held = [_renumbered(op, renumber, final=True) for op in self.state["pending"]]
+        kept_texts = self._approved_texts(renumber)
+        held = [_renumbered(op, renumber, final=True, keep=kept_texts) for op in self.state["pending"]]
         private = self._private()
         publish = [op for op in held if not self._held_back(op, set(), set(), private)]
         updates = {IDS_REF: ids_commit}
@@ -555,6 +560,21 @@ class Replica:
             cursor[new[0]] = max(int(cursor.get(new[0], 0)), id_number(new))
         write_mint(self.dir, mint)
 
+    def _approved_texts(self, renumber: dict[str, str]) -> set[str]:
+        """The records whose text names a renumbered id and was approved so (an approval
+        ranked after the change that wrote it): their text is kept as written, since
+        the approval binds it word for word (rewritten, it would need approving again)."""
+        ops = self._own_ops() + self.state["pending"]
+        moved = {k for k, v in renumber.items() if k != v}
+        naming: dict[str, int] = {}
+        for op in ops:
+            texts = [op["v"].get(n) for n in TEXT_FIELDS] if op["t"] == "new" else []
+            if op["t"] == "set" and op.get("f") in TEXT_FIELDS:
+                texts = [op.get("v")]
+            if any(names_any(t, moved) for t in texts):
+                naming[op["u"]] = max(naming.get(op["u"], 0), int(op["c"]))
+        return {op["u"] for op in ops if op["t"] == "approve" and int(op["c"]) > naming.get(op["u"], 1 << 62)}
+
     def _apply_renumber(
         self, renumber: dict[str, str], report: PassReport | None, *, done: list[Op] | None = None, final: bool = True
     ) -> None:
@@ -567,7 +587,8 @@ class Replica:
             if op["t"] == "new":
                 created = op["v"].get("created") or {}
                 sessions[op["u"]] = created.get("in") if isinstance(created, dict) else None
-        self.state["pending"] = [_renumbered(op, renumber, final=final) for op in self.state["pending"]]
+        keep = self._approved_texts(renumber)
+        self.state["pending"] = [_renumbered(op, renumber, final=final, keep=keep) for op in self.state["pending"]]
         aliases = []
         for uid, rec in self.state["records"].items():
             old = rec.get("id")
@@ -576,7 +597,7 @@ class Replica:
                 rec["id"] = renumber[old]
                 aliases.append({"old": old, "new": renumber[old], "session": sessions.get(uid), "uid": uid})
             for render_ in rec.get("renders", ()):
-                render_["fields"] = _renumber_fields(render_["fields"], renumber)
+                render_["fields"] = _renumber_fields(render_["fields"], renumber, retext=uid not in keep)
         add_aliases(self.dir, aliases)
         if report is not None:
             report.renumbered.extend(sorted((a, b) for a, b in renumber.items() if a != b))
@@ -966,28 +987,64 @@ def _rename(value: Any, renumber: dict[str, str]) -> Any:
     return renumber.get(value, value) if isinstance(value, str) else value
 
 
-def _renumber_fields(fields: dict[str, Any], renumber: dict[str, str]) -> dict[str, Any]:
+TEXT_FIELDS = ("title", "body", "goal")
+"""The text in which a provisional id is rewritten at renumbering (whole-word tokens)."""
+
+
+def _id_tokens(ids: Any) -> re.Pattern[str] | None:
+    """The whole-word tokens of `ids` (`t42`, never the `t42` of `t420` or `at42`)."""
+    ids = sorted(set(ids), key=lambda i: (-len(i), i))
+    if not ids:
+        return None
+    return re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, ids)) + r")(?![A-Za-z0-9_])")
+
+
+def names_any(value: Any, ids: set[str]) -> bool:
+    pattern = _id_tokens(ids)
+    return isinstance(value, str) and pattern is not None and pattern.search(value) is not None
+
+
+def _retext(value: Any, renumber: dict[str, str]) -> Any:
+    """`value` with every whole-word token of a renumbered id written as its new id, all
+    at once (t1→t5 and t5→t9 together give t5 and t9, never t9 twice)."""
+    pattern = _id_tokens(k for k, v in renumber.items() if k != v)
+    if not isinstance(value, str) or pattern is None:
+        return value
+    return pattern.sub(lambda m: renumber[m.group(0)], value)
+
+
+def _renumber_fields(fields: dict[str, Any], renumber: dict[str, str], *, retext: bool = True) -> dict[str, Any]:
     out = dict(fields)
     if "plan" in out:
         out["plan"] = _rename(out["plan"], renumber)
     if "blockedBy" in out and out["blockedBy"]:
         out["blockedBy"] = [_rename(b, renumber) for b in out["blockedBy"]]
+    for name in TEXT_FIELDS if retext else ():
+        if name in out:
+            out[name] = _retext(out[name], renumber)
     return out
 
 
-def _renumbered(op: Op, renumber: dict[str, str], *, final: bool = True) -> Op:
+def _renumbered(
+    op: Op, renumber: dict[str, str], *, final: bool = True, keep: frozenset[str] | set[str] = frozenset()
+) -> Op:
+    """`op` with the renumbered ids written anew: its own id, its references, and the
+    whole-word ids in its title and body (not for a record in `keep`: its approved text)."""
     if not renumber:
         return op
     out = dict(op)
+    retext = op["u"] not in keep
     if out["t"] == "new":
         out["i"] = _rename(out["i"], renumber)
-        out["v"] = _renumber_fields(out["v"], renumber)
+        out["v"] = _renumber_fields(out["v"], renumber, retext=retext)
         if final and op.get("p") and op["i"] in renumber:
             out.pop("p", None)
     elif out["t"] in ("add", "rem") and out.get("f") == "blockedBy":
         out["v"] = _rename(out["v"], renumber)
     elif out["t"] == "set" and out.get("f") == "plan":
         out["v"] = _rename(out["v"], renumber)
+    elif out["t"] == "set" and out.get("f") in TEXT_FIELDS and retext:
+        out["v"] = _retext(out["v"], renumber)
     return out
 
 

@@ -228,3 +228,44 @@ def test_a_store_that_is_not_shared_says_how_to_share_it(tmp_path: Path) -> None
     out = a.run("sync")
     assert out.returncode == 1
     assert "planwatch sync init" in out.stderr
+
+
+def test_text_naming_a_provisional_id_is_rewritten_at_renumbering_whole_words_only(
+    tmp_path: Path, remote: Path
+) -> None:
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("sync", "init", str(remote), "--host", "a", "--range", "2")
+    b.ok("sync", "join", str(remote), "--host", "b", "--range", "2")
+    first = a.ok("task", "add", "One").split()[0]
+    a.ok("task", "add", "Two")
+    remote.rename(tmp_path / "away.git")
+    told = a.ok("task", "add", "Made offline").split()[0]
+    text = f"After {told} lands (not {told}0, not x{told})"
+    a.ok("task", "add", f"Follow up on {told}", "--body", text)
+    a.ok("task", "set", first, "--title", f"One, then {told}")  # a record whose id is final
+    kept = a.ok("task", "add", f"Approved as {told}").split()[0]
+    a.ok("task", "approve", kept)  # an approval binds the text word for word: it stays as approved
+    (tmp_path / "away.git").rename(remote)
+    b.ok("sync")
+    b.ok("task", "add", "b's own")
+    b.ok("task", "add", "b's second")
+    b.ok("sync")  # b's ids now hold the number a minted offline
+    line = a.ok("sync")
+    new = line.split(f"renumbered {told}→")[1].split(",")[0].strip()
+    b.ok("sync")
+    a.ok("sync")
+    assert a.files() == b.files()
+    tasks = {t["title"]: t for t in json.loads(b.ok("task", "list", "--json"))}
+    renamed = next(t for title, t in tasks.items() if title.startswith("Follow up"))
+    assert renamed["title"] == f"Follow up on {new}"
+    assert f"After {new} lands (not {told}0, not x{told})" in b.task_text(renamed["id"])
+    assert f"One, then {new}" in tasks
+    assert f"Approved as {told}" in tasks
+    # the old number was never published in their text: every log line names the new id
+    logs = subprocess.run(
+        ["git", "--git-dir", str(remote), "log", "-p", "--format=", "refs/planwatch/log/a"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert f'on {told}"' not in logs and f"then {told}" not in logs and f"on {new}" in logs
