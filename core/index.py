@@ -34,7 +34,16 @@ from planwatch.core import paths
 from planwatch.core.databases import DatabaseSources
 from planwatch.core.following import Following
 from planwatch.core.model import EMPTY_PLAN
-from planwatch.core.sessions import FileState, SessionEntry, build_entry, ids_of, newest_first, orphan_ids, relations
+from planwatch.core.sessions import (
+    FileState,
+    NewestFirst,
+    SessionEntry,
+    build_entry,
+    ids_of,
+    newest_first,
+    orphan_ids,
+    relations,
+)
 from planwatch.core.settings import Settings, load_settings
 from planwatch.core.transcripts.batch import FileRead, read_all, read_file
 from planwatch.core.transcripts.discover import (
@@ -115,9 +124,11 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         self._lock = threading.RLock()  # guards the maps below
         self._io_lock = threading.RLock()  # one reader is fed by one thread at a time
         self._roots_lock = threading.Lock()  # one change of folders at a time
+        # One rebuild of entries at a time: each works outside `_lock` and swaps in.
+        self._rebuild_lock = threading.Lock()
         self._files: dict[Path, FileState] = {}
         self._entries: dict[str, SessionEntry] = {}
-        self._sorted: list[SessionEntry] | None = []
+        self._order = NewestFirst()  # the entries, newest first, kept as they change
         self._follower: Follower | None = None
         self._on_change: Callable[[list[str]], None] | None = None
         self._changed: set[str] = set()
@@ -278,38 +289,63 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
     # -- building entries --------------------------------------------------------------
 
     def _rebuild(self, ids: Iterable[str], *, orphans: bool) -> list[str]:
-        """Recompute the entries of `ids`; returns the ids whose entry changed or went."""
-        with self._lock:
-            owners, children = relations(self._files.values())
-            changed: list[str] = []
-            wanted = set(ids)
-            if orphans:
-                # Entries that are not a main session (orphans shown earlier) are looked
-                # at again: their parent may have appeared since.
-                wanted |= {sid for sid in self._entries if sid not in owners}
-                wanted |= orphan_ids(owners, children)
-            for sid in wanted:
-                entry = build_entry(sid, owners, children, orphans=orphans, read_plans=self._read_plans)
-                old = self._entries.get(sid)
-                if entry is None:
-                    if old is not None:
-                        del self._entries[sid]
-                        changed.append(sid)
-                elif entry != old:
-                    self._entries[sid] = entry
+        """Recompute the entries of `ids`; returns the ids whose entry changed or went.
+
+        Worked out from the files as they are when it starts, outside `_lock`, then
+        swapped in under it: working out who owns what over every file (relations)
+        and building a batch's entries took up to a tenth of a second at 10,000
+        sessions, and a reader of the entries (the app's UI thread, at each refresh
+        of its list) waited for it. Rebuilds run one at a time, so a later one, which
+        started from newer files, always lands after an earlier one."""
+        with self._rebuild_lock:
+            with self._lock:
+                files = list(self._files.values())
+                known = list(self._entries) if orphans else []
+                read_plans = self._read_plans
+            built = self._built(files, known, set(ids), orphans=orphans, read_plans=read_plans)
+            with self._lock:
+                if self._read_plans != read_plans:
+                    # The privacy switch moved meanwhile: built again under the lock with
+                    # it as it is now, so no plan read before it went off is kept.
+                    files, known = list(self._files.values()), list(self._entries) if orphans else []
+                    built = self._built(files, known, set(ids), orphans=orphans, read_plans=self._read_plans)
+                return self._swap_in(built)
+
+    @staticmethod
+    def _built(
+        files: list[FileState], known: list[str], wanted: set[str], *, orphans: bool, read_plans: bool
+    ) -> dict[str, SessionEntry | None]:
+        """The entry of each wanted session (None: it went), from `files`."""
+        owners, children = relations(files)
+        if orphans:
+            # Entries that are not a main session (orphans shown earlier) are looked
+            # at again: their parent may have appeared since.
+            wanted |= {sid for sid in known if sid not in owners}
+            wanted |= orphan_ids(owners, children)
+        return {sid: build_entry(sid, owners, children, orphans=orphans, read_plans=read_plans) for sid in wanted}
+
+    def _swap_in(self, built: dict[str, SessionEntry | None]) -> list[str]:
+        """Keep the entries built (under `_lock`); returns the ids that changed or went."""
+        changed: list[str] = []
+        for sid, entry in built.items():
+            old = self._entries.get(sid)
+            if entry is None:
+                if old is not None:
+                    del self._entries[sid]
+                    self._order.drop(old)
                     changed.append(sid)
-            if changed:
-                self._sorted = None
-            return changed
+            elif entry != old:
+                self._entries[sid] = entry
+                self._order.put(entry, old)
+                changed.append(sid)
+        return changed
 
     # -- the API the app uses ----------------------------------------------------------
 
     def entries(self) -> list[SessionEntry]:
         """Every session, newest activity first (a snapshot)."""
         with self._lock:
-            if self._sorted is None:
-                self._sorted = newest_first(self._entries.values())
-            return list(self._sorted)
+            return self._order.entries()
 
     def get(self, session_id: str) -> SessionEntry | None:
         with self._lock:

@@ -18,6 +18,7 @@ Sessions and files (docs/reading.md, Sessions):
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -95,6 +96,54 @@ def newest_first(entries: Iterable[SessionEntry]) -> list[SessionEntry]:
     copied or generated folder share one time)."""
     by_id = sorted(entries, key=lambda entry: entry.session.id)
     return sorted(by_id, key=lambda entry: entry.session.updated, reverse=True)  # stable: ties keep id order
+
+
+class _NewestKey:
+    """A session's place in `newest_first`'s order: later activity first, then its id."""
+
+    __slots__ = ("id", "updated")
+
+    def __init__(self, entry: SessionEntry) -> None:
+        self.updated = entry.session.updated
+        self.id = entry.session.id
+
+    def __lt__(self, other: _NewestKey) -> bool:
+        if self.updated != other.updated:
+            return self.updated > other.updated
+        return self.id < other.id
+
+
+class NewestFirst:
+    """Entries kept in `newest_first`'s order as they come and go: each put or drop finds
+    its place by bisection, so a batch of new sessions costs its own size, not a sort of
+    every session (ten thousand while a first scan fills the app's list)."""
+
+    def __init__(self) -> None:
+        self._keys: list[_NewestKey] = []
+        self._entries: list[SessionEntry] = []
+
+    def put(self, entry: SessionEntry, old: SessionEntry | None = None) -> None:
+        """Add `entry`, in place of `old` (the same session's entry before) when given."""
+        if old is not None:
+            self.drop(old)
+        key = _NewestKey(entry)
+        at = bisect_left(self._keys, key)
+        self._keys.insert(at, key)
+        self._entries.insert(at, entry)
+
+    def drop(self, entry: SessionEntry) -> None:
+        """Remove `entry` (one put before)."""
+        at = bisect_left(self._keys, _NewestKey(entry))
+        if at < len(self._entries) and self._entries[at].session.id == entry.session.id:
+            del self._keys[at]
+            del self._entries[at]
+
+    def entries(self) -> list[SessionEntry]:
+        """Every entry, newest activity first (a copy)."""
+        return list(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 def file_id(path: Path) -> str:
