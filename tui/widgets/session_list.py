@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 from itertools import repeat
+from typing import cast
 
 from textual import events
 from textual.binding import Binding
@@ -42,6 +43,10 @@ class RowOption(Option):
     """A session's option, drawn from a `_RowVisual`: its text made when first drawn or
     read (of a thousand rows the list draws the few on screen), its height known without
     the text when the row's cells fit."""
+
+    # Identity, as Option's own hash, but without a Python call: the list's maps are
+    # keyed by option and rebuilt over thousands of rows at a refresh.
+    __hash__ = object.__hash__
 
     def __init__(self, visual: _RowVisual) -> None:
         super().__init__("", id=visual.row.id)
@@ -84,6 +89,23 @@ class _RowVisual(Visual):
         self._cells: int | None = None
         self._content: Content | None = None
         self._strips: dict[tuple[object, ...], list[Strip]] = {}
+
+    @classmethod
+    def remade(cls, old: _RowVisual | None, row: SessionRow, now: datetime, layout: RowLayout) -> _RowVisual:
+        """The visual of `row` at `now` in `layout`, in place of `old` (the same session's
+        visual before, which does not hold): its face and the span it holds for are
+        kept while they still hold, so a row laid out in new columns (a wider pill at
+        the end of a first scan: every row) does not work its age out again."""
+        if (
+            old is not None
+            and old._until is not None
+            and (old.row is row or old.row == row)
+            and old.now <= now < old._until
+        ):
+            visual = cls(row, old.now, layout, old._face)
+            visual._until = old._until
+            return visual
+        return cls(row, now, layout)
 
     @property
     def face(self) -> tuple[bool, str]:
@@ -198,6 +220,11 @@ class SessionList(SteppedOptionList):
         self._visuals_theme: str | None = None
         # Each shown row's option, kept while its visual is (a rebuild makes none anew).
         self._options_by_id: dict[str, RowOption] = {}
+        # The clocks for which every listed option's face holds (from the latest clock a
+        # visual was made or checked at, until the first `until`): within them a row
+        # that is the same object as its visual's needs no check. None: not known.
+        self._faces_from: datetime | None = None
+        self._faces_until: datetime | None = None
         self.row_layout = RowLayout.for_rows([], 100)
         # The pill's hover card of a session (set by the screen, which holds the data):
         # shown as this list's tooltip while the mouse is over a row's pill (docs/app.md, The checklist).
@@ -285,13 +312,23 @@ class SessionList(SteppedOptionList):
             # change, the clock's tick): give a new visual only to the rows whose text
             # changes (the row, or its age or running mark); no rebuild of a thousand options.
             layout = self._layout_key  # the same layout: the one the visuals were made in
+            faces_hold = self._faces_hold(now)
+            faces_from, faces_until = self._faces_from, self._faces_until
+            if not faces_hold or faces_from is None or faces_until is None:
+                faces_from, faces_until = now, datetime.max.replace(tzinfo=now.tzinfo)
             for position, option, new in zip(self._positions, self._row_options, shown, strict=True):
                 visual = option.row_visual
+                if faces_hold and visual.row is new:
+                    continue
                 if not visual.holds(new, now, layout):
                     visual = self._visual_for(new, now, layout)
                     self._option_rows[position] = new
                     self.replace_option_prompt_at_index(position, visual)
+                faces_from, faces_until = max(faces_from, visual.now), min(faces_until, visual.until)
+            self._faces_from, self._faces_until = faces_from, faces_until
             self._shown = shown
+            return
+        if self._update_in_place(shown, now, layout, selected):
             return
         self._shown = shown
         self._layout_key = layout
@@ -304,12 +341,73 @@ class SessionList(SteppedOptionList):
         index = next((i for i, row in enumerate(shown) if row.id == selected), 0) if self.chosen else 0
         self.highlighted = self._positions[index]
 
+    def _faces_hold(self, now: datetime) -> bool:
+        """Whether every listed option's face holds at `now` (see `_faces_until`)."""
+        return (
+            self._faces_from is not None
+            and self._faces_until is not None
+            and self._faces_from <= now < self._faces_until
+        )
+
+    def _note_face(self, visual: _RowVisual) -> None:
+        """Narrow the clocks every listed face holds for to those `visual`'s holds for."""
+        if self._faces_from is not None and self._faces_until is not None:
+            self._faces_from = max(self._faces_from, visual.now)
+            self._faces_until = min(self._faces_until, visual.until)
+
+    def _update_in_place(self, shown: list[SessionRow], now: datetime, layout: RowLayout, selected: str | None) -> bool:
+        """The options for `shown` when rows were only added or changed since the last
+        refresh (none went, newest first, the same columns, theme and faces): the rows
+        that are the same objects keep their options with no check, only the others are
+        looked at, and the lines drawn above the first change are kept. While a first
+        scan fills the list each refresh adds a batch to thousands of rows, mostly below
+        the screen. False (nothing done) when this does not apply: a full rebuild then."""
+        theme = self.app.theme if self.is_attached else None
+        if self.order != "recent" or layout is not self._layout_key or theme != self._visuals_theme:
+            return False
+        if not self._faces_hold(now):
+            return False
+        by_id = self._options_by_id
+        get = by_id.get
+        options: list[RowOption | None] = [get(row.id) for row in shown]
+        stale = [
+            i
+            for i, (option, row) in enumerate(zip(options, shown, strict=True))
+            if option is None or option._row_visual.row is not row
+        ]
+        added = sum(1 for i in stale if options[i] is None)
+        if len(shown) - added != len(self._shown):
+            return False  # a row went (or the filter hid it): laid out anew
+        new_ids: dict[str, Option] = {}
+        for i in stale:
+            row = shown[i]
+            visual = self._visual_for(row, now, layout)
+            option = options[i]
+            if option is None or option.row_visual is not visual:
+                option = RowOption(visual)
+            options[i] = by_id[row.id] = new_ids[row.id] = option
+            self._note_face(visual)
+        made = cast("list[RowOption]", options)
+        unchanged = 0
+        for before, after in zip(self._row_options, made, strict=False):
+            if before is not after:
+                break
+            unchanged += 1
+        self._shown = shown
+        self._option_rows = list(shown)
+        self._positions = list(range(len(shown)))
+        self._row_options = made
+        self._replace_options(list(made), unchanged=unchanged, new_ids=new_ids)
+        chosen = by_id.get(selected) if self.chosen and selected is not None else None
+        self.highlighted = self._option_to_index[chosen] if chosen is not None else 0
+        return True
+
     def _visual_for(self, row: SessionRow, now: datetime, layout: RowLayout) -> _RowVisual:
         """The row's visual: the one it had if its text would be the same (kept with its
         strips across rebuilds: a row that only moved is not laid out again), else a new one."""
         visual = self._visuals.get(row.id)
         if visual is None or not visual.holds(row, now, layout):
-            visual = self._visuals[row.id] = _RowVisual(row, now, layout)
+            visual = self._visuals[row.id] = _RowVisual.remade(visual, row, now, layout)
         return visual
 
     def _set_rows(self, shown: list[SessionRow], now: datetime, layout: RowLayout) -> None:
@@ -327,43 +425,78 @@ class SessionList(SteppedOptionList):
         # taking it back draws no row anew).
         listed = {row.id for row in self.rows}
         visuals = self._visuals
-        self._visuals = {key: visual for key, visual in visuals.items() if key in listed}
-        made, self._options_by_id = self._options_by_id, {}
+        kept = self._visuals = {key: visual for key, visual in visuals.items() if key in listed}
+        made, by_id = self._options_by_id, dict[str, RowOption]()
+        self._options_by_id = by_id
+        faces_from, faces_until = now, datetime.max.replace(tzinfo=now.tzinfo)
+        grouped = self.order != "recent"
         counts: dict[str, int] = {}
-        if self.order != "recent":
+        if grouped:
             for row in shown:
                 counts[group_key(row, self.order)] = counts.get(group_key(row, self.order), 0) + 1
         group: str | None = None
+        # One pass over every shown row (ten thousand at a heavy user's start): what a
+        # row needs is looked up once; newest first, the maps of places are made after.
         for row in shown:
-            if self.order != "recent" and group_key(row, self.order) != group:
-                group = group_key(row, self.order)
-                options.append(Option(self._heading(group, counts[group], layout), disabled=True))
-                self._option_rows.append(None)
-            self._positions.append(len(options))
-            visual = visuals.get(row.id)
+            if grouped:
+                if group_key(row, self.order) != group:
+                    group = group_key(row, self.order)
+                    options.append(Option(self._heading(group, counts[group], layout), disabled=True))
+                    self._option_rows.append(None)
+                self._positions.append(len(options))
+                self._option_rows.append(row)
+            sid = row.id
+            visual = visuals.get(sid)
             if visual is None or not visual.holds(row, now, layout):
-                visual = _RowVisual(row, now, layout)
-            self._visuals[row.id] = visual
-            option = made.get(row.id)
-            if option is None or option.row_visual is not visual:
+                visual = _RowVisual.remade(visual, row, now, layout)
+            if visual.now > faces_from:
+                faces_from = visual.now
+            until = visual.until
+            if until < faces_until:
+                faces_until = until
+            kept[sid] = visual
+            option = made.get(sid)
+            if option is None or option._row_visual is not visual:
                 option = RowOption(visual)
-            self._options_by_id[row.id] = option
+            by_id[sid] = option
             options.append(option)
-            self._row_options.append(option)
-            self._option_rows.append(row)
+        if grouped:
+            self._row_options = [option for option in options if isinstance(option, RowOption)]
+        else:
+            self._option_rows = list(shown)
+            self._positions = list(range(len(shown)))
+            self._row_options = cast("list[RowOption]", list(options))
+        self._faces_from, self._faces_until = faces_from, faces_until
         self._replace_options(options)
 
-    def _replace_options(self, options: list[Option]) -> None:
+    def _replace_options(
+        self, options: list[Option], *, unchanged: int = 0, new_ids: dict[str, Option] | None = None
+    ) -> None:
         """`set_options(options)` for a list of thousands of rows: OptionList's own maps
         and line map built in one pass each, with no per-option checks (the options are
         made here, their ids unique: one per session, headings without one). What the
-        pinned Textual's set_options leaves, it leaves the same (a test compares)."""
+        pinned Textual's set_options leaves, it leaves the same (a test compares).
+        `unchanged`: how many leading options are those that were at the same places;
+        their drawn lines are kept (each line holds its option's place for a click).
+        `new_ids`: the options are those before and these (none went): the map of ids
+        is updated with these instead of made again."""
         self._cursor_twins.clear()
         self._options[:] = options
         self._line_cache.clear()
-        self._option_render_cache.clear()
-        self._id_to_option.clear()
-        self._id_to_option.update({option.id: option for option in options if option.id is not None})
+        cache = self._option_render_cache
+        if unchanged:
+            place = self._option_to_index  # the places before: what a drawn line holds
+            for key in list(cache.keys()):
+                at = place.get(key[0])
+                if at is None or at >= unchanged:
+                    cache.discard(key)
+        else:
+            cache.clear()
+        if new_ids is not None:
+            self._id_to_option.update(new_ids)
+        else:
+            self._id_to_option.clear()
+            self._id_to_option.update({option.id: option for option in options if option.id is not None})
         self._option_to_index.clear()
         self._option_to_index.update(zip(options, range(len(options)), strict=True))
         self.highlighted = None
