@@ -1,7 +1,7 @@
 """One way to write a file so a reader sees the old file or the new one, never half.
 
 Every writer of planwatch's own files uses it: store records and the id counter
-(`core/store/records.py`, `core/store/ids.py`), the settings file (`core/settings.py`)
+(`core/store/store.py`, `core/store/ids.py`), the settings file (`core/settings.py`)
 the overrides file (`core/overrides.py`) and the warm-start cache
 (`core/transcripts/warmcache.py`).
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Literal
 
 from planwatch.core.model import EMPTY_PLAN, AgentPlan, Harness
-from planwatch.core.regular import open_regular
+from planwatch.core.regular_files import open_regular
 from planwatch.core.replay import merge_plans
 from planwatch.core.sessions import as_agent
 from planwatch.core.transcripts.backward import next_line_start

@@ -10,10 +10,10 @@ read, is spread over worker processes (batch.py), which send the readers back. I
 hands out frozen `SessionEntry` values; callbacks run on the calling or the follower thread and carry only ids.
 
 Following the folders after the scan (and moving to folders saved later) is
-core/following.py; which files make which sessions, and the entries shown, is
-core/sessions.py; loading and saving the warm-start cache is core/warmstart.py; the
+core/index_following.py; which files make which sessions, and the entries shown, is
+core/sessions.py; loading and saving the warm-start cache is core/index_warmstart.py; the
 database-backed sources (OpenCode's database and its -wal, an unreadable database
-reported) are core/databases.py.
+reported) are core/index_databases.py.
 
 Privacy: with `read_plans` off no line naming a planning tool reaches a reader, and
 every plan is empty. Plan text lives only in these objects, never on disk or in logs.
@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planwatch.core import paths
-from planwatch.core.databases import DatabaseSources
-from planwatch.core.following import Following
+from planwatch.core.index_databases import DatabaseSources
+from planwatch.core.index_following import Following
+from planwatch.core.index_warmstart import WarmStart
 from planwatch.core.model import EMPTY_PLAN
 from planwatch.core.sessions import (
     FileState,
@@ -53,7 +54,6 @@ from planwatch.core.transcripts.discover import (
     unusable_root,
 )
 from planwatch.core.transcripts.reader import SessionResult
-from planwatch.core.warmstart import WarmStart
 
 if TYPE_CHECKING:
     from planwatch.core.history import PlanHistory

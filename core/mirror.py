@@ -28,7 +28,7 @@ from planwatch.core.model import AgentPlan, PlanGroup, PlanItem, Session
 from planwatch.core.settings import Settings
 from planwatch.core.store.errors import StoreError
 from planwatch.core.store.identity import Caller, owner_caller
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.translate import TranslateRefused, TranslateResult, translate_change, translate_list
 
 log = logging.getLogger(__name__)

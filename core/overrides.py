@@ -20,7 +20,7 @@ from pathlib import Path
 from planwatch.core import paths
 from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write
 from planwatch.core.checklist import OVERRIDE_STATUSES, OverrideStatus
-from planwatch.core.regular import read_regular
+from planwatch.core.regular_files import read_regular
 
 log = logging.getLogger(__name__)
 

@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from planwatch.core import paths
 from planwatch.core.atomic import describe_os_error
-from planwatch.core.regular import file_identity, open_regular_stat
+from planwatch.core.regular_files import file_identity, open_regular_stat
 from planwatch.core.text import quoted
 
 if TYPE_CHECKING:

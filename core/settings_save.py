@@ -67,7 +67,7 @@ def save_settings(settings: Settings, path: Path | None = None, *, base: Setting
     Returns the keys written. Raises `SettingsNotSaved` when the file is not YAML (or
     cannot be read), and `OSError` when the write fails.
     """
-    from planwatch.core.regular import file_identity
+    from planwatch.core.regular_files import file_identity
     from planwatch.core.store.errors import RecordChanged
     from planwatch.core.store.handsave import wait_for_in_place_save
 

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from planwatch.tui.app import PlanwatchApp, make_app
-from planwatch.tui.options import FIXTURES, ROOT, AppOptions, copy_fixture_transcripts
+from planwatch.tui.app_options import FIXTURES, ROOT, AppOptions, copy_fixture_transcripts
 
 FIXTURE_NOW = datetime(2026, 11, 30, 9, 0, 0, tzinfo=UTC)
 """The frozen "now" of screenshots and snapshots (the fixtures' sessions ran that morning)."""

@@ -99,7 +99,7 @@ def host_app(host: Host, state_dir: Path, *, follow: bool) -> PlanwatchApp:
     """The real app on `host`'s store and settings, with no transcripts to read (a folder
     made empty beside the host)."""
     from planwatch.tui.app import make_app
-    from planwatch.tui.options import AppOptions
+    from planwatch.tui.app_options import AppOptions
 
     empty = host.root.parent / f"{host.name}-no-transcripts"
     empty.mkdir(exist_ok=True)

@@ -42,6 +42,7 @@ from planwatch.core.overrides import Overrides
 from planwatch.core.settings import load_settings
 from planwatch.core.text import safe_text
 from planwatch.core.timeline import Rebuild, TimelineEntry, Timelines
+from planwatch.tui.app_options import AppOptions, options_from_args
 from planwatch.tui.app_settings import SettingsKeeper, default_roots
 from planwatch.tui.commands import PlanwatchCommands, bindings
 from planwatch.tui.live import LiveFeed
@@ -51,10 +52,9 @@ from planwatch.tui.messages import (
     ScanFinished,
     SessionsChanged,
     SettingsSaved,
-    StoreView,
+    StoreSummary,
 )
 from planwatch.tui.notices import Notice, desktop_escapes, idle_notice, plan_notices
-from planwatch.tui.options import AppOptions, options_from_args
 from planwatch.tui.screens.browse_model import OverrideRequested, SessionShown, ToolRequested
 from planwatch.tui.session_palette import SessionsProvider, SessionSwitcher
 from planwatch.tui.store_service import StoreOwner, StoreService
@@ -195,8 +195,8 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         return self.store_service.root
 
     @property
-    def store_view(self) -> StoreView:
-        return self.store_service.view
+    def store_summary(self) -> StoreSummary:
+        return self.store_service.summary
 
     @property
     def scan_progress(self) -> tuple[int, int]:
@@ -221,7 +221,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         return entry.session.title or untitled(entry.session.harness, self.pill_counts(session_id)[1])
 
     def own_tasks(self, session_id: str) -> list[OwnTask]:
-        return self.store_view.tasks_by_session.get(session_id, [])
+        return self.store_summary.tasks_by_session.get(session_id, [])
 
     def checklist_for(self, session_id: str) -> Checklist:
         entry = self.entry(session_id)
@@ -435,7 +435,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         change = {k: payload[k] for k in ("status", "title") if payload.get(k) is not None}
         if not task_id or not change:
             return
-        view = self.store_view
+        view = self.store_summary
         for tasks in view.tasks_by_session.values():
             for index, task in enumerate(tasks):
                 if task.id == task_id:

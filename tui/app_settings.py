@@ -2,7 +2,7 @@
 shown as a banner, a saved change applied everywhere (reading switched on or off, the
 opt-in mirror caught up, saved transcript folders looked in without a restart), and the
 theme — the one the person chose saved in the settings, and every theme's text colours
-made readable (tui.palette).
+made readable (tui.theme).
 
 A mixin of `PlanwatchApp` (tui/app.py): the settings object itself is the store
 service's (one owner), read here as `settings`.
@@ -19,7 +19,7 @@ from textual import work
 from planwatch.core.settings import LiveSettings, Settings
 from planwatch.core.timeline import Timelines
 from planwatch.tui.messages import ScanFinished, SettingsSaved
-from planwatch.tui.palette import HIGH_CONTRAST, readable_variables
+from planwatch.tui.theme import HIGH_CONTRAST, readable_variables
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from planwatch.core.index import SessionIndex
     from planwatch.core.model import AgentPlan, Session
     from planwatch.core.sessions import SessionEntry
+    from planwatch.tui.app_options import AppOptions
     from planwatch.tui.live import LiveFeed
-    from planwatch.tui.options import AppOptions
     from planwatch.tui.store_service import StoreService
 
     class _AppBase(App[None]):
@@ -114,7 +114,7 @@ class SettingsKeeper(_AppBase):
 
     def get_css_variables(self) -> dict[str, str]:
         """The theme's variables, with the text colours the rows use made readable on
-        this theme's backgrounds and cursor (tui.palette)."""
+        this theme's backgrounds and cursor (tui.theme)."""
         variables = super().get_css_variables()
         variables.update(readable_variables(variables))
         self.theme_variables = variables

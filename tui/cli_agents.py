@@ -40,13 +40,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _run_mcp(args: argparse.Namespace) -> int:
-    from planwatch.core.agents.mcp_stdio import run_server
+    from planwatch.core.agent_protocols.mcp_stdio import run_server
 
     return run_server(session=args.session, store=Path(args.store) if args.store else None)
 
 
 def _run_acp_tap(args: argparse.Namespace) -> int:
-    from planwatch.core.agents.acp_tap import run_tap
+    from planwatch.core.agent_protocols.acp_tap import run_tap
 
     command = list(args.agent)
     if command and command[0] == "--":

@@ -80,7 +80,7 @@ def _remove_demo_on_signals(app: Any) -> None:
     import asyncio
     import signal
 
-    from planwatch.tui.options import remove_demo_dirs
+    from planwatch.tui.app_options import remove_demo_dirs
 
     def hangup(signum: int, _frame: object) -> None:
         remove_demo_dirs()

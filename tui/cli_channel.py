@@ -42,19 +42,19 @@ def register(sub: Any) -> None:
 
 
 def run_todo(args: argparse.Namespace) -> int:
-    from planwatch.core.store import views
-    from planwatch.core.store.records import Store
+    from planwatch.core.store import session_todos
+    from planwatch.core.store.store import Store
 
     settings, root = settings_and_root(args)
     snap = Store(root).load()
     report_problems([p.message for p in snap.problems])
-    session = _resolve_session(args.session, views.session_ids(snap), settings)
+    session = _resolve_session(args.session, session_todos.session_ids(snap), settings)
     if session is None:
         return 1
     if args.meta:
-        print(json.dumps(views.session_meta(snap, session)))
+        print(json.dumps(session_todos.session_meta(snap, session)))
         return 0
-    for line in views.todo_lines(snap, session):
+    for line in session_todos.todo_lines(snap, session):
         print(line)
     return 0
 

@@ -222,7 +222,7 @@ def run_show(args: argparse.Namespace) -> int:
         )
         return 1
     elif path.exists() and not path.is_file():
-        from planwatch.core.regular import describe_kind
+        from planwatch.core.regular_files import describe_kind
 
         kind = describe_kind(path.stat().st_mode)
         print(f"planwatch: {shorten(str(path), 200)} is {kind}, not a regular file: not read", file=sys.stderr)

@@ -232,7 +232,7 @@ def settings_and_root(args: argparse.Namespace) -> tuple[Any, Path]:
 
 
 def _context(args: argparse.Namespace) -> tuple[Any, Any]:
-    from planwatch.core.store.records import Store
+    from planwatch.core.store.store import Store
 
     settings, root = settings_and_root(args)
     return Store(root), settings

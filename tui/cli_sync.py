@@ -69,7 +69,7 @@ def register(sub: Any) -> None:
 
 def run_sync(args: argparse.Namespace) -> int:
     from planwatch.core.store.errors import StoreError
-    from planwatch.core.store.records import Store
+    from planwatch.core.store.store import Store
     from planwatch.core.sync.git import GitFailed, GitUnreachable
     from planwatch.core.sync.replica import Replica, SyncError
 

@@ -45,7 +45,7 @@ class StoreChanged(Message):
 
 
 @dataclass
-class StoreView:
+class StoreSummary:
     """What the app shows of the store: own items per session, open counts, problems."""
 
     tasks_by_session: dict[str, list[Any]] = field(default_factory=dict)
@@ -58,9 +58,9 @@ class StoreView:
 class StoreLoaded(Message):
     """A fresh read of the store, made in a worker thread."""
 
-    def __init__(self, view: StoreView) -> None:
+    def __init__(self, summary: StoreSummary) -> None:
         super().__init__()
-        self.view = view
+        self.summary = summary
 
 
 class SyncReported(Message):

@@ -19,7 +19,7 @@ from typing import Any
 from textual.app import App, SuspendNotSupported
 
 from planwatch.core.checklist import Checklist
-from planwatch.core.regular import open_regular
+from planwatch.core.regular_files import open_regular
 from planwatch.core.text import safe_text
 
 DEFAULT_PAGER = "less -R"

@@ -5,7 +5,7 @@ two copies would disagree about the same files.
 
 Screens read it (`app.store_service`) and subscribe to its signals rather than being
 called by the app:
-- `changed` (the fresh `StoreView`): the store's contents were read again after a write
+- `changed` (the fresh `StoreSummary`): the store's contents were read again after a write
   made here or one the watcher saw (agents, the CLI, an editor);
 - `settings_changed` (the new `Settings`): a save applied, so a rule such as *Require
   approval* holds for every screen at once;
@@ -34,11 +34,11 @@ from textual.signal import Signal
 from planwatch.core.settings import Settings
 from planwatch.core.store.errors import StoreError
 from planwatch.core.store.identity import Caller, caller_from_env
-from planwatch.core.store.records import Store
+from planwatch.core.store.session_todos import open_counts
+from planwatch.core.store.store import Store
 from planwatch.core.store.tool_refusals import ToolRefused
 from planwatch.core.store.tools import run_tool
-from planwatch.core.store.views import open_counts
-from planwatch.tui.messages import StoreChanged, StoreLoaded, StoreView, SyncReported
+from planwatch.tui.messages import StoreChanged, StoreLoaded, StoreSummary, SyncReported
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +65,8 @@ class StoreService:
         self.clock = clock
         self._settings = settings
         self._caller = caller
-        self.view = StoreView()
-        self.changed: Signal[StoreView] = Signal(app, "store-changed")
+        self.summary = StoreSummary()
+        self.changed: Signal[StoreSummary] = Signal(app, "store-changed")
         self.settings_changed: Signal[Settings] = Signal(app, "settings-changed")
         self.sync_changed: Signal[Any] = Signal(app, "sync-changed")
         self.sync_status: Any = None  # a SyncStatus once a shared store's loop said one
@@ -143,20 +143,20 @@ class StoreService:
 
     # -- reading
 
-    def read_view(self) -> StoreView:
-        """A StoreView from one read of the store; never raises (the error is shown).
+    def read_summary(self) -> StoreSummary:
+        """A StoreSummary from one read of the store; never raises (the error is shown).
         Blocking: call it from a worker thread."""
         try:
             snapshot = self.store.load()
         except Exception as exc:
-            return StoreView(error=f"The store at {self.root} cannot be read: {exc}")
+            return StoreSummary(error=f"The store at {self.root} cannot be read: {exc}")
         by_session: dict[str, list[Any]] = {}
         for task in snapshot.tasks_sorted():
             # Tasks the opt-in translation wrote carry a `source`; they are the agent's
             # plan, already shown above, not the person's own items.
             if task.session and task.source is None:
                 by_session.setdefault(task.session, []).append(task)
-        return StoreView(
+        return StoreSummary(
             tasks_by_session=by_session,
             open_counts=open_counts(snapshot),
             problems=[str(problem) for problem in snapshot.problems],
@@ -167,12 +167,12 @@ class StoreService:
         self.app.run_worker(self._reload, thread=True, exclusive=True, group="store-read", exit_on_error=False)
 
     def _reload(self) -> None:
-        self.app.post_message(StoreLoaded(self.read_view()))
+        self.app.post_message(StoreLoaded(self.read_summary()))
 
-    def loaded(self, view: StoreView) -> None:
+    def loaded(self, summary: StoreSummary) -> None:
         """Keep a fresh read and tell every subscriber (UI thread)."""
-        self.view = view
-        self.changed.publish(view)
+        self.summary = summary
+        self.changed.publish(summary)
 
     def _sync_status_on_thread(self, status: Any) -> None:
         self.app.post_message(SyncReported(status))  # thread-safe; the UI thread keeps it
@@ -209,7 +209,7 @@ class StoreService:
             answer, refused = self.call(tool, args)
             if answered is not None:
                 answered(answer, refused)
-            self.app.post_message(StoreLoaded(self.read_view()))
+            self.app.post_message(StoreLoaded(self.read_summary()))
             return answer, refused
 
         return self._writer.submit(run)
@@ -229,7 +229,7 @@ class StoreOwner:
         self.store_service.reload()
 
     def on_store_loaded(self, event: StoreLoaded) -> None:
-        self.store_service.loaded(event.view)
+        self.store_service.loaded(event.summary)
 
     def on_sync_reported(self, event: SyncReported) -> None:
         self.store_service.sync_reported(event.status)

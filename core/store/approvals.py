@@ -37,12 +37,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planwatch.core.atomic import describe_os_error
-from planwatch.core.regular import file_identity, open_regular_stat
+from planwatch.core.regular_files import file_identity, open_regular_stat
 from planwatch.core.store.errors import StoreError
 from planwatch.core.store.schema import PlanRecord, Stamp, TaskRecord, format_stamp
 
 if TYPE_CHECKING:
-    from planwatch.core.store.records import Store
+    from planwatch.core.store.store import Store
 
 LEDGER = ".approvals"
 MAX_LEDGER_BYTES = 64_000_000

@@ -33,10 +33,10 @@ from typing import Any
 from planwatch.core.settings import Settings
 from planwatch.core.store import grants
 from planwatch.core.store.identity import Caller, caller_from_env
-from planwatch.core.store.parsecache import StoreSnapshot
 from planwatch.core.store.record_mapping import plan_json, task_json
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import id_number, is_plan_id
+from planwatch.core.store.snapshot import StoreSnapshot
+from planwatch.core.store.store import Store
 from planwatch.core.store.watch import StoreWatcher
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ def plan_id_of(uri: str) -> str | None:
     return rest if is_plan_id(rest) else None
 
 
-class _View:
+class _PlanSeen:
     """What one subscriber knows of its plan: the plan's JSON and its tasks' JSON by id."""
 
     __slots__ = ("plan", "tasks")
@@ -89,7 +89,7 @@ class _View:
         self.tasks = tasks
 
     @classmethod
-    def of(cls, snap: StoreSnapshot, plan_id: str) -> _View:
+    def of(cls, snap: StoreSnapshot, plan_id: str) -> _PlanSeen:
         plan = snap.plans.get(plan_id)
         tasks = {t.id: task_json(t) for t in snap.tasks.values() if t.plan == plan_id}
         return cls(plan_json(plan) if plan is not None else None, tasks)
@@ -98,7 +98,7 @@ class _View:
         return {"plan": self.plan, "tasks": [self.tasks[k] for k in sorted(self.tasks, key=id_number)]}
 
 
-def diff_views(old: _View, new: _View) -> list[Action]:
+def diff_seen(old: _PlanSeen, new: _PlanSeen) -> list[Action]:
     """The actions that bring a subscriber from `old` to `new`, in a stable order."""
     actions: list[Action] = []
     if old.plan != new.plan:
@@ -128,7 +128,7 @@ class Subscription:
         channel: Channel,
         uri: str,
         plan_id: str,
-        view: _View,
+        seen: _PlanSeen,
         callback: ActionCallback | None,
         caller: Caller | None = None,
     ) -> None:
@@ -137,7 +137,7 @@ class Subscription:
         self.caller = caller
         """Who subscribed: each change is sent only while they still hold session:read."""
         self._channel = channel
-        self._view = view
+        self._seen = seen
         self._callback = callback
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._closed = False
@@ -283,10 +283,10 @@ class Channel:
             snap = self._load()
             if plan_id not in snap.plans:
                 raise ChannelError(NOT_FOUND, f"Resource not found: {uri}")
-            view = _View.of(snap, plan_id)
-            sub = Subscription(self, uri, plan_id, view, callback, who)
+            seen = _PlanSeen.of(snap, plan_id)
+            sub = Subscription(self, uri, plan_id, seen, callback, who)
             self._subs.append(sub)
-            return view.state(), sub
+            return seen.state(), sub
 
     def _unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
@@ -304,9 +304,9 @@ class Channel:
             snap = self._load()
             settings = self._settings_of()
             for sub in list(self._subs):
-                new = _View.of(snap, sub.plan_id)
-                actions = diff_views(sub._view, new)
-                sub._view = new
+                new = _PlanSeen.of(snap, sub.plan_id)
+                actions = diff_seen(sub._seen, new)
+                sub._seen = new
                 if sub.caller is not None and not grants.holds(
                     settings, sub.caller, grants.SESSION_READ, self._store.root
                 ):

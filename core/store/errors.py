@@ -1,6 +1,6 @@
 """The store's failures, as exceptions whose message is a sentence for a person.
 
-Shared by the `Store` (core/store/records.py), the guard that keeps a person's save
+Shared by the `Store` (core/store/store.py), the guard that keeps a person's save
 (core/store/handsave.py) and every caller that reports a failed write (the tools, the
 CLI, the MCP server, the sweep, the mirror); one module so none of them imports the
 store's machinery just to catch its errors.

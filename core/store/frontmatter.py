@@ -98,7 +98,7 @@ def check_no_aliases(front: str) -> None:
 # take many seconds to read cold. The store writes a small, regular subset of YAML, so
 # that subset is read here directly; anything outside it (comments after values, block
 # scalars, multi-line values, numbers, anchors, …) returns None and goes to ruamel. The
-# subset is chosen so both readings are the same (tests/core/test_store_records.py checks
+# subset is chosen so both readings are the same (tests/core/test_store.py checks
 # the fixtures and generated records both ways).
 
 _KEY_LINE = re.compile(r"([A-Za-z][A-Za-z0-9_-]*):(?: (.*))?")

@@ -1,7 +1,7 @@
 """A write never lands over a person's save: the store's guard against hand edits.
 
 Why a module of its own: a person may edit a record file in their editor while a tool
-writes it. How the `Store` (core/store/records.py) notices that and reconciles the two
+writes it. How the `Store` (core/store/store.py) notices that and reconciles the two
 changes evolves on its own — editors' ways of saving, timings, merge rules — apart from
 caching, minting and locking.
 
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from planwatch.core.atomic import atomic_write
-from planwatch.core.regular import file_identity, open_regular, read_regular
+from planwatch.core.regular_files import file_identity, open_regular, read_regular
 from planwatch.core.store.errors import RecordChanged, failed_write
 from planwatch.core.store.recordfile import (
     HALF_WRITTEN_SECONDS,

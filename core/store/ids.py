@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from planwatch.core.atomic import atomic_write
-from planwatch.core.regular import open_regular, read_regular
+from planwatch.core.regular_files import open_regular, read_regular
 
 log = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Why a module of its own: the rules for accepting a file (its size, its encoding, its
 frontmatter, the name matching the id) change with the file format, while the `Store`
-(core/store/records.py) changes with how records are cached, minted and written. The
+(core/store/store.py) changes with how records are cached, minted and written. The
 watchers read single files through the same rules (`parse_record_file`).
 
 - `parse_task_file(path)`, `parse_plan_file(path)`, `parse_record_file(path)` → the
@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from planwatch.core.regular import NotRegularFile, read_regular
+from planwatch.core.regular_files import NotRegularFile, read_regular
 from planwatch.core.store.frontmatter import load_frontmatter, split_frontmatter
 from planwatch.core.store.record_mapping import plan_from_frontmatter, task_from_frontmatter
 from planwatch.core.store.schema import PlanRecord, RecordInvalid, TaskRecord

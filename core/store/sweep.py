@@ -25,8 +25,8 @@ from pathlib import Path
 from planwatch.core.atomic import describe_os_error
 from planwatch.core.settings import Settings
 from planwatch.core.store.errors import StoreError
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import FINISHED_PLAN, PlanRecord, TaskRecord
+from planwatch.core.store.store import Store
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from typing import Any
 from planwatch.core.settings import Settings
 from planwatch.core.store import grants
 from planwatch.core.store.approvals import Approvals, approvals_of
-from planwatch.core.store.parsecache import StoreSnapshot
 from planwatch.core.store.schema import FINISHED_PLAN, PlanRecord, TaskRecord, id_number, task_status_change
+from planwatch.core.store.snapshot import StoreSnapshot
 from planwatch.core.store.tool_inputs import (
     PlanCreateInput,
     PlanIdInput,

@@ -23,8 +23,8 @@ from planwatch.core.store import grants
 from planwatch.core.store.approvals import approvals_of
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.recordfile import RecordProblem, parse_record_file
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import PlanRecord, Stamp, TaskRecord
+from planwatch.core.store.store import Store
 
 
 class ToolRefused(Exception):

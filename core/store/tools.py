@@ -50,8 +50,8 @@ from planwatch.core.settings import Settings
 from planwatch.core.store.error_wording import describe_validation_error
 from planwatch.core.store.errors import RecordTooLarge
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import PLAN_STATUSES, TASK_STATUSES, one_of
+from planwatch.core.store.store import Store
 from planwatch.core.store.team import effective
 from planwatch.core.store.tool_effects import (
     ToolResult,

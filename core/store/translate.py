@@ -43,7 +43,6 @@ from typing import Any
 
 from planwatch.core.store.approvals import approvals_of
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import (
     TITLE_MAX,
     PlanRecord,
@@ -56,7 +55,8 @@ from planwatch.core.store.schema import (
     task_status_change,
     valid_text,
 )
-from planwatch.core.store.views import session_plan_ids
+from planwatch.core.store.session_todos import session_plan_ids
+from planwatch.core.store.store import Store
 
 log = logging.getLogger(__name__)
 

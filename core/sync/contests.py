@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from planwatch.core.regular import read_regular
+from planwatch.core.regular_files import read_regular
 
 STATE_LIMIT = 256_000_000  # as the replica reads it
 

@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 
 if TYPE_CHECKING:
     from planwatch.core.sync.replica import PassReport
@@ -63,7 +63,7 @@ def recorded_status(root: Path) -> SyncStatus | None:
     """The last pass any process of this host made, as `state.json` keeps it (None: none yet)."""
     import json
 
-    from planwatch.core.regular import read_regular
+    from planwatch.core.regular_files import read_regular
     from planwatch.core.sync.contests import STATE_LIMIT
 
     try:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from planwatch.core.atomic import atomic_write
-from planwatch.core.regular import read_regular
+from planwatch.core.regular_files import read_regular
 
 CHECK = "policy-check.json"
 

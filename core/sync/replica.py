@@ -41,11 +41,11 @@ from pathlib import Path
 from typing import Any
 
 from planwatch.core.atomic import atomic_write, fsync_dir
-from planwatch.core.regular import read_regular
+from planwatch.core.regular_files import read_regular
 from planwatch.core.store.approvals import approvals_of, digest
 from planwatch.core.store.recordfile import RecordProblem, read_record_settled, relative_name
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import RecordInvalid, format_stamp, id_number
+from planwatch.core.store.store import Store
 from planwatch.core.sync import signing
 from planwatch.core.sync.aliases import add_aliases
 from planwatch.core.sync.capture import Clock, change_ops, choose_base, create_ops

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planwatch.core.regular import open_regular_stat
+from planwatch.core.regular_files import open_regular_stat
 from planwatch.core.transcripts.discover import DATABASE_HARNESSES, TranscriptFile, is_whole_document
 from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader
 from planwatch.core.transcripts.registry import reader_for

@@ -6,7 +6,7 @@ desktop app's task list.
 Records → plan events and session facts. What is read:
 - `TodoWrite` (claude_todos): `input.todos` is the full list; `[]` clears it. Items are
   `{content, status, activeForm}`, or `{id, content, status, priority}` before 1.0.x.
-- `mcp__ccd_turn__*` (claude_desktop): shapes in `ccd.py`.
+- `mcp__ccd_turn__*` (claude_desktop): shapes in `claude_desktop.py`.
 - `TaskCreate` / `TaskUpdate` (claude_tasks): correlated in `claude_tasks.py`.
 - `ExitPlanMode`: `input.plan` is a plan-mode document.
 
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from planwatch.core.replay import PlanReplay
-from planwatch.core.transcripts import ccd
+from planwatch.core.transcripts import claude_desktop
 from planwatch.core.transcripts.claude_records import (
     EXIT_PLAN_MODE,
     TODO_WRITE,
@@ -67,8 +67,8 @@ _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}
 # A record's own time in raw bytes (`touch_line`).
 _TIME = time_pattern("timestamp")
 
-PLAN_TOOLS: tuple[str, ...] = (TODO_WRITE, EXIT_PLAN_MODE, *TASK_TOOLS, *ccd.TOOL_NAMES)
-FULL_LIST_TOOLS: tuple[str, ...] = (TODO_WRITE, ccd.UPDATE_PLAN)
+PLAN_TOOLS: tuple[str, ...] = (TODO_WRITE, EXIT_PLAN_MODE, *TASK_TOOLS, *claude_desktop.TOOL_NAMES)
+FULL_LIST_TOOLS: tuple[str, ...] = (TODO_WRITE, claude_desktop.UPDATE_PLAN)
 TITLE_TYPES: tuple[str, ...] = ("custom-title", "ai-title", "summary")
 # Each title record type and its fact, in title priority order (docs/reading.md, Claude Code).
 _TITLE_FIELDS: tuple[tuple[str, str, str], ...] = (

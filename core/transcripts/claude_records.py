@@ -1,6 +1,6 @@
 """What Claude Code's records hold (docs/reading.md, Claude Code): a record's message and content blocks,
 the planning calls an assistant record makes (TodoWrite lists, ExitPlanMode documents,
-the desktop app's calls via ccd.py), whether a tool result is an error, and the text a
+the desktop app's calls via claude_desktop.py), whether a tool result is an error, and the text a
 person typed. Pure functions over one parsed record; the reader that keeps the state
 across records is claude.py.
 """
@@ -11,7 +11,7 @@ from functools import partial
 from typing import Any
 
 from planwatch.core.model import LIST_STATUSES, PlanItem, read_priority, read_status
-from planwatch.core.transcripts import ccd
+from planwatch.core.transcripts import claude_desktop
 from planwatch.core.transcripts.events import DocumentSet, FullList, PlanEvent
 
 TODO_WRITE = "TodoWrite"
@@ -61,7 +61,7 @@ def full_list_calls(record: dict[str, Any]) -> list[str]:
         call_id, name, tool_input = block.get("id"), block.get("name"), block.get("input")
         if not isinstance(call_id, str) or not call_id or not isinstance(name, str):
             continue
-        if (name == TODO_WRITE and todo_list(tool_input) is not None) or ccd.is_full_list(name, tool_input):
+        if (name == TODO_WRITE and todo_list(tool_input) is not None) or claude_desktop.is_full_list(name, tool_input):
             calls.append(call_id)
     return calls
 
@@ -78,8 +78,8 @@ def call_event(name: str, tool_input: Any, group: str) -> PlanEvent | None:
             if todos
             else FullList(group, "claude_todos", ())
         )
-    if name in ccd.TOOL_NAMES:
-        return ccd.parse_call(name, tool_input, group)
+    if name in claude_desktop.TOOL_NAMES:
+        return claude_desktop.parse_call(name, tool_input, group)
     if name == EXIT_PLAN_MODE and isinstance(tool_input, dict):
         plan = tool_input.get("plan")
         if isinstance(plan, str) and plan.strip():

@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from planwatch.core.model import EMPTY_PLAN, AgentPlan, Harness, PlanGroup, PlanItem, Source, Status, read_status
-from planwatch.core.regular import read_regular
+from planwatch.core.regular_files import read_regular
 from planwatch.core.transcripts.opencode_sql import DatabaseProblem, chunks, read_transaction
 from planwatch.core.transcripts.reader import (
     SessionFacts,

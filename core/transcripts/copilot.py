@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from planwatch.core.model import EMPTY_PLAN, AgentPlan
-from planwatch.core.regular import NotRegularFile, open_regular_stat, read_regular
+from planwatch.core.regular_files import NotRegularFile, open_regular_stat, read_regular
 from planwatch.core.transcripts.copilot_files import WORKSPACE_MAX, event_facts, is_copilot_start, parse_workspace
 from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
 from planwatch.core.transcripts.warmcache import Identity

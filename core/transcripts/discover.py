@@ -51,7 +51,7 @@ from pathlib import Path
 
 from planwatch.core import paths
 from planwatch.core.model import Harness
-from planwatch.core.regular import read_regular
+from planwatch.core.regular_files import read_regular
 from planwatch.core.transcripts.sniff import SNIFF_BYTES, first_lines, is_database_file, read_small, sniff_harness
 
 log = logging.getLogger(__name__)
@@ -182,7 +182,7 @@ CLINE_BOARD_NAME = "teams.db"
 # The database files a folder walk picks up besides transcripts.
 DATABASE_NAMES = frozenset({OPENCODE_DB_NAME, KILO_DB_NAME, CLINE_BOARD_NAME})
 # Harnesses whose sessions come from a source read whole by its own reader (`read()`,
-# then `refresh()` when the source changes: core/databases.py), not line by line.
+# then `refresh()` when the source changes: core/index_databases.py), not line by line.
 DATABASE_HARNESSES: frozenset[str] = frozenset({"opencode", "kilo", "cline"})
 
 

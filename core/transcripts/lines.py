@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planwatch.core.regular import open_regular
+from planwatch.core.regular_files import open_regular
 from planwatch.core.transcripts.backward import confirmed, is_full, look_back_for_facts, next_line_start, scan_backward
 from planwatch.core.transcripts.discover import is_whole_document
 from planwatch.core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, Stream, fd_scan

@@ -24,7 +24,7 @@ from typing import TypeVar
 from urllib.parse import quote
 
 from planwatch.core.model import PlanItem
-from planwatch.core.regular import NotRegularFile, check_regular
+from planwatch.core.regular_files import NotRegularFile, check_regular
 from planwatch.core.transcripts.opencode_parts import part_text, todowrite_list
 
 __all__ = [

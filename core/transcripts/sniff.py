@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from planwatch.core.model import Harness
-from planwatch.core.regular import open_regular, read_regular
+from planwatch.core.regular_files import open_regular, read_regular
 
 __all__ = ["FIRST_LINE_BOUND", "SNIFF_BYTES", "first_lines", "is_database_file", "read_small", "sniff_harness"]
 

@@ -71,7 +71,7 @@ from typing import Any
 import msgspec
 
 from planwatch.core import paths
-from planwatch.core.regular import open_regular, open_regular_stat, read_regular
+from planwatch.core.regular_files import open_regular, open_regular_stat, read_regular
 from planwatch.core.transcripts.reader import TranscriptReader
 from planwatch.core.transcripts.warmsummary import valid_summary
 
@@ -461,7 +461,7 @@ _MAC_HEX = 64
 def _host_key(*, create: bool = False) -> bytes | None:
     """This host's secret for the cache's checksum: 32 random bytes in the state folder,
     0600, made on the first save; None when there is none (nothing is trusted then)."""
-    from planwatch.core.regular import read_regular
+    from planwatch.core.regular_files import read_regular
 
     path = paths.state_dir() / KEY_NAME
     try:

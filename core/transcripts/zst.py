@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planwatch.core.regular import open_regular
+from planwatch.core.regular_files import open_regular
 
 if TYPE_CHECKING:
     from planwatch.core.transcripts.linescan import Stream

@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from planwatch.core.settings import Settings  # noqa: E402
 from planwatch.core.store.identity import Caller  # noqa: E402
 from planwatch.core.store.record_render import render_record  # noqa: E402
-from planwatch.core.store.records import Store  # noqa: E402
 from planwatch.core.store.schema import Stamp, TaskRecord  # noqa: E402
+from planwatch.core.store.store import Store  # noqa: E402
 from planwatch.core.store.tools import run_tool  # noqa: E402
 
 STATUSES = ("todo", "doing", "blocked", "review", "done", "dropped")

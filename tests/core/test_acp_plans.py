@@ -26,7 +26,7 @@ from app_transcripts import ClaudeTranscript
 from planwatch.core.checklist import build_checklist, item_keys
 from planwatch.core.index import SessionIndex
 from planwatch.core.model import AgentPlan, PlanGroup, PlanItem, partial_label
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.translate import translate_list
 from planwatch.core.transcripts.acp import AcpReader
 from planwatch.core.transcripts.claude import ClaudeReader

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import IsolatedEnv
 
-from planwatch.core.agents.acp_tap import LineSplitter, LogQueue, encode_log_lines, run_tap
+from planwatch.core.agent_protocols.acp_tap import LineSplitter, LogQueue, encode_log_lines, run_tap
 
 ROOT = Path(__file__).resolve().parents[2]
 AGENT = ROOT / "tests" / "agents" / "fake_acp_agent.py"

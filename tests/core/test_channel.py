@@ -19,7 +19,7 @@ import pytest
 from planwatch.core.settings import Settings
 from planwatch.core.store.channel import Channel, ChannelError, Subscription, plan_uri
 from planwatch.core.store.identity import HOST, Caller
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.tools import run_tool
 from planwatch.core.store.translate import translate_list
 from planwatch.core.store.watch import StoreWatcher

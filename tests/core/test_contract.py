@@ -198,7 +198,7 @@ async def test_a_plan_starts_as_a_draft(isolated_env: IsolatedEnv) -> None:
 
 
 async def test_source_is_on_a_translated_task_only(isolated_env: IsolatedEnv) -> None:
-    from planwatch.core.store.records import Store
+    from planwatch.core.store.store import Store
     from planwatch.core.store.translate import translate_list
 
     sentence = "source is not an input: it is written only on a task translated from an agent's own list."
@@ -353,7 +353,7 @@ def broken_store(copy_fixture: Callable[..., Path], isolated_env: IsolatedEnv) -
 
 
 def _problem_files(store: Path) -> list[str]:
-    from planwatch.core.store.records import Store
+    from planwatch.core.store.store import Store
 
     return [p.message.split(":")[0] for p in Store(store).load().problems]
 
@@ -518,7 +518,7 @@ def test_golden_the_task_record_written_by_task_add_task_approve_task_set_is_fie
 
     from planwatch.core.settings import Settings
     from planwatch.core.store.identity import Caller
-    from planwatch.core.store.records import Store
+    from planwatch.core.store.store import Store
     from planwatch.core.store.tools import run_tool
 
     store, settings, ana = Store(isolated_env.store), Settings(), Caller(by="ana", session="ses-7")

@@ -389,7 +389,7 @@ async def test_the_server_sweeps_finished_plans_when_it_starts(isolated_env: Iso
 
     from planwatch.core.settings import Settings
     from planwatch.core.store.identity import Caller
-    from planwatch.core.store.records import Store
+    from planwatch.core.store.store import Store
     from planwatch.core.store.tools import run_tool
 
     store = Store(isolated_env.store)

@@ -1,4 +1,4 @@
-"""`planwatch mcp` answers every line (core/agents/mcp_wire.py): a line that is not JSON,
+"""`planwatch mcp` answers every line (core/agent_protocols/mcp_wire.py): a line that is not JSON,
 JSON nested too deep, a string holding a lone surrogate, a request whose id is a float
 and a message that is no JSON-RPC each get a JSON-RPC error answer, with the id it sent
 where it has one, and a line on stderr; the server goes on serving. The real server, a

@@ -13,8 +13,8 @@ from planwatch.core.mirror import Mirror
 from planwatch.core.model import AgentPlan, PlanGroup, PlanItem, Session
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import Source
+from planwatch.core.store.store import Store
 from planwatch.core.store.tools import run_tool
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "translate"

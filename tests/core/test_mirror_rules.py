@@ -12,7 +12,7 @@ from planwatch.core.mirror import Mirror
 from planwatch.core.model import Session
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.tools import run_tool
 
 ON = Settings(keep_plans_in_store=True, require_approval=True)

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +30,7 @@ WORKER = r"""
 import json, sys
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.schema import TaskRecord
 from planwatch.core.store.tools import run_tool
 
@@ -54,7 +54,7 @@ WRITER = r"""
 import json, sys
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.schema import TaskRecord
 from planwatch.core.store.tools import run_tool
 

@@ -15,8 +15,8 @@ import cli_run
 import pytest
 from conftest import IsolatedEnv
 
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINE = 60

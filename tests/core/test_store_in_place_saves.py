@@ -15,10 +15,10 @@ from pathlib import Path
 import cli_run
 from conftest import IsolatedEnv
 
-from planwatch.core.regular import file_identity
+from planwatch.core.regular_files import file_identity
 from planwatch.core.store.handsave import written_in_place_recently
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINE = 60

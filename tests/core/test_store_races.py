@@ -10,15 +10,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINE = 120
 
 MINTER = r"""
 import json, sys
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.schema import TaskRecord
 store = Store(sys.argv[1])
 ids = [store.add_task(lambda i: TaskRecord(id=i, title="minted")).id for _ in range(int(sys.argv[2]))]
@@ -27,7 +27,7 @@ print(json.dumps(ids))
 
 TIDIER = r"""
 import sys, time
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 store = Store(sys.argv[1])
 end = time.monotonic() + float(sys.argv[2])
 passes = 0
@@ -71,7 +71,7 @@ TOOL_WRITER = r"""
 import sys, time
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.errors import StoreError
 from planwatch.core.store.tools import run_tool
 store, caller = Store(sys.argv[1]), Caller(by="agent")

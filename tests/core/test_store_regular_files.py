@@ -19,8 +19,8 @@ from conftest import IsolatedEnv
 from waiting import wait_until, waits_for_flock
 
 from planwatch.core.store.errors import StoreError
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINE = 30
@@ -233,7 +233,7 @@ def test_the_mcp_server_exits_when_stdin_closes_with_a_call_in_flight(isolated_e
 TRANSCRIPT_READ = r"""
 import sys
 from pathlib import Path
-from planwatch.core.regular import NotRegularFile
+from planwatch.core.regular_files import NotRegularFile
 from planwatch.core.transcripts.claude import ClaudeReader
 from planwatch.core.transcripts.lines import read_transcript
 try:

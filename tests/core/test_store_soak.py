@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.store import Store
 from planwatch.core.store.watch import StoreWatcher
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,7 +26,7 @@ import json, random, sys, time
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.errors import RecordChanged
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.tools import run_tool
 store, name, seconds = Store(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 caller, settings, rng = Caller(by=name), Settings(), random.Random(name)

@@ -14,7 +14,7 @@ from conftest import IsolatedEnv
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.sweep import Sweeper, run_sweep
 from planwatch.core.store.tools import run_tool
 

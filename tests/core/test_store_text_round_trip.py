@@ -13,8 +13,8 @@ import pytest
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.store import Store
 from planwatch.core.store.tools import run_tool
 
 CALLER = Caller(by="dana")

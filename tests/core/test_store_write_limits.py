@@ -13,7 +13,7 @@ import pytest
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.recordfile import MAX_RECORD_BYTES
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.tool_inputs import MAX_LIST
 from planwatch.core.store.tool_refusals import ToolRefused
 from planwatch.core.store.tools import run_tool

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.sync.loop import SyncLoop
 from tests.sync_hosts import Host, bare_remote
 

@@ -11,7 +11,7 @@ import pytest
 from planwatch.core.settings import Settings
 from planwatch.core.store import grants
 from planwatch.core.store.identity import Caller, caller_from_env
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.tool_refusals import ToolRefused
 from planwatch.core.store.tools import run_tool
 from planwatch.core.user_directory import UserDirectory, UserEntry

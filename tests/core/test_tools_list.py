@@ -10,7 +10,7 @@ import pytest
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.tools import run_tool
 
 MON = datetime(2026, 11, 23, 9, 0, tzinfo=UTC)

@@ -9,7 +9,7 @@ import pytest
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import HOST, Caller, caller_from_env, user_for_token
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.tool_refusals import ToolRefused
 from planwatch.core.store.tools import run_tool
 from planwatch.core.user_directory import UserDirectory, UserEntry

@@ -10,8 +10,8 @@ import pytest
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import PlanRecord, Scope, Source, TaskRecord
+from planwatch.core.store.store import Store
 from planwatch.core.store.tools import run_tool
 from planwatch.core.store.translate import TranslateRefused, translate_change, translate_list
 
@@ -325,7 +325,7 @@ def test_two_processes_translating_at_once_make_each_task_once(store: Store) -> 
 
     script = (
         "import sys\n"
-        "from core.store.records import Store\n"
+        "from core.store.store import Store\n"
         "from core.store.translate import translate_list\n"
         "steps = [(f'Step {n}', 'pending') for n in range(8)]\n"
         "for _ in range(3):\n"

@@ -18,7 +18,7 @@ import pytest
 from app_transcripts import ClaudeTranscript, option_texts, until
 
 from planwatch.core.checklist import item_key
-from planwatch.tui import palette
+from planwatch.tui import colours
 from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.widgets.checklist import ChecklistView
 from planwatch.tui.widgets.session_list import SessionList
@@ -79,11 +79,11 @@ async def test_high_priority_shows_a_mark_beside_the_step_in_every_layout(acp_se
         assert "[▸] ! Fix the parser" in rows
         assert "[x] Read the parser" in rows and "[ ] Tidy the docs" in rows  # medium, low: no mark
         # The mark is a glyph (it reads without colour), coloured by a theme variable
-        # (the theme's error text, made readable in every theme by tui.palette).
+        # (the theme's error text, made readable in every theme by tui.theme).
         view = app.screen.query_one("#checklist", ChecklistView)
         prompt = next(o.prompt for o in view.options if o.prompt.plain == "[▸] ! Fix the parser")
         [mark_span] = [s for s in prompt.spans if prompt.plain[s.start : s.end] == "!"]
-        assert mark_span.style == palette.PRIORITY == "$text-error bold"
+        assert mark_span.style == colours.PRIORITY == "$text-error bold"
 
 
 async def test_details_list_the_high_priority_steps(acp_session, isolated_env) -> None:

@@ -187,7 +187,7 @@ async def test_broken_store_record_is_named_in_the_status_line(sessions, isolate
     (tasks / "t2.md").write_text("---\nid: t2\ntitle: broken\nstatus: someday\n---\n")
     app = make_app(options(isolated_env))
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: bool(app.store_view.problems), what="the store read")
+        await until(pilot, lambda: bool(app.store_summary.problems), what="the store read")
         await pilot.pause()
         line = str(app.screen.query_one("#status-line").render())
         assert "1 broken store record" in line and "t2.md" in line
@@ -330,8 +330,8 @@ async def test_an_injected_scanned_index_is_shown_without_a_scan(sessions, isola
 
 
 async def test_demo_opens_the_bundled_fixtures_and_never_writes_into_the_repo(isolated_env) -> None:
+    from planwatch.tui.app_options import FIXTURES
     from planwatch.tui.cli import build_parser
-    from planwatch.tui.options import FIXTURES
 
     def demo_files() -> dict[Path, bytes]:
         folders = (FIXTURES / "store" / "demo", FIXTURES / "transcripts")

@@ -72,7 +72,7 @@ def test_rows_name_copilot_by_name_when_wide_and_by_letter_when_narrow() -> None
 
 def test_the_demo_holds_one_copilot_session(tmp_path: Path) -> None:
     from planwatch.core.index import SessionIndex
-    from planwatch.tui.options import copy_fixture_transcripts
+    from planwatch.tui.app_options import copy_fixture_transcripts
 
     copy_fixture_transcripts(tmp_path / "demo", time.time() - 86_400)
     index = SessionIndex([tmp_path / "demo"])

@@ -209,7 +209,7 @@ async def test_the_app_sweeps_finished_plans_when_it_starts(isolated_env) -> Non
     """docs/store.md, The sweep: looked at when the core starts (here: the app)."""
     from planwatch.core.settings import Settings
     from planwatch.core.store.identity import Caller
-    from planwatch.core.store.records import Store
+    from planwatch.core.store.store import Store
     from planwatch.core.store.tools import run_tool
 
     store = Store(isolated_env.store)

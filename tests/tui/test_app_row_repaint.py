@@ -86,7 +86,7 @@ async def test_a_row_whose_counts_title_or_age_change_is_repainted(sessions, iso
         # A store change that moves no count makes no row again.
         options = list(session_list.options)
         texts = [option.prompt for option in options]
-        app.store_service.changed.publish(app.store_view)
+        app.store_service.changed.publish(app.store_summary)
         await pilot.pause()
         assert list(session_list.options) == options
         assert [option.prompt for option in session_list.options] == texts

@@ -11,7 +11,7 @@ import pytest
 from app_transcripts import until
 
 from planwatch.tui.app import make_app
-from planwatch.tui.options import AppOptions
+from planwatch.tui.app_options import AppOptions
 from tests.sync_hosts import Host, bare_remote, host_app, open_store_view
 
 pytestmark = pytest.mark.asyncio

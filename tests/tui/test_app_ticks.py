@@ -11,7 +11,7 @@ import pytest
 from app_transcripts import ClaudeTranscript, option_texts, select_own, until
 
 from planwatch.core.checklist import item_key
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.widgets.checklist import ChecklistView
 from planwatch.tui.widgets.item_editor import ItemEditor

@@ -20,7 +20,7 @@ from stdout_lines import Lines
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.tools import run_tool
 from planwatch.core.store.translate import translate_list
 

@@ -59,7 +59,12 @@ def test_sessions_json_imports_no_textual_no_mcp_no_store_and_no_watchdog(isolat
             m
             for m in modules
             if m.startswith(
-                ("planwatch.core.store", "planwatch.core.agents", "planwatch.tui.screens", "planwatch.tui.widgets")
+                (
+                    "planwatch.core.store",
+                    "planwatch.core.agent_protocols",
+                    "planwatch.tui.screens",
+                    "planwatch.tui.widgets",
+                )
             )
         ] == []
 
@@ -84,7 +89,7 @@ _NEVER = (
     "planwatch.core.transcripts.opencode",
     "planwatch.core.transcripts.opencode_sql",
     "planwatch.core.store",
-    "planwatch.core.agents",
+    "planwatch.core.agent_protocols",
     "planwatch.tui.screens",
     "planwatch.tui.widgets",
     "planwatch.tui.app",

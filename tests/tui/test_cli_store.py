@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.tui.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,7 +23,7 @@ from textual.theme import BUILTIN_THEMES
 
 from planwatch.core.checklist import AgentRow, AgentSection, Checklist, OwnRow
 from planwatch.tui.app import AppOptions, make_app
-from planwatch.tui.palette import HIGH_CONTRAST, MINIMUM_CONTRAST, contrast
+from planwatch.tui.theme import HIGH_CONTRAST, MINIMUM_CONTRAST, contrast
 from planwatch.tui.widgets.checklist import ChecklistView
 from planwatch.tui.widgets.pill import Pill
 from planwatch.tui.widgets.session_list import SessionList

@@ -97,7 +97,7 @@ async def test_a_refresh_makes_anew_only_the_rows_that_changed_and_draws_only_wh
         assert (list(session_list._line_cache.lines), dict(session_list._line_cache.heights)) == quick
         assert quick[0] == [(n, 0) for n in range(SESSIONS + 1)]
         # OptionList's own maps, as its set_options leaves them (the cursor's drawn twin
-        # aside: tui/palette.py).
+        # aside: tui/widgets/cursor_option_list.py).
         assert all(session_list._option_to_index[option] == n for n, option in enumerate(options))
         assert session_list._id_to_option == {option.id: option for option in options}
 

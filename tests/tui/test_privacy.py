@@ -96,7 +96,7 @@ async def test_with_the_opt_in_on_at_start_every_sessions_list_is_kept_in_the_st
 ) -> None:
     """docs/store.md, Agents' lists in the store: with the opt-in already on, each session's list reaches the store once the
     first scan ends, not only lists that change while the app runs."""
-    from planwatch.core.store.records import Store
+    from planwatch.core.store.store import Store
 
     isolated_env.config.write_text("keepPlansInStore: true\n")
     app = make_app(AppOptions(config_path=isolated_env.config, follow=False))

@@ -16,8 +16,8 @@ from textual.widgets import Checkbox, DataTable, Input, Select
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.store import Store
 from planwatch.core.user_directory import UserDirectory, UserEntry
 from planwatch.tui.screens.store import StoreScreen
 from planwatch.tui.store_service import StoreOwner, StoreService
@@ -359,8 +359,10 @@ async def test_store_view_back_leaves_the_screen_and_stops_listening(store_root:
         await pilot.pause()
         assert not isinstance(app.screen, StoreScreen)
         Store(store_root).add_task(lambda i: TaskRecord(id=i, title="Added elsewhere", status="todo", session="s-1"))
-        await until(pilot, lambda: "s-1" in app.store_service.view.tasks_by_session, what="the app hearing the write")
-        assert [t.id for t in app.store_service.view.tasks_by_session["s-1"]] == ["t9"]
+        await until(
+            pilot, lambda: "s-1" in app.store_service.summary.tasks_by_session, what="the app hearing the write"
+        )
+        assert [t.id for t in app.store_service.summary.tasks_by_session["s-1"]] == ["t9"]
         assert app.store_service.watching
         await settle(app, pilot)
         assert "t9" not in screen.snapshot.tasks

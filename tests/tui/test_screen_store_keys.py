@@ -11,7 +11,7 @@ from test_screen_store import Host, move_to, row_keys, settle
 from textual.geometry import Region
 from textual.widgets import DataTable, Input, Select
 
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.tui.screens.help import HelpScreen
 from planwatch.tui.screens.store import StoreScreen
 from planwatch.tui.widgets.plan_form import ConfirmScreen, PlanForm

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from terminal import TMUX, Line, Terminal
 
-from planwatch.tui.options import copy_fixture_transcripts
+from planwatch.tui.app_options import copy_fixture_transcripts
 
 pytestmark = pytest.mark.skipif(TMUX is None, reason="needs tmux: the app runs in a real terminal")
 

@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Select
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.tools import run_tool
 from planwatch.core.user_directory import UserDirectory, UserEntry
 

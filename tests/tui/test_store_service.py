@@ -9,10 +9,10 @@ from textual.widgets import Switch
 
 from planwatch.core.settings import Settings, load_settings
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.records import Store
+from planwatch.core.store.store import Store
 from planwatch.core.store.tools import run_tool
 from planwatch.tui.app import make_app
-from planwatch.tui.options import AppOptions
+from planwatch.tui.app_options import AppOptions
 from planwatch.tui.screens.settings import SettingsScreen
 from planwatch.tui.screens.store import StoreScreen
 

@@ -34,7 +34,7 @@ from textual.widgets import OptionList, Static
 
 from planwatch.core.checklist import Checklist
 from planwatch.core.text import safe_text
-from planwatch.tui import palette
+from planwatch.tui import colours
 from planwatch.tui.commands import bindings
 from planwatch.tui.screens import browse_follow, browse_items, browse_outside, browse_texts
 from planwatch.tui.screens.browse_items import Undo
@@ -127,7 +127,7 @@ class BrowseScreen(SessionScreen):
         return self.has_class("-pane")
 
     def on_resize(self, event: Resize) -> None:
-        from planwatch.tui.options import MEDIUM_WIDTH, PANE_WIDTH
+        from planwatch.tui.app_options import MEDIUM_WIDTH, PANE_WIDTH
 
         was = self.pane
         self.set_class(self.started_as_pane or event.size.width < PANE_WIDTH, "-pane")
@@ -247,7 +247,7 @@ class BrowseScreen(SessionScreen):
     def _refresh_list(self) -> None:
         entries = self.model.entries()
         home = str(Path.home())
-        open_counts = self.store.view.open_counts
+        open_counts = self.store.summary.open_counts
         self._next_rows = {}
         rows = self._rows(entries, home, open_counts)
         self._made_rows, self._next_rows = self._next_rows, {}  # only the sessions listed now
@@ -262,7 +262,7 @@ class BrowseScreen(SessionScreen):
     def _show_status(self) -> None:
         line = self.query_one("#status-line", Static)
         text = browse_texts.status_text(
-            self.store.view,
+            self.store.summary,
             self.model.scan_done is not None,
             self.model.scan_progress,
             self.store.sync_status,
@@ -302,7 +302,7 @@ class BrowseScreen(SessionScreen):
                 # The list with its empty state is hidden in pane mode: say it here.
                 title.update(self._empty_text())
             else:
-                title.update(Content.styled(self._no_selection_text(), palette.NOTE))
+                title.update(Content.styled(self._no_selection_text(), colours.NOTE))
             pill.set_counts(0, 0)
             pill.tooltip = None
             checklist_view.show(
@@ -316,7 +316,7 @@ class BrowseScreen(SessionScreen):
         title.update(browse_texts.head_text(session, self.model.now(), pane=self.pane))
         pill.set_counts(*checklist.counts())
         pill.tooltip = hover_card(checklist, reading)
-        error = self.store.view.error
+        error = self.store.summary.error
         own_note = safe_text(error, single_line=True) if error else None
         checklist_view.show(checklist, agent_note=browse_texts.agent_note(checklist, reading), own_note=own_note)
         self._show_details(session.id)
@@ -343,7 +343,7 @@ class BrowseScreen(SessionScreen):
         model = self.model
         entry = model.entry(session_id) if session_id else None
         if entry is None:
-            panel.show_text(Content.styled("No session selected.", palette.MUTED))
+            panel.show_text(Content.styled("No session selected.", colours.MUTED))
             panel.show_documents(())
             return
         checklist = model.checklist_for(entry.session.id)

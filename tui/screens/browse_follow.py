@@ -44,12 +44,12 @@ def newest_session(entries: Iterable[Any], folder: Path | None) -> str | None:
     return None
 
 
-def follow(view: BrowseScreen) -> None:
+def follow(screen: BrowseScreen) -> None:
     """Select the newest session (of the --cwd folder, in a pane started as one) when the
     screen follows one."""
-    if not view.started_as_pane or view.pinned:
+    if not screen.started_as_pane or screen.pinned:
         return  # elsewhere the list's cursor is the selection (BrowseScreen.list_selects)
-    folder = view.folder
-    newest = newest_session(view.model.entries(), folder)
+    folder = screen.folder
+    newest = newest_session(screen.model.entries(), folder)
     if newest is not None or folder is not None:
-        view.select(newest)
+        screen.select(newest)

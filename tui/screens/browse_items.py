@@ -31,111 +31,113 @@ class Undo:
     done: str = ""  # what was done, for the toast: "ticked “Write tests”"
 
 
-def select_added_item(view: BrowseScreen) -> None:
+def select_added_item(screen: BrowseScreen) -> None:
     """After `a`, put the cursor on the new item, in the checklist focused, once the
     store read brings it (items are matched by task id: the store may list it anywhere
     among the others)."""
-    awaited = view.awaited_item
+    awaited = screen.awaited_item
     if awaited is None:
         return
     session_id, before = awaited
-    if session_id != view.selected_id:
-        view.awaited_item = None
+    if session_id != screen.selected_id:
+        screen.awaited_item = None
         return
-    checklist = view.checklist_view()
+    checklist = screen.checklist_view()
     new = [own.task_id for own in checklist.checklist.own if own.task_id not in before]
     if new:
-        view.awaited_item = None
+        screen.awaited_item = None
         checklist.select_own(new[-1])
         checklist.focus()  # the keys for items (space, e, d) act on it next
 
 
-def tick_current(view: BrowseScreen) -> None:
+def tick_current(screen: BrowseScreen) -> None:
     """`space`: tick the item under the cursor."""
-    ref = view.checklist_view().current_ref()
+    ref = screen.checklist_view().current_ref()
     if ref is None:
-        view.notify("Nothing to tick here: move to an item first.", markup=False)
+        screen.notify("Nothing to tick here: move to an item first.", markup=False)
         return
-    tick(view, ref)
+    tick(screen, ref)
 
 
-def tick(view: BrowseScreen, ref: RowRef) -> None:
+def tick(screen: BrowseScreen, ref: RowRef) -> None:
     """Tick or untick one row: an override on an agent item, todo↔done on an own one."""
-    session_id = view.selected_id
+    session_id = screen.selected_id
     if session_id is None:
         return
-    checklist = view.checklist_view().checklist
+    checklist = screen.checklist_view().checklist
     if ref.kind == "agent":
         row = checklist.agent_rows[ref.index]
         new = toggle_agent(row)
         what = "ticked" if (new or row.agent_status) == "completed" else "unticked"
-        view.undo_stack.append(Undo(session_id, "override", row.key, row.override, f"{what} {quoted(row.text)}"))
-        view.post_message(OverrideRequested(session_id, row.key, new))
+        screen.undo_stack.append(Undo(session_id, "override", row.key, row.override, f"{what} {quoted(row.text)}"))
+        screen.post_message(OverrideRequested(session_id, row.key, new))
     else:
         own = checklist.own[ref.index]
         new_status = toggle_own(own.status)
         what = "ticked" if new_status == "done" else "unticked"
-        view.undo_stack.append(Undo(session_id, "status", own.task_id, own.status, f"{what} {quoted(own.title)}"))
-        view.post_message(ToolRequested("task_set", {"task": own.task_id, "status": new_status}))
+        screen.undo_stack.append(Undo(session_id, "status", own.task_id, own.status, f"{what} {quoted(own.title)}"))
+        screen.post_message(ToolRequested("task_set", {"task": own.task_id, "status": new_status}))
 
 
-def undo(view: BrowseScreen) -> None:
+def undo(screen: BrowseScreen) -> None:
     """Take back the last step made in the session on screen, and say what it was."""
-    steps = [i for i, step in enumerate(view.undo_stack) if step.session_id == view.selected_id]
+    steps = [i for i, step in enumerate(screen.undo_stack) if step.session_id == screen.selected_id]
     if not steps:
-        elsewhere = " in this session" if view.undo_stack else ""
-        view.notify(f"Nothing to undo{elsewhere}.", markup=False)
+        elsewhere = " in this session" if screen.undo_stack else ""
+        screen.notify(f"Nothing to undo{elsewhere}.", markup=False)
         return
-    step = view.undo_stack.pop(steps[-1])
-    view.notify(f"Undid: {step.done}" if step.done else "Undid the last change.", markup=False)
+    step = screen.undo_stack.pop(steps[-1])
+    screen.notify(f"Undid: {step.done}" if step.done else "Undid the last change.", markup=False)
     if step.kind == "override":
-        view.post_message(OverrideRequested(step.session_id, step.target, step.before))
+        screen.post_message(OverrideRequested(step.session_id, step.target, step.before))
     elif step.kind == "status":
-        view.post_message(ToolRequested("task_set", {"task": step.target, "status": step.before}))
+        screen.post_message(ToolRequested("task_set", {"task": step.target, "status": step.before}))
     elif step.kind == "title":
-        view.post_message(ToolRequested("task_set", {"task": step.target, "title": step.before}))
+        screen.post_message(ToolRequested("task_set", {"task": step.target, "title": step.before}))
 
 
-def add_item(view: BrowseScreen) -> None:
-    if view.selected_id is None:
-        view.notify("Select a session first.", markup=False)
+def add_item(screen: BrowseScreen) -> None:
+    if screen.selected_id is None:
+        screen.notify("Select a session first.", markup=False)
         return
-    view.run_worker(_add_item(view, view.selected_id), exclusive=True, group="editor")
+    screen.run_worker(_add_item(screen, screen.selected_id), exclusive=True, group="editor")
 
 
-async def _add_item(view: BrowseScreen, session_id: str) -> None:
-    title = await view.app.push_screen_wait(ItemEditor(heading="New item for this session"))
+async def _add_item(screen: BrowseScreen, session_id: str) -> None:
+    title = await screen.app.push_screen_wait(ItemEditor(heading="New item for this session"))
     if title:
         # When the store read brings the new item, the cursor moves onto it.
-        view.awaited_item = (session_id, {own.task_id for own in view.model.checklist_for(session_id).own})
+        screen.awaited_item = (session_id, {own.task_id for own in screen.model.checklist_for(session_id).own})
         payload: dict[str, Any] = {"title": title, "session": session_id}
-        entry = view.model.entry(session_id)
+        entry = screen.model.entry(session_id)
         if entry is not None and entry.session.cwd:
             payload["folder"] = entry.session.cwd
-        view.post_message(ToolRequested("task_add", payload))
+        screen.post_message(ToolRequested("task_add", payload))
 
 
-def edit_item(view: BrowseScreen) -> None:
-    own = view.checklist_view().current_own_row()
-    if own is None or view.selected_id is None:
-        view.notify("Only your own items can be edited: move to one under My items.", markup=False)
+def edit_item(screen: BrowseScreen) -> None:
+    own = screen.checklist_view().current_own_row()
+    if own is None or screen.selected_id is None:
+        screen.notify("Only your own items can be edited: move to one under My items.", markup=False)
         return
-    view.run_worker(_edit_item(view, view.selected_id, own.task_id, own.title), exclusive=True, group="editor")
+    screen.run_worker(_edit_item(screen, screen.selected_id, own.task_id, own.title), exclusive=True, group="editor")
 
 
-async def _edit_item(view: BrowseScreen, session_id: str, task_id: str, title: str) -> None:
-    new = await view.app.push_screen_wait(ItemEditor(title, heading=f"Edit {quoted(title, 50)}"))
+async def _edit_item(screen: BrowseScreen, session_id: str, task_id: str, title: str) -> None:
+    new = await screen.app.push_screen_wait(ItemEditor(title, heading=f"Edit {quoted(title, 50)}"))
     if new and new != title:
-        view.undo_stack.append(Undo(session_id, "title", task_id, title, f"renamed {quoted(title)}"))
-        view.post_message(ToolRequested("task_set", {"task": task_id, "title": new}))
+        screen.undo_stack.append(Undo(session_id, "title", task_id, title, f"renamed {quoted(title)}"))
+        screen.post_message(ToolRequested("task_set", {"task": task_id, "title": new}))
 
 
-def drop_item(view: BrowseScreen) -> None:
-    own = view.checklist_view().current_own_row()
-    if own is None or view.selected_id is None:
-        view.notify("Only your own items can be dropped: move to one under My items.", markup=False)
+def drop_item(screen: BrowseScreen) -> None:
+    own = screen.checklist_view().current_own_row()
+    if own is None or screen.selected_id is None:
+        screen.notify("Only your own items can be dropped: move to one under My items.", markup=False)
         return
     if own.status == "dropped":
         return
-    view.undo_stack.append(Undo(view.selected_id, "status", own.task_id, own.status, f"dropped {quoted(own.title)}"))
-    view.post_message(ToolRequested("task_set", {"task": own.task_id, "status": "dropped"}))
+    screen.undo_stack.append(
+        Undo(screen.selected_id, "status", own.task_id, own.status, f"dropped {quoted(own.title)}")
+    )
+    screen.post_message(ToolRequested("task_set", {"task": own.task_id, "status": "dropped"}))

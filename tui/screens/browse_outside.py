@@ -30,43 +30,43 @@ if TYPE_CHECKING:
     from planwatch.tui.screens.browse import BrowseScreen
 
 
-def copy_checklist(view: BrowseScreen) -> None:
+def copy_checklist(screen: BrowseScreen) -> None:
     """`y`: the selected session's checklist as Markdown (`- [x] …`) on the clipboard."""
-    entry = view.model.entry(view.selected_id) if view.selected_id else None
+    entry = screen.model.entry(screen.selected_id) if screen.selected_id else None
     if entry is None:
-        view.notify("Select a session first.", markup=False)
+        screen.notify("Select a session first.", markup=False)
         return
-    title = view.model.session_title(entry.session.id)
-    text = checklist_markdown(title, view.model.checklist_for(entry.session.id), view.model.reading)
-    view.app.copy_to_clipboard(text)
-    view.notify(f"Copied the checklist ({len(text.splitlines())} lines) as Markdown.", markup=False)
+    title = screen.model.session_title(entry.session.id)
+    text = checklist_markdown(title, screen.model.checklist_for(entry.session.id), screen.model.reading)
+    screen.app.copy_to_clipboard(text)
+    screen.notify(f"Copied the checklist ({len(text.splitlines())} lines) as Markdown.", markup=False)
 
 
-def open_outside(view: BrowseScreen) -> None:
+def open_outside(screen: BrowseScreen) -> None:
     """`o`: the transcript in $PAGER; with the details focused, the plan documents."""
-    entry = view.model.entry(view.selected_id) if view.selected_id else None
+    entry = screen.model.entry(screen.selected_id) if screen.selected_id else None
     if entry is None:
-        view.notify("Select a session first.", markup=False)
+        screen.notify("Select a session first.", markup=False)
         return
     pager = command_from("PAGER", DEFAULT_PAGER)
-    details = view.query_one("#details", DetailsPanel)
-    documents = view.model.checklist_for(entry.session.id).documents if view.model.reading else ()
-    if documents and view.focused is details:
+    details = screen.query_one("#details", DetailsPanel)
+    documents = screen.model.checklist_for(entry.session.id).documents if screen.model.reading else ()
+    if documents and screen.focused is details:
         # The documents on the pager's standard input: plan text never goes to a file (and
         # `less -R` would act on an escape in it: shown instead).
         text = safe_text("\n\n".join(d.text for d in documents))
-        problem = run_outside(view.app, pager, stdin_text=text)
+        problem = run_outside(screen.app, pager, stdin_text=text)
     elif entry.session.harness in ("opencode", "kilo") and is_database_file(entry.session.path):
         # OpenCode's (and Kilo's) sessions live in an SQLite database, which a pager shows as bytes:
         # the session's plan and prompts as text instead, on the pager's standard input.
-        problem = _page_database_session(view, entry, pager)
+        problem = _page_database_session(screen, entry, pager)
     elif regular_file(document := paged_file(entry)):
         # Through our safe text, not named to the pager: it would show raw escapes.
-        problem = run_outside(view.app, pager, stdin_file=document)
+        problem = run_outside(screen.app, pager, stdin_file=document)
     else:
         problem = f"{safe_text(str(document), single_line=True)} is not a regular file."
     if problem:
-        view.notify(problem, severity="error", markup=False)
+        screen.notify(problem, severity="error", markup=False)
 
 
 def paged_file(entry: SessionEntry) -> Path:
@@ -85,17 +85,17 @@ FOLDER_DOCUMENTS: dict[str, Callable[[Path, str], Path]] = {
 }
 
 
-def _page_database_session(view: BrowseScreen, entry: SessionEntry, pager: list[str]) -> str | None:
+def _page_database_session(screen: BrowseScreen, entry: SessionEntry, pager: list[str]) -> str | None:
     """An OpenCode (or Kilo) session to the pager as text: what the app holds (its plan,
     its title) taken here, its prompts read from the database in a thread worker (a busy
     database is tried again for up to about a second: never on the UI thread), the pager
     run back on the UI thread. Returns why not at once (None: the worker goes on)."""
-    if not view.model.reading:
+    if not screen.model.reading:
         # The privacy switch: no transcript is read, and the database is OpenCode's one.
         name = harness_label(entry.session.harness)
         return f"Reading agents' plans is off (Settings → Privacy): the {name} database is not read."
     session = entry.session
-    checklist, title = view.model.checklist_for(session.id), view.model.session_title(session.id)
+    checklist, title = screen.model.checklist_for(session.id), screen.model.session_title(session.id)
 
     def read_then_page() -> None:
         from planwatch.core.transcripts.opencode import DatabaseProblem, session_prompts
@@ -103,21 +103,21 @@ def _page_database_session(view: BrowseScreen, entry: SessionEntry, pager: list[
         try:
             prompts = session_prompts(session.path, session.id)
         except DatabaseProblem as exc:
-            view.app.call_from_thread(
-                view.notify, safe_text(str(exc), single_line=True), severity="error", markup=False
+            screen.app.call_from_thread(
+                screen.notify, safe_text(str(exc), single_line=True), severity="error", markup=False
             )
             return
         paged = opencode_session_text(entry, checklist, prompts, title)
-        view.app.call_from_thread(_page, view, pager, paged)
+        screen.app.call_from_thread(_page, screen, pager, paged)
 
-    view.run_worker(read_then_page, thread=True, group="outside", exit_on_error=False)
+    screen.run_worker(read_then_page, thread=True, group="outside", exit_on_error=False)
     return None
 
 
-def _page(view: BrowseScreen, pager: list[str], text: str) -> None:
-    problem = run_outside(view.app, pager, stdin_text=text)
+def _page(screen: BrowseScreen, pager: list[str], text: str) -> None:
+    problem = run_outside(screen.app, pager, stdin_text=text)
     if problem:
-        view.notify(problem, severity="error", markup=False)
+        screen.notify(problem, severity="error", markup=False)
 
 
 def opencode_session_text(
@@ -139,17 +139,17 @@ def opencode_session_text(
     return safe_text("\n".join(lines) + "\n")
 
 
-def edit_record(view: BrowseScreen) -> None:
+def edit_record(screen: BrowseScreen) -> None:
     """`E`: the own item under the cursor's store record in $VISUAL or $EDITOR."""
-    own = view.checklist_view().current_own_row()
+    own = screen.checklist_view().current_own_row()
     if own is None:
-        view.notify("Move to one of your own items: its store record opens in $EDITOR.", markup=False)
+        screen.notify("Move to one of your own items: its store record opens in $EDITOR.", markup=False)
         return
-    path = Path(view.store.root) / "tasks" / f"{own.task_id}.md"
+    path = Path(screen.store.root) / "tasks" / f"{own.task_id}.md"
     if not regular_file(path):
-        view.notify(f"No record file for {own.task_id} at {safe_text(str(path), single_line=True)}.", markup=False)
+        screen.notify(f"No record file for {own.task_id} at {safe_text(str(path), single_line=True)}.", markup=False)
         return
     editor = command_from("VISUAL", "") or command_from("EDITOR", DEFAULT_EDITOR)
-    problem = run_outside(view.app, [*editor, str(path)])
+    problem = run_outside(screen.app, [*editor, str(path)])
     if problem:
-        view.notify(problem, severity="error", markup=False)
+        screen.notify(problem, severity="error", markup=False)

@@ -12,14 +12,14 @@ from textual.content import Content
 
 from planwatch.core.model import harness_label
 from planwatch.core.text import safe_text, shorten
-from planwatch.tui import palette
+from planwatch.tui import colours
 from planwatch.tui.widgets.session_rows import RUNNING_WINDOW, age, short_folder, untitled
 
 if TYPE_CHECKING:
     from planwatch.core.checklist import Checklist
     from planwatch.core.model import Session
     from planwatch.core.sync.loop import SyncStatus
-    from planwatch.tui.messages import ScanFinished, StoreView
+    from planwatch.tui.messages import ScanFinished, StoreSummary
 
 READING_OFF = "Reading agents' plans is off. Turn it on in Settings (press ,) → Privacy."
 
@@ -32,9 +32,9 @@ def head_text(session: Session, now: datetime, *, pane: bool) -> Content:
         where = (
             short_folder(shorten(session.cwd, 60), str(Path.home())) if session.cwd else harness_label(session.harness)
         )
-        parts.append((f"\n{where} · {age(session.updated, now)} ago", palette.MUTED))
+        parts.append((f"\n{where} · {age(session.updated, now)} ago", colours.MUTED))
         if now - session.updated <= RUNNING_WINDOW:
-            parts.append((" · ● running", palette.RUNNING))
+            parts.append((" · ● running", colours.RUNNING))
     return Content.assemble(*parts)
 
 
@@ -60,15 +60,15 @@ def empty_text(scan: ScanFinished | None) -> Content:
     """The session list when it has no session: still looking, or where it looked and
     how to point planwatch elsewhere."""
     if scan is None:
-        return Content.styled("Looking for transcripts…", palette.NOTE)
+        return Content.styled("Looking for transcripts…", colours.NOTE)
     parts: list[str | tuple[str, str]] = []
     if scan.error:
-        parts += [("Reading the transcript folders failed:\n", f"bold {palette.ERROR}"), safe_text(scan.error) + "\n\n"]
+        parts += [("Reading the transcript folders failed:\n", f"bold {colours.ERROR}"), safe_text(scan.error) + "\n\n"]
     parts += [("No agent transcripts found.\n\n", "bold"), "Looked in:\n"]
     for root in scan.roots_searched:
-        parts.append((f"  {safe_text(str(root), single_line=True)}\n", palette.MUTED))
+        parts.append((f"  {safe_text(str(root), single_line=True)}\n", colours.MUTED))
     if not scan.roots_searched:
-        parts.append(("  (no folders)\n", palette.MUTED))
+        parts.append(("  (no folders)\n", colours.MUTED))
     parts += [
         "\nPoint planwatch elsewhere with ",
         ("planwatch --root DIR", "bold"),
@@ -90,14 +90,14 @@ def sync_text(status: SyncStatus | None, now: datetime) -> list[str | tuple[str,
     if status.reached:
         # A pass that reached the remote says so even when its time could not be read.
         when = f" {_clock(status.synced_at, now)}" if status.synced_at is not None else ""
-        return [(f"⇅ synced{when}", palette.MUTED)]
+        return [(f"⇅ synced{when}", colours.MUTED)]
     since = f" since {_clock(status.at, now)}" if status.at is not None else ""
     last = f"last synced {_clock(status.synced_at, now)}" if status.synced_at is not None else "never synced"
-    return [(f"⇅ sync offline{since}", palette.WARNING), (f" · {last}; changes kept for the next sync", palette.MUTED)]
+    return [(f"⇅ sync offline{since}", colours.WARNING), (f" · {last}; changes kept for the next sync", colours.MUTED)]
 
 
 def status_text(
-    view: StoreView,
+    summary: StoreSummary,
     scanned: bool,
     progress: tuple[int, int],
     sync: SyncStatus | None = None,
@@ -106,21 +106,21 @@ def status_text(
     """The status line: the store's trouble first, else the first scan's progress; then
     how a shared store's sync stands."""
     parts: list[str | tuple[str, str]] = []
-    if view.error:
-        parts.append((f"⚠ {safe_text(view.error, single_line=True)}", palette.ERROR))
-    elif view.problems:
-        count = len(view.problems)
+    if summary.error:
+        parts.append((f"⚠ {safe_text(summary.error, single_line=True)}", colours.ERROR))
+    elif summary.problems:
+        count = len(summary.problems)
         parts += [
-            (f"⚠ {count} broken store record{'s' if count > 1 else ''} left out: ", palette.WARNING),
-            shorten("; ".join(view.problems), 200),
-            (" — fix or remove the file (press t for the store view).", palette.MUTED),
+            (f"⚠ {count} broken store record{'s' if count > 1 else ''} left out: ", colours.WARNING),
+            shorten("; ".join(summary.problems), 200),
+            (" — fix or remove the file (press t for the store view).", colours.MUTED),
         ]
     elif not scanned:
-        parts.append(("Indexing transcripts…", palette.NOTE))
+        parts.append(("Indexing transcripts…", colours.NOTE))
         done, found = progress
         if found:
-            parts.append((f" {done:,} of {found:,} files read", palette.MUTED))
+            parts.append((f" {done:,} of {found:,} files read", colours.MUTED))
     synced = sync_text(sync, now or datetime.now().astimezone())
     if synced and parts:
-        parts.append(("  ·  ", palette.MUTED))
+        parts.append(("  ·  ", colours.MUTED))
     return Content.assemble(*parts, *synced)

@@ -33,9 +33,9 @@ from textual.widgets import Checkbox, DataTable, Input, Select, Static
 from planwatch.core.settings import Settings
 from planwatch.core.store.approvals import approvals_of
 from planwatch.core.store.identity import Caller
-from planwatch.core.store.parsecache import StoreSnapshot
-from planwatch.core.store.records import Store
 from planwatch.core.store.schema import TASK_STATUSES, PlanRecord, TaskRecord
+from planwatch.core.store.snapshot import StoreSnapshot
+from planwatch.core.store.store import Store
 from planwatch.core.store.team import team_of
 from planwatch.core.store.tool_refusals import ToolRefused
 from planwatch.core.store.tools import run_tool

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from planwatch.core.store.parsecache import StoreSnapshot
+from planwatch.core.store.snapshot import StoreSnapshot
 from planwatch.core.text import safe_text
 from planwatch.tui.screens.store_rows import TITLE_WIDTH, Filters, count_noun
 

@@ -3,7 +3,7 @@
 It renders what it is given (a core.checklist.Checklist); ticks are overrides held in
 core, not widget state. It posts TickRequested when the person clicks a mark, and the
 screen decides what a tick means. Untrusted text goes into `Content` as literal text
-(never parsed as markup); colours are theme roles from tui.palette.
+(never parsed as markup); colours are theme roles from tui.colours.
 """
 
 from __future__ import annotations
@@ -19,33 +19,33 @@ from textual.widgets.option_list import Option
 from planwatch.core.checklist import AgentRow, AgentSection, Checklist, OwnRow
 from planwatch.core.model import SOURCE_LABELS, PlanDocument
 from planwatch.core.text import quoted, safe_text, shorten
-from planwatch.tui import palette
+from planwatch.tui import colours
 from planwatch.tui.widgets.list_moves import SteppedOptionList
 
 # Marks are three cells wide, so a click on columns 0-3 of a row is a click on the mark.
-# Styles are theme roles (tui.palette), resolved against the theme when drawn.
+# Styles are theme roles (tui.colours), resolved against the theme when drawn.
 AGENT_MARKS: dict[str, tuple[str, str]] = {
     "pending": ("[ ]", ""),
-    "in_progress": ("[▸]", palette.DOING),
-    "completed": ("[x]", palette.DONE),
-    "cancelled": ("[-]", palette.MUTED),
-    "blocked": ("[!]", palette.BLOCKED),  # as a blocked store task
+    "in_progress": ("[▸]", colours.DOING),
+    "completed": ("[x]", colours.DONE),
+    "cancelled": ("[-]", colours.MUTED),
+    "blocked": ("[!]", colours.BLOCKED),  # as a blocked store task
 }
 OVERRIDE_MARKS: dict[str, tuple[str, str]] = {
-    "completed": ("[✓]", palette.OVERRIDE),  # ticked by you
-    "pending": ("[·]", palette.OVERRIDE),  # unticked by you
+    "completed": ("[✓]", colours.OVERRIDE),  # ticked by you
+    "pending": ("[·]", colours.OVERRIDE),  # unticked by you
 }
 OWN_MARKS: dict[str, tuple[str, str]] = {
     "todo": ("[ ]", ""),
-    "doing": ("[▸]", palette.DOING),
-    "blocked": ("[!]", palette.BLOCKED),
-    "review": ("[?]", palette.REVIEW),
-    "done": ("[x]", palette.DONE),
-    "dropped": ("[-]", palette.MUTED),
+    "doing": ("[▸]", colours.DOING),
+    "blocked": ("[!]", colours.BLOCKED),
+    "review": ("[?]", colours.REVIEW),
+    "done": ("[x]", colours.DONE),
+    "dropped": ("[-]", colours.MUTED),
 }
 MARK_CELLS = 4
 # A high-priority agent step: a glyph after its status mark, so it reads without colour
-# (every theme, pane mode, a monochrome terminal); palette.PRIORITY colours it.
+# (every theme, pane mode, a monochrome terminal); colours.PRIORITY colours it.
 PRIORITY_MARK = "!"
 # How many characters of a step's text its row shows at most (`capped`).
 ROW_TEXT_LIMIT = 1000
@@ -88,18 +88,18 @@ def document_section_title(document: PlanDocument) -> str:
 
 def agent_row_text(row: AgentRow) -> Content:
     mark, style = agent_mark(row)
-    body_style = palette.STRUCK if row.status == "cancelled" else (palette.FINISHED if row.done else "")
+    body_style = colours.STRUCK if row.status == "cancelled" else (colours.FINISHED if row.done else "")
     shown = row.active_form if row.status == "in_progress" and row.active_form else row.text
     parts: list[tuple[str, str]] = [(mark, style), (" ", "")]
     if row.priority == "high":
-        parts += [(PRIORITY_MARK, palette.PRIORITY), (" ", "")]
+        parts += [(PRIORITY_MARK, colours.PRIORITY), (" ", "")]
     parts.append((safe_text(capped(shown), single_line=True), body_style))
     if row.waits_for:
         # What the step waits for (Qwen Code's blockedBy), named by the steps' own text.
         named = ", ".join(quoted(text) for text in row.waits_for)
-        parts.append((f"  waits for {named}", palette.NOTE))
+        parts.append((f"  waits for {named}", colours.NOTE))
     if row.override_label:
-        parts.append((f"  {row.override_label}", palette.OVERRIDE_LABEL))
+        parts.append((f"  {row.override_label}", colours.OVERRIDE_LABEL))
     return Content.assemble(*parts)
 
 
@@ -112,19 +112,19 @@ def capped(text: str) -> str:
 
 def own_row_text(row: OwnRow) -> Content:
     mark, style = OWN_MARKS.get(row.status, OWN_MARKS["todo"])
-    body_style = palette.STRUCK if row.status == "dropped" else (palette.FINISHED if row.status == "done" else "")
+    body_style = colours.STRUCK if row.status == "dropped" else (colours.FINISHED if row.status == "done" else "")
     parts: list[tuple[str, str]] = [(mark, style), (" ", ""), (safe_text(row.title, single_line=True), body_style)]
     if row.status not in ("todo", "done"):
-        parts.append((f"  {row.status}", f"{style or palette.MUTED} italic"))
+        parts.append((f"  {row.status}", f"{style or colours.MUTED} italic"))
     return Content.assemble(*parts)
 
 
 def header(label: str) -> Option:
-    return Option(Content.styled(label, palette.HEADING), disabled=True)
+    return Option(Content.styled(label, colours.HEADING), disabled=True)
 
 
 def note(label: str) -> Option:
-    return Option(Content.styled(label, palette.NOTE), disabled=True)
+    return Option(Content.styled(label, colours.NOTE), disabled=True)
 
 
 def document_options(document: PlanDocument) -> list[Option]:

@@ -20,7 +20,7 @@ from planwatch.core.history import HISTORY_BOUND
 from planwatch.core.model import SOURCE_LABELS, PlanDocument, Session, harness_label
 from planwatch.core.text import safe_text, shorten
 from planwatch.core.timeline import Rebuild, TimelineEntry
-from planwatch.tui import palette
+from planwatch.tui import colours
 from planwatch.tui.widgets.session_rows import untitled
 
 Part = str | tuple[str, str]
@@ -44,26 +44,26 @@ def agent_parts(checklist: Checklist, reading: bool = True) -> list[Part]:
     done, total = checklist.counts()
     _line(parts, "Done", f"{done} of {total}")
     for label in checklist.partial_labels():
-        _line(parts, "Partial", label.removeprefix("partial (").removesuffix(")"), palette.WARNING)
+        _line(parts, "Partial", label.removeprefix("partial (").removesuffix(")"), colours.WARNING)
     steps = checklist.in_progress()
     parts.append(("In progress:", "bold"))
     if not steps:
-        parts.append((" none\n", palette.MUTED))
+        parts.append((" none\n", colours.MUTED))
     else:
         parts.append("\n")
         for row in steps:
-            parts += [("  ▸ ", palette.DOING), shorten(row.active_form or row.text, 70)]
+            parts += [("  ▸ ", colours.DOING), shorten(row.active_form or row.text, 70)]
             if row.override_label:
-                parts.append((f" ({row.override_label})", palette.OVERRIDE_LABEL))
+                parts.append((f" ({row.override_label})", colours.OVERRIDE_LABEL))
             parts.append("\n")
     overridden = checklist.overridden()
     parts.append(("Your overrides:", "bold"))
     if not overridden:
-        parts.append((" none\n", palette.MUTED))
+        parts.append((" none\n", colours.MUTED))
     else:
         parts.append("\n")
         for row in overridden:
-            parts += [(f"  {row.override_label}: ", palette.OVERRIDE_LABEL), shorten(row.text, 60), "\n"]
+            parts += [(f"  {row.override_label}: ", colours.OVERRIDE_LABEL), shorten(row.text, 60), "\n"]
     return parts
 
 
@@ -97,14 +97,14 @@ def details_text(
     parts.append("\n")
     _line(parts, "Harness", harness_label(session.harness))
     _line(parts, "Session", session.id)
-    _line(parts, "Folder", session.cwd or "unknown", palette.MUTED if not session.cwd else "")
-    _line(parts, "Branch", session.git_branch or "unknown", palette.MUTED if not session.git_branch else "")
+    _line(parts, "Folder", session.cwd or "unknown", colours.MUTED if not session.cwd else "")
+    _line(parts, "Branch", session.git_branch or "unknown", colours.MUTED if not session.git_branch else "")
     _line(parts, "File", str(session.path))
     if skipped:
         # Said where the session is looked at, as `show` says it: a plan read past broken
         # lines may lack what they held.
         _line(
-            parts, "Skipped", f"{skipped:,} unreadable line{'s' if skipped != 1 else ''} of the file", palette.WARNING
+            parts, "Skipped", f"{skipped:,} unreadable line{'s' if skipped != 1 else ''} of the file", colours.WARNING
         )
     if session.parent_id:
         _line(parts, "Forked from", session.parent_id)
@@ -120,29 +120,29 @@ def timeline_parts(timeline: Sequence[TimelineEntry], rebuild: Rebuild | None) -
     day on a line of its own whenever it changes (a past session's changes are days old)."""
     parts: list[Part] = [("\nTimeline", "bold")]
     if rebuild is None:
-        parts.append((" (changes seen while planwatch ran)\n", palette.MUTED))
+        parts.append((" (changes seen while planwatch ran)\n", colours.MUTED))
     elif not rebuild.done:
-        parts.append((" (reading the transcript…)\n", palette.MUTED))
+        parts.append((" (reading the transcript…)\n", colours.MUTED))
     else:
-        parts.append((" (from the transcript)\n", palette.MUTED))
+        parts.append((" (from the transcript)\n", colours.MUTED))
         if rebuild.unread == "start":
             parts.append(
-                (f"  only the last {HISTORY_BOUND >> 20} MB of a longer transcript were read\n", palette.WARNING)
+                (f"  only the last {HISTORY_BOUND >> 20} MB of a longer transcript were read\n", colours.WARNING)
             )
         elif rebuild.unread == "end":
             parts.append(
-                (f"  only the first {HISTORY_BOUND >> 20} MB of a longer transcript were read\n", palette.WARNING)
+                (f"  only the first {HISTORY_BOUND >> 20} MB of a longer transcript were read\n", colours.WARNING)
             )
     if not timeline:
         empty = "no plan changes in the transcript" if rebuild is not None and rebuild.done else "no changes yet"
-        parts.append((f"  {empty}\n", palette.MUTED))
+        parts.append((f"  {empty}\n", colours.MUTED))
     day = None
     for entry in list(timeline)[-TIMELINE_SHOWN:]:
         if entry.at is not None and entry.at.date() != day:
             day = entry.at.date()
-            parts.append((f"  {day.isoformat()}\n", palette.MUTED))
+            parts.append((f"  {day.isoformat()}\n", colours.MUTED))
         clock = entry.at.strftime("%H:%M:%S") if entry.at is not None else "--:--:--"
-        parts += [(f"  {clock} ", palette.MUTED), safe_text(entry.what, single_line=True), "\n"]
+        parts += [(f"  {clock} ", colours.MUTED), safe_text(entry.what, single_line=True), "\n"]
     return parts
 
 
@@ -153,7 +153,7 @@ def _priorities(checklist: Checklist) -> list[Part]:
         return []
     parts: list[Part] = [("High priority:", "bold"), "\n"]
     for row in rows:
-        parts += [("  ! ", palette.PRIORITY), shorten(row.text, 70), "\n"]
+        parts += [("  ! ", colours.PRIORITY), shorten(row.text, 70), "\n"]
     return parts
 
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 from textual._widget_navigation import find_first_enabled, find_last_enabled, find_next_enabled_no_wrap
 
-from planwatch.tui.palette import CursorPlainOptionList
+from planwatch.tui.widgets.cursor_option_list import CursorPlainOptionList
 
 Direction = Literal[-1, 1]
 

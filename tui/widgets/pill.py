@@ -6,7 +6,7 @@ from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from planwatch.tui import palette
+from planwatch.tui import colours
 
 PIE = "○◔◑◕●"
 
@@ -25,8 +25,8 @@ def pie(done: int, total: int) -> str:
 def pill_text(done: int, total: int) -> Content:
     """The pill as Content, for rows of the session list and for the Pill widget."""
     if total <= 0:
-        return Content.styled("○ –", palette.MUTED)
-    style = palette.DONE if done >= total else (palette.WARNING if done else "")
+        return Content.styled("○ –", colours.MUTED)
+    style = colours.DONE if done >= total else (colours.WARNING if done else "")
     return Content.assemble((pie(done, total), style), " ", (f"{done}/{total}", style))
 
 

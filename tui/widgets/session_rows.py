@@ -19,7 +19,7 @@ from textual.content import Content
 
 from planwatch.core.model import Session, harness_label
 from planwatch.core.text import safe_text
-from planwatch.tui import palette
+from planwatch.tui import colours
 from planwatch.tui.cells import cut, cut_left, fit, fit_left, head, tail, width_of
 from planwatch.tui.widgets.pill import pill_text
 
@@ -211,7 +211,7 @@ AGE_CELLS = 4
 
 
 def harness_style(harness: str) -> str:
-    return palette.HARNESS.get(harness, palette.HARNESS_DEFAULT)
+    return colours.HARNESS.get(harness, colours.HARNESS_DEFAULT)
 
 
 @dataclass(frozen=True)
@@ -282,7 +282,7 @@ def header_text(layout: RowLayout) -> Content:
     line += "age".rjust(AGE_CELLS) + " " + fit("done", layout.pill)
     if layout.open:
         line += " " + fit("tasks" if layout.open >= 5 else "⚑", layout.open)
-    return Content.styled(line, f"bold {palette.MUTED}")
+    return Content.styled(line, f"bold {colours.MUTED}")
 
 
 def pill_span(layout: RowLayout) -> tuple[int, int]:
@@ -343,7 +343,7 @@ def row_text(row: SessionRow, now: datetime, layout: RowLayout) -> Content:
     """One line: `● claude Title……  api  12m ◑ 3/7  2 open` (wide) or
     `● C Title……  api  12m ◑ 3/7 ⚑2` (narrower)."""
     running = now - row.updated <= RUNNING_WINDOW
-    parts: list[Content | tuple[str, str] | str] = [("● " if running else "  ", palette.RUNNING)]
+    parts: list[Content | tuple[str, str] | str] = [("● " if running else "  ", colours.RUNNING)]
     if layout.harness:
         if layout.harness == HARNESS_CELLS:
             shown = HARNESS_SHORT.get(row.harness, row.harness)
@@ -352,15 +352,15 @@ def row_text(row: SessionRow, now: datetime, layout: RowLayout) -> Content:
         parts += [(fit(shown, layout.harness), harness_style(row.harness)), " "]
     title = safe_text(title_of(row), single_line=True)
     if row.fork:
-        parts.append((FORK_MARK, palette.MUTED))
+        parts.append((FORK_MARK, colours.MUTED))
     parts += [(fit(title, layout.title - (len(FORK_MARK) if row.fork else 0)), "bold" if running else ""), " "]
     if layout.folder:
         label = layout.folder_label.get(row.folder) or safe_text(row.folder, single_line=True)
-        parts += [(fit_left(label, layout.folder), palette.MUTED), " "]
-    parts += [(age(row.updated, now).rjust(AGE_CELLS), palette.RUNNING if running else palette.MUTED), " "]
+        parts += [(fit_left(label, layout.folder), colours.MUTED), " "]
+    parts += [(age(row.updated, now).rjust(AGE_CELLS), colours.RUNNING if running else colours.MUTED), " "]
     pill = pill_text(row.done, row.total)
     if row.partial:
-        pill = Content.assemble(pill, (PARTIAL_MARK, palette.WARNING))
+        pill = Content.assemble(pill, (PARTIAL_MARK, colours.WARNING))
     parts.append(
         pill.pad_right(layout.pill - len(pill.plain))
         if len(pill.plain) <= layout.pill
@@ -371,7 +371,7 @@ def row_text(row: SessionRow, now: datetime, layout: RowLayout) -> Content:
             shown = f"{row.open_count} open" if layout.open == OPEN_CELLS else f"⚑{row.open_count}"
         else:
             shown = ""
-        parts += [" ", (fit(shown, layout.open), palette.OPEN_COUNT)]
+        parts += [" ", (fit(shown, layout.open), colours.OPEN_COUNT)]
     return Content.assemble(*parts)
 
 
@@ -383,11 +383,11 @@ def group_key(row: SessionRow, order: Order) -> str:
     return row.folder if order == "folder" else row.harness
 
 
-def heading_text(label: str, count: int, width: int, style: str = palette.HEADING) -> Content:
+def heading_text(label: str, count: int, width: int, style: str = colours.HEADING) -> Content:
     """A group's heading: `api · 3 sessions`, the name cut to fit, the count kept."""
     noun = "session" if count == 1 else "sessions"
     count_text = f" · {count} {noun}"
     name = safe_text(label or NO_FOLDER, single_line=True)
     # A folder's end tells it apart; measured in cells (a wide name is cut like any other).
     name = cut_left(name, max(1, width - len(count_text)))
-    return Content.assemble((name, style), (count_text, palette.MUTED))
+    return Content.assemble((name, style), (count_text, colours.MUTED))

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from planwatch.core.text import safe_text, shorten
-from planwatch.tui import palette
+from planwatch.tui import colours
 from planwatch.tui.widgets.session_list import SessionList
 from planwatch.tui.widgets.session_rows import ORDERS, SessionRow, header_text
 
@@ -39,7 +39,7 @@ def mode_line(shown: int, total: int, order: str, running_only: bool, needle: st
     if needle:
         modes.append(f"matching “{safe_text(shorten(needle, 30), single_line=True)}”")
     modes.append(ORDER_NAMES.get(order, order))
-    return Content.assemble((count, "bold"), (" · " + " · ".join(modes), palette.MUTED))
+    return Content.assemble((count, "bold"), (" · " + " · ".join(modes), colours.MUTED))
 
 
 def hidden_note(running_only: bool, needle: str) -> Content:
@@ -50,7 +50,7 @@ def hidden_note(running_only: bool, needle: str) -> Content:
         text = "No running session matches the filter.\nr shows every session again; esc empties the filter."
     else:
         text = "No session matches the filter.\nesc empties the filter."
-    return Content.styled(text, palette.NOTE)
+    return Content.styled(text, colours.NOTE)
 
 
 class SessionsPane(Vertical):

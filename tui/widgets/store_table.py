@@ -4,7 +4,7 @@ Each status has a component class (`store-table--doing`, …) styled with the th
 variables ($text-warning, $text-error, $text-success, $text-muted …), as Textual's own
 widgets style their parts; `status_style` hands the screen the Rich style to build a
 status cell with. The app makes those variables read at ≥ 4.5:1 on this table's
-backgrounds (tui.palette); under the cursor a cell takes the cursor's colours (the
+backgrounds (tui.theme); under the cursor a cell takes the cursor's colours (the
 DataTable's default `cursor_foreground_priority="css"`).
 
 Cells are Rich `Text` built once per fill, so their colours are the theme's at that
@@ -35,7 +35,7 @@ class StoreTable(DataTable[Text]):
     COMPONENT_CLASSES: ClassVar[set[str]] = DataTable.COMPONENT_CLASSES | {status_class(s) for s in STATUSES}
 
     # Self-contained, as Textual's widgets style their component classes: the roles
-    # match tui.palette (doing and blocked bold, done in the success colour, dropped
+    # match tui.colours (doing and blocked bold, done in the success colour, dropped
     # and draft quiet).
     DEFAULT_CSS = """
     StoreTable {
@@ -48,7 +48,7 @@ class StoreTable(DataTable[Text]):
         & > .store-table--draft { color: $text-muted; }
         & > .store-table--active { color: $text-primary; text-style: bold; }
         /* Without focus (a filter being typed) the cursor stays in sight in the
-           cursor's own colours (made readable per theme in tui.palette), underlined to
+           cursor's own colours (made readable per theme in tui.theme), underlined to
            say the table is not where keys go. DataTable's own blurred cursor is the
            primary colour at 30%, 1.3:1 against a row in several themes, and nothing at
            all in the ANSI themes; a half-strength cursor left its text under 4.5:1 in

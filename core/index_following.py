@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planwatch.core.databases import database_of, opencode_root
+from planwatch.core.index_databases import database_of, opencode_root
 from planwatch.core.sessions import FileState
 from planwatch.core.transcripts.copilot import SESSION_FILES
 from planwatch.core.transcripts.discover import (

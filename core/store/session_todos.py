@@ -8,8 +8,8 @@ and the tasks whose `session` field names it, each once, in id-number order.
 
 from __future__ import annotations
 
-from planwatch.core.store.parsecache import StoreSnapshot
 from planwatch.core.store.schema import TaskRecord, id_number
+from planwatch.core.store.snapshot import StoreSnapshot
 from planwatch.core.text import safe_text
 
 OPEN_KEY = "ahpd.tasks"

@@ -1,5 +1,5 @@
 """docs/reading.md, The Claude desktop app's task list: the Claude desktop app's task list (`mcp__ccd_turn__*`), read from
-fixture transcripts through the reader contract, plus the shape table of ccd.py."""
+fixture transcripts through the reader contract, plus the shape table of claude_desktop.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from planwatch.core.model import AgentPlan, PlanItem
-from planwatch.core.transcripts import ccd
+from planwatch.core.transcripts import claude_desktop
 from planwatch.core.transcripts.claude import ClaudeReader
 from planwatch.core.transcripts.events import FullList, StepAdvance, StepDoneStart, StepWrapUp
 from planwatch.core.transcripts.reader import SessionResult
@@ -93,7 +93,7 @@ def test_only_calls_whose_result_is_not_an_error_apply() -> None:
     ],
 )
 def test_item_text_from_text_content_title_or_step_or_a_bare_string(entry: Any, text: str, status: str) -> None:
-    assert ccd.parse_items([entry]) == (PlanItem(text=text, status=status),)  # type: ignore[arg-type]
+    assert claude_desktop.parse_items([entry]) == (PlanItem(text=text, status=status),)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -114,21 +114,27 @@ def test_item_text_from_text_content_title_or_step_or_a_bare_string(entry: Any, 
     ],
 )
 def test_any_other_update_plan_shape_is_unrecognised(tool_input: Any) -> None:
-    assert ccd.parse_call(ccd.UPDATE_PLAN, tool_input, "") is None
+    assert claude_desktop.parse_call(claude_desktop.UPDATE_PLAN, tool_input, "") is None
 
 
 def test_known_shapes_give_their_events() -> None:
-    assert ccd.parse_call(ccd.UPDATE_PLAN, {"items": []}, "") == FullList("", "claude_desktop", ())
-    assert ccd.parse_call(ccd.UPDATE_PLAN, {"advance": True}, "g") == StepAdvance("g")
-    assert ccd.parse_call(ccd.UPDATE_PLAN, {"done": ["A", 2], "start": "B"}, "") == StepDoneStart(
+    assert claude_desktop.parse_call(claude_desktop.UPDATE_PLAN, {"items": []}, "") == FullList(
+        "", "claude_desktop", ()
+    )
+    assert claude_desktop.parse_call(claude_desktop.UPDATE_PLAN, {"advance": True}, "g") == StepAdvance("g")
+    assert claude_desktop.parse_call(claude_desktop.UPDATE_PLAN, {"done": ["A", 2], "start": "B"}, "") == StepDoneStart(
         "", done=("A", 2), start="B"
     )
-    assert ccd.parse_call(ccd.UPDATE_PLAN, {"start": 0}, "") == StepDoneStart("", done=(), start=0)
-    assert ccd.parse_call(ccd.WRAP_UP, {}, "") == StepWrapUp("")
-    assert ccd.parse_call("mcp__ccd_turn__other", {}, "") is None
+    assert claude_desktop.parse_call(claude_desktop.UPDATE_PLAN, {"start": 0}, "") == StepDoneStart(
+        "", done=(), start=0
+    )
+    assert claude_desktop.parse_call(claude_desktop.WRAP_UP, {}, "") == StepWrapUp("")
+    assert claude_desktop.parse_call("mcp__ccd_turn__other", {}, "") is None
 
 
 def test_a_status_outside_the_ccd_vocabulary_reads_as_pending() -> None:
     # docs/reading.md, Gemini CLI: ccd statuses are pending, in_progress, completed; `cancelled` is ACP's.
-    items = ccd.parse_items([{"text": "Read", "status": "cancelled"}, {"text": "Fix", "status": "done"}, "Ship"])
+    items = claude_desktop.parse_items(
+        [{"text": "Read", "status": "cancelled"}, {"text": "Fix", "status": "done"}, "Ship"]
+    )
     assert items == (PlanItem(text="Read"), PlanItem(text="Fix"), PlanItem(text="Ship"))

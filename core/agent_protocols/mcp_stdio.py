@@ -4,7 +4,7 @@ stdio, and gone when its client is.
 Why a module of its own: how the process starts and ends (stderr logging, the settings
 file and store folder it picks, exiting when stdin closes with work still in flight)
 changes with how agents launch servers, apart from what the server answers
-(core/agents/mcp.py).
+(core/agent_protocols/mcp.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 import anyio
 
 from planwatch.core import paths
-from planwatch.core.agents.mcp import PlanwatchMCP
+from planwatch.core.agent_protocols.mcp import PlanwatchMCP
 from planwatch.core.settings import LiveSettings
 
 __all__ = ["make_server", "run_server"]

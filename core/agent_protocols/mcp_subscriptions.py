@@ -5,7 +5,7 @@ counted per URI, the legacy `resources/subscribe` and the 2026-07-28
 `subscriptions/listen` streams, changes crossing from the channel's watcher thread to
 the event loop and coalesced per burst — that changes with the MCP protocol's
 notification side, apart from the server's set-up and its tools and resources
-(core/agents/mcp.py).
+(core/agent_protocols/mcp.py).
 
 - `PlanSubscriptions(channel, caller)`: `open()` on the event loop before serving,
   `notify_changes()` run as a task while serving, `close()` after; the request handlers

@@ -3,7 +3,7 @@
 Why a module of its own: how a load avoids re-reading 10,000 files (the key that says
 a file is unchanged, when an entry is forgotten, what a listing that fails reports) is a
 performance policy that changes apart from the rules of a record file
-(core/store/recordfile.py) and from how the `Store` writes (core/store/records.py).
+(core/store/recordfile.py) and from how the `Store` writes (core/store/store.py).
 
 - `ParsedFiles.parse(path, kind, fresh=)` → (the record, a problem or None; the text when
   it was read now). An entry is reused while (inode, size, mtime) is unchanged.

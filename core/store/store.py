@@ -6,7 +6,7 @@ API summary (stable; the tools, the channel's watcher and the app build on it):
   - `load() -> StoreSnapshot`: every valid record, plus a `RecordProblem` for each file
     that is not one. Never raises on bad files. Parsed files are cached by
     (inode, size, mtime), so a second load only re-reads what changed
-    (core/store/parsecache.py).
+    (core/store/snapshot.py).
   - `read_task(id)`, `read_plan(id)` → the record, or None when missing or invalid.
     Inside `lock()` they always read the file itself (what a write builds on).
   - `add_task(make)`, `add_plan(make)`: mint the next id under the store lock, call
@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from planwatch.core.atomic import atomic_write, create_exclusive, describe_os_error, fsync_dir
-from planwatch.core.regular import NotRegularFile, describe_kind, file_identity
+from planwatch.core.regular_files import NotRegularFile, describe_kind, file_identity
 from planwatch.core.store.errors import RecordChanged, RecordMissing, RecordTooLarge, StoreError, failed_write
 from planwatch.core.store.handsave import (
     ReplacedFile,
@@ -63,7 +63,6 @@ from planwatch.core.store.handsave import (
     wait_for_in_place_save,
 )
 from planwatch.core.store.ids import ID_LIMIT, IdCounter, StoreLock, highest_on_disk
-from planwatch.core.store.parsecache import KIND_FOLDER_LINK, ParsedFiles, StoreSnapshot, problem_order
 from planwatch.core.store.record_render import render_record
 from planwatch.core.store.recordfile import (
     MAX_RECORD_BYTES,
@@ -72,6 +71,7 @@ from planwatch.core.store.recordfile import (
     relative_name,
 )
 from planwatch.core.store.schema import PlanRecord, TaskRecord, id_number, is_plan_id, is_task_id
+from planwatch.core.store.snapshot import KIND_FOLDER_LINK, ParsedFiles, StoreSnapshot, problem_order
 
 __all__ = ["Store", "StoreSnapshot"]
 

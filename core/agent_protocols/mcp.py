@@ -16,8 +16,8 @@ app and the scripts on the CLI (docs/store.md, Agents on the same list):
   2026-07-28 `subscriptions/listen` stream) sends `notifications/resources/updated`
   whenever the plan or its tasks change, by any writer: `core.store.channel` watches
   the folder and diffs the records. The subscriptions themselves live in
-  `core.agents.mcp_subscriptions`; the process (`make_server`, `run_server`, exiting
-  when stdin closes) in `core.agents.mcp_stdio`.
+  `core.agent_protocols.mcp_subscriptions`; the process (`make_server`, `run_server`, exiting
+  when stdin closes) in `core.agent_protocols.mcp_stdio`.
 
 Who calls: `--session` (else `PLANWATCH_SESSION`) is the session the stamps name;
 `PLANWATCH_TOKEN`, checked against the user directory, is the person.
@@ -45,7 +45,7 @@ from mcp.server.session import ServerSession
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
 
-from planwatch.core.agents.mcp_subscriptions import PlanSubscriptions, channel_error
+from planwatch.core.agent_protocols.mcp_subscriptions import PlanSubscriptions, channel_error
 from planwatch.core.settings import LiveSettings, Settings, SettingsProblem
 from planwatch.core.store import grants
 from planwatch.core.store.channel import FORBIDDEN, PREFIX, Channel, ChannelError
@@ -324,7 +324,7 @@ class PlanwatchMCP:
         can land on the protocol."""
         import os
 
-        from planwatch.core.agents.mcp_wire import LockedWriter, WireReader
+        from planwatch.core.agent_protocols.mcp_wire import LockedWriter, WireReader
 
         saved = os.dup(1)
         os.dup2(2, 1)

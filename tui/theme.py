@@ -1,14 +1,12 @@
-"""Colours of rows, marks, pills and statuses: the theme's own variables, made readable.
+"""The app's own high-contrast theme, and each theme's variables made readable.
 
-Every style here names a Textual theme variable (`$text-success`, `$text-muted`, …), never
-a fixed colour or "dim", so the rows follow the chosen theme. Some bundled themes pair a
-variable with a background it barely shows on (textual-dark's `$text-secondary` on
-`$surface`, a light theme's cursor text, the footer's accent key labels on `$panel`);
-`readable_variables` nudges those variables (the footer's own background where no text
-colour can read on it: solarized's blue),
-per theme, until they read at `MINIMUM_CONTRAST` (WCAG 2 AA) on the backgrounds the app
-draws them on. Rows under the cursor drop their colours and take the cursor's, which is
-made readable the same way (see `CursorPlainOptionList`).
+Some bundled themes pair a variable with a background it barely shows on (textual-dark's
+`$text-secondary` on `$surface`, a light theme's cursor text, the footer's accent key
+labels on `$panel`); `readable_variables` nudges those variables (the footer's own
+background where no text colour can read on it: solarized's blue), per theme, until they
+read at `MINIMUM_CONTRAST` (WCAG 2 AA) on the backgrounds the app draws them on. The
+cursor's text is made readable the same way, so a row under the cursor, which takes the
+cursor's colours (tui/widgets/cursor_option_list.py), reads whatever its state.
 
 ANSI themes (`ansi-dark`, `ansi-light`) name the terminal's own palette, whose colours
 only the terminal knows: they are left as they are.
@@ -16,51 +14,14 @@ only the terminal knows: they are left as they are.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, Self
+from collections.abc import Mapping
 
 from textual.color import BLACK, WHITE, Color, ColorParseError
-from textual.content import Content, Span
-from textual.strip import Strip
-from textual.style import Style
 from textual.theme import Theme
-from textual.widgets import OptionList
-from textual.widgets.option_list import Option
 
 MINIMUM_CONTRAST = 4.5
 # Aim a little above the minimum: a focused list tints its background by a few percent.
 TARGET_CONTRAST = 4.75
-
-# The roles, as Content style strings (resolved against the theme when drawn).
-DONE = "$text-success"
-DOING = "$text-warning bold"
-OVERRIDE = "$text-primary bold"
-OVERRIDE_LABEL = "$text-primary italic"
-BLOCKED = "$text-error bold"
-PRIORITY = "$text-error bold"  # the high-priority mark beside an agent step
-REVIEW = "$text-secondary"
-MUTED = "$text-muted"
-FINISHED = "$text-muted"  # the text of a done item: quieter, still readable
-STRUCK = "$text-muted strike"  # cancelled and dropped
-NOTE = "$text-muted italic"
-HEADING = "bold"
-RUNNING = "$text-success bold"
-OPEN_COUNT = "$text-warning"
-ERROR = "$text-error"
-WARNING = "$text-warning"
-HARNESS: dict[str, str] = {
-    "claude": "$text-accent",
-    "codex": "$text-secondary",
-    "acp": "$text-primary",
-    "gemini": "$text-success",
-    "opencode": "$text-warning",
-    "qwen": "$text-secondary",
-    "pi": "$text-accent",
-    "copilot": "$text-primary",
-    "kilo": "$text-success",
-    "cline": "$text-accent",
-}
-HARNESS_DEFAULT = "$text-primary"
 
 # Theme variables used as text colours over the list backgrounds.
 TEXT_VARIABLES = (
@@ -240,54 +201,3 @@ def _readable_footer(variables: Mapping[str, str], footer: Color) -> dict[str, s
         if not moved_footer:
             break
     return changed
-
-
-def without_colour(style: str | Style) -> str | Style:
-    """A span style with its colours removed (bold, italic, strike… kept)."""
-    if isinstance(style, Style):
-        return Style(bold=style.bold, italic=style.italic, strike=style.strike, underline=style.underline)
-    kept = [word for word in style.split() if word in ("bold", "italic", "strike", "underline", "not")]
-    return " ".join(kept)
-
-
-def plain_for_cursor(content: Content) -> Content:
-    """`content` as it shows under the cursor: the cursor's colours, the row's emphasis."""
-    spans = [Span(span.start, span.end, without_colour(span.style)) for span in content.spans]
-    return Content(content.plain, spans=[span for span in spans if span.style])
-
-
-class CursorPlainOptionList(OptionList):
-    """An OptionList whose highlighted row drops its own colours for the cursor's.
-
-    A row's colours are chosen to read on the list's background; on the cursor's they
-    often do not (textual-dark's green on its blue cursor is 2.6:1). The cursor's text
-    colour is made readable per theme (readable_variables), so the highlighted row reads
-    whatever its state; the marks still tell states apart by their glyphs."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        # option -> (the prompt it was made from, its colourless twin)
-        self._cursor_twins: dict[Option, tuple[object, Option]] = {}
-
-    def _get_option_render(self, option: Option, style: Style) -> list[Strip]:
-        # Textual draws (and caches) an option per style; the highlighted one is drawn
-        # from a colourless twin of its prompt. Overrides a private hook of the pinned
-        # Textual: no public one sees the prompt and the highlight together.
-        index = self._option_to_index.get(option)
-        prompt = option.prompt
-        if index is None or index != self.highlighted or option.disabled or not isinstance(prompt, Content):
-            return super()._get_option_render(option, style)
-        made_from, twin = self._cursor_twins.get(option, (None, None))
-        if twin is None or made_from is not prompt:
-            twin = Option(plain_for_cursor(prompt))
-            self._cursor_twins[option] = (prompt, twin)
-        self._option_to_index[twin] = index  # the rendered row's click target
-        return super()._get_option_render(twin, style)
-
-    def clear_options(self) -> Self:
-        self._cursor_twins.clear()
-        return super().clear_options()
-
-    def set_options(self, options: Iterable[Any]) -> Self:
-        self._cursor_twins.clear()
-        return super().set_options(options)

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from planwatch.core.store import views
-from planwatch.core.store.records import Store
+from planwatch.core.store import session_todos
 from planwatch.core.store.schema import PlanRecord, Scope, TaskRecord
+from planwatch.core.store.store import Store
 
 SESSION = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
 OTHER = "0a7d5e21-88c4-4f1b-b2e6-91d3c4a5f6e7"
@@ -41,7 +41,7 @@ def store(tmp_path: Path) -> Store:
 )
 def test_todo_line_is_ticked_only_for_done(store: Store, status: str, line: str) -> None:
     add_task(store, "Write the migration", status, session=SESSION)
-    assert views.todo_lines(store.load(), SESSION) == [line]
+    assert session_todos.todo_lines(store.load(), SESSION) == [line]
 
 
 def test_todo_lists_tasks_of_the_session_plan_and_tasks_naming_the_session_once_by_id(store: Store) -> None:
@@ -55,7 +55,7 @@ def test_todo_lists_tasks_of_the_session_plan_and_tasks_naming_the_session_once_
     add_task(store, "Another session's task", session=OTHER)  # t12
     add_task(store, "In another plan", plan=elsewhere.id)  # t13
 
-    lines = views.todo_lines(store.load(), SESSION)
+    lines = session_todos.todo_lines(store.load(), SESSION)
 
     assert lines == [
         "- [x] Step 1", "- [ ] Step 2", "- [x] Step 3", "- [ ] Step 4", "- [x] Step 5",
@@ -70,22 +70,22 @@ def test_open_count_counts_every_status_but_done_and_dropped(store: Store) -> No
     for status in ("todo", "doing", "blocked", "review", "done", "dropped"):
         add_task(store, f"A {status} task", status, plan=plan.id)
     snap = store.load()
-    assert views.open_count(snap, SESSION) == 4
-    assert views.session_meta(snap, SESSION) == {"ahpd.tasks": {"open": 4}}
+    assert session_todos.open_count(snap, SESSION) == 4
+    assert session_todos.session_meta(snap, SESSION) == {"ahpd.tasks": {"open": 4}}
 
 
 def test_session_whose_tasks_are_all_finished_carries_open_zero(store: Store) -> None:
     add_task(store, "Shipped", "done", session=SESSION)
-    assert views.session_meta(store.load(), SESSION) == {"ahpd.tasks": {"open": 0}}
+    assert session_todos.session_meta(store.load(), SESSION) == {"ahpd.tasks": {"open": 0}}
 
 
 def test_session_no_task_names_has_no_key(store: Store) -> None:
     add_plan(store, SESSION)  # a plan alone, with no task, names nothing
     add_task(store, "Another session's task", session=OTHER)
     snap = store.load()
-    assert views.session_meta(snap, SESSION) == {}
-    assert views.todo_lines(snap, SESSION) == []
-    assert SESSION not in views.open_counts(snap)
+    assert session_todos.session_meta(snap, SESSION) == {}
+    assert session_todos.todo_lines(snap, SESSION) == []
+    assert SESSION not in session_todos.open_counts(snap)
 
 
 def test_open_counts_cover_every_session_for_the_session_list(store: Store) -> None:
@@ -98,7 +98,7 @@ def test_open_counts_cover_every_session_for_the_session_list(store: Store) -> N
     add_task(store, "Third, all done", "done", session="third")
     add_task(store, "No session at all")
 
-    assert views.open_counts(store.load()) == {SESSION: 2, OTHER: 1, "third": 0}
+    assert session_todos.open_counts(store.load()) == {SESSION: 2, OTHER: 1, "third": 0}
 
 
 def test_hand_edited_record_is_read_and_invalid_one_left_out(store: Store) -> None:
@@ -112,8 +112,8 @@ def test_hand_edited_record_is_read_and_invalid_one_left_out(store: Store) -> No
         f"---\nid: t2\ntitle: Broken\nstatus: finished\nsession: {SESSION}\n---\n", encoding="utf-8"
     )
     snap = store.load()
-    assert views.todo_lines(snap, SESSION) == ["- [ ] Check the backups"]
-    assert views.session_meta(snap, SESSION) == {"ahpd.tasks": {"open": 1}}
+    assert session_todos.todo_lines(snap, SESSION) == ["- [ ] Check the backups"]
+    assert session_todos.session_meta(snap, SESSION) == {"ahpd.tasks": {"open": 1}}
 
 
 def test_todo_line_of_an_untrusted_title_stays_one_safe_line(store: Store) -> None:
@@ -121,4 +121,4 @@ def test_todo_line_of_an_untrusted_title_stays_one_safe_line(store: Store) -> No
     (store.tasks_dir / "t1.md").write_text(
         f'---\nid: t1\ntitle: "Evil\\ntitle \\e[31mred"\nsession: {SESSION}\n---\n', encoding="utf-8"
     )
-    assert views.todo_lines(store.load(), SESSION) == ["- [ ] Evil title \\x1b[31mred"]
+    assert session_todos.todo_lines(store.load(), SESSION) == ["- [ ] Evil title \\x1b[31mred"]
