@@ -78,7 +78,7 @@ def fixture_app(
     )
 
 
-async def settle(pilot: object, timeout: float = 20.0) -> None:
+async def settle(pilot: object, timeout: float = 60.0) -> None:
     """Until the app's first scan has finished and no worker is running."""
     from textual.pilot import Pilot
 

@@ -26,7 +26,7 @@ from planwatch.core.store.watch import StoreWatcher
 from planwatch.core.user_directory import UserDirectory, UserEntry
 
 SESSION = "6f1c2a90-3b7e-4d0a-9a51-2c8f0e4b7d13"
-DEADLINE = 10.0
+DEADLINE = 60.0  # bounds a failure only; a passing wait returns at once
 SETTINGS = Settings()
 DANA = Caller(by="dana", session=SESSION)
 

@@ -17,7 +17,7 @@ from planwatch.core.transcripts.follow import Follower
 # watchdog's inotify warns when `mkdir -p` races its own recursive watch; harmless.
 pytestmark = pytest.mark.filterwarnings("ignore:Callback with id:RuntimeWarning")
 
-DEADLINE = 10.0  # seconds; generous for a loaded 2-core machine, never slept through
+DEADLINE = 60.0  # seconds; generous for a loaded 2-core machine, never slept through
 
 
 @dataclass

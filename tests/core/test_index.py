@@ -25,7 +25,7 @@ assert _spec and _spec.loader
 corpus = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(corpus)
 
-DEADLINE = 10.0
+DEADLINE = 60.0  # bounds a failure only; a passing wait returns at once
 SID = "5e0c2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c"
 THREAD = "019ad3f1-0000-7000-8000-0000000000a1"
 CHILD = "019ad3f1-0000-7000-8000-0000000000b2"

@@ -361,6 +361,6 @@ async def test_hovering_the_pill_shows_the_hover_card(sessions, isolated_env) ->
         await pilot.pause()
         await pilot.hover("#pill")
         tooltip = app.screen.query_one(Tooltip)
-        await until(pilot, lambda: tooltip.display, timeout=3, what="the hover card")
+        await until(pilot, lambda: tooltip.display, what="the hover card")
         shown = str(tooltip.render())
         assert "Source: Claude Code todos" in shown and "In progress:" in shown

@@ -128,7 +128,6 @@ async def test_gemini_and_opencode_plan_text_stays_in_memory(isolated_env) -> No
             await until(
                 pilot,
                 lambda: app.entry("ses_secret00000000000000000001").plan.main.items[0].status == "completed",
-                timeout=3.0,
                 what="the change",
             )
             await pilot.press("q")

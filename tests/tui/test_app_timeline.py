@@ -31,10 +31,10 @@ async def test_a_past_sessions_timeline_is_rebuilt_from_its_transcript(isolated_
     past.todo_write([(f"Read the {MARKER} code", "completed"), ("Write the fix", "in_progress")])  # 14:00:06-08
     app = make_app(AppOptions(config_path=isolated_env.config))
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None and app.following, timeout=10.0, what="the scan")
+        await until(pilot, lambda: app.scan_done is not None and app.following, what="the scan")
         assert app.screen.selected_id == past.session_id
         await pilot.press("tab", "enter")  # the details panel
-        await until(pilot, lambda: "from the transcript" in details(app), timeout=5.0, what="the rebuilt timeline")
+        await until(pilot, lambda: "from the transcript" in details(app), what="the rebuilt timeline")
         text = details(app)
         assert "changes seen while planwatch ran" not in text and "no changes yet" not in text
         # Each change at the time of the result line that made it, under its day.
@@ -44,7 +44,7 @@ async def test_a_past_sessions_timeline_is_rebuilt_from_its_transcript(isolated_
         # A change seen live comes after the rebuilt ones.
         past.at = datetime.now(UTC)
         past.todo_write([(f"Read the {MARKER} code", "completed"), ("Write the fix", "completed")])
-        await until(pilot, lambda: "1 → 2 done" in details(app), timeout=10.0, what="the live change")
+        await until(pilot, lambda: "1 → 2 done" in details(app), what="the live change")
         whats = [entry.what for entry in app.timeline(past.session_id)]
         assert len(whats) == 3 and whats[-1] == "1 → 2 done"
 

@@ -222,7 +222,7 @@ class HeldIndex(SessionIndex):
         def held(entries):  # type: ignore[no-untyped-def]
             if on_batch is not None:
                 on_batch(entries)
-            self.hold.wait(10)
+            self.hold.wait(120)  # bounds a failed test only: the test lets go
 
         super().scan(held)
 

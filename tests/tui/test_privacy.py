@@ -64,7 +64,6 @@ async def use_the_app(isolated_env, *, opt_in: bool) -> None:
             await until(
                 pilot,
                 lambda: bool(files_holding(MARKER, isolated_env.store)),
-                timeout=5,
                 what="the opt-in mirror",
             )
         await app.workers.wait_for_complete()

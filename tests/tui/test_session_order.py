@@ -78,7 +78,7 @@ async def test_the_apps_list_takes_the_same_order_as_sessions_json(isolated_env)
     listed_by_cli = cli_ids()
     app = make_app(AppOptions(config_path=isolated_env.config, follow=False, clock=lambda: AT + timedelta(hours=1)))
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None, timeout=20, what="the scan")
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
         session_list = app.screen.query_one("#sessions", SessionList)
         await until(pilot, lambda: len(session_list.shown_ids) == 23, what="every row")
         assert session_list.shown_ids == listed_by_cli == expected_order(newer, tied)

@@ -90,7 +90,7 @@ async def test_plan_reading_turned_off_during_a_rebuild_keeps_nothing_it_read(is
         await _yield_until(lambda: app.reading, "reading on")
         app.timeline(past.session_id)
         await until(pilot, lambda: app.timeline_rebuild(past.session_id).done, timeout=60.0, what="the rebuild")
-        await until(pilot, lambda: MARKER in details(app) or "done" in details(app), timeout=10.0, what="the panel")
+        await until(pilot, lambda: MARKER in details(app) or "done" in details(app), what="the panel")
         assert any("done" in entry.what for entry in app.timeline(past.session_id))
         await pilot.press("q")
 
