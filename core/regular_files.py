@@ -63,10 +63,12 @@ def open_regular(path: Path | str, flags: int = os.O_RDONLY, mode: int = 0o644, 
 
 
 def open_regular_stat(
-    path: Path | str, flags: int = os.O_RDONLY, mode: int = 0o644, *, follow: bool = True
+    path: Path | str, flags: int = os.O_RDONLY, mode: int = 0o644, *, follow: bool = True, blocking: bool = True
 ) -> tuple[int, os.stat_result]:
     """`open_regular`, with the `fstat` of the descriptor it checked (a caller that needs
-    the file's identity need not ask again: a warm start asks it of every file)."""
+    the file's identity need not ask again: a warm start asks it of every file).
+    `blocking=False` leaves the descriptor non-blocking, for a caller that only
+    `pread`s it (a regular file never blocks: a warm start saves a call a file)."""
     if not flags & os.O_CREAT:
         check_regular(path, follow=follow)
     extra = os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -93,7 +95,8 @@ def open_regular_stat(
             raise _refuse(path, st.st_mode)
         # Back to blocking reads: a regular file never blocks anyway, and some callers
         # hand the fd to code that does not expect EAGAIN.
-        os.set_blocking(fd, True)
+        if blocking:
+            os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise

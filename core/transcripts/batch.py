@@ -37,7 +37,7 @@ from planwatch.core.transcripts.reader import SessionFacts, SessionResult, Trans
 from planwatch.core.transcripts.registry import reader_for
 from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, replay
 from planwatch.core.transcripts.warmcache import Remembered as RememberedEntries
-from planwatch.core.transcripts.warmsummary import summary_matches, summary_plans, summary_results
+from planwatch.core.transcripts.warmsummary import summary_matches, summary_plans, summary_results, with_times
 from planwatch.core.transcripts.zst import is_zst
 
 if TYPE_CHECKING:
@@ -220,14 +220,14 @@ def _read_warm(
     when the file changed otherwise (warmcache.fits, a line's hash). With `summaries`
     and the file unchanged, its fact lines only, its plans from the summary (when the
     facts they give are the remembered ones; else the whole trace, with a new reader)."""
-    fd, st = open_regular_stat(item.path)
+    fd, st = open_regular_stat(item.path, blocking=False)  # only ever `pread`
     try:
         fit = fits(remembered, identity(st))
         if fit is None:
             return None
         if summaries and fit == "same" and remembered.summary is not None:
             if replay(remembered, reader, fd, facts_only=True):
-                results = summary_results(remembered.summary, reader)
+                results = summary_results(remembered.summary, reader, times=True)
                 if results is not None:
                     trace = remembered.trace()
                     trace.seen(st)
@@ -284,14 +284,14 @@ def _warm_facts(item: TranscriptFile, entry: Entry | None) -> WarmFacts | None:
         return None
     try:
         reader = reader_for(item.harness)(item.path)
-        fd, st = open_regular_stat(item.path)
+        fd, st = open_regular_stat(item.path, blocking=False)  # only ever `pread`
         try:
             now = identity(st)
             if fits(entry, now) != "same" or not replay(entry, reader, fd, facts_only=True):
                 return None
         finally:
             os.close(fd)
-        facts = reader.result_facts()
+        facts = with_times(entry.summary, reader.result_facts())
         if not summary_matches(entry.summary, facts):
             return None
         return now, [f.as_tuple() for f in facts], reader.skipped_lines

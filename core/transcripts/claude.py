@@ -247,8 +247,6 @@ class ClaudeReader(TranscriptReader):
         # still not the session's own, so they never touch the main plan.
         return SIDECHAIN_GROUP
 
-    touch_sets_time = True  # touch_line: `last_record`
-
     def touch_line(self, line: bytes) -> bool:
         moment = line_time(line, _TIME)
         self.facts.last_record(moment)

@@ -172,8 +172,6 @@ class CodexReader(TranscriptReader):
 
     # -- records -----------------------------------------------------------------------
 
-    touch_sets_time = True  # touch_line: `last_record`
-
     def touch_line(self, line: bytes) -> bool:
         if self._bare:
             return True  # no record of a bare rollout has a time of its own

@@ -76,7 +76,6 @@ class PiReader(TranscriptReader):
     # from the reader, and where the backward scan looks.
     scan_needles: tuple[bytes, ...] = _TODO_RESULT
     full_list_needles: tuple[bytes, ...] = (b'"toolName":"todo"', b'"toolName": "todo"')
-    touch_sets_time = True  # touch_line: `last_record`
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)

@@ -68,7 +68,6 @@ class QwenReader(TranscriptReader):
     scan_needles: tuple[bytes, ...] = (f'"{TODO_WRITE}"'.encode(),)
     # A result names its tool in `functionResponse.name`.
     full_list_needles: tuple[bytes, ...] = json_value_needles(TODO_WRITE)
-    touch_sets_time = True  # touch_line: `last_record`
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)

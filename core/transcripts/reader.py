@@ -191,10 +191,6 @@ class TranscriptReader(ABC):
         self.path = path
         self.skipped_lines = 0  # lines that were not valid JSON, counted so `show` can say so
 
-    # True when `touch_line` sets the last activity to the line's time outright (the
-    # last record's time), False when it keeps the later of the two (warmcache.replay).
-    touch_sets_time = False
-
     def fact_state(self) -> tuple[object, object]:
         """(the facts but the last activity, the last activity) as they stand: IO compares
         them before and after feeding a line, so the warm-start cache knows which lines

@@ -20,9 +20,10 @@ On the next start (`replay`), a file whose identity still fits is not scanned: a
 reader is fed the same lines again, each re-read with `pread` at its offset and checked
 against its hash, and only bytes appended since the resume offset are read as an append.
 A start that shows only facts and counts (`planwatch sessions`: `summaries`) feeds an
-unchanged file's fact lines alone (FACT, MIDDLE, TOUCH and the last WHEN) and takes its
-plans from the summary — items holding a status and no text — when the facts the
-reader gives hash as remembered; otherwise the whole trace is replayed. The app, `show`
+unchanged file's fact lines alone (FACT and MIDDLE: most often a few lines at its head,
+one `pread`) and takes its last activity (a number) and its plans from the summary —
+items holding a status and no text — when the facts the reader gives hash as
+remembered; otherwise the whole trace is replayed. The app, `show`
 and following always replay whole.
 - same inode, same size, same mtime: replay only;
 - same inode, grown: replay, then read from the resume offset (the live follower's
@@ -77,9 +78,9 @@ from planwatch.core.transcripts.warmsummary import valid_summary
 
 log = logging.getLogger(__name__)
 
-FORMAT = (
-    6  # 3: CRC-32 line hashes; 4: fact lines tagged (FACT, WHEN), summaries; 5: code stamp by zlib; 6: ctime, keyed MAC
-)
+# 3: CRC-32 line hashes; 4: fact lines tagged (FACT, WHEN), summaries; 5: code stamp by
+# zlib; 6: ctime, keyed MAC; 7: a summary keeps each result's last activity.
+FORMAT = 7
 CACHE_NAME = "warm-start.json"
 # Kinds of a trace's operations (four ints each: kind, offset, length, hash). TOUCH is
 # a line read only for its time (`touch_line`: the last record's time). A line fed is
@@ -88,6 +89,8 @@ CACHE_NAME = "warm-start.json"
 # the last WHEN of a trace gives the final one).
 LINE, MIDDLE, GAP, TOUCH, FACT, WHEN = 0, 1, 2, 3, 4, 5
 KINDS = (LINE, MIDDLE, GAP, TOUCH, FACT, WHEN)
+# What a replay of the fact lines alone leaves out (`replay(..., facts_only=True)`).
+_NOT_FACTS = frozenset((LINE, WHEN, TOUCH))
 # A file whose trace grew past this many operations is left out of the cache (its
 # replay would cost about what reading it does).
 MAX_OPS = 200_000
@@ -161,23 +164,14 @@ class Entry:
 def replay(entry: Entry, reader: TranscriptReader, fd: int, *, facts_only: bool = False) -> bool:
     """Feed `reader` the remembered lines again from `fd`; False (the reader then holds
     a part of them: throw it away) as soon as one line's bytes no longer match.
-    `facts_only`: only the lines that carry facts (FACT, the last WHEN, MIDDLE, TOUCH):
-    the reader's facts come out as a full replay's would (`summary_results` checks),
-    its plan does not."""
+    `facts_only`: only the lines that carry facts other than the last activity (FACT,
+    MIDDLE), for a file whose identity is unchanged: the last activity is the summary's
+    (`summary_results(..., times=True)`), so the last records read for their time alone
+    (WHEN, TOUCH) are not read again; the reader's other facts come out as a full
+    replay's would (the summary's hash checks), its plan does not."""
     ops = entry.ops
-    last_when = -1
-    if facts_only:
-        # The last activity: the last WHEN line gives it, unless a TOUCH line after it
-        # sets it outright (a reader whose `touch_line` keeps the record's time).
-        for i in range(len(ops) - 4, -1, -4):
-            if ops[i] == TOUCH and reader.touch_sets_time:
-                break
-            if ops[i] == WHEN:
-                last_when = i
-                break
-    wanted = [
-        i for i in range(0, len(ops), 4) if not (facts_only and (ops[i] == LINE or (ops[i] == WHEN and i != last_when)))
-    ]
+    skipped = _NOT_FACTS if facts_only else ()
+    wanted = [i for i in range(0, len(ops), 4) if ops[i] not in skipped]
     spans = _spans(ops, wanted)
     span_start, span_data = -1, b""
     for i in wanted:

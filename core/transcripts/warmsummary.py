@@ -1,15 +1,17 @@
 """A transcript's text-free summary in the warm-start cache: what `planwatch sessions`
-shows of each result without text — a hash of its facts, and per plan group its key,
-its source and its items' statuses (places in fixed tables) and partial flag. A start
-that needs only facts and counts re-reads an unchanged file's fact lines and takes its
-plans from here (items holding a status and no text). The cache file, its traces and
-their replay are warmcache.py.
+shows of each result without text — a hash of its facts, per plan group its key, its
+source and its items' statuses (places in fixed tables) and partial flag, and the time
+of its last activity (a number: microseconds since the epoch). A start that needs only
+facts and counts re-reads an unchanged file's fact lines alone (not the last record,
+whose time is here) and takes its plans from here (items holding a status and no
+text). The cache file, its traces and their replay are warmcache.py.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
 from typing import Any, get_args
 
 from planwatch.core.model import TODO_STATUSES, AgentPlan, PlanGroup, PlanItem, Source
@@ -18,6 +20,29 @@ from planwatch.core.transcripts.reader import SessionFacts, SessionResult, Trans
 # A result's summary names statuses and sources by their place in these.
 SUMMARY_STATUSES = TODO_STATUSES
 SUMMARY_SOURCES: tuple[str, ...] = get_args(Source)
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def when_number(moment: datetime | None) -> int | None:
+    """A last activity as the summary keeps it: microseconds since the epoch (None for
+    none, and for a time without a zone, which no reader gives: its replay then fails
+    the facts' hash and the file is replayed whole)."""
+    if moment is None or moment.tzinfo is None:
+        return None
+    return (moment - _EPOCH) // _MICROSECOND
+
+
+def when_moment(number: int | None) -> datetime | None:
+    """The time `when_number` gave (in UTC, as `parse_timestamp` holds every time); None
+    for a number no time has (the facts' hash then fails)."""
+    if number is None:
+        return None
+    try:
+        return _EPOCH + timedelta(microseconds=number)
+    except OverflowError:
+        return None
 
 
 def facts_hash(facts: SessionFacts) -> int:
@@ -28,9 +53,10 @@ def facts_hash(facts: SessionFacts) -> int:
 
 def summarize(results: Iterable[SessionResult]) -> list[Any]:
     """What `planwatch sessions` shows of each result, without text: the hash of its
-    facts, and per plan group its key (an id: "", "acp:<planId>", "agent-<agentId>"),
-    its source and each item's status (places in SUMMARY_SOURCES / SUMMARY_STATUSES),
-    and whether it is partial. No item text, no title, no document."""
+    facts, per plan group its key (an id: "", "acp:<planId>", "agent-<agentId>"), its
+    source and each item's status (places in SUMMARY_SOURCES / SUMMARY_STATUSES) and
+    whether it is partial, and its last activity (`when_number`). No item text, no
+    title, no document."""
     return [
         [
             facts_hash(result.facts),
@@ -43,6 +69,7 @@ def summarize(results: Iterable[SessionResult]) -> list[Any]:
                 ]
                 for g in result.plan.groups
             ],
+            when_number(result.facts.last_timestamp),
         ]
         for result in results
     ]
@@ -54,7 +81,11 @@ def valid_summary(raw: Any) -> bool:
         return False
     for result in raw:
         if not (
-            isinstance(result, list) and len(result) == 2 and type(result[0]) is int and isinstance(result[1], list)
+            isinstance(result, list)
+            and len(result) == 3
+            and type(result[0]) is int
+            and isinstance(result[1], list)
+            and (result[2] is None or type(result[2]) is int)
         ):
             return False
         for group in result[1]:
@@ -76,24 +107,39 @@ def valid_summary(raw: Any) -> bool:
 _BLANK_ITEMS = tuple(PlanItem(text="", status=status) for status in SUMMARY_STATUSES)
 
 
-def summary_results(summary: list[Any] | None, reader: TranscriptReader) -> list[SessionResult] | None:
+def summary_results(
+    summary: list[Any] | None, reader: TranscriptReader, *, times: bool = False
+) -> list[SessionResult] | None:
     """The results of a file from its summary, for a `reader` fed its fact lines only
-    (`replay(..., facts_only=True)`): the reader's facts, each checked against the
+    (`replay(..., facts_only=True)`, with `times`: its last activities taken from the
+    summary, the last records not read): the reader's facts, each checked against the
     remembered hash, with a plan of the remembered groups whose items hold statuses and
     no text (counts, sources, partial: all `sessions` shows). None when anything
     differs (then replay the whole trace)."""
     if summary is None:
         return None
     facts = reader.result_facts()
+    if times:
+        facts = with_times(summary, facts)
     if not summary_matches(summary, facts):
         return None
     return [SessionResult(facts=f, plan=p) for f, p in zip(facts, summary_plans(summary), strict=True)]
 
 
+def with_times(summary: list[Any], facts: list[SessionFacts]) -> list[SessionFacts]:
+    """`facts` (a reader's results', in order, fed no line for its time alone) with each
+    last activity the summary remembers: the facts' hash then checks the rest."""
+    if len(facts) != len(summary):
+        return facts
+    for f, (_digest, _groups, when) in zip(facts, summary, strict=True):
+        f.last_timestamp = when_moment(when)
+    return facts
+
+
 def summary_matches(summary: list[Any], facts: list[SessionFacts]) -> bool:
     """Whether `facts` (a reader's results', in order) hash as the summary remembers."""
     return len(facts) == len(summary) and all(
-        facts_hash(f) == digest for f, (digest, _groups) in zip(facts, summary, strict=True)
+        facts_hash(f) == digest for f, (digest, _groups, _when) in zip(facts, summary, strict=True)
     )
 
 
@@ -107,7 +153,7 @@ def summary_plans(summary: list[Any]) -> list[AgentPlan]:
     """Per result of a summary, the plan it stands for: its groups, whose items hold a
     status and no text."""
     plans: list[AgentPlan] = []
-    for _digest, groups in summary:
+    for _digest, groups, _when in summary:
         key = repr(groups)
         plan = _PLANS.get(key)
         if plan is None:

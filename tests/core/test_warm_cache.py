@@ -18,10 +18,10 @@ from bench.corpus import ClaudeWriter
 
 from planwatch.core import paths
 from planwatch.core.index import SessionIndex
-from planwatch.core.transcripts import warmcache
+from planwatch.core.transcripts import warmcache, warmsummary
 from planwatch.core.transcripts.batch import FileRead, read_file
 from planwatch.core.transcripts.discover import TranscriptFile, classify, is_whole_document
-from planwatch.core.transcripts.warmcache import FACT, GAP, LINE, MIDDLE, WHEN, WarmCache
+from planwatch.core.transcripts.warmcache import FACT, GAP, LINE, MIDDLE, TOUCH, WHEN, WarmCache
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
@@ -445,7 +445,7 @@ def test_a_forged_summary_is_never_trusted(isolated_env) -> None:  # type: ignor
 
     def done_everywhere(doc: dict) -> None:  # type: ignore[type-arg]
         for row in doc["files"].values():
-            for _facts, groups in row[9]:
+            for _facts, groups, _when in row[9]:
                 for group in groups:
                     group[3] = [2 for _ in group[3]]  # every status "completed"
 
@@ -606,6 +606,34 @@ def test_remembered_lines_that_lie_close_together_are_reread_in_one_call(tmp_pat
     again = summary_read(path)
     assert again.warm == "same" and counts_of(again) == counts_of(first)
     assert again.results[0].facts == first.results[0].facts
+
+
+def test_an_unchanged_file_needing_only_counts_is_one_read_at_its_head(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Its last activity comes from the summary (a number): the last record, read cold
+    for its time, is not read again, and the fact lines at its head take one pread;
+    the facts are the cold read's, time included."""
+    path = claude_file(tmp_path, [("Read the code", "in_progress"), ("Write tests", "pending")])
+    first = cold(path)
+    index_summaries(path)
+    entry = WarmCache.load().get(path, "claude")
+    assert entry is not None and entry.summary is not None
+    [[_digest, _groups, when]] = entry.summary
+    assert when == warmsummary.when_number(first.results[0].facts.last_timestamp) and type(when) is int
+    timed = [entry.ops[i + 1] for i in range(0, len(entry.ops), 4) if entry.ops[i] in (TOUCH, WHEN)]
+    reads: list[tuple[int, int]] = []
+    real_pread = os.pread
+
+    def pread(fd: int, length: int, offset: int) -> bytes:
+        reads.append((offset, length))
+        return real_pread(fd, length, offset)
+
+    monkeypatch.setattr(os, "pread", pread)
+    again = summary_read(path)
+    monkeypatch.undo()
+    assert again.warm == "same" and counts_of(again) == counts_of(first)
+    assert all(i.text == "" for r in again.results for g in r.plan.groups for i in g.items)  # from the summary
+    assert len(reads) == 1 and reads[0][0] == 0
+    assert max(timed) >= reads[0][0] + reads[0][1], "the last record is not read again"
 
 
 def test_a_first_scan_checks_each_remembered_entry_only_when_it_reads_its_file(tmp_path: Path) -> None:

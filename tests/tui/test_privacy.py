@@ -130,15 +130,17 @@ async def test_the_warm_start_cache_holds_no_plan_text_and_no_title(isolated_env
     assert cache, "the app wrote no warm-start cache"
     assert files_holding(MARKER, paths.cache_dir()) == []
     assert files_holding("Rotate", paths.cache_dir()) == []
-    # Its summary of the file (format 4): a hash of the facts, then per group its key,
-    # its source and each item's status as places in fixed tables, partial as 0/1.
+    # Its summary of the file: a hash of the facts, then per group its key, its source
+    # and each item's status as places in fixed tables, partial as 0/1, then the last
+    # activity as a number (microseconds since the epoch), never as text.
     import json
 
     from planwatch.core.transcripts import warmcache, warmsummary
 
     [row] = json.loads(warmcache.cache_file().read_bytes())["files"].values()
-    [[facts_hash, groups]] = row[9]  # the cache row's last field: its summary
+    [[facts_hash, groups, when]] = row[9]  # the cache row's last field: its summary
     assert type(facts_hash) is int
+    assert type(when) is int
     # (as the first scan saw the list, or after the append when the app wrote it again)
     done, doing, pending = (warmsummary.SUMMARY_STATUSES.index(s) for s in ("completed", "in_progress", "pending"))
     [[key, source, partial, statuses]] = groups
