@@ -653,11 +653,20 @@ class Replica:
                 fields = fields_of(result)
                 if known is None:
                     final = in_ranges(mint, prefix, id_number(record_id)) and record_id not in merged_ids
-                    ops = create_ops(clock, kind, record_id, fields)
+                    # A task added, approved and started between two passes: created todo,
+                    # then approved, then moved, in that order (the merge checks a move to
+                    # doing against the approvals ranked before it).
+                    started = kind == "task" and fields.get("status") == "doing"
+                    initial = dict(fields, status="todo", started=None) if started else fields
+                    ops = create_ops(clock, kind, record_id, initial)
                     if not final:
                         ops[0]["p"] = 1
                     new_uid_ = str(ops[0]["u"])
                     ops += self._approval_op(clock, new_uid_, kind, result, None, ledger, problems)
+                    if started:
+                        ops += change_ops(
+                            clock, new_uid_, kind, ops[0]["o"], {"fields": ops[0]["v"], "heads": {}}, fields
+                        )
                     records[new_uid_] = {
                         "kind": kind,
                         "id": record_id,
@@ -675,9 +684,11 @@ class Replica:
                 else:
                     found = self._create_op(uid)
                     base = {"fields": dict(found["v"]) if found else {}, "heads": {}}
-                ops = change_ops(clock, uid, kind, create_op, base, fields)
+                ops = []
                 if fields.get("approved") != base["fields"].get("approved"):
+                    # first: a move to doing captured with it came after it
                     ops += self._approval_op(clock, uid, kind, result, base["fields"].get("approved"), ledger, problems)
+                ops += change_ops(clock, uid, kind, create_op, base, fields)
                 new_pending += ops
                 known["sha"] = _sha(text or "")
         for gone_uid, rec in sorted(records.items()):

@@ -1,8 +1,9 @@
 """The proof that a shared store converges: four hosts (each its own store, settings and
 host id) against a bare remote that refuses non-fast-forward pushes and deletions,
 through a seeded schedule of adds (plan and blockedBy drawn from the host's own visible
-ids), edits, hand edits (valid, invalid, an editor saving over a newer version),
-approvals (signed with the grant, unsigned, forged by hand), syncs (some at once, some
+ids), edits, hand edits (valid, invalid, an editor saving over a newer version, a move to
+doing past the team's requireApproval), approvals (signed with the grant, unsigned,
+forged by hand), syncs (some at once, some
 killed at a git step by a `git` shim first on PATH), hosts going offline and back; then
 every host syncs until quiet. The ledger of what the commands answered is the truth.
 """
@@ -184,7 +185,11 @@ def test_four_hosts_converge_through_faults_with_nothing_lost(tmp_path: Path) ->
     remote = bare_remote(tmp_path / "remote.git")
     key, public = ssh_key(tmp_path, "ana")
     policy = tmp_path / "policy.json"
-    policy.write_text(json.dumps({"users": {"ana": {"roles": ["lead"], "keys": [public]}}}))
+    # the team requires approval: no host's own settings say so, and hands move tasks to
+    # doing past the tools (the merge must hold every unapproved move back)
+    policy.write_text(
+        json.dumps({"users": {"ana": {"roles": ["lead"], "keys": [public]}}, "settings": {"requireApproval": True}})
+    )
     a, b, c, d = (make_host(tmp_path, n, o) for n, o in (("a", "ana"), ("b", "bo"), ("c", "cy"), ("d", "di")))
     hosts = [a, b, c, d]
     adds: list[tuple[ProofHost, str, str]] = []  # (host, the id answered, the title's token)
@@ -228,7 +233,7 @@ def test_four_hosts_converge_through_faults_with_nothing_lost(tmp_path: Path) ->
 
     broken: dict[Path, str] = {}
     loaded: list[tuple[Path, str]] = []
-    kills = sweeps = 0
+    kills = sweeps = hand_moves = 0
     rounds = int(os.environ.get("PW_PROOF_ROUNDS", "10"))
     for step in range(rounds):
         calls: list[Call] = []
@@ -246,7 +251,13 @@ def test_four_hosts_converge_through_faults_with_nothing_lost(tmp_path: Path) ->
                 calls.append(Call(host, ("plan", "create", f"Plan from {host.name} {step}", "--scope", "folder:/srv")))
             elif roll < 0.44 and tasks:
                 target = rng.choice(tasks)
-                if rng.random() < 0.5:
+                path = host.store / "tasks" / f"{target}.md"
+                if rng.random() < 0.25 and path not in broken:
+                    text = path.read_text()  # moved to doing by hand, past the tools' rule
+                    if "\nstatus: todo\n" in text:
+                        path.write_text(text.replace("\nstatus: todo\n", "\nstatus: doing\n", 1))
+                        hand_moves += 1
+                elif rng.random() < 0.5:
                     status = rng.choice(["doing", "review", "done", "blocked"])
                     calls.append(Call(host, ("task", "set", target, "--status", status)))
                 else:
@@ -375,6 +386,19 @@ def test_four_hosts_converge_through_faults_with_nothing_lost(tmp_path: Path) ->
     # healing: every broken file fixed, every host online, all sync at once until quiet
     for path, text in broken.items():
         path.write_text(text)
+    # and one more move to doing by hand on each host but a, of a task nobody approved:
+    # whatever syncs next, the merge must hold it back on every host
+    moved_by_hand: set[str] = set()
+    for host in (b, c, d):
+        for name in host.visible("tasks"):
+            path = host.store / "tasks" / f"{name}.md"
+            text = path.read_text()
+            token = token_of(text)
+            if token and token not in signed and token not in moved_by_hand and "\nstatus: todo\n" in text:
+                path.write_text(text.replace("\nstatus: todo\n", "\nstatus: doing\n", 1))
+                moved_by_hand.add(token)
+                hand_moves += 1
+                break
     for host in hosts:
         host.offline(False)
         host.kill_at(None)
@@ -436,12 +460,22 @@ def test_four_hosts_converge_through_faults_with_nothing_lost(tmp_path: Path) ->
     for t in tasks:
         if t.approved is not None:
             assert t.approved.by == "ana" and token_of(f"title: {t.title}") in signed
+    doing = [t for t in tasks if t.status == "doing"]
+    for t in doing:  # the team's requireApproval, applied by the merge on every host
+        assert token_of(f"title: {t.title}") in signed, f"{t.id} is doing with no signed approval"
+    held_back = [
+        sorted((h["id"], h["op"]) for h in json.loads(x.ok("sync", "--status", "--json"))["heldBack"]) for x in hosts
+    ]
+    assert all(h == held_back[0] for h in held_back), "hosts list different moves held back"
+    held = len(held_back[0])
+    assert held >= len(moved_by_hand) > 0, "a move to doing by hand was not held back"
     renumbered = sum(1 for host, answered, token in adds if token not in swept and by_token[token][0].id != answered)
     skew = ", ".join(f"{h} {s}" for h, s in SKEW.items()) if FAKETIME else "none (faketime not installed)"
     print(
         f"\nproof: {rounds} rounds of 4 hosts at once, {len(adds)} adds, {renumbered} renumbered, {len(tasks)} tasks, "
         f"{len(swept)} swept by {sweeps} sweeps, {len(hand_labels)} records hand-edited, {len(signed)} signed approvals, "
-        f"{kills} syncs killed at a git step, clock skew: {skew}; healed in {healing:.1f} s, "
+        f"{kills} syncs killed at a git step, {hand_moves} moves to doing by hand, {len(doing)} tasks doing "
+        f"(all approved first), {held} moves held back, clock skew: {skew}; healed in {healing:.1f} s, "
         f"all in {time.monotonic() - began:.1f} s"
     )
 

@@ -135,3 +135,22 @@ def test_a_policy_with_settings_that_are_not_store_wide_ones_is_not_published(tm
         out = a.run("sync", "policy", str(bad), "--signing-key", str(key), "--signer", "ana")
         assert out.returncode == 1 and said in out.stderr and "nothing was published" in out.stderr
     assert git_in(remote, "rev-parse", "refs/planwatch/policy") == tip
+
+
+def test_a_task_added_approved_and_started_between_two_passes_stays_doing(tmp_path: Path) -> None:
+    a, b, _remote, _key, _public = policy_team(tmp_path, {"requireApproval": True})
+    a.ok("sync")
+    fresh = a.ok("task", "add", "Added, approved, started").split()[0]
+    a.ok("task", "approve", fresh)
+    a.ok("task", "set", fresh, "--status", "doing")
+    known = a.ok("task", "add", "Known first").split()[0]
+    a.ok("sync")  # the record known, then approved and started before the next pass
+    a.ok("task", "approve", known)
+    a.ok("task", "set", known, "--status", "doing")
+    out = a.ok("sync")
+    assert "held back" not in out
+    b.ok("sync")
+    for host in (a, b):
+        assert "status: doing" in host.task_text(fresh) and "status: doing" in host.task_text(known)
+        assert json.loads(host.ok("sync", "--status", "--json"))["heldBack"] == []
+    assert a.files() == b.files()
