@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
+
+if TYPE_CHECKING:
+    from planwatch.core.store.snapshot import StoreSnapshot
+    from planwatch.core.sync.contests import Contest
 
 
 class SessionsChanged(Message):
@@ -46,13 +50,26 @@ class StoreChanged(Message):
 
 @dataclass
 class StoreSummary:
-    """What the app shows of the store: own items per session, open counts, problems."""
+    """One read of the store, for every screen that shows it: own items per session,
+    open counts and problems (the browse screen), and the records themselves with what
+    the store view marks on them (contests, approvals that do not count, the team's
+    approval rule)."""
 
     tasks_by_session: dict[str, list[Any]] = field(default_factory=dict)
     open_counts: dict[str, int] = field(default_factory=dict)
     # One line per broken record: "<file>: <what is wrong>".
     problems: list[str] = field(default_factory=list)
     error: str | None = None
+    # The records as read; None until the store was first read, or when it could not be.
+    snapshot: StoreSnapshot | None = None
+    # The store view's sentence when the folder cannot be read (a file in its place too).
+    unreadable: str | None = None
+    # A shared store's contested records by id, as its last sync pass left them.
+    contests: dict[str, list[Contest]] = field(default_factory=dict)
+    # The records whose approved stamp does not count (core/store/approvals.py).
+    uncounted: frozenset[str] = frozenset()
+    # A shared store's team policy requires approval to start (None: not known).
+    require_approval: bool | None = None
 
 
 class StoreLoaded(Message):

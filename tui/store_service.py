@@ -6,7 +6,8 @@ two copies would disagree about the same files.
 Screens read it (`app.store_service`) and subscribe to its signals rather than being
 called by the app:
 - `changed` (the fresh `StoreSummary`): the store's contents were read again after a write
-  made here or one the watcher saw (agents, the CLI, an editor);
+  made here or one the watcher saw (agents, the CLI, an editor); the one read per change,
+  which every screen that shows the store paints from;
 - `settings_changed` (the new `Settings`): a save applied, so a rule such as *Require
   approval* holds for every screen at once;
 - `sync_changed` (a `SyncStatus`, also kept as `sync_status`): a shared store's
@@ -32,18 +33,37 @@ from textual.app import App
 from textual.signal import Signal
 
 from planwatch.core.settings import Settings
+from planwatch.core.store.approvals import approvals_of
 from planwatch.core.store.errors import StoreError
 from planwatch.core.store.identity import Caller, caller_from_env
+from planwatch.core.store.schema import PlanRecord, TaskRecord
 from planwatch.core.store.session_todos import open_counts
+from planwatch.core.store.snapshot import StoreSnapshot
 from planwatch.core.store.store import Store
+from planwatch.core.store.team import team_of
 from planwatch.core.store.tool_refusals import ToolRefused
 from planwatch.core.store.tools import run_tool
+from planwatch.core.sync.contests import read_contests
+from planwatch.core.text import safe_text
 from planwatch.tui.messages import StoreChanged, StoreLoaded, StoreSummary, SyncReported
 
 log = logging.getLogger(__name__)
 
 Answered = Callable[[str, bool], None]
 """Called on the writer thread with a tool's answer and whether it was refused."""
+
+
+def _uncounted(store: Store, snapshot: StoreSnapshot) -> frozenset[str]:
+    """The ids of the records in `snapshot` whose approved stamp does not count: the
+    host's ledger of approvals is a file (read again when it changed), so this is asked
+    in the thread that read the store, never while a table is filled."""
+    records: list[TaskRecord | PlanRecord] = [*snapshot.tasks.values(), *snapshot.plans.values()]
+    approved = [rec for rec in records if rec.approved is not None]
+    try:
+        ledger = approvals_of(store)
+        return frozenset(rec.id for rec in approved if not ledger.counts(rec))
+    except Exception:  # noqa: BLE001 - whatever the ledger's reading raised: no approval counts (fail closed)
+        return frozenset(rec.id for rec in approved)
 
 
 class StoreService:
@@ -146,21 +166,39 @@ class StoreService:
     def read_summary(self) -> StoreSummary:
         """A StoreSummary from one read of the store; never raises (the error is shown).
         Blocking: call it from a worker thread."""
+        root = self.store.root
         try:
+            # A file where the folder should be reads as a store of two problems; the
+            # store view says instead that the store cannot be read.
+            not_a_folder = root.exists() and not root.is_dir()
             snapshot = self.store.load()
-        except Exception as exc:
-            return StoreSummary(error=f"The store at {self.root} cannot be read: {exc}")
+        except Exception as exc:  # an unreadable folder: say so, keep every screen usable
+            return StoreSummary(
+                error=f"The store at {self.root} cannot be read: {exc}",
+                unreadable=f"The store at {safe_text(str(root))} cannot be read: {exc}",
+            )
         by_session: dict[str, list[Any]] = {}
         for task in snapshot.tasks_sorted():
             # Tasks the opt-in translation wrote carry a `source`; they are the agent's
             # plan, already shown above, not the person's own items.
             if task.session and task.source is None:
                 by_session.setdefault(task.session, []).append(task)
-        return StoreSummary(
+        summary = StoreSummary(
             tasks_by_session=by_session,
             open_counts=open_counts(snapshot),
             problems=[str(problem) for problem in snapshot.problems],
         )
+        if not_a_folder:
+            summary.unreadable = f"The store at {safe_text(str(root))} cannot be read: it is a file, not a folder"
+            return summary
+        summary.snapshot = snapshot
+        # A shared store's contested records, as its last sync pass left them (docs/sync.md).
+        summary.contests = read_contests(root) if (root / ".sync").is_dir() else {}
+        summary.uncounted = _uncounted(self.store, snapshot)
+        # A shared store's team policy may require approval whatever this host's settings say.
+        team = team_of(root)
+        summary.require_approval = bool(team and team["requireApproval"])
+        return summary
 
     def reload(self) -> None:
         """Read the store again off the UI thread; `changed` is published once it is in."""

@@ -7,8 +7,9 @@ Filters are task_list's (status, ready, by, since) and are answered by task_list
 
 The view keeps no store of its own: it reads and writes through the app's one store
 service (the one `Store`, settings object, ordered writer and watcher), which the app
-hands it when it builds the view. It re-reads the store after each of its own actions and whenever the service
-publishes `changed` (other writers: agents, the CLI, an editor), and uses the settings
+hands it when it builds the view. It paints from the service's one read per change (its
+`changed` signal: after each write, its own or another's, and whatever the watcher saw),
+asking task_list only for the tasks a filter shows, and uses the settings
 the service holds at the moment of each call, so a rule switched on in Settings holds
 here at once. Records that are not valid are listed below the table with their file
 and what is wrong.
@@ -31,16 +32,15 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Input, Select, Static
 
 from planwatch.core.settings import Settings
-from planwatch.core.store.approvals import approvals_of
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.schema import TASK_STATUSES, PlanRecord, TaskRecord
 from planwatch.core.store.snapshot import StoreSnapshot
 from planwatch.core.store.store import Store
-from planwatch.core.store.team import team_of
 from planwatch.core.store.tool_refusals import ToolRefused
 from planwatch.core.store.tools import run_tool
-from planwatch.core.sync.contests import Contest, read_contests
+from planwatch.core.sync.contests import Contest
 from planwatch.core.text import safe_text
+from planwatch.tui.messages import StoreSummary
 from planwatch.tui.screens import store_actions
 from planwatch.tui.screens.help import HelpScreen, ScreenKeysProvider
 from planwatch.tui.screens.store_rows import (
@@ -58,19 +58,6 @@ from planwatch.tui.widgets.key_footer import KeysFooter
 from planwatch.tui.widgets.store_table import StoreTable
 
 NO_PLAN = "group:none"
-
-
-def _uncounted(store: Store, snapshot: StoreSnapshot) -> frozenset[str]:
-    """The ids of the records in `snapshot` whose approved stamp does not count: the
-    host's ledger of approvals is a file (read again when it changed), so this is asked
-    in the worker that read the store, never while the table is filled."""
-    records: list[TaskRecord | PlanRecord] = [*snapshot.tasks.values(), *snapshot.plans.values()]
-    approved = [rec for rec in records if rec.approved is not None]
-    try:
-        ledger = approvals_of(store)
-        return frozenset(rec.id for rec in approved if not ledger.counts(rec))
-    except Exception:  # noqa: BLE001 - whatever the ledger's reading raised: no approval counts (fail closed)
-        return frozenset(rec.id for rec in approved)
 
 
 class StoreScreen(Screen[None]):
@@ -98,27 +85,13 @@ class StoreScreen(Screen[None]):
         Binding("question_mark", "help", "Help", key_display="?", tooltip="Every key of this view"),
     ]
 
-    class Loaded(Message):
-        """A fresh read of the store (and of task_list, when filtered), from a worker."""
+    class Filtered(Message):
+        """task_list's answer for the filters, over one read of the store, from a worker."""
 
-        def __init__(
-            self,
-            generation: int,
-            snapshot: StoreSnapshot,
-            shown: set[str] | None,
-            error: str | None,
-            unreadable: bool = False,
-            contests: dict[str, list[Contest]] | None = None,
-            uncounted: frozenset[str] = frozenset(),
-            require_approval: bool | None = None,
-        ) -> None:
+        def __init__(self, summary: StoreSummary, filters: Filters, shown: set[str] | None, error: str | None) -> None:
             super().__init__()
-            self.require_approval = require_approval
-            self.unreadable = unreadable
-            self.contests = contests or {}
-            self.uncounted = uncounted
-            self.generation = generation
-            self.snapshot = snapshot
+            self.summary = summary
+            self.filters = filters
             self.shown = shown
             self.error = error
 
@@ -139,7 +112,7 @@ class StoreScreen(Screen[None]):
         super().__init__()
         self._service = service
         self._titles = session_title
-        self._generation = 0
+        self._summary = StoreSummary()  # the service's read on screen
         self.snapshot = StoreSnapshot()
         self.contests: dict[str, list[Contest]] = {}  # a shared store's contested records, by id
         self.required = False  # a shared store's team policy requires approval to start
@@ -195,11 +168,12 @@ class StoreScreen(Screen[None]):
         self.set_class(self._narrow, "-narrow")
         self._set_columns()
         self.query_one(DataTable).focus()
-        self.service.changed.subscribe(self, lambda _view: self.reload())
+        self.service.changed.subscribe(self, self._show_summary)
         self.service.settings_changed.subscribe(self, lambda _settings: self._fill())
         # The status marks' colours are the theme's at the time of a fill (StoreTable).
         self.app.theme_changed_signal.subscribe(self, lambda _theme: self._fill())
-        self.reload()
+        # A fresh read for the view (the watcher may be off); it arrives as `changed`.
+        self.service.reload()
 
     def on_resize(self, event: Resize) -> None:
         narrow = event.size.width < NARROW
@@ -235,58 +209,46 @@ class StoreScreen(Screen[None]):
     # -- reading
 
     def action_reload(self) -> None:
-        self.reload()
+        self.service.reload()
 
-    def reload(self) -> None:
-        """Read the store again, off the UI thread; the newest read wins."""
-        self._generation += 1
-        self._load(self._generation, self.filters)
+    def _show_summary(self, summary: StoreSummary) -> None:
+        """Paint the service's read: at once, or once task_list says what a filter shows."""
+        self._summary = summary
+        if self.filters.active and summary.snapshot is not None:
+            self._filter(summary, self.filters)
+        else:
+            self._show(summary, None, None)
 
-    @work(thread=True, exclusive=True, group="store-load", exit_on_error=False)
-    def _load(self, generation: int, filters: Filters) -> None:
+    @work(thread=True, exclusive=True, group="store-filter", exit_on_error=False)
+    def _filter(self, summary: StoreSummary, filters: Filters) -> None:
         shown: set[str] | None = None
         error: str | None = None
         try:
-            if self.store.root.exists() and not self.store.root.is_dir():
-                raise NotADirectoryError("it is a file, not a folder")
-            snapshot = self.store.load()
-        except Exception as exc:  # an unreadable folder: say so, keep the screen usable
-            message = f"The store at {safe_text(str(self.store.root))} cannot be read: {exc}"
-            self.post_message(self.Loaded(generation, StoreSnapshot(), None, message, unreadable=True))
-            return
-        if filters.active:
-            try:
-                result = run_tool("task_list", self.store, self.settings, self.caller, filters.args(), now=self.clock)
-                shown = {line.split(" ", 1)[0] for line in result.lines}
-            except ToolRefused as exc:
-                error = exc.message
-        # A shared store's contested records, as its last sync pass left them (docs/sync.md).
-        contests = read_contests(self.store.root) if (self.store.root / ".sync").is_dir() else {}
-        uncounted = _uncounted(self.store, snapshot)
-        # A shared store's team policy may require approval whatever this host's settings say.
-        team = team_of(self.store.root)
-        required = bool(team and team["requireApproval"])
-        self.post_message(
-            self.Loaded(
-                generation, snapshot, shown, error, contests=contests, uncounted=uncounted, require_approval=required
-            )
-        )
+            result = run_tool("task_list", self.store, self.settings, self.caller, filters.args(), now=self.clock)
+            shown = {line.split(" ", 1)[0] for line in result.lines}
+        except ToolRefused as exc:
+            error = exc.message
+        self.post_message(self.Filtered(summary, filters, shown, error))
 
-    @on(Loaded)
-    def _on_loaded(self, event: Loaded) -> None:
-        if event.generation != self._generation:
-            return  # an older read finished after a newer one started
-        self.snapshot = event.snapshot
-        self.contests = event.contests
-        if event.require_approval is not None:
-            self.required = event.require_approval
-        self.shown = event.shown
-        self.uncounted = event.uncounted
-        self.unreadable = event.error if event.unreadable else None
+    @on(Filtered)
+    def _on_filtered(self, event: Filtered) -> None:
+        if event.summary is self._summary and event.filters == self.filters:
+            self._show(event.summary, event.shown, event.error)
+        # else the answer is for a read or filters no longer on screen; theirs follows
+
+    def _show(self, summary: StoreSummary, shown: set[str] | None, refused: str | None) -> None:
+        self.snapshot = summary.snapshot if summary.snapshot is not None else StoreSnapshot()
+        self.contests = summary.contests
+        if summary.require_approval is not None:
+            self.required = summary.require_approval
+        self.shown = shown
+        self.uncounted = summary.uncounted
+        self.unreadable = summary.unreadable
         # A filter task_list refused filters nothing: the summary says so, not "filtered".
-        self.refused = event.error if not event.unreadable else None
-        if event.error:
-            self.notify(refusal_text(event.error), severity="error", markup=False)
+        self.refused = refused
+        error = summary.unreadable or refused
+        if error:
+            self.notify(refusal_text(error), severity="error", markup=False)
         self._fill()
 
     # -- showing
@@ -425,7 +387,7 @@ class StoreScreen(Screen[None]):
             by=self.query_one("#filter-by", Input).value.strip(),
             since=self.query_one("#filter-since", Input).value.strip(),
         )
-        self.reload()
+        self._show_summary(self._summary)
 
     @on(Select.Changed, "#filter-status")
     @on(Checkbox.Changed, "#filter-ready")
@@ -483,7 +445,7 @@ class StoreScreen(Screen[None]):
         problem = run_outside(self.app, [*editor, str(path)])
         if problem:
             self.notify(problem, severity="error", markup=False)
-        self.reload()
+        self.service.reload()
 
     def action_edit_task(self) -> None:
         store_actions.edit_record(self)
@@ -510,6 +472,5 @@ class StoreScreen(Screen[None]):
         if event.refused:
             self.notify(refusal_text(event.answer), title="Refused", severity="error", markup=False)
             return
+        # The service read the store after the call, before answering: `changed` shows it.
         self.notify(toast_text(event.tool, event.answer, event.args), markup=False)
-        # The service's `changed` follows, but reading now makes the change show at once.
-        self.reload()
