@@ -351,16 +351,21 @@ def test_four_hosts_converge_through_faults_with_nothing_lost(tmp_path: Path) ->
     # and sweeps it (with the tasks it sees) as b and c add tasks to it and d syncs
     for host in hosts:
         host.offline(False)
-    run_round([Call(a, ("plan", "set", "p1", "--status", "done")), add_call(b, "--plan", "p1"), Call(d, ("sync",))])
+    # a plan of its own (the schedule may have swept the first one already), seen by all
+    late = a.ok("plan", "create", "P-late", "--scope", "folder:/srv").split()[0]
+    a.ok("sync")
+    run_round([Call(h, ("sync",)) for h in (b, c, d)])
+    run_round([Call(a, ("plan", "set", late, "--status", "done")), add_call(b, "--plan", late), Call(d, ("sync",))])
     before = tokens_on(a)
 
     def a_swept(out: subprocess.CompletedProcess[str]) -> None:
         nonlocal sweeps
-        assert out.returncode == 0 and "removed plans p1" in out.stdout, out.stdout + out.stderr
+        removed = out.stdout.partition("removed plans ")[2].split(" and ")[0].split()
+        assert out.returncode == 0 and late in [p.strip(",") for p in removed], out.stdout + out.stderr
         swept.update(before - tokens_on(a))
         sweeps += 1
 
-    run_round([Call(a, ("sweep", "--after-days", "0"), done=a_swept), add_call(c, "--plan", "p1"), Call(b, ("sync",))])
+    run_round([Call(a, ("sweep", "--after-days", "0"), done=a_swept), add_call(c, "--plan", late), Call(b, ("sync",))])
 
     # `planwatch sync` killed at every git step, each with a change of its own to push:
     # four hosts at a time, each killed at another step
