@@ -8,7 +8,8 @@ API summary (stable; the tools, the channel's watcher and the app build on it):
     (inode, size, mtime), so a second load only re-reads what changed
     (core/store/snapshot.py).
   - `read_task(id)`, `read_plan(id)` → the record, or None when missing or invalid.
-    Inside `lock()` they always read the file itself (what a write builds on).
+    Inside `lock()` they always read the file itself (what a write builds on), once
+    an editor's save in progress into it has finished.
   - `add_task(make)`, `add_plan(make)`: mint the next id under the store lock, call
     `make(id)` for the record, and create its file exclusively. Never reuses an id.
   - `write_task(rec)`, `write_plan(rec)`: atomic replace; a person's comments, key order
@@ -181,7 +182,14 @@ class Store:
 
     def _parse_cached(self, path: Path, kind: str, *, fresh: bool = False) -> Record | RecordProblem | None:
         """The file's record through the parse cache; a fresh read under the lock is
-        remembered for this thread, so a write can tell whether the file changed since."""
+        remembered for this thread, so a write can tell whether the file changed since.
+
+        A fresh read first lets an editor's save in progress finish (a file written in
+        place moments ago and still open for writing), as a write does: read between the
+        editor's truncate and its writes, the record would be refused as not valid.
+        Unlocked reads (the app's) never wait."""
+        if fresh:
+            wait_for_in_place_save(path)
         result, text = self._parsed.parse(path, kind, fresh=fresh)
         if fresh and text is not None and not isinstance(result, RecordProblem) and result is not None:
             self._seen()[path] = (text, result)

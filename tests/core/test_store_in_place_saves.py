@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import cli_run
+import pytest
 from conftest import IsolatedEnv
 
 from planwatch.core.regular_files import file_identity
@@ -170,3 +171,73 @@ def test_a_file_the_store_wrote_itself_is_still_watched_while_an_editor_holds_it
     text = path.read_text()
     assert "the person's note, saved into the file they had open\n" in text
     assert "status: doing" in text
+
+
+CUT_EDITOR = r"""
+import sys
+path = sys.argv[1]
+text = open(path, encoding="utf-8").read()
+with open(path, "r+", encoding="utf-8") as fh:  # saved in place: emptied first, then written
+    fh.seek(0)
+    fh.truncate()
+    print("cut", flush=True)
+    sys.stdin.readline()  # descheduled between its truncate and its write
+    fh.write(text.replace("start\n", "the person's body\n"))
+print("saved", flush=True)
+"""
+
+
+def test_a_tool_reading_a_record_an_editor_has_just_emptied_waits_for_the_save(
+    isolated_env: IsolatedEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A tool's locked read that falls between an editor's truncate and its write would
+    find an empty file and refuse the record as not valid; it waits for the save
+    instead, as the write does, and puts its change on top of what the person saved."""
+    from planwatch.core.settings import Settings
+    from planwatch.core.store import handsave
+    from planwatch.core.store.identity import Caller
+    from planwatch.core.store.tools import run_tool
+
+    store = Store(isolated_env.store)
+    store.add_task(lambda i: TaskRecord(id=i, title="Notes", body="start\n"))
+    path = isolated_env.store / "tasks" / "t1.md"
+    editor = subprocess.Popen(
+        [sys.executable, "-c", CUT_EDITOR, str(path)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert editor.stdin is not None and editor.stdout is not None
+    assert editor.stdout.readline() == "cut\n"
+    asked = threading.Event()  # the tool asked whether the file is still open for writing
+    real = handsave.open_for_writing
+
+    def spied(target: Path) -> bool | None:
+        asked.set()
+        return real(target)
+
+    monkeypatch.setattr(handsave, "open_for_writing", spied)
+    done: list[object] = []
+
+    def tool() -> None:
+        try:
+            done.append(run_tool("task_set", store, Settings(), Caller(by="agent"), {"task": "t1", "note": "tool"}))
+        except BaseException as exc:  # reported below, in the test's thread
+            done.append(exc)
+
+    caller = threading.Thread(target=tool)
+    caller.start()
+    deadline = time.monotonic() + DEADLINE
+    while not asked.is_set() and caller.is_alive():
+        assert time.monotonic() < deadline, "the tool neither waited nor finished"
+        asked.wait(0.01)
+    assert not done, done  # the tool is waiting for the save, not refusing the empty file
+    editor.stdin.write("go\n")
+    editor.stdin.flush()
+    assert editor.stdout.readline() == "saved\n"
+    assert editor.wait(timeout=DEADLINE) == 0
+    caller.join(timeout=DEADLINE)
+    assert not caller.is_alive() and len(done) == 1 and not isinstance(done[0], BaseException), done
+    text = path.read_text()
+    assert "the person's body\n" in text and "note: tool" in text
