@@ -87,8 +87,11 @@ print(n, refused)
 """
 
 EDITOR = r"""
-import json, os, sys, time
+import json, os, sys
+from pathlib import Path
+from planwatch.core.store.store import Store
 path, count = sys.argv[1], int(sys.argv[2])
+store = Store(Path(path).parent.parent)
 lost = []
 for n in range(1, count + 1):
     with open(path, encoding="utf-8") as fh:
@@ -109,13 +112,12 @@ for n in range(1, count + 1):
         with open(tmp, "w", encoding="utf-8") as fh:  # an editor saving by rename
             fh.write(new)
         os.replace(tmp, path)
-    time.sleep(0.03)
-    for grace in (0.0, 0.5, 1.0):  # a save that landed in a replaced file is put back: give it a moment
-        time.sleep(grace)
+    # A save that landed in a file a tool write replaced is put back by that write,
+    # which holds the store's lock until it has: once the lock is ours, no write that
+    # raced this save is still going, and the save is there or lost for good.
+    with store.lock():
         with open(path, encoding="utf-8") as fh:
             present = f"hand edit {n}\n" in fh.read()
-        if present:
-            break
     if not present:
         lost.append(n)
 print(json.dumps(lost))

@@ -47,7 +47,10 @@ print(json.dumps({"added": added, "refused": refused, "writes": writes}))
 
 EDITOR = r"""
 import json, os, sys, time
+from pathlib import Path
+from planwatch.core.store.store import Store
 path, mode, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+store = Store(Path(path).parent.parent)
 lost, n = [], 0
 end = time.monotonic() + seconds
 while time.monotonic() < end:
@@ -70,13 +73,13 @@ while time.monotonic() < end:
         with open(path + ".swp", "w", encoding="utf-8") as fh:
             fh.write(new)
         os.replace(path + ".swp", path)
-    time.sleep(0.05)
-    for grace in (0.0, 0.5, 1.0):  # a save that landed in a replaced file is put back: give it a moment
-        time.sleep(grace)
+    time.sleep(0.05)  # the editor's pace between saves (the tools write meanwhile)
+    # A save that landed in a file a tool write replaced is put back by that write,
+    # which holds the store's lock until it has: once the lock is ours, no write that
+    # raced this save is still going, and the save is there or lost for good.
+    with store.lock():
         with open(path, encoding="utf-8") as fh:
             present = f"{mode} edit {n}\n" in fh.read()
-        if present:
-            break
     if not present:
         lost.append(n)
 print(json.dumps({"edits": n, "lost": lost}))
