@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -90,6 +90,8 @@ class BrowseScreen(SessionScreen):
         # Each listed session's row and what it was made from (see _row).
         self._made_rows: dict[str, tuple[Any, tuple[Any, ...], SessionRow]] = {}
         self._next_rows: dict[str, tuple[Any, tuple[Any, ...], SessionRow]] = {}
+        # The store's open counts and the home folder the listed rows were made with.
+        self._rows_inputs: tuple[object, str] | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -220,6 +222,39 @@ class BrowseScreen(SessionScreen):
     def _rows(self, entries: list[Any], home: str, open_counts: dict[str, int]) -> list[SessionRow]:
         """`_row` of every entry, in one loop over locals: run on the UI thread for every
         session at each refresh (ten thousand while a first scan fills the list)."""
+        inputs = self._rows_inputs
+        if inputs is not None and inputs[0] is open_counts and inputs[1] == home:
+            return self._rows_kept(entries, home, open_counts)
+        self._rows_inputs = (open_counts, home)
+        return self._rows_checked(entries, home, open_counts)
+
+    def _rows_kept(self, entries: list[Any], home: str, open_counts: dict[str, int]) -> list[SessionRow]:
+        """`_rows` when the store's open counts (the same object: a store change makes a
+        new one) and the home folder are those the last refresh made its rows with: a
+        row still holds when its session is the same object and its pill counts are the
+        very ones it was made with (a change drops them), checked in one comprehension;
+        the others are made again."""
+        made_rows, get_counts = self._made_rows, self._counts.get
+        get_made = made_rows.get
+        kept = [
+            made[2]
+            if (made := get_made(entry.session.id)) is not None
+            and made[0] is entry.session
+            and made[1][0] is get_counts(entry.session.id)
+            else None
+            for entry in entries
+        ]
+        self._next_rows = {}
+        for at in [at for at, row in enumerate(kept) if row is None]:
+            kept[at] = self._row(entries[at], home, open_counts)
+        made_rows.update(self._next_rows)
+        if len(made_rows) > len(entries):  # sessions went: only those listed now
+            made_rows = {entry.session.id: made_rows[entry.session.id] for entry in entries}
+        self._next_rows = made_rows
+        return cast("list[SessionRow]", kept)
+
+    def _rows_checked(self, entries: list[Any], home: str, open_counts: dict[str, int]) -> list[SessionRow]:
+        """`_rows`, each row's inputs compared with those it was made with."""
         made_rows, next_rows, counts = self._made_rows, self._next_rows, self._counts
         get_made, get_open, get_counts = made_rows.get, open_counts.get, counts.get
         rows: list[SessionRow] = []
