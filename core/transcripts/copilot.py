@@ -188,7 +188,7 @@ class CopilotReader(TranscriptReader):
         if now[WORKSPACE] is None:
             return None
         try:
-            workspace = parse_workspace(_read_small(f"{self.path}/{WORKSPACE}"))
+            workspace = parse_workspace(_read_small(f"{self.path}/{WORKSPACE}"), titles_only=True)
         except OSError:
             return None
         if not (workspace.cwd and workspace.name):

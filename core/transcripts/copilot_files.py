@@ -66,20 +66,27 @@ class EventFacts:
     bad_lines: int = 0  # lines in the head that are not JSON
 
 
-def parse_workspace(data: bytes) -> Workspace:
-    """The keys planwatch uses of a `workspace.yaml`; anything it cannot read is left out."""
+def parse_workspace(data: bytes, *, titles_only: bool = False) -> Workspace:
+    """The keys planwatch uses of a `workspace.yaml`; anything it cannot read is left out.
+    `titles_only`: only `cwd` and `name` (a warm start, which has the id and the last
+    activity from its cache: the time is not parsed)."""
     text = data.decode("utf-8", "replace").replace("\r\n", "\n")
-    values = _scalars(text, _KEYS)
+    values = _scalars(text, _TITLE_KEYS if titles_only else _KEYS)
     found = Workspace()
     for key in ("id", "cwd", "name"):
         value = values.get(key)
         if value is not None and value.strip():
             setattr(found, key, value)
-    found.updated_at = parse_timestamp(values.get("updated_at"))
+    if not titles_only:
+        found.updated_at = parse_timestamp(values.get("updated_at"))
     return found
 
 
 _KEYS = frozenset(("id", "cwd", "name", "updated_at"))
+_TITLE_KEYS = frozenset(("cwd", "name"))
+# A plain scalar's first character when it is none of the forms `_scalar` tells apart
+# (block, flow collection, anchor, alias, tag, quoted).
+_NOT_PLAIN = frozenset("|>{[&*!@`'\"")
 
 
 def _scalars(text: str, keys: frozenset[str]) -> dict[str, str]:
@@ -91,6 +98,14 @@ def _scalars(text: str, keys: frozenset[str]) -> dict[str, str]:
         key, rest = match.group(1), match.group(2)
         if key not in keys or key in out or (rest and rest[0] not in " \t"):
             continue
+        at = match.end() + 1
+        if at >= len(text) or text[at] not in " \t\n":
+            # No continuation lines (the common case: one line): a plain scalar is the
+            # line's rest as `_scalar` would give it, without building its parts.
+            head = rest.strip()
+            if not head or (head[0] not in _NOT_PLAIN and " #" not in head):
+                out[key] = head
+                continue
         # Continuation lines: indented ones (and blank ones between them).
         more: list[str] = []
         at = match.end() + 1

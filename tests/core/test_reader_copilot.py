@@ -12,13 +12,15 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from planwatch.core import paths
 from planwatch.core.checklist import build_checklist
 from planwatch.core.index import SessionIndex, default_roots
 from planwatch.core.settings import Settings
 from planwatch.core.transcripts.copilot import CopilotReader, session_folder
-from planwatch.core.transcripts.copilot_files import parse_workspace
+from planwatch.core.transcripts.copilot_files import _KEYS, _TOP_KEY, _scalar, _scalars, parse_workspace
 from planwatch.core.transcripts.discover import discover
 from planwatch.core.transcripts.reader import SessionResult
 from planwatch.core.transcripts.sniff import sniff_harness
@@ -407,3 +409,83 @@ def test_copilot_privacy_switch_off_empties_the_plan_and_on_reads_it_again(tmp_p
         _wait_for(index, SAMPLE_ID, lambda e: e.plan.counts() == (3, 4), changed)
     finally:
         index.stop()
+
+
+def _scalars_every_line_parsed(text: str, keys: frozenset[str]) -> dict[str, str]:
+    """The workspace parser's loop without its one-line shortcut: every value gathered
+    with its continuation lines and handed to `_scalar`, as before the shortcut."""
+    out: dict[str, str] = {}
+    for match in _TOP_KEY.finditer(text):
+        key, rest = match.group(1), match.group(2)
+        if key not in keys or key in out or (rest and rest[0] not in " \t"):
+            continue
+        more: list[str] = []
+        at = match.end() + 1
+        while at < len(text) and text[at] in " \t\n":
+            end = text.find("\n", at)
+            line = text[at:] if end < 0 else text[at:end]
+            if line.strip() and line[0] not in " \t":
+                break
+            more.append(line)
+            at = len(text) if end < 0 else end + 1
+        while more and not more[-1].strip():
+            more.pop()
+        value = _scalar(rest.strip(), more)
+        if value is not None:
+            out[key] = value
+    return out
+
+
+_WORKSPACE_LINES = [
+    "id: 5e806925-4250-446b-9e18-4cd8ceb54145",
+    "cwd: /home/dev/a project",
+    "cwd:   /home/dev/spaced   ",
+    "cwd:",
+    "cwd: ''",
+    "name: plain words # a comment",
+    "name: plain#not a comment",
+    "name: 'it''s quoted'",
+    'name: "tab\\tand \\u00e9"',
+    "name: >-",
+    "name: |",
+    "name: [1, 2]",
+    "name: {a: 1}",
+    "name: &anchor value",
+    "name: *alias",
+    "name: !tag value",
+    "name: @at",
+    "name: `tick",
+    "name: 'unterminated",
+    'name: "unterminated',
+    "name:no space",
+    "  name: nested",
+    "  continued text",
+    "\tcontinued after a tab",
+    "",
+    "user_named: false",
+    "updated_at: 2026-12-01T18:41:15.141Z",
+    "updated_at: not a time",
+    "- a list item",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_WORKSPACE_LINES), max_size=9), st.booleans(), st.booleans())
+def test_copilot_workspace_one_line_shortcut_reads_what_the_full_parse_reads(
+    lines: list[str], newline_at_end: bool, crlf: bool
+) -> None:
+    text = "\n".join(lines) + ("\n" if newline_at_end else "")
+    assert _scalars(text, _KEYS) == _scalars_every_line_parsed(text, _KEYS)
+    data = text.replace("\n", "\r\n").encode() if crlf else text.encode()
+    full, titles = parse_workspace(data), parse_workspace(data, titles_only=True)
+    assert (titles.cwd, titles.name, titles.id, titles.updated_at) == (full.cwd, full.name, None, None)
+
+
+def test_copilot_workspace_shortcut_reads_every_fixture_as_the_full_parse() -> None:
+    found = sorted((Path(__file__).resolve().parents[2] / "fixtures").rglob("workspace.yaml"))
+    assert found
+    for path in found:
+        text = path.read_bytes().decode("utf-8", "replace").replace("\r\n", "\n")
+        assert _scalars(text, _KEYS) == _scalars_every_line_parsed(text, _KEYS), path
+        full, titles = parse_workspace(path.read_bytes()), parse_workspace(path.read_bytes(), titles_only=True)
+        assert (titles.cwd, titles.name) == (full.cwd, full.name), path
