@@ -252,13 +252,14 @@ def _updated(state: FileState, result: SessionResult) -> datetime:
     a date to come, a hostile line): it would pin the session on top of the list and
     keep it "running" for ever. The file's last write stands in for it, never past now."""
     last = result.facts.last_timestamp
+    if last is not None:
+        now = datetime.now(UTC)
+        if last <= now:
+            return last  # the common case: the file's time is not made at all
     mtime = datetime.fromtimestamp(state.mtime or state.file.mtime, tz=UTC)
     if last is None:
         return mtime
-    now = datetime.now(UTC)
-    if last > now:
-        return min(mtime, now)
-    return last
+    return min(mtime, now)
 
 
 def with_subagents(plan: AgentPlan, kids: list[FileState]) -> AgentPlan:

@@ -213,32 +213,31 @@ class CopilotReader(TranscriptReader):
         files = state.get("files") if isinstance(state, dict) else None
         if not isinstance(files, dict) or len(files) != len(SESSION_FILES):
             return False
-        self._looked = now = self._look()
+        folder = os.fspath(self.path) + "/"
+        now: dict[str, Identity | None] = {}
         for name in SESSION_FILES:
-            ident, remembered = now[name], files.get(name, False)
-            if ident is None or remembered is None:
-                if ident is not remembered:
+            remembered = files.get(name, False)
+            if remembered is None:
+                # Remembered as not there (usually the -wal and -journal): whether
+                # anything is there now, asked without a stat or an exception. Anything
+                # there, even a file that is not regular, is a change (the full look).
+                if os.access(folder + name, os.F_OK):
+                    self._looked = None
                     return False
-            elif not isinstance(remembered, list) or tuple(remembered) != ident:
+                now[name] = None
+                continue
+            ident = _identity(folder + name)
+            if ident is None or not isinstance(remembered, list) or tuple(remembered) != ident:
+                self._looked = None
                 return False
+            now[name] = ident
+        self._looked = now
         return True
 
     def _look(self) -> dict[str, Identity | None]:
         """Each file's identity now (None: not there, or not a regular file)."""
         folder = os.fspath(self.path) + "/"
-        found: dict[str, Identity | None] = {}
-        for name in SESSION_FILES:
-            try:
-                st = os.stat(folder + name)
-            except OSError:
-                found[name] = None
-                continue
-            # Only regular files count (a FIFO is never opened: it could block a read).
-            # The identity as warmcache.identity makes it, inline (a thousand folders).
-            found[name] = (
-                (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if _S_ISREG(st.st_mode) else None
-            )
-        return found
+        return {name: _identity(folder + name) for name in SESSION_FILES}
 
     # -- the files ---------------------------------------------------------------------
 
@@ -326,6 +325,17 @@ def read_folders(paths: list[Path], *, plans: bool = True) -> list[CopilotReader
         for reader in readers:
             reader.read_plan()
     return readers
+
+
+def _identity(path: str) -> Identity | None:
+    """A file's identity as warmcache.identity makes it, inline (a thousand folders);
+    None when it is not there or not a regular file (a FIFO is never opened: it could
+    block a read)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) if _S_ISREG(st.st_mode) else None
 
 
 def _open_regular(path: str) -> tuple[int, os.stat_result]:

@@ -4,6 +4,7 @@ session whose files did not change, and one whose files did is read again."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 from file_opens import opens_in
 
 from planwatch.core.index import SessionIndex
+from planwatch.core.transcripts.copilot import CopilotReader
 from planwatch.core.transcripts.warmcache import cache_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -145,3 +147,39 @@ def test_a_warm_listing_of_copilot_sessions_alone_forks_no_worker(tmp_path: Path
     before = len(_FORKS)
     SessionIndex(both, summaries=True).scan()
     assert len(_FORKS) > before
+
+
+COPILOT_FIXTURES = sorted(
+    folder.parent
+    for folder in (ROOT / "fixtures").rglob("workspace.yaml")
+    if folder.parent.parent.name == "session-state" and "copilot" in folder.parts
+)
+
+
+def test_a_remembered_copilot_session_reads_the_facts_a_full_read_reads(tmp_path: Path) -> None:
+    """The warm path (identities checked, a missing file asked for by existence only,
+    the workspace's cwd and name parsed alone) gives every fixture session the facts
+    the full read gives, and a -wal or -journal appearing (a regular file or not) is a
+    change."""
+    assert len(COPILOT_FIXTURES) >= 10
+    remembered_any = 0
+    for source in COPILOT_FIXTURES:
+        folder = tmp_path / source.parent.parent.parent.name / source.name
+        shutil.copytree(source, folder)
+        full = CopilotReader(folder)
+        results = full.read()
+        state = full.warm_state()
+        warm = CopilotReader(folder)
+        assert warm.unchanged(state), source
+        looked = warm.read_remembered(state)
+        if looked is not None:
+            remembered_any += 1
+            assert [r.facts for r in looked] == [r.facts for r in results], source
+            assert warm.warm_state() == state, source
+        for name, make in (("session.db-wal", lambda p: p.write_bytes(b"")), ("session.db-journal", os.mkfifo)):
+            if state["files"][name] is None:
+                make(folder / name)
+                assert not CopilotReader(folder).unchanged(state), (source, name)
+                (folder / name).unlink()
+                assert CopilotReader(folder).unchanged(state), (source, name)
+    assert remembered_any >= 5
