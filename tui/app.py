@@ -13,9 +13,9 @@ and the store service); screens subscribe to its signals (`sessions_changed`,
 `scan_finished`, and the store service's `changed` and `settings_changed`) and send
 their requests up as messages (an override, a store tool, the session shown), which the
 handlers here act on, running the IO in thread workers. The app never reaches into a
-screen. Keeping the settings (the file watched, a
-saved change applied, new transcript folders looked in, the theme) is the app's other
-half, tui/app_settings.py.
+screen. The settings (the file watched, a saved change
+applied, the theme) are kept by a `SettingsKeeper` the app holds, tui/app_settings.py,
+which tells the app what a saved change means for what it owns.
 """
 
 from __future__ import annotations
@@ -39,11 +39,11 @@ from planwatch.core.history import PlanHistory
 from planwatch.core.model import EMPTY_PLAN, AgentPlan
 from planwatch.core.overrides import FILE_NAME as OVERRIDES_FILE
 from planwatch.core.overrides import Overrides
-from planwatch.core.settings import load_settings
+from planwatch.core.settings import Settings, load_settings
 from planwatch.core.text import safe_text
 from planwatch.core.timeline import Rebuild, TimelineEntry, Timelines
 from planwatch.tui.app_options import AppOptions, options_from_args
-from planwatch.tui.app_settings import SettingsKeeper, default_roots
+from planwatch.tui.app_settings import SettingsEffects, SettingsKeeper, default_roots
 from planwatch.tui.commands import PlanwatchCommands, bindings
 from planwatch.tui.live import LiveFeed
 from planwatch.tui.messages import (
@@ -58,6 +58,7 @@ from planwatch.tui.notices import Notice, desktop_escapes, idle_notice, plan_not
 from planwatch.tui.screens.browse_model import OverrideRequested, SessionShown, ToolRequested
 from planwatch.tui.session_palette import SessionsProvider, SessionSwitcher
 from planwatch.tui.store_service import StoreOwner, StoreService
+from planwatch.tui.theme import readable_variables
 from planwatch.tui.widgets.session_rows import RUNNING_WINDOW, untitled
 
 if TYPE_CHECKING:
@@ -103,7 +104,7 @@ def _default_index(roots: list[Path], read_plans: bool) -> SessionIndex:
     return index
 
 
-class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
+class PlanwatchApp(StoreOwner, App[None]):
     """Browse sessions, tick checklists, follow an agent in a side pane."""
 
     TITLE = "planwatch"
@@ -117,7 +118,6 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
         self.config_path = options.config_path or paths.config_file()
         # Problems in the settings file show as a banner in the app, not on stderr.
         settings = load_settings(self.config_path, report=False)
-        self._keep_settings(settings)
         self.clock = options.clock
         state = options.state_dir or paths.state_dir()
         self.overrides = Overrides(state / OVERRIDES_FILE)
@@ -130,6 +130,12 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
             self.index = _default_index(roots, settings.read_agent_plans)
         store_root = options.store_root or paths.store_dir(settings.store)
         self.store_service = StoreService(self, store_root, settings, clock=self.clock)
+        effects = SettingsEffects(
+            reading_set=self._reading_set, mirror_all=self._mirror_all, roots_saved=self._roots_saved
+        )
+        self.settings_keeper = SettingsKeeper(self, self.store_service, self.config_path, settings, effects)
+        # Transcript folders saved while the first scan ran: looked in once it ends.
+        self._reroot_after_scan: Settings | None = None
         self.scan_done: ScanFinished | None = None
         # True once the index follows the transcript folders (appends show live).
         self.following = False
@@ -172,7 +178,7 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
 
         options = self.options
         self.push_screen(BrowseScreen(self, self.store_service, pane=options.pane, folder=options.cwd))
-        self._watch_settings()
+        self.settings_keeper.start()
         self.set_interval(IDLE_CHECK_EVERY, self._check_idle, name="idle-watch")
         self.feed.start()
         self.store_service.start(watch=self.options.follow)
@@ -478,9 +484,61 @@ class PlanwatchApp(StoreOwner, SettingsKeeper, App[None]):
             except Exception:
                 log.exception("keeping session %s's plan in the store failed", session.id)
 
+    # -- the settings: kept by the SettingsKeeper, their effects on what the app owns
+
+    @property
+    def settings(self) -> Settings:
+        return self.store_service.settings
+
+    @property
+    def reading(self) -> bool:
+        return self.settings.read_agent_plans
+
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's variables, with the text colours the rows use made readable on
+        this theme's backgrounds and cursor (tui.theme)."""
+        variables = super().get_css_variables()
+        variables.update(readable_variables(variables))
+        self.theme_variables = variables
+        return variables
+
     @on(SettingsSaved)
     def _settings_saved(self, event: SettingsSaved) -> None:
-        self._apply_settings(event.settings)
+        self.settings_keeper.apply(event.settings)
+
+    def _reading_set(self, on: bool) -> None:
+        if not on:
+            # The timelines hold plan text (steps started): gone with the reading.
+            self.timelines = Timelines()
+        self._set_reading(on)
+
+    def _mirror_all(self) -> None:
+        self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
+
+    def _roots_saved(self, after: Settings) -> None:
+        if self.options.index is not None or self.options.roots is not None:
+            # The folders were handed to this app (--demo, tests): they stay.
+            self.notify("This app keeps the transcript folders it was started on.", markup=False)
+        elif self.scan_done is None:
+            # The first scan still runs on the old folders: once it ends (ScanFinished).
+            self._reroot_after_scan = after
+        else:
+            self._reroot(after)
+
+    @work(thread=True, group="reroot", exclusive=True, exit_on_error=False)
+    def _reroot(self, settings: Settings) -> None:
+        """The saved transcript folders, looked in now: the index reads the new ones,
+        drops the sessions of those removed, and follows the new set."""
+        roots = default_roots(settings, self.options.extra_roots)
+        self.feed.mark_changed(self.index.set_roots(roots))
+        # As after the first scan: the empty state names the folders now looked in.
+        self.post_message(ScanFinished(roots, None, self.index.problems()))
+
+    @work(thread=True, group="index", exit_on_error=False)
+    def _set_reading(self, on: bool) -> None:
+        self.index.set_read_plans(on)
+        ids = [entry.session.id for entry in self.index.entries()]
+        self.feed.mark_changed(ids)
 
     # -- app-level actions (keys from tui.commands)
 

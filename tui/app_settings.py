@@ -1,44 +1,29 @@
-"""The app's half that keeps the settings: the file watched for changes, its problems
-shown as a banner, a saved change applied everywhere (reading switched on or off, the
-opt-in mirror caught up, saved transcript folders looked in without a restart), and the
-theme — the one the person chose saved in the settings, and every theme's text colours
-made readable (tui.theme).
+"""The app's settings keeper: the file watched for changes, its problems shown as a
+banner, a saved change applied everywhere (reading switched on or off, the opt-in mirror
+caught up, saved transcript folders handed on), and the theme the person chose saved in
+the settings.
 
-A mixin of `PlanwatchApp` (tui/app.py): the settings object itself is the store
-service's (one owner), read here as `settings`.
+An object the app holds (tui/app.py), not a part of it: it works through the Textual app
+it is given (notifications, timers, workers, the theme) and the store service, which owns
+the settings object itself, and tells the app what a saved change means for what the app
+owns (the index, the timelines, the mirror) through the callbacks it is built with.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
-
 from planwatch.core.settings import LiveSettings, Settings
-from planwatch.core.timeline import Timelines
-from planwatch.tui.messages import ScanFinished, SettingsSaved
-from planwatch.tui.theme import HIGH_CONTRAST, readable_variables
+from planwatch.tui.messages import SettingsSaved
+from planwatch.tui.theme import HIGH_CONTRAST
 
 if TYPE_CHECKING:
     from textual.app import App
 
-    from planwatch.core.index import SessionIndex
-    from planwatch.core.model import AgentPlan, Session
-    from planwatch.core.sessions import SessionEntry
-    from planwatch.tui.app_options import AppOptions
-    from planwatch.tui.live import LiveFeed
     from planwatch.tui.store_service import StoreService
-
-    class _AppBase(App[None]):
-        """What this half uses of the rest of the app."""
-
-        def entries(self) -> list[SessionEntry]: ...
-        def mirror(self, changed: list[tuple[Session, AgentPlan]]) -> object: ...
-
-else:
-    _AppBase = object
 
 
 def default_roots(settings: Settings, extra: list[Path]) -> list[Path]:
@@ -52,82 +37,90 @@ def default_roots(settings: Settings, extra: list[Path]) -> list[Path]:
 SETTINGS_CHECK_EVERY = 1.0
 
 
-class SettingsKeeper(_AppBase):
-    """The settings and the theme, for the app."""
+@dataclass(frozen=True)
+class SettingsEffects:
+    """What a saved change means for what the app owns, each called on the UI thread."""
 
-    config_path: Path
-    options: AppOptions
-    store_service: StoreService
-    index: SessionIndex
-    feed: LiveFeed
-    timelines: Timelines
-    scan_done: ScanFinished | None
+    reading_set: Callable[[bool], None]
+    """Reading agents' plans switched on (True) or off."""
+    mirror_all: Callable[[], None]
+    """Keeping agents' plans in the store switched on: catch the store up."""
+    roots_saved: Callable[[Settings], None]
+    """Other transcript folders saved."""
 
-    def _keep_settings(self, settings: Settings) -> None:
+
+class SettingsKeeper:
+    """The settings file and the theme, for the app that holds it."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        store_service: StoreService,
+        config_path: Path,
+        settings: Settings,
+        effects: SettingsEffects,
+    ) -> None:
         """Start from `settings` (read from `config_path` at start-up)."""
+        self._app = app
+        self._store_service = store_service
+        self.config_path = config_path
+        self._effects = effects
         # Problems in the settings file show as a banner in the app, not on stderr.
-        self._live_settings = LiveSettings(self.config_path, report=False, initial=settings)
+        self._live_settings = LiveSettings(config_path, report=False, initial=settings)
         self._live_seen = settings
         self._shown_problems: tuple[str, ...] = ()
-        # Transcript folders saved while the first scan ran: looked in once it ends.
-        self._reroot_after_scan: Settings | None = None
 
-    def _watch_settings(self) -> None:
-        """On mount: the saved theme, the file's problems, and a changed file (a revoked
-        user, a fixed typo) applied within a second."""
+    def start(self) -> None:
+        """On the app's mount: the saved theme, the file's problems, and a changed file (a
+        revoked user, a fixed typo) applied within a second."""
         self._apply_saved_theme()
         self._show_settings_problems(self.settings)
-        self.set_interval(SETTINGS_CHECK_EVERY, self._check_settings, name="settings-watch")
+        self._app.set_interval(SETTINGS_CHECK_EVERY, self._check_settings, name="settings-watch")
 
     @property
     def settings(self) -> Settings:
-        return self.store_service.settings
-
-    @property
-    def reading(self) -> bool:
-        return self.settings.read_agent_plans
+        return self._store_service.settings
 
     # -- the theme: saved in the settings when chosen
 
     def _apply_saved_theme(self) -> None:
-        self.register_theme(HIGH_CONTRAST)
+        app = self._app
+        app.register_theme(HIGH_CONTRAST)
         saved = self.settings.theme
-        if saved and saved in self.available_themes:
-            self.theme = saved
+        if saved and saved in app.available_themes:
+            app.theme = saved
         # Subscribed after the saved theme is applied: only a person's choice is saved.
-        self.theme_changed_signal.subscribe(self, self._theme_chosen)
+        app.theme_changed_signal.subscribe(app, self._theme_chosen)
 
     def _theme_chosen(self, theme: Any) -> None:
         if theme.name != self.settings.theme:
             chosen = replace(self.settings, theme=theme.name)
-            self.store_service.apply_settings(chosen)
-            self._save_theme(chosen)
+            self._store_service.apply_settings(chosen)
+            self._app.run_worker(
+                lambda: self._save_theme(chosen), thread=True, group="theme", exclusive=True, exit_on_error=False
+            )
 
-    @work(thread=True, group="theme", exclusive=True, exit_on_error=False)
     def _save_theme(self, settings: Settings) -> None:
         from planwatch.core.settings_save import SettingsNotSaved, save_settings
 
         try:
             save_settings(settings, self.config_path)
         except (OSError, SettingsNotSaved) as exc:
-            self.call_from_thread(self.notify, f"The theme was not saved: {exc}", severity="warning", markup=False)
-
-    def get_css_variables(self) -> dict[str, str]:
-        """The theme's variables, with the text colours the rows use made readable on
-        this theme's backgrounds and cursor (tui.theme)."""
-        variables = super().get_css_variables()
-        variables.update(readable_variables(variables))
-        self.theme_variables = variables
-        return variables
+            app = self._app
+            app.call_from_thread(app.notify, f"The theme was not saved: {exc}", severity="warning", markup=False)
 
     # -- the settings file
 
-    @work(thread=True, exclusive=True, group="settings-watch", exit_on_error=False)
     def _check_settings(self) -> None:
+        self._app.run_worker(
+            self._look_at_file, thread=True, exclusive=True, group="settings-watch", exit_on_error=False
+        )
+
+    def _look_at_file(self) -> None:
         settings = self._live_settings.current()
         if settings is not self._live_seen:  # the file changed since the last look
             self._live_seen = settings
-            self.call_from_thread(self.post_message, SettingsSaved(settings))
+            self._app.call_from_thread(self._app.post_message, SettingsSaved(settings))
 
     def _show_settings_problems(self, settings: Settings) -> None:
         """A banner (a notification that stays) for each new set of settings problems."""
@@ -140,7 +133,7 @@ class SettingsKeeper(_AppBase):
         lines = [f"{p.key or p.file.name}: {p.problem}" for p in settings.problems]
         if settings.directory_error:
             lines.append("Approving is refused until the user directory is fixed.")
-        self.notify(
+        self._app.notify(
             "\n".join(lines),
             title=f"Problems in {self.config_path} (each says what is used instead)",
             severity="error",
@@ -148,44 +141,18 @@ class SettingsKeeper(_AppBase):
             markup=False,
         )
 
-    def _apply_settings(self, after: Settings) -> None:
-        """Saved in the settings screen, or the file changed: apply it everywhere (the
-        app's `@on(SettingsSaved)` handler calls this: a mixin's own `@on` handlers are
-        not seen by Textual, and the settings screen posts a subclass)."""
+    def apply(self, after: Settings) -> None:
+        """Saved in the settings screen, or the file changed (the app's `SettingsSaved`
+        handler): apply it everywhere."""
         before = self.settings
         # Every screen and the next tool call use the new settings from here on.
-        self.store_service.apply_settings(after)
+        self._store_service.apply_settings(after)
         self._show_settings_problems(after)
         if before.read_agent_plans != after.read_agent_plans:
-            if not after.read_agent_plans:
-                # The timelines hold plan text (steps started): gone with the reading.
-                self.timelines = Timelines()
-            self._set_reading(after.read_agent_plans)
+            self._effects.reading_set(after.read_agent_plans)
         if after.keep_plans_in_store and not before.keep_plans_in_store and after.read_agent_plans:
-            self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
+            self._effects.mirror_all()
         if before.transcript_roots != after.transcript_roots:
-            if self.options.index is not None or self.options.roots is not None:
-                # The folders were handed to this app (--demo, tests): they stay.
-                self.notify("This app keeps the transcript folders it was started on.", markup=False)
-            elif self.scan_done is None:
-                # The first scan still runs on the old folders: once it ends (ScanFinished).
-                self._reroot_after_scan = after
-            else:
-                self._reroot(after)
+            self._effects.roots_saved(after)
         if before.store != after.store:
-            self.notify("Restart planwatch to use the new store folder.", markup=False)
-
-    @work(thread=True, group="reroot", exclusive=True, exit_on_error=False)
-    def _reroot(self, settings: Settings) -> None:
-        """The saved transcript folders, looked in now: the index reads the new ones,
-        drops the sessions of those removed, and follows the new set."""
-        roots = default_roots(settings, self.options.extra_roots)
-        self.feed.mark_changed(self.index.set_roots(roots))
-        # As after the first scan: the empty state names the folders now looked in.
-        self.post_message(ScanFinished(roots, None, self.index.problems()))
-
-    @work(thread=True, group="index", exit_on_error=False)
-    def _set_reading(self, on: bool) -> None:
-        self.index.set_read_plans(on)
-        ids = [entry.session.id for entry in self.index.entries()]
-        self.feed.mark_changed(ids)
+            self._app.notify("Restart planwatch to use the new store folder.", markup=False)
