@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # Modules that add subcommands, in the order they appear in --help.
@@ -100,9 +101,16 @@ def _main(argv: list[str] | None) -> int:
 
         return cli_app.run_app(args)
     try:
-        return int(handler(args) or 0)
-    except BrokenPipeError:  # `planwatch sessions | head`
-        getattr(sys.stderr, "terminal", sys.stderr).close()
+        status = int(handler(args) or 0)
+        sys.stdout.flush()  # here, not at exit: a reader gone by then is a broken pipe caught below
+        return status
+    except BrokenPipeError:  # `planwatch sessions | head`: the reader has all it wanted
+        # What is still buffered would be written at exit into the closed pipe again,
+        # and that second failure ends the process with status 120 ("lost sys.stderr"):
+        # the rest goes to /dev/null instead.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
         return 0
     except KeyboardInterrupt:
         return 130

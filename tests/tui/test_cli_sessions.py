@@ -275,3 +275,26 @@ def test_sessions_json_rows_are_the_text_json_dumps_writes_with_indent_one() -> 
     ]
     for case in (rows, [], [{}], rows[:1]):
         assert cli_sessions.json_rows(case) == json.dumps(case, ensure_ascii=False, indent=1)
+
+
+def test_sessions_into_a_pipe_its_reader_closed_exits_0_and_says_nothing() -> None:
+    """`planwatch sessions | head` (or `| grep -q`): a reader that has stopped reading is
+    no error. What was still buffered goes nowhere; the status is 0 and nothing is said
+    (it used to be 120 and "lost sys.stderr", whenever the reader left before the end)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--root", str(ROOT / "fixtures" / "transcripts")],
+            cwd=ROOT,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert out.returncode == 0, out.stderr
+    said = [line for line in out.stderr.splitlines() if not line.startswith("planwatch: skipped")]
+    assert said == []
