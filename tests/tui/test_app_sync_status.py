@@ -30,7 +30,9 @@ async def test_the_status_line_says_when_the_store_last_synced_and_that_it_is_of
 
     seen: list[object] = []
     async with app.run_test(size=(120, 36)) as pilot:
-        app.store_service.sync_changed.subscribe(app.screen, seen.append)
+        # Immediate: a status is in `seen` as it is published (not when the screen's queue
+        # next runs), so the last one seen is the one the service holds.
+        app.store_service.sync_changed.subscribe(app.screen, seen.append, immediate=True)
         await until(pilot, lambda: "⇅ synced " in line(), what="the last sync (from the pass sync init made)")
         remote.rename(root / "away.git")
         host.ok("task", "add", "Written while the remote is away")
