@@ -11,7 +11,8 @@
   after the state. A URI with no plan: the error on stderr, exit status 2.
 
 The store is `--store DIR`, else PLANWATCH_STORE, else the `store` setting, else the
-XDG data folder. Under a user directory the caller (PLANWATCH_TOKEN) needs `session:read`.
+XDG data folder. Under a user directory the caller (PLANWATCH_TOKEN) needs `session:read`
+for both: without it `todo` is refused on stderr, exit status 2, before the store is read.
 """
 
 from __future__ import annotations
@@ -46,6 +47,10 @@ def run_todo(args: argparse.Namespace) -> int:
     from planwatch.core.store.store import Store
 
     settings, root = settings_and_root(args)
+    refused = _read_refusal(settings, root)
+    if refused is not None:
+        print(refused, file=sys.stderr)
+        return 2
     snap = Store(root).load()
     report_problems([p.message for p in snap.problems])
     session = _resolve_session(args.session, session_todos.session_ids(snap), settings)
@@ -57,6 +62,19 @@ def run_todo(args: argparse.Namespace) -> int:
     for line in session_todos.todo_lines(snap, session):
         print(line)
     return 0
+
+
+def _read_refusal(settings: Any, root: Any) -> str | None:
+    """Why this command may not read the store (None: it may): the caller needs the
+    `session:read` grant `task list` needs, checked before anything is read, so a
+    refused caller learns neither titles, counts nor which sessions the store names."""
+    from planwatch.core.store import grants
+    from planwatch.core.store.identity import caller_from_env
+
+    caller = caller_from_env(settings)
+    if grants.holds(settings, caller, grants.SESSION_READ, root):
+        return None
+    return grants.refusal("planwatch todo", "reading plans and tasks", grants.SESSION_READ, caller, settings, root)
 
 
 def _resolve_session(target: str, in_store: set[str], settings: Any) -> str | None:

@@ -1,6 +1,6 @@
 """Under a user directory, reading plans and tasks needs `session:read` however it is
-asked: the plan channel, plan_show, plan_list, task_list and the resource listing. The
-real MCP server under the SDK's client, and the CLI."""
+asked: the plan channel, plan_show, plan_list, task_list, the resource listing and the
+CLI's todo. The real MCP server under the SDK's client, and the CLI."""
 
 from __future__ import annotations
 
@@ -50,3 +50,19 @@ async def test_a_user_without_session_read_reads_no_plan_through_any_tool(isolat
     listed = cli("task", "list")
     assert listed.returncode == 2 and listed.stdout == ""
     assert "Refused planwatch task list: reading plans and tasks needs the session:read grant" in listed.stderr
+
+
+def test_the_command_lines_todo_reads_a_sessions_tasks_only_with_session_read(isolated_env: IsolatedEnv) -> None:
+    isolated_env.config.write_text(SEED)
+    added = cli("task", "add", "Tell nobody", "--session", "s-secret", token="ana-secret")
+    assert added.returncode == 0, added.stderr
+    for args in (("todo", "s-secret"), ("todo", "s-secret", "--meta"), ("todo", "s-")):
+        for token, who in ((None, "a call with no user token"), ("bo-secret", "bo")):
+            refused = cli(*args, token=token)
+            assert refused.returncode == 2 and refused.stdout == "", (args, token, refused.stdout)
+            assert refused.stderr == (
+                "Refused planwatch todo: reading plans and tasks needs the session:read grant, "
+                f"which {who} does not hold.\n"
+            )
+    assert cli("todo", "s-secret", token="ana-secret").stdout == "- [ ] Tell nobody\n"
+    assert cli("todo", "s-secret", "--meta", token="ana-secret").stdout == '{"ahpd.tasks": {"open": 1}}\n'
