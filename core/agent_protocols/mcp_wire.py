@@ -8,9 +8,13 @@ SDK would not, and logs each problem:
 
 - a line that is not JSON, or nested deeper than `MAX_DEPTH`: -32700 (parse error);
 - a string holding a lone surrogate (`"\\ud800"`, not Unicode text): -32700;
-- a request whose id is not an integer or a string: -32600 (invalid request), with the
-  id it sent, so the client can match it;
-- any other message the SDK's models refuse: -32600, with its id where it has one.
+- a request whose id is not an integer or a string: -32600 (invalid request);
+- any other message the SDK's models refuse: -32600.
+
+An answer carries the id the line sent when JSON-RPC 2.0 allows it as an id (a string
+or a number: `1.5` is answered as `1.5`, so the client can match it), else `null`
+(`true`, an object, an array, a line that could not be parsed): JSON-RPC answers an id
+it cannot detect as null.
 """
 
 from __future__ import annotations

@@ -168,3 +168,39 @@ def test_a_subscribe_and_its_unsubscribe_sent_back_to_back_leave_no_subscription
         wire.close()
     updated = [m["params"]["uri"] for m in wire.seen if m.get("method") == "notifications/resources/updated"]
     assert "x-ahpd-plans://p1" not in updated
+
+
+def test_an_invalid_request_is_answered_with_its_id_only_where_json_rpc_allows_that_id(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    # JSON-RPC 2.0: an id is a string, a number or null; a request whose id cannot be
+    # detected is answered -32600 with id null. MCP takes only strings and integers.
+    cases = {
+        "true": None,
+        "false": None,
+        '{"a": 1}': None,
+        "[1]": None,
+        "null": None,
+        "1.5": 1.5,
+        "-7e2": -700.0,
+    }
+    wire = Wire()
+    try:
+        wire.send(INIT, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        wire.until(lambda m: m.get("id") == 0)
+        for n, (sent, answered) in enumerate(cases.items(), 1):
+            assert wire.proc.stdin is not None
+            wire.proc.stdin.write(f'{{"jsonrpc":"2.0","id":{sent},"method":"ping"}}\n'.encode())
+            wire.send({"jsonrpc": "2.0", "id": f"after {n}", "method": "ping"})
+            wire.until(lambda m, n=n: m.get("id") == f"after {n}")
+            refusal = wire.seen[-2]  # requests are answered in the order sent
+            assert refusal["error"]["code"] == -32600, sent
+            assert "id" in refusal and refusal["id"] == answered and type(refusal["id"]) is type(answered), sent
+        # An id that is valid JSON-RPC on a message that is not: the id comes back.
+        wire.send({"jsonrpc": "1.0", "id": "mine", "method": "ping"})
+        assert wire.until(lambda m: m.get("id") == "mine")["error"]["code"] == -32600
+    finally:
+        wire.close()
+    # docs/store.md says the same.
+    page = (ROOT / "docs" / "store.md").read_text()
+    said = " ".join(page.split("**Every request is answered.**", 1)[1].split("\n- ", 1)[0].split())
+    assert "(`true`, an object, an array)" in said and "answered with id `null`" in said, said
+    assert "with the id it sent wherever the line has one" not in said
