@@ -18,7 +18,8 @@ Bad trees: an entry whose `parentId` the file does not hold cuts the path. What 
 holds below the cut is certain; when no list was found there, the session is shown
 without a plan and `problem` names the file and the entry (the index says it once).
 Where IO skipped part of a long file the cut is expected (`note_gap`): the plan is then
-marked partial instead.
+marked partial instead. A reader fed only the fact lines (a warm `planwatch sessions`)
+holds part of the tree and never judges it (`result_facts`).
 
 Facts: the session id from the header; the folder is the header's `cwd`; the title is
 the first `user` message; activity is the last entry's `timestamp`.
@@ -137,6 +138,14 @@ class PiReader(TranscriptReader):
     def results(self) -> list[SessionResult]:
         plan = self._plan()
         return [SessionResult(facts=self.facts.copy(), plan=plan)]
+
+    def result_facts(self) -> list[SessionFacts]:
+        """The facts alone, the tree not walked: a start that takes the plan from the
+        warm-start cache fed this reader only the lines that carry facts, so the tree
+        it holds is partial and its cuts say nothing. A file with a real cut is never
+        remembered (the index keeps no trace of a reader with a problem): every start
+        reads it whole and names the cut."""
+        return [self.facts.copy()]
 
     # -- records -----------------------------------------------------------------------
 

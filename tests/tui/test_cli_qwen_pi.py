@@ -82,3 +82,19 @@ def test_qwen_waits_for_is_shown_to_a_person() -> None:
     assert shown.returncode == 0, shown.stderr
     line = next(line for line in shown.stdout.splitlines() if "Document installing the completions" in line)
     assert "waits for" in line and "Generate the zsh completion script" in line
+
+
+def test_a_warm_pi_listing_names_a_cut_tree_as_the_cold_one_does_and_no_intact_tree() -> None:
+    """A warm listing replays only the lines that carry each file's facts: the tree it
+    holds then is partial, and must not be judged. An intact tree names no problem on
+    either run; a parent that truly points nowhere is named on both."""
+    _home_sessions()
+    shutil.copytree(PI_RULES, paths.pi_sessions_dir(), dirs_exist_ok=True)
+    cold = planwatch("sessions")
+    warm = planwatch("sessions")
+    assert cold.returncode == warm.returncode == 0, (cold.stderr, warm.stderr)
+    assert warm.stdout == cold.stdout
+    for run in (cold, warm):
+        said = run.stderr.splitlines()
+        assert len(said) == 1, said  # the cut tree, and no intact one
+        assert "0badf00d" in said[0] and "c3000000-0000-7000-8000-000000000004" in said[0]
