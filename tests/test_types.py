@@ -1,7 +1,7 @@
-"""The type check (STYLE: "mypy over core at least") runs with the tests, so one
-command checks everything: mypy over `planwatch.core`, then `planwatch.core` with
-`planwatch.tui`, with the settings in pyproject ([tool.mypy]: the pydantic plugin,
-stub-less third-party packages ignored).
+"""The type check runs with the tests (core is type-checked at the least, and the app
+with it), so one command checks everything: mypy over `planwatch.core`, then
+`planwatch.core` with `planwatch.tui`, with the settings in pyproject ([tool.mypy]: the
+pydantic plugin, stub-less third-party packages ignored).
 
 The folders core/ and tui/ are installed under the `planwatch` namespace (pyproject's
 package-dir), a mapping mypy cannot follow; so the check lays the two folders out under

@@ -1,10 +1,12 @@
 """The app's one store service: one `Store` (one parse cache), one settings
 object, one ordered writer, one watcher and the sweeper. The browse screen, the store
-view, the settings screen and the mirror all use it; none builds its own copy, because
-two copies would disagree about the same files.
+view, the settings keeper (tui/app_settings.py, which applies a saved Settings screen
+through it) and the mirror (writing through its `Store`) all use it; none builds its
+own copy, because two copies would disagree about the same files.
 
-Screens read it (`app.store_service`) and subscribe to its signals rather than being
-called by the app:
+The app builds it and hands it to each screen that shows the store when the screen is
+made (`BrowseScreen(app, service)`, `StoreScreen(service)`); the screens subscribe to
+its signals rather than being called by the app:
 - `changed` (the fresh `StoreSummary`): the store's contents were read again after a write
   made here or one the watcher saw (agents, the CLI, an editor); the one read per change,
   which every screen that shows the store paints from;
