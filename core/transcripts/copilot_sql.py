@@ -17,14 +17,15 @@ transaction is held, no BEGIN or PRAGMA round trip.
 
 - The plan: every row of `todos` in `rowid` order (the order the rows were made),
   `title` the text; status `done` is completed, `blocked` blocked, `pending` and
-  `in_progress` as they are.
+  `in_progress` as they are, and any other word (the table's CHECK allows none, but a
+  table made without it takes any) pending, as every source's unknown status reads.
 - `todo_deps(todo_id, depends_on)`: `todo_id` waits for `depends_on`; kept as the
   positions of those rows (`PlanItem.waits_for`).
 - A database without tables yet holds no plan (no problem). One with tables but no
   `todos`, or a `todos` without the columns read, is of a schema we do not know; a row
-  with a status Copilot CLI never writes (its CHECK allows four) or without a title
-  means the table is not what we know either: each is a `DatabaseProblem` naming the
-  file, and the session is shown without a plan rather than with a guessed one.
+  without a title means the table is not what we know either (a step cannot be shown
+  without its text): each is a `DatabaseProblem` naming the file, and the session is
+  shown without a plan rather than with a guessed one.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ COPILOT_STATUS: dict[object, Status] = {
     "done": "completed",
     "blocked": "blocked",
 }
-# The longest status word or id quoted in a problem (the rest is cut).
+# The longest id quoted in a problem (the rest is cut).
 _SHOWN = 40
 # The name a session's database is attached under.
 _AS = "copilot_session"
@@ -145,11 +146,7 @@ def _plan(db: sqlite3.Connection) -> AgentPlan:
     for at, (_tag, _rowid, todo_id, title, status) in enumerate(todos):
         if type(title) is not str or not title.strip():
             raise DatabaseProblem(f"todo {_quoted(todo_id)} has no title")
-        mapped = COPILOT_STATUS.get(status)
-        if mapped is None:
-            raise DatabaseProblem(
-                f"todo {_quoted(todo_id)} has a status Copilot CLI does not write ({_quoted(status)})"
-            )
+        mapped = COPILOT_STATUS.get(status, "pending")
         deps = waits_on.get(todo_id)
         if deps:
             waits = tuple(sorted({place[d] for d in deps if d in place and place[d] != at}))
@@ -160,7 +157,7 @@ def _plan(db: sqlite3.Connection) -> AgentPlan:
 
 
 def _quoted(value: object) -> str:
-    """A row's id or status word in a problem sentence (safe_text makes it printable
+    """A row's id in a problem sentence (safe_text makes it printable
     where it is shown): quoted, cut."""
     text = value if isinstance(value, str) else repr(value)
     return repr(text[:_SHOWN] + ("…" if len(text) > _SHOWN else ""))

@@ -151,7 +151,6 @@ def test_copilot_a_session_without_a_database_has_no_plan_yet_and_no_problem() -
     [
         ("5", "corrupt or not an SQLite database"),
         ("6", "an unknown schema (no `todos` table)"),
-        ("7", "todo 'b' has a status Copilot CLI does not write ('later')"),
         ("8", "todo 'b' has no title"),
     ],
 )
@@ -164,18 +163,24 @@ def test_copilot_a_database_we_cannot_take_is_named_and_the_session_shown_withou
     assert result.facts.title() and result.facts.cwd == "/home/dev/lab" and result.facts.last_timestamp is not None
 
 
+def test_copilot_a_status_copilot_cli_does_not_write_reads_as_pending_and_names_no_problem() -> None:
+    reader, result = read(rule("7"))
+    assert plan_of(result) == [("Step A", "completed"), ("Step B", "pending")]
+    assert reader.problem is None
+
+
 def test_copilot_bad_databases_are_said_once_and_every_other_session_read_as_always() -> None:
     index = SessionIndex([RULES])
     index.scan()
     problems = index.problems()
-    assert sorted(p.split(": ", 1)[0] for p in problems) == sorted(str(rule(n) / "session.db") for n in "5678")
+    assert sorted(p.split(": ", 1)[0] for p in problems) == sorted(str(rule(n) / "session.db") for n in "568")
     index.scan()  # read again: still one sentence each
-    assert len(index.problems()) == 4
+    assert len(index.problems()) == 3
     entries = {e.session.id: e for e in index.entries()}
     assert len(entries) == 10
     good = entries["e1000000-0000-4000-8000-000000000001"].plan.main
     assert good is not None and len(good.items) == 3
-    assert all(entries[f"e1000000-0000-4000-8000-00000000000{n}"].plan.groups == () for n in "5678")
+    assert all(entries[f"e1000000-0000-4000-8000-00000000000{n}"].plan.groups == () for n in "568")
 
 
 def test_copilot_a_locked_database_is_named_and_read_again_once_it_is_free(tmp_path: Path) -> None:
