@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="for scripts: '# <source>' then '<status>\\t<text>' per item, per group",
     )
     _add_roots(show)
-    show.set_defaults(handler=run_show)
+    show.set_defaults(handler=run_show, quick_exit=True)
 
     sessions = sub.add_parser(
         "sessions",
@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     sessions.add_argument("--json", action="store_true", help="a JSON array (ids, facts and counts; no plan text)")
     _add_roots(sessions)
-    sessions.set_defaults(handler=run_sessions)
+    sessions.set_defaults(handler=run_sessions, quick_exit=True)
 
 
 def _add_roots(parser: argparse.ArgumentParser) -> None:

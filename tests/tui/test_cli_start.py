@@ -255,3 +255,38 @@ async def test_the_app_shows_files_read_of_files_found_while_the_first_scan_runs
         await until(pilot, lambda: app.scan_done is not None, what="the scan")
         await pilot.pause()
         assert "files read" not in status()
+
+
+_TEARDOWN_PROBE = """
+import atexit, sys, threading
+from planwatch.tui.cli import run
+atexit.register(lambda: sys.stderr.write("torn down"))
+if sys.argv[1] == "thread":  # a thread still running: the interpreter ends the usual way
+    threading.Thread(target=threading.Event().wait, daemon=True).start()
+sys.argv[1:] = ["sessions", "--json"]
+run()
+"""
+
+
+def test_a_listing_ends_once_its_answer_is_written_without_tearing_the_interpreter_down(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    """The command (`run`) ends a `sessions` listing at once, its whole answer written
+    and flushed (more than a pipe holds), with its status: the interpreter's teardown
+    (an `atexit` handler stands for it) is skipped. `main()` itself returns (the other
+    tests call it in-process), and with another thread alive the usual exit runs."""
+    write_sessions(isolated_env.claude, 400)
+    answers = {}
+    for how in ("alone", "thread"):
+        out = subprocess.run(
+            [sys.executable, "-c", _TEARDOWN_PROBE, how],
+            cwd=ROOT,
+            env=os.environ.copy(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert out.returncode == 0, out.stderr
+        assert len(out.stdout) > 1 << 16
+        answers[how] = (json.loads(out.stdout), out.stderr)
+    assert len(answers["alone"][0]) == 400 and answers["alone"][0] == answers["thread"][0]
+    assert "torn down" not in answers["alone"][1]
+    assert "torn down" in answers["thread"][1]
