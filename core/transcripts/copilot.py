@@ -15,7 +15,10 @@ changed), because the plan is not in the log at all.
 - Facts (core/transcripts/copilot_files.py): the title is `workspace.yaml`'s `name` (the
   person's first prompt, or the name they gave), else the first `user.message`; the
   folder is `session.start`'s `context.cwd`, else `workspace.yaml`'s `cwd`; the id is
-  `session.start`'s `sessionId` (else `workspace.yaml`'s `id`, else the folder's name);
+  the folder's name (Copilot CLI names the folder by the session's id). A
+  `session.start` `sessionId` (else a `workspace.yaml` `id`) that differs, as in a
+  folder copied whole or forked with its log, names the session it came from: lineage
+  (`parent_id`), so two folders sharing a log are two sessions;
   the last activity is the last event's time, later the time a change of the database
   was seen while following (a row changed by the agent, or by anyone).
 - `--resume` / `--continue` append to the same folder: the same session.
@@ -199,7 +202,8 @@ class CopilotReader(TranscriptReader):
         self.skipped_lines = hint["skipped"]
         last = hint["last"]
         self._facts = SessionFacts(
-            id=hint["id"],
+            id=self.path.name,
+            parent_id=_origin(self.path.name, hint["id"]),
             cwd=workspace.cwd,
             first_prompt=prompt_title(workspace.name, MAX_TITLE_CHARS),
             last_timestamp=None if last is None else _EPOCH + timedelta(microseconds=last),
@@ -279,7 +283,10 @@ class CopilotReader(TranscriptReader):
             except OSError as exc:
                 log.info("cannot read %s: %s", self.path / EVENTS, exc)
         self.skipped_lines = events.bad_lines if events is not None else 0
-        facts.id = (events and events.session_id) or (workspace and workspace.id) or self.path.name
+        # The folder is the session; an id its files name that differs (a folder copied
+        # or forked, its log with it) is the session it came from.
+        named = (events and events.session_id) or (workspace and workspace.id) or self.path.name
+        facts.parent_id = _origin(self.path.name, named)
         facts.cwd = (events and events.cwd) or (workspace and workspace.cwd) or None
         name = (workspace and workspace.name) or (events and events.first_prompt)
         facts.first_prompt = prompt_title(name, MAX_TITLE_CHARS) if name else None
@@ -288,10 +295,11 @@ class CopilotReader(TranscriptReader):
             facts.touch(touched)
         self._facts = facts
         # Text-free: whether the workspace alone gives these facts again (the folder as
-        # the log's session.start names it, the title its name), the id, the activity.
+        # the log's session.start names it, the title its name), the id the files name,
+        # the activity.
         last = facts.last_timestamp
         self._hint = {
-            "id": facts.id,
+            "id": named,
             "workspace": bool(workspace and workspace.name and workspace.cwd and workspace.cwd == facts.cwd),
             "last": None if last is None else (last - _EPOCH) // timedelta(microseconds=1),
             "skipped": self.skipped_lines,
@@ -311,6 +319,11 @@ class CopilotReader(TranscriptReader):
             self._plan = read_plan(f"{self.path}/{DATABASE}")
         except DatabaseProblem as exc:
             self._problem_db = str(exc)
+
+
+def _origin(folder: str, named: str) -> str | None:
+    """The session a folder came from: the id its files name, when not the folder's."""
+    return named if named != folder else None
 
 
 def read_folders(paths: list[Path], *, plans: bool = True) -> list[CopilotReader]:

@@ -118,3 +118,23 @@ def test_a_warm_copilot_listing_is_the_cold_one() -> None:
     warm = planwatch("sessions", "--json", "--root", str(RULES))
     assert cold.returncode == warm.returncode == 0
     assert warm.stdout == cold.stdout and warm.stderr == cold.stderr
+
+
+def test_two_copilot_folders_sharing_a_log_are_two_sessions_the_copy_naming_its_origin() -> None:
+    """The folder is the session: a folder copied whole (its log's session.start naming
+    the original's id) is listed beside the original, the id its log names kept as
+    lineage, on a cold listing and on a warm one."""
+    home_session()
+    copy_id = "0c0c0c0c-0000-4000-8000-000000000001"
+    shutil.copytree(SAMPLE, paths.copilot_sessions_dir() / copy_id)
+    cold = planwatch("sessions", "--json")
+    warm = planwatch("sessions", "--json")
+    assert cold.returncode == warm.returncode == 0, (cold.stderr, warm.stderr)
+    assert warm.stdout == cold.stdout
+    rows = {row["id"]: row for row in json.loads(cold.stdout)}
+    assert sorted(rows) == sorted([SAMPLE_ID, copy_id])
+    assert rows[SAMPLE_ID]["parent_id"] is None and rows[copy_id]["parent_id"] == SAMPLE_ID
+    assert (rows[copy_id]["done"], rows[copy_id]["total"]) == (3, 4)
+    shown = planwatch("show", copy_id)
+    assert shown.returncode == 0, shown.stderr
+    assert f"forked from {SAMPLE_ID}" in shown.stdout
