@@ -11,14 +11,15 @@ import importlib
 import os
 import sys
 
-# Modules that add subcommands, in the order they appear in --help.
-COMMAND_MODULES = (
-    "planwatch.tui.cli_sessions",  # show, sessions
-    "planwatch.tui.cli_store",  # plan …, task …, sweep
-    "planwatch.tui.cli_channel",  # todo, channel
-    "planwatch.tui.cli_agents",  # mcp, acp-tap
-    "planwatch.tui.cli_sync",  # sync, sync init, sync join
-)
+# Modules that add subcommands, in the order they appear in --help, with the commands
+# each adds (a command line naming one first builds only its module's parsers).
+COMMAND_MODULES = {
+    "planwatch.tui.cli_sessions": ("show", "sessions"),
+    "planwatch.tui.cli_store": ("plan", "task", "sweep"),
+    "planwatch.tui.cli_channel": ("todo", "channel"),
+    "planwatch.tui.cli_agents": ("mcp", "acp-tap"),
+    "planwatch.tui.cli_sync": ("sync",),
+}
 
 
 def version() -> str:
@@ -44,7 +45,10 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line's parser; with `command`, only that command's module's
+    subcommands (a third of the parser's cost for `sessions`: every other module
+    imported and its dozens of parsers built would serve nothing)."""
     parser = argparse.ArgumentParser(
         prog="planwatch",
         description="Watch coding agents' plans as live checklists.",
@@ -54,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction)
     cli_app.add_app_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name, commands in COMMAND_MODULES.items():
+        if command is not None and command not in commands:
+            continue
         try:
             module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
@@ -122,7 +128,11 @@ def _only_thread() -> bool:
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    # The command named first (`planwatch sessions --json`): only its parsers are built.
+    # Anything else (options first, --help, a mistyped command) gets the whole parser.
+    command = words[0] if words and any(words[0] in names for names in COMMAND_MODULES.values()) else None
+    parser = build_parser(command) if command is not None else build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     _quick_exit[:] = [True] if getattr(args, "quick_exit", False) else []

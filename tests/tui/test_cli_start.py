@@ -4,6 +4,7 @@ never on a pipe, and never on stdout."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import pty
@@ -290,3 +291,26 @@ def test_a_listing_ends_once_its_answer_is_written_without_tearing_the_interpret
     assert len(answers["alone"][0]) == 400 and answers["alone"][0] == answers["thread"][0]
     assert "torn down" not in answers["alone"][1]
     assert "torn down" in answers["thread"][1]
+
+
+def test_a_command_named_first_builds_only_its_own_parsers_and_every_command_is_in_the_table() -> None:
+    """`planwatch sessions …` builds only the parsers of `sessions` and `show` (the store's,
+    sync's and the agents' modules are not even imported), and the table the choice is made
+    from names every command the whole parser has, each under the module that adds it."""
+    probe = (
+        "import sys\n"
+        "from planwatch.tui import cli\n"
+        "cli._main(['sessions', '--root', '/nonexistent', '--json'])\n"
+        "print(sorted(m for m in sys.modules if m.startswith('planwatch.tui.cli_')))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip().splitlines()[-1] == "['planwatch.tui.cli_app', 'planwatch.tui.cli_sessions']"
+    from planwatch.tui.cli import COMMAND_MODULES, build_parser
+
+    def commands(parser: argparse.ArgumentParser) -> set[str]:
+        return set(next(a for a in parser._actions if a.dest == "command").choices)  # type: ignore[arg-type]
+
+    assert commands(build_parser()) == {name for names in COMMAND_MODULES.values() for name in names}
+    for names in COMMAND_MODULES.values():
+        for name in names:
+            assert commands(build_parser(name)) == set(names)
