@@ -20,6 +20,8 @@ API summary:
   that this host could not verify (core/sync/policy_check.py) holds no grant either.
 - `may_start(settings, task, approvals)` — with requireApproval, a task moves to doing
   only once it carries an `approved` stamp that counts (core/store/approvals.py).
+- `doing_without_approval(settings, task, approvals)` — a task that is doing although
+  `may_start` says it could not start (a hand-written status): the listings say so.
 """
 
 from __future__ import annotations
@@ -116,3 +118,10 @@ def may_start(settings: Settings, task: TaskRecord, approvals: Approvals) -> boo
     """May `task` move to doing? With requireApproval only once it has been approved by
     an approval call of this host, for its title and body as they are now."""
     return not settings.require_approval or approvals.counts(task)
+
+
+def doing_without_approval(settings: Settings, task: TaskRecord, approvals: Approvals) -> bool:
+    """Is `task` doing although it could not have started? A `status: doing` written by
+    hand (or one from before requireApproval was on, or kept while a non-approver
+    retitled it) on a task no counted approval allows: listed, but never silently."""
+    return task.status == "doing" and not may_start(settings, task, approvals)

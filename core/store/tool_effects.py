@@ -142,7 +142,7 @@ def plan_show(ctx: ToolContext, inp: PlanIdInput) -> ToolResult:
         raise unknown_record(ctx, "plan", inp.plan)
     tasks = _by_number([t for t in snap.tasks.values() if t.plan == inp.plan])
     records: list[TaskRecord | PlanRecord] = [plan, *tasks]
-    notes = _uncounted(approvals_of(ctx.store), records)
+    notes = _uncounted(ctx.settings, approvals_of(ctx.store), records)
     return ToolResult([plan.line(), *(t.line() for t in tasks)], records, _problems(snap), notes)
 
 
@@ -262,15 +262,22 @@ def task_list(ctx: ToolContext, inp: TaskListInput) -> ToolResult:
                 continue
         out.append(task)
     tasks = _by_number(out)
-    return ToolResult([t.line() for t in tasks], list(tasks), _problems(snap), _uncounted(approvals, tasks))
+    notes = _uncounted(ctx.settings, approvals, tasks)
+    return ToolResult([t.line() for t in tasks], list(tasks), _problems(snap), notes)
 
 
-def _uncounted(approvals: Approvals, records: list[TaskRecord] | list[TaskRecord | PlanRecord]) -> list[str]:
-    """A sentence for each approved stamp among `records` that does not count."""
+def _uncounted(
+    settings: Settings, approvals: Approvals, records: list[TaskRecord] | list[TaskRecord | PlanRecord]
+) -> list[str]:
+    """A sentence for each approved stamp among `records` that does not count, and for
+    each task that is doing although, with requireApproval, it could not have started."""
     notes = []
     for rec in records:
         why = approvals.why_not(rec)
-        if why is not None:
+        if isinstance(rec, TaskRecord) and grants.doing_without_approval(settings, rec, approvals):
+            reason = why or "it was never approved"
+            notes.append(f"{rec.id} is doing without approval: requireApproval is on and {reason}.")
+        elif why is not None:
             notes.append(f"{rec.id} is not approved: {why}.")
     return notes
 

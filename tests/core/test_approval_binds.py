@@ -107,3 +107,35 @@ def test_a_record_of_approvals_every_user_may_write_proves_no_approval(isolated_
     assert start.returncode == 2 and reason in start.stderr, start.stderr
     isolated_env.store.chmod(0o755)
     assert cli("task", "set", "t1", "--status", "doing").stdout == "t1 doing medium Ship it\n"
+
+
+def test_a_task_doing_without_approval_is_listed_with_a_word_about_it(isolated_env: IsolatedEnv) -> None:
+    isolated_env.config.write_text(SEED)
+    assert cli("task", "add", "Ship it").returncode == 0
+    assert cli("plan", "create", "Launch").returncode == 0
+    assert cli("task", "add", "Tell them", "--plan", "p1").returncode == 0
+    for n in (1, 2):  # the status written by hand: task_set would have refused it
+        path = isolated_env.store / "tasks" / f"t{n}.md"
+        path.write_text(path.read_text().replace("status: todo", "status: doing", 1))
+    path = isolated_env.store / "tasks" / "t2.md"
+    path.write_text(
+        path.read_text().replace("\n---\n", "\napproved: {at: 2026-11-30T08:00:00.000Z, by: ana}\n---\n", 1)
+    )
+    listed = cli("task", "list", token="ana-secret")
+    assert listed.returncode == 0
+    assert listed.stdout == "t1 doing medium Ship it\nt2 doing medium Tell them\n"
+    assert listed.stderr == (
+        "planwatch: t1 is doing without approval: requireApproval is on and it was never approved.\n"
+        "planwatch: t2 is doing without approval: requireApproval is on and its approved stamp was not "
+        "written by an approval call of this host, so it does not count.\n"
+    )
+    shown = cli("plan", "show", "p1", token="ana-secret")
+    assert shown.stdout == "p1 draft Launch\nt2 doing medium Tell them\n"
+    assert "planwatch: t2 is doing without approval: requireApproval is on" in shown.stderr
+    # Approved by ana, t1 is doing as it may be: nothing more is said of it.
+    assert cli("task", "approve", "t1", token="ana-secret").returncode == 0
+    listed = cli("task", "list", token="ana-secret")
+    assert "t1" not in listed.stderr and "t2 is doing without approval" in listed.stderr
+    # Without requireApproval a task doing is just doing.
+    isolated_env.config.write_text(SEED.replace("requireApproval: true", "requireApproval: false"))
+    assert "doing without approval" not in cli("task", "list", token="ana-secret").stderr

@@ -98,3 +98,24 @@ async def test_a_hand_written_approved_stamp_is_shown_as_not_counted_and_starts_
         assert "was not written by an approval call of this host" in app.answers[-1].answer
     task = Store(store_root).read_task("t4")
     assert task is not None and task.status == "todo"
+
+
+def notes_cell(app: Host, key: str) -> str:
+    table = app.screen.query_one("#store-table", DataTable)
+    return str(table.get_row(key)[5])
+
+
+@pytest.mark.asyncio
+async def test_a_task_doing_without_approval_is_marked_so_in_the_store_view(store_root: Path) -> None:
+    path = store_root / "tasks" / "t4.md"
+    path.write_text(path.read_text().replace("status: todo", "status: doing", 1))  # by hand
+    app = Host(store_root, settings=SETTINGS, caller=LEE)
+    async with app.run_test(size=(160, 36)) as pilot:
+        await settle(app, pilot)
+        assert notes_cell(app, "t4").startswith("⚠ doing without approval")
+        await move_to(app, pilot, "t4")
+        await pilot.press("v")  # lee approves it: now it may be doing
+        await settle(app, pilot)
+        assert app.answers[-1].tool == "task_approve" and not app.answers[-1].refused
+        assert approved_cell(app, "t4") == "✓ lee"
+        assert "doing without approval" not in notes_cell(app, "t4")

@@ -300,7 +300,16 @@ class StoreScreen(Screen[None]):
 
     def _add_task_row(self, table: StoreTable, task: TaskRecord) -> None:
         counts = task.id not in self.uncounted
-        cells = task_cells(task, self._session_title, table.status_style, counts, self.contests.get(task.id))
+        # Doing, though with approval required it could not have started (a status
+        # written by hand): shown as the listings say it, never silently.
+        unapproved = (
+            task.status == "doing"
+            and bool(self.settings.require_approval or self.required)
+            and (task.approved is None or not counts)
+        )
+        cells = task_cells(
+            task, self._session_title, table.status_style, counts, self.contests.get(task.id), unapproved
+        )
         self._add_row(table, cells, task.id)
 
     def _session_title(self, session_id: str) -> str | None:

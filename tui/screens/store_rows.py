@@ -171,9 +171,13 @@ def task_cells(
     style_of: StatusStyle,
     counts: bool = True,
     contests: list[Contest] | None = None,
+    unapproved_doing: bool = False,
 ) -> dict[str, Text]:
-    """The cells of a task's row."""
-    notes: list[str] = [contest_note(contests)] if contests else []
+    """The cells of a task's row; `unapproved_doing`: the task is doing although approval
+    is required and no approval of it counts (its notes begin `⚠ doing without approval`)."""
+    notes: list[str] = ["⚠ doing without approval"] if unapproved_doing else []
+    if contests:
+        notes.append(contest_note(contests))
     if task.blocked_by:
         notes.append("after " + " ".join(task.blocked_by))
     if task.reviewed is not None:
