@@ -216,3 +216,50 @@ def test_pi_live_append_is_followed(isolated_env) -> None:  # type: ignore[no-un
         assert any(sid in burst for burst in changes.bursts)
     finally:
         index.stop()
+
+
+def test_a_qwen_folder_and_a_pi_folder_saved_as_transcript_folders_are_read_and_followed_at_once(
+    tmp_path: Path,
+) -> None:
+    """Settings → transcript folders: saved while running, a Qwen Code projects folder
+    and a pi sessions folder are read at once and followed (a line appended afterwards
+    shows); taken out again, their sessions go."""
+    from planwatch.core.model import AgentPlan
+
+    qwen_sample = ROOT / "fixtures/samples/qwen/650333ef-8d48-49e8-abbd-2f740e50ee0a.jsonl"
+    qwen_id, pi_id = "650333ef-8d48-49e8-abbd-2f740e50ee0a", "01a232f9-5858-71c1-b1b0-7ed98b089974"
+    qwen_folder = tmp_path / "elsewhere" / "qwen-projects"
+    pi_folder = tmp_path / "elsewhere" / "pi-sessions"
+    chats = qwen_folder / "-home-dev-qwen-todos" / "chats"
+    chats.mkdir(parents=True)
+    (pi_folder / "--home-dev-pi-todos--").mkdir(parents=True)
+    shutil.copy(qwen_sample, chats / qwen_sample.name)
+    # pi's session up to its first toggle: the rest is appended while followed.
+    lines = SAMPLE.read_bytes().splitlines(keepends=True)
+    first_toggle = next(i for i, line in enumerate(lines) if b'"action":"toggle"' in line and b'"toolResult"' in line)
+    live = pi_folder / "--home-dev-pi-todos--" / SAMPLE.name
+    live.write_bytes(b"".join(lines[:first_toggle]))
+    nothing = tmp_path / "nothing-here"
+    index = SessionIndex([nothing])
+    index.scan()
+    assert index.entries() == []
+    changes = Changes()
+    index.start_following(changes)
+    try:
+        changed = index.set_roots([nothing, qwen_folder, pi_folder])
+        assert {qwen_id, pi_id} <= set(changed)
+        qwen, pi = index.get(qwen_id), index.get(pi_id)
+        assert qwen is not None and qwen.session.harness == "qwen" and qwen.plan.counts() == (3, 3)
+        assert pi is not None and pi.session.harness == "pi" and pi.plan.counts() == (0, 4)
+
+        def pi_plan() -> AgentPlan | None:
+            entry = index.get(pi_id)
+            return entry.plan if entry is not None else None
+
+        with live.open("ab") as fh:
+            fh.write(b"".join(lines[first_toggle:]))
+        changes.wait_for(lambda: (plan := pi_plan()) is not None and plan.counts() == (3, 4), "the appended toggles")
+        index.set_roots([nothing])
+        assert index.get(qwen_id) is None and index.get(pi_id) is None
+    finally:
+        index.stop()

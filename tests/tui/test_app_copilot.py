@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -70,16 +69,3 @@ async def test_a_bad_copilot_database_is_said_once_and_the_rest_is_listed(isolat
 def test_rows_name_copilot_by_name_when_wide_and_by_letter_when_narrow() -> None:
     assert "● Copilot  Title" in row_texts(["copilot"], 120)[0]
     assert "● H Title" in row_texts(["copilot"], 60)[0]
-
-
-def test_the_demo_holds_one_copilot_session(tmp_path: Path) -> None:
-    from planwatch.core.index import SessionIndex
-    from planwatch.tui.app_options import copy_fixture_transcripts
-
-    copy_fixture_transcripts(tmp_path / "demo", time.time() - 86_400)
-    index = SessionIndex([tmp_path / "demo"])
-    index.scan()
-    [copilot] = [e for e in index.entries() if e.session.harness == "copilot"]
-    assert copilot.session.title == "Add a CSV export to the monthly reports page and keep a todo list as you go"
-    assert copilot.session.cwd == "/home/dev/reports" and copilot.plan.counts() == (2, 5)
-    assert index.problems() == []

@@ -1,12 +1,14 @@
 """Gemini CLI and OpenCode sessions in the app (docs/reading.md): the pane follows them live like
 any other harness — an appended record or an inserted row shows within a second — and
-a database that cannot be read is said once while the other harnesses are listed."""
+a database that cannot be read is said once while the other harnesses are listed; the
+demo holds a session of every harness planwatch reads."""
 
 from __future__ import annotations
 
 import shutil
 import time
 from pathlib import Path
+from typing import get_args
 
 import pytest
 from app_transcripts import files_holding, option_texts, until
@@ -14,6 +16,7 @@ from harness_app import recording_pager
 from opencode_db import OpenCodeDb
 
 from planwatch.core import paths
+from planwatch.core.model import Harness
 from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.widgets.checklist import ChecklistView
 
@@ -226,3 +229,43 @@ async def test_o_on_an_opencode_session_with_reading_off_reads_nothing_of_the_da
             what="the refusal",
         )
     assert not ran.exists()
+
+
+# The demo's one session of each of the newer harnesses: (title, folder, (done, total), source).
+DEMO_SESSIONS = {
+    "copilot": (
+        "Add a CSV export to the monthly reports page and keep a todo list as you go",
+        "/home/dev/reports",
+        (2, 5),
+        "copilot_todos",
+    ),
+    "qwen": (
+        "Add shell completions for bash and zsh to the CLI, then document them",
+        "/home/dev/cli",
+        (2, 4),
+        "qwen_todos",
+    ),
+    "pi": ("Turn the meeting notes folder into a searchable static site", "/home/dev/notes", (2, 4), "pi_todos"),
+    "kilo": ("Cache forecast responses for ten minutes", "/home/dev/weather-cli", (2, 4), "kilo_todos"),
+    "cline": (
+        "Resize uploaded avatars to 256 px in a background job; keep a task list.",
+        "/home/dev/avatars",
+        (1, 4),
+        "cline_tasks",
+    ),
+}
+
+
+async def test_the_demo_holds_a_session_of_every_harness_and_one_of_each_newer_one(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    from planwatch.tui.cli import build_parser
+
+    app = make_app(build_parser().parse_args(["--demo"]))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        entries = app.entries()
+        assert app.index.problems() == []
+    assert {e.session.harness for e in entries} == set(get_args(Harness))
+    for harness, (title, cwd, counts, source) in DEMO_SESSIONS.items():
+        [entry] = [e for e in entries if e.session.harness == harness]
+        assert (entry.session.title, entry.session.cwd, entry.plan.counts()) == (title, cwd, counts), harness
+        assert [g.source for g in entry.plan.groups] == [source], harness

@@ -1,5 +1,5 @@
 """Qwen Code and pi sessions on the command line (docs/store.md, For scripts), run as real subprocesses:
-found under their own folders, by `--root`, by path and by id (or a unique prefix),
+found under their own folders, by `--root`, by the settings' transcript folders, by path and by id (or a unique prefix),
 listed with their harness, shown with their source's header."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from cli_run import planwatch
 
 from planwatch.core import paths
@@ -74,6 +75,30 @@ def test_root_pointing_at_their_folders_and_a_cut_tree_said_once() -> None:
     fork = planwatch("show", "--root", str(PI_RULES), "c3000000-0000-7000-8000-0000000000f1")
     assert fork.returncode == 0, fork.stderr
     assert "c3000000-0000-7000-8000-000000000001" in fork.stdout  # forked from …
+
+
+@pytest.mark.parametrize("how", ["--root", "settings"])
+def test_qwen_and_pi_sessions_elsewhere_are_found_by_root_and_by_the_settings_folders(tmp_path: Path, how: str) -> None:
+    elsewhere = tmp_path / "copied"
+    chats = elsewhere / "qwen" / "-home-dev-qwen-todos" / "chats"
+    chats.mkdir(parents=True)
+    shutil.copy(QWEN_SAMPLE, chats / QWEN_SAMPLE.name)
+    pi = elsewhere / "pi" / "--home-dev-pi-todos--"
+    pi.mkdir(parents=True)
+    shutil.copy(PI_SAMPLE, pi / PI_SAMPLE.name)
+    folders = [elsewhere / "qwen", elsewhere / "pi"]
+    if how == "--root":
+        listing = planwatch("sessions", "--json", *(arg for f in folders for arg in ("--root", str(f))))
+    else:
+        config = paths.config_file()
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text("transcriptRoots:\n" + "".join(f"  - {f}\n" for f in folders))
+        listing = planwatch("sessions", "--json")
+    assert listing.returncode == 0, listing.stderr
+    assert sorted((row["id"], row["harness"], row["done"], row["total"]) for row in json.loads(listing.stdout)) == [
+        (PI_ID, "pi", 3, 4),
+        (QWEN_ID, "qwen", 3, 3),
+    ]
 
 
 def test_qwen_waits_for_is_shown_to_a_person() -> None:
