@@ -94,13 +94,16 @@ async def settle(pilot: object, timeout: float = 60.0) -> None:
         await pilot.pause()
     # Some repaints are scheduled after the messages above (call_after_refresh): wait
     # until the screen renders the same twice running, so a shot never catches it halfway.
+    # A screen that never holds still would make a flaky shot: that is a failure, said here.
     last = ""
-    for _ in range(50):
+    while True:
         await pilot.pause(0.02)
         await app.workers.wait_for_complete()
         current = app.export_screenshot()
         if current == last:
             break
+        if time.monotonic() > deadline:
+            raise TimeoutError("the app's screen did not hold still for two renders running")
         last = current
 
 

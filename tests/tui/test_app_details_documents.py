@@ -63,6 +63,22 @@ async def test_a_long_plan_mode_document_scrolls_into_view_to_its_last_line(isol
         assert last.query("MarkdownParagraph").last().render().plain == f"Step {STEPS} of the migration"
 
 
+async def test_a_plan_mode_document_is_named_as_a_person_says_it_never_by_its_source_id(isolated_env) -> None:
+    from app_transcripts import option_texts
+
+    ClaudeTranscript(isolated_env.claude, "/home/dev/billing").prompt("Migrate billing").exit_plan_mode(LONG_PLAN)
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_details(pilot, app)
+        rows = option_texts(app.screen.query_one("#checklist"))
+        assert any("Plan document · Claude plan mode" in row for row in rows), rows
+        panel = app.screen.query_one("#details")
+        shown = "\n".join(str(w.render()) for w in panel.query("Static"))
+        assert "Claude plan mode" in shown
+        screen = app.export_screenshot()
+        assert "claude_plan_mode" not in screen and "claude_plan_mode" not in "\n".join(rows)
+
+
 async def test_acp_plan_documents_are_whole_in_the_details(isolated_env) -> None:
     from textual.widgets import Markdown
 
