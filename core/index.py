@@ -9,11 +9,13 @@ instead of scanning the files again. The first scan, when there is much to
 read, is spread over worker processes (batch.py), which send the readers back. It
 hands out frozen `SessionEntry` values; callbacks run on the calling or the follower thread and carry only ids.
 
-Following the folders after the scan (and moving to folders saved later) is
-core/index_following.py; which files make which sessions, and the entries shown, is
-core/sessions.py; loading and saving the warm-start cache is core/index_warmstart.py; the
-database-backed sources (OpenCode's database and its -wal, an unreadable database
-reported) are core/index_databases.py.
+The index holds three collaborators, each built with the files read and their locks
+(core/index_state.py) and callbacks into the index, none reaching into it: the
+follower that watches the folders after the scan (core/index_following.py), the
+warm-start cache's loading and saving (core/index_warmstart.py), and the
+database-backed sources (OpenCode's database and its -wal, Copilot CLI's session
+folders: core/index_databases.py). Which files make which sessions, and the entries
+shown, is core/sessions.py.
 
 Privacy: with `read_plans` off no line naming a planning tool reaches a reader, and
 every plan is empty. Plan text lives only in these objects, never on disk or in logs.
@@ -31,8 +33,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planwatch.core import paths
-from planwatch.core.index_databases import DatabaseSources
+from planwatch.core.index_databases import DatabaseSources, database_problems
 from planwatch.core.index_following import Following
+from planwatch.core.index_state import IndexState
 from planwatch.core.index_warmstart import WarmStart
 from planwatch.core.model import EMPTY_PLAN
 from planwatch.core.sessions import (
@@ -57,7 +60,6 @@ from planwatch.core.transcripts.reader import SessionResult
 
 if TYPE_CHECKING:
     from planwatch.core.history import PlanHistory
-    from planwatch.core.transcripts.follow import Follower
 
 log = logging.getLogger(__name__)
 
@@ -98,8 +100,12 @@ def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[
     return unique
 
 
-class SessionIndex(WarmStart, DatabaseSources, Following):
-    """Sessions of every harness, in memory, kept up to date while following."""
+class SessionIndex:
+    """Sessions of every harness, in memory, kept up to date while following.
+
+    It holds three collaborators, each given the files read and their locks
+    (`IndexState`) and the callbacks it needs: the warm-start cache (`WarmStart`), the
+    database-backed sources (`DatabaseSources`) and the follower (`Following`)."""
 
     def __init__(self, roots: list[Path] | None = None, *, read_plans: bool = True, summaries: bool = False) -> None:
         """`summaries`: the index is used for facts and counts only (`planwatch
@@ -121,31 +127,57 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         self.read_in_scan_thread = True
         self._read_plans = read_plans
         self._summaries = summaries
-        self._lock = threading.RLock()  # guards the maps below
-        self._io_lock = threading.RLock()  # one reader is fed by one thread at a time
+        # The files read and their locks, shared with the collaborators below; the
+        # state's `lock` guards the index's maps too.
+        self._state = IndexState()
         self._roots_lock = threading.Lock()  # one change of folders at a time
-        # One rebuild of entries at a time: each works outside `_lock` and swaps in.
+        # One rebuild of entries at a time: each works outside the lock and swaps in.
         self._rebuild_lock = threading.Lock()
-        self._files: dict[Path, FileState] = {}
         self._entries: dict[str, SessionEntry] = {}
         self._order = NewestFirst()  # the entries, newest first, kept as they change
-        self._follower: Follower | None = None
         self._on_change: Callable[[list[str]], None] | None = None
-        self._changed: set[str] = set()
         # (files read, files found) by the scan running or last run: its progress.
         self.progress: tuple[int, int] = (0, 0)
-        # The warm-start cache (warmcache.py) is behind what the index holds: a file was
-        # read from scratch or grew, or went (only ever set while plans are read).
-        self._cache_stale = False
-        # Databases that cannot be read (OpenCode's): file → what is wrong, each logged
-        # once; `problems()` hands them to the CLI and the app.
+        # Sources that cannot be read as they stand (a database, pi's tree cut by a
+        # missing parent): file → what is wrong, each logged once; `problems()` hands
+        # them to the CLI and the app.
         self._problems: dict[Path, str] = {}
+        self._warm = WarmStart(self._state, reads_plans=lambda: self._read_plans, roots=lambda: self.roots_searched)
+        self._sources = DatabaseSources(
+            self._state, load=self._load, forget=self._forget, note_problem=self._note_problem
+        )
+        self._following = Following(
+            self._state,
+            self._sources,
+            load=self._load,
+            append=self._append,
+            forget=self._forget,
+            moved=lambda ids: self._notify(self._rebuild(ids, orphans=True)),
+        )
 
     def problems(self) -> list[str]:
         """What keeps sources from being read, each naming the file: a transcript folder
         that is a FIFO, socket or device; a database that cannot be read."""
         unusable = [problem for root in self.roots_searched if (problem := unusable_root(root)) is not None]
-        return [*unusable, *DatabaseSources.problems(self)]
+        with self._state.lock:
+            noted, read = dict(self._problems), set(self._state.files)
+        return [*unusable, *database_problems(self.roots_searched, noted, read)]
+
+    def _note_problem(self, path: Path, problem: str | None) -> None:
+        """Keep what keeps `path` from being read as it stands (None: nothing now),
+        logged the first time it is said."""
+        with self._state.lock:
+            if problem is None:
+                self._problems.pop(path, None)
+                return
+            if self._problems.get(path) == problem:
+                return  # reported once
+            self._problems[path] = problem
+        log.info("not read as it stands: %s", problem)  # the CLI and the app say it
+
+    def save_cache(self) -> None:
+        """Write the warm-start cache when it is behind (never with plans off)."""
+        self._warm.save()
 
     # -- reading -----------------------------------------------------------------------
 
@@ -184,23 +216,21 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         self._emit_batch(batch_ids, on_batch, final=True)
         # Files removed since an earlier scan.
         seen = {item.path for item in files}
-        with self._lock:
-            gone = [path for path in self._files if path not in seen]
+        with self._state.lock:
+            gone = [path for path in self._state.files if path not in seen]
         gone_ids: set[str] = set()
         for path in gone:
             gone_ids |= self._forget(path)
         if gone_ids:
             self._emit_batch(gone_ids, on_batch, final=True)
         if gone:
-            self._cache_stale = True
+            self._state.cache_behind = True
         if self.save_after_scan:
             self.save_cache()
 
     def _read_each(self, files: list[TranscriptFile]) -> Generator[set[str], None, None]:
         """Read and install every file; yields the session ids each one touched."""
-        with self._lock:
-            following = self._follower is not None
-        if following:
+        if self._following.active:
             # One at a time under the IO lock, so a reader the follower feeds is never
             # replaced by a read that began before the follower's last append.
             for item in files:
@@ -211,7 +241,7 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         reads = read_all(
             files,
             self._read_plans,
-            remembered=self._remembered(files),
+            remembered=self._warm.remembered(files),
             summaries=self._summaries,
             local=self.read_in_scan_thread,
         )
@@ -225,7 +255,7 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
     def _emit_batch(self, ids: set[str], on_batch: Callable[[list[SessionEntry]], None] | None, *, final: bool) -> None:
         changed = self._rebuild(ids, orphans=final)
         if on_batch is not None and changed:
-            with self._lock:
+            with self._state.lock:
                 entries = [self._entries[i] for i in changed if i in self._entries]
             entries = newest_first(entries)
             if entries:
@@ -233,7 +263,7 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
 
     def _load(self, item: TranscriptFile) -> set[str]:
         """Read a file from scratch; returns the session ids it touched (before and after)."""
-        with self._io_lock:
+        with self._state.io_lock:
             return self._install(read_file(item, self._read_plans))
 
     def _install(self, read: FileRead) -> set[str]:
@@ -250,16 +280,16 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
             return set()
         state = FileState(read.item, read.reader, read.results, read.offset, read.item.mtime, read.trace)
         if read.warm != "same" and read.trace is not None and read.trace.ident is not None and problem is None:
-            self._cache_stale = True  # read from scratch or grown: remember what it was fed
-        with self._io_lock, self._lock:
-            before = ids_of(self._files.get(path))
-            self._files[path] = state
+            self._state.cache_behind = True  # read from scratch or grown: remember what it was fed
+        with self._state.io_lock, self._state.lock:
+            before = ids_of(self._state.files.get(path))
+            self._state.files[path] = state
             return before | ids_of(state)
 
     def _append(self, path: Path, start: int) -> tuple[set[str], int | None]:
-        with self._io_lock:
-            with self._lock:
-                state = self._files.get(path)
+        with self._state.io_lock:
+            with self._state.lock:
+                state = self._state.files.get(path)
             if state is None or state.reader is None:
                 return set(), None
             from planwatch.core.transcripts.lines import read_transcript  # loaded by the first scan already
@@ -275,15 +305,15 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
             problem = getattr(state.reader, "problem", None)
             if problem is not None or path in self._problems:
                 self._note_problem(path, problem)
-            with self._lock:
+            with self._state.lock:
                 before = ids_of(state)
                 state.results, state.offset, state.mtime = results, outcome.offset, mtime
-                self._cache_stale = True
+                self._state.cache_behind = True
                 return before | ids_of(state), outcome.offset
 
     def _forget(self, path: Path) -> set[str]:
-        with self._lock:
-            state = self._files.pop(path, None)
+        with self._state.lock:
+            state = self._state.files.pop(path, None)
             return ids_of(state)
 
     # -- building entries --------------------------------------------------------------
@@ -291,23 +321,23 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
     def _rebuild(self, ids: Iterable[str], *, orphans: bool) -> list[str]:
         """Recompute the entries of `ids`; returns the ids whose entry changed or went.
 
-        Worked out from the files as they are when it starts, outside `_lock`, then
+        Worked out from the files as they are when it starts, outside the lock, then
         swapped in under it: working out who owns what over every file (relations)
         and building a batch's entries took up to a tenth of a second at 10,000
         sessions, and a reader of the entries (the app's UI thread, at each refresh
         of its list) waited for it. Rebuilds run one at a time, so a later one, which
         started from newer files, always lands after an earlier one."""
         with self._rebuild_lock:
-            with self._lock:
-                files = list(self._files.values())
+            with self._state.lock:
+                files = list(self._state.files.values())
                 known = list(self._entries) if orphans else []
                 read_plans = self._read_plans
             built = self._built(files, known, set(ids), orphans=orphans, read_plans=read_plans)
-            with self._lock:
+            with self._state.lock:
                 if self._read_plans != read_plans:
                     # The privacy switch moved meanwhile: built again under the lock with
                     # it as it is now, so no plan read before it went off is kept.
-                    files, known = list(self._files.values()), list(self._entries) if orphans else []
+                    files, known = list(self._state.files.values()), list(self._entries) if orphans else []
                     built = self._built(files, known, set(ids), orphans=orphans, read_plans=self._read_plans)
                 return self._swap_in(built)
 
@@ -325,7 +355,7 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         return {sid: build_entry(sid, owners, children, orphans=orphans, read_plans=read_plans) for sid in wanted}
 
     def _swap_in(self, built: dict[str, SessionEntry | None]) -> list[str]:
-        """Keep the entries built (under `_lock`); returns the ids that changed or went."""
+        """Keep the entries built (under the lock); returns the ids that changed or went."""
         changed: list[str] = []
         for sid, entry in built.items():
             old = self._entries.get(sid)
@@ -344,11 +374,11 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
 
     def entries(self) -> list[SessionEntry]:
         """Every session, newest activity first (a snapshot)."""
-        with self._lock:
+        with self._state.lock:
             return self._order.entries()
 
     def get(self, session_id: str) -> SessionEntry | None:
-        with self._lock:
+        with self._state.lock:
             return self._entries.get(session_id)
 
     @property
@@ -362,15 +392,17 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
         Reads files: call it from a worker thread. Empty with plan reading off."""
         from planwatch.core.history import PlanHistory, replay_history, with_agents  # only the timeline asks
 
-        with self._lock:
+        with self._state.lock:
             entry = self._entries.get(session_id)
-            state = self._files.get(entry.session.path) if entry is not None else None
+            state = self._state.files.get(entry.session.path) if entry is not None else None
         if entry is None or state is None or not self._read_plans:
             return PlanHistory()
-        if hasattr(state.reader, "history"):
-            return PlanHistory(tuple(self.history(session_id)))
-        with self._lock:
-            kids = [self._files[path] for path in entry.session.subagents if path in self._files]
+        keeps_history = getattr(state.reader, "history", None)
+        if keeps_history is not None:
+            with self._state.io_lock:
+                return PlanHistory(tuple(keeps_history(session_id)))
+        with self._state.lock:
+            kids = [self._state.files[path] for path in entry.session.subagents if path in self._state.files]
         try:
             main = replay_history(state.file.path, state.file.harness, session_id)
             agents = [
@@ -384,27 +416,67 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
             return PlanHistory()  # reading was turned off meanwhile: no plan text handed out
         return with_agents(main, agents)
 
+    def start_following(self, on_change: Callable[[list[str]], None]) -> None:
+        """Follow every root; `on_change(session ids)` is called from the follower thread
+        after each burst of changes."""
+        with self._state.lock:
+            self._on_change = on_change
+            roots = list(self.roots_searched)
+        self._following.start(roots)
+
+    def set_roots(self, roots: Sequence[Path]) -> list[str]:
+        """Look in `roots` from now on (the person saved other transcript folders):
+        sessions of folders no longer listed go, those of new folders are read, the
+        others keep what was read, and following restarts on the new folders. Returns
+        the ids whose entry changed or went (also told to `on_change` while following).
+        Blocking: call it from a worker thread."""
+        with self._roots_lock:
+            return self._set_roots(roots)
+
+    def _set_roots(self, roots: Sequence[Path]) -> list[str]:
+        with self._state.lock:
+            if list(roots) == self.roots_searched:
+                return []
+            self.roots_searched = list(roots)
+            on_change = self._on_change
+        # The follower's roots are fixed: a new one watches the new folders.
+        followed = self._following.stop()
+        files = discover(self.roots_searched)
+        with self._state.lock:
+            known = set(self._state.files)
+        ids: set[str] = set()
+        for path in known - {item.path for item in files}:
+            ids |= self._forget(path)
+        for item in files:
+            if item.path not in known:
+                ids |= self._load(item)
+        if ids:
+            self._state.cache_behind = True
+        changed = self._rebuild(ids, orphans=True)
+        if followed and on_change is not None:
+            self.start_following(on_change)
+        self._notify(changed)
+        return changed
+
     def stop(self) -> None:
         """Stop following (joins the follower's threads). What was appended while
         following is written to the warm-start cache on a thread of its own (the app
         calls this from its UI thread); the process waits for it before it ends."""
-        with self._lock:
-            follower, self._follower = self._follower, None
-            stale = self._cache_stale
-        if follower is not None:
-            follower.stop()
+        with self._state.lock:
+            stale = self._state.cache_behind
+        self._following.stop()
         if stale:
             threading.Thread(target=self.save_cache, name="planwatch-cache-save").start()
 
     def set_read_plans(self, on: bool) -> None:
         """The privacy switch. Off: plans are emptied now and no plan line is read again.
         On: every file is read again in the background, plans included."""
-        with self._lock:
+        with self._state.lock:
             if on == self._read_plans:
                 return
             self._read_plans = on
             if not on:
-                for state in self._files.values():
+                for state in self._state.files.values():
                     state.reader = None  # drop the plan state readers held
                     state.trace = None
                     state.results = [SessionResult(facts=r.facts, plan=EMPTY_PLAN) for r in state.results]
@@ -415,16 +487,14 @@ class SessionIndex(WarmStart, DatabaseSources, Following):
 
     def _reload_all(self) -> None:
         """Read every known file again from scratch (after the privacy switch moved)."""
-        with self._lock:
-            items = [state.file for state in self._files.values()]
+        with self._state.lock:
+            items = [state.file for state in self._state.files.values()]
         ids: set[str] = set()
         for item in items:
             ids |= self._load(item)
-            with self._lock:
-                state = self._files.get(item.path)
-                follower = self._follower
-            if follower is not None and state is not None:
-                follower.track(item.path, state.offset)
+            state = self._state.get(item.path)
+            if state is not None:
+                self._following.track(item.path, state.offset)
         self._notify(self._rebuild(ids, orphans=True))
 
     def _notify(self, ids: list[str]) -> None:

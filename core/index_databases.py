@@ -1,8 +1,8 @@
 """The session index's database-backed sources (OpenCode's SQLite database and its older
 storage/ folder; Kilo CLI's database; each Copilot CLI session folder with its
 `session.db`): which changed file belongs to which source, refreshing the sessions that
-moved when the database or its -wal changes, a session's plan history, and reporting a
-database that cannot be read. The readers themselves are core/transcripts/opencode.py
+moved when the database or its -wal changes, and reporting a database that cannot be
+read or is not there. The readers themselves are core/transcripts/opencode.py
 (Kilo's too: core/transcripts/kilo.py) and core/transcripts/copilot.py; the index that
 holds the state is core/index.py.
 """
@@ -10,14 +10,12 @@ holds the state is core/index.py.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 
 from planwatch.core import paths
-from planwatch.core.model import AgentPlan
-from planwatch.core.sessions import FileState, SessionEntry, ids_of
+from planwatch.core.index_state import IndexState
+from planwatch.core.sessions import ids_of
 from planwatch.core.transcripts.discover import (
     CLINE_BOARD_NAME,
     DATABASE_HARNESSES,
@@ -31,80 +29,45 @@ log = logging.getLogger(__name__)
 
 
 class DatabaseSources:
-    """`SessionIndex`'s database half: it reads and writes the index's own state (the
-    files read, the entries, the problems noted) under the index's locks."""
+    """The index's database-backed sources: each refresh reads again what moved in one
+    source and returns the session ids it touched. Built with the index's shared state
+    (index_state.py) and three callbacks into the index: read a file from scratch
+    (`load`), forget one that went (`forget`), and note what keeps a source from being
+    read (`note_problem`, None when it reads again)."""
 
-    roots_searched: list[Path]
-    _read_plans: bool
-    _cache_stale: bool
-    _lock: threading.RLock
-    _io_lock: threading.RLock
-    _files: dict[Path, FileState]
-    _entries: dict[str, SessionEntry]
-    _changed: set[str]
-    _problems: dict[Path, str]
-    _load: Callable[[TranscriptFile], set[str]]
-    _forget: Callable[[Path], set[str]]
+    def __init__(
+        self,
+        state: IndexState,
+        *,
+        load: Callable[[TranscriptFile], set[str]],
+        forget: Callable[[Path], set[str]],
+        note_problem: Callable[[Path, str | None], None],
+    ) -> None:
+        self._state = state
+        self._load = load
+        self._forget = forget
+        self._note_problem = note_problem
 
-    def history(self, session_id: str) -> list[tuple[datetime, AgentPlan]]:
-        """A session's plan after each plan call, with its time, when its source keeps
-        that history apart from the current list (OpenCode's completed todowrite parts);
-        [] otherwise. Reads the source: call it from a worker thread."""
-        with self._lock:
-            entry = self._entries.get(session_id)
-            state = self._files.get(entry.session.path) if entry is not None else None
-        reader = state.reader if state is not None else None
-        read = getattr(reader, "history", None)
-        if not self._read_plans or read is None:
-            return []
-        with self._io_lock:
-            found: list[tuple[datetime, AgentPlan]] = read(session_id)
-            return found
-
-    def problems(self) -> list[str]:
-        """What is wrong with databases that cannot be read (which file, what), plus
-        databases named explicitly that are not there; the other harnesses are read."""
-        with self._lock:
-            found = dict(self._problems)
-            read = set(self._files)
-        for root in self.roots_searched:
-            if not is_database_root(root) or root in found or root in read:
-                continue
-            if root.exists():
-                found[root] = f"{root}: corrupt or not an SQLite database"
-            elif _named(root):
-                found[root] = f"{root}: no database there"
-        return list(found.values())
-
-    def _note_problem(self, path: Path, problem: str | None) -> None:
-        with self._lock:
-            if problem is None:
-                self._problems.pop(path, None)
-                return
-            if self._problems.get(path) == problem:
-                return  # reported once
-            self._problems[path] = problem
-        log.info("not read as it stands: %s", problem)  # the CLI and the app say it
-
-    def _databases(self) -> set[Path]:
+    def sources(self, roots: list[Path]) -> set[Path]:
         """Database sources read or named as roots (they may appear later): OpenCode's
         and Kilo's database files, OpenCode's storage folders."""
-        with self._lock:
-            found = {path for path, state in self._files.items() if state.file.harness in DATABASE_HARNESSES}
-        named = {root for root in self.roots_searched if is_database_root(root)}
+        with self._state.lock:
+            found = {path for path, state in self._state.files.items() if state.file.harness in DATABASE_HARNESSES}
+        named = {root for root in roots if is_database_root(root)}
         # Cline's own data folder, even before Cline made it: its sessions/ and db/ are
         # watched from the start, so a first session shows without a restart.
-        named |= {root for root in self.roots_searched if root == paths.cline_data_dir()}
+        named |= {root for root in roots if root == paths.cline_data_dir()}
         storage = paths.opencode_storage_dir()
-        if storage in self.roots_searched and not (storage.parent / "opencode.db").exists():
+        if storage in roots and not (storage.parent / "opencode.db").exists():
             named.add(storage)
         return found | named
 
-    def _refresh_database(self, path: Path) -> int | None:
-        """The database or its -wal changed: read again the sessions that moved."""
-        with self._io_lock:
-            with self._lock:
-                state = self._files.get(path)
+    def refresh_database(self, path: Path) -> set[str]:
+        """The database or its -wal changed: read again the sessions that moved; returns
+        the ids touched."""
+        index = self._state
+        with index.io_lock:
+            state = index.get(path)
             reader = state.reader if state is not None else None
             refresh = getattr(reader, "refresh", None)
             if state is None or reader is None or refresh is None or state.file.harness not in DATABASE_HARNESSES:
@@ -115,71 +78,77 @@ class DatabaseSources:
                 else:
                     item = classify_database(path)
                 if item is None:
-                    ids = self._forget(path)
-                else:
-                    ids = self._load(item)
-            else:
-                with self._lock:
-                    before = {sid for sid in ids_of(state)}
-                changed = refresh()
-                self._note_problem(path, getattr(reader, "problem", None))
-                if changed and state.trace is not None and state.trace.state is not None:
-                    state.trace.state = reader.warm_state()  # type: ignore[attr-defined]  # under the IO lock
-                    self._cache_stale = True
-                results = reader.results()
-                with self._lock:
-                    state.results = results
-                    ids = changed | (before - ids_of(state))
-        with self._lock:
-            self._changed |= ids
-        return 0
+                    return self._forget(path)
+                return self._load(item)
+            with index.lock:
+                before = {sid for sid in ids_of(state)}
+            changed = refresh()
+            self._note_problem(path, getattr(reader, "problem", None))
+            if changed and state.trace is not None and state.trace.state is not None:
+                state.trace.state = reader.warm_state()  # type: ignore[attr-defined]  # under the IO lock
+                index.cache_behind = True
+            results = reader.results()
+            with index.lock:
+                state.results = results
+                ids: set[str] = changed | (before - ids_of(state))
+                return ids
 
-    def _copilot_folder(self, path: Path) -> Path | None:
+    def copilot_folder(self, path: Path) -> Path | None:
         """The Copilot CLI session a changed file belongs to, when the index holds it:
         its log, workspace, database or the database's -wal / -journal."""
         from planwatch.core.transcripts.copilot import SESSION_FILES  # a small module, no sqlite3
 
         if path.name not in SESSION_FILES:
             return None
-        with self._lock:
-            state = self._files.get(path.parent)
+        state = self._state.get(path.parent)
         return path.parent if state is not None and state.file.harness == "copilot" else None
 
-    def _refresh_copilot(self, folder: Path) -> int | None:
+    def refresh_copilot(self, folder: Path) -> set[str]:
         """A file of a Copilot CLI session changed: read again what moved (its database
-        only when the database or its -wal / -journal did), read-only."""
+        only when the database or its -wal / -journal did), read-only; returns the ids
+        touched."""
         from planwatch.core.transcripts.copilot import CopilotReader
         from planwatch.core.transcripts.discover import classify_copilot
         from planwatch.core.transcripts.warmcache import Trace, identity
 
-        with self._io_lock:
-            with self._lock:
-                state = self._files.get(folder)
+        index = self._state
+        with index.io_lock:
+            state = index.get(folder)
             reader = state.reader if state is not None else None
             if state is None or not isinstance(reader, CopilotReader):
                 item = classify_copilot(folder)
-                ids = self._forget(folder) if item is None else self._load(item)
-            else:
-                with self._lock:
-                    before = ids_of(state)
-                changed = reader.refresh()
-                if not reader.present():
-                    ids = self._forget(folder)
-                else:
-                    self._note_problem(folder, reader.problem)
-                    if state.trace is not None and reader.warm_state() != state.trace.state:
-                        try:
-                            state.trace = Trace(ident=identity(folder.stat()), state=reader.warm_state())
-                        except OSError:
-                            state.trace = None
-                        self._cache_stale = True
-                    results = reader.results()
-                    with self._lock:
-                        state.results = results
-                        ids = (before | ids_of(state)) if changed else set()
-        with self._lock:
-            self._changed |= ids
-        return 0
+                return self._forget(folder) if item is None else self._load(item)
+            with index.lock:
+                before = ids_of(state)
+            changed = reader.refresh()
+            if not reader.present():
+                return self._forget(folder)
+            self._note_problem(folder, reader.problem)
+            if state.trace is not None and reader.warm_state() != state.trace.state:
+                try:
+                    state.trace = Trace(ident=identity(folder.stat()), state=reader.warm_state())
+                except OSError:
+                    state.trace = None
+                index.cache_behind = True
+            results = reader.results()
+            with index.lock:
+                state.results = results
+                return (before | ids_of(state)) if changed else set()
+
+
+def database_problems(roots: list[Path], noted: dict[Path, str], read: set[Path]) -> list[str]:
+    """What is wrong with databases that cannot be read (`noted`: which file, what),
+    plus databases named among `roots` that are not there or are not databases (none
+    of the files `read`); the other harnesses are read."""
+    found = dict(noted)
+    for root in roots:
+        if not is_database_root(root) or root in found or root in read:
+            continue
+        if root.exists():
+            found[root] = f"{root}: corrupt or not an SQLite database"
+        elif _named(root):
+            found[root] = f"{root}: no database there"
+    return list(found.values())
 
 
 def is_database_root(root: Path) -> bool:

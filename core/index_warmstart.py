@@ -1,6 +1,6 @@
-"""The session index's warm-start cache orchestration: what the cache remembers of the
-files a first scan found (replayed instead of read), and writing the cache when the
-index is ahead of it. The cache itself (format, fit checks, the locked write) is
+"""The session index's warm-start cache, a collaborator the index holds: what the cache
+remembers of the files a first scan found (replayed instead of read), and writing the
+cache when the index is ahead of it. The cache itself (format, fit checks, the locked write) is
 core/transcripts/warmcache.py; the index that holds the state is core/index.py.
 
 Privacy: with plans off nothing is remembered or written; the cache holds offsets,
@@ -10,9 +10,10 @@ lengths and hashes, and per file a summary of counts, statuses and sources, neve
 from __future__ import annotations
 
 import logging
-import threading
+from collections.abc import Callable
 from pathlib import Path
 
+from planwatch.core.index_state import IndexState
 from planwatch.core.sessions import FileState
 from planwatch.core.transcripts import warmcache, warmsummary
 from planwatch.core.transcripts.discover import TranscriptFile
@@ -32,21 +33,21 @@ def _with_summary(trace: warmcache.Trace, state: FileState) -> warmcache.Trace:
 
 
 class WarmStart:
-    """`SessionIndex`'s warm-start half: it reads and writes the index's own state (the
-    files read, whether the cache is behind) under the index's locks."""
+    """The index's warm-start cache: what it remembers of the files a first scan found,
+    and writing it again when the files read have moved past it. Built with the index's
+    shared state (index_state.py) and two questions it asks the index: whether plans
+    are read and which folders are searched, both as they are when it looks."""
 
-    roots_searched: list[Path]
-    _read_plans: bool
-    _cache_stale: bool
-    _lock: threading.RLock
-    _io_lock: threading.RLock
-    _files: dict[Path, FileState]
+    def __init__(self, state: IndexState, *, reads_plans: Callable[[], bool], roots: Callable[[], list[Path]]) -> None:
+        self._state = state
+        self._reads_plans = reads_plans
+        self._roots = roots
 
-    def _remembered(self, files: list[TranscriptFile]) -> Remembered | None:
+    def remembered(self, files: list[TranscriptFile]) -> Remembered | None:
         """What the warm-start cache remembers of `files` (nothing with plans off), each
         entry checked when its file is read (a file whose entry is unfit is read from
         scratch, which marks the cache behind)."""
-        if not self._read_plans:
+        if not self._reads_plans():
             return None
         try:
             cache = WarmCache.load()
@@ -54,24 +55,25 @@ class WarmStart:
             log.warning("the warm-start cache could not be read", exc_info=True)
             return None
         found = Remembered(cache, {item.path: item.harness for item in files})
-        if cache.count_under(self.roots_searched) > len(found):
-            self._cache_stale = True  # it remembers files that are gone: drop them
+        if cache.count_under(self._roots()) > len(found):
+            self._state.cache_behind = True  # it remembers files that are gone: drop them
         return found
 
-    def save_cache(self) -> None:
+    def save(self) -> None:
         """Write the warm-start cache when it is behind (never with plans off)."""
-        with self._io_lock, self._lock:
-            if not self._read_plans or not self._cache_stale:
+        state = self._state
+        with state.io_lock, state.lock:
+            if not self._reads_plans() or not state.cache_behind:
                 return
-            self._cache_stale = False
+            state.cache_behind = False
             traces = [
-                (path, state.file.harness, _with_summary(state.trace, state))
-                for path, state in self._files.items()
+                (path, file.file.harness, _with_summary(file.trace, file))
+                for path, file in state.files.items()
                 # A file its reader found a problem in (pi's tree cut by a missing
                 # parent) is not remembered: read afresh, it says the problem each time.
-                if state.trace is not None and getattr(state.reader, "problem", None) is None
+                if file.trace is not None and getattr(file.reader, "problem", None) is None
             ]
         try:
-            warmcache.save(traces, self.roots_searched)
+            warmcache.save(traces, self._roots())
         except Exception:
             log.warning("the warm-start cache could not be written", exc_info=True)

@@ -362,7 +362,7 @@ def test_live_insert_updates_the_session_told_by_the_file_watcher(tmp_path: Path
     changes = Changes()
     index.start_following(changes)
     try:
-        assert index._follower is not None and index._follower.observer_kind == "native"
+        assert index._following.observer_kind == "native"
         writer.todowrite("ses_live", [("One", "completed", "high"), ("Two", "in_progress", "high")], T0 + 20)
         changes.wait_for(items_are(index, "ses_live", 2), "the inserted todowrite")
         assert ["ses_live"] in changes.bursts
@@ -492,7 +492,7 @@ def test_storage_todo_rewritten_is_followed_told_by_the_file_watcher(isolated_en
     changes = Changes()
     index.start_following(changes)
     try:
-        assert index._follower is not None and index._follower.observer_kind == "native"
+        assert index._following.observer_kind == "native"
         (storage / "todo" / "ses_live1.json").write_text(
             json.dumps([todo("First", "completed"), todo("Second", "in_progress")])
         )

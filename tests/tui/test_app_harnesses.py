@@ -51,7 +51,7 @@ async def test_a_gemini_record_appended_is_pushed_to_the_pane_by_the_file_watche
         assert "[▸] Inspect the current config loader" in rows(app)
         # Told by the system's file events, not a polling pass (the latency is measured
         # by tests/bench/bench_start.py).
-        assert app.index._follower.observer_kind == "native"
+        assert app.index._following.observer_kind == "native"
         with session.open("ab") as fh:
             fh.write(b"".join(lines[first + 1 : second + 1]))
         await until(pilot, lambda: "[x] Inspect the current config loader" in rows(app), what="the new list")
@@ -72,7 +72,7 @@ async def test_an_opencode_todowrite_inserted_is_pushed_to_the_pane_by_the_file_
             assert app.screen.selected_id == "ses_live0000000000000000000001"
             assert "[▸] ! Tag the release" in rows(app)  # a high-priority todo
             # The database's -wal changing is a file event (no polling pass between).
-            assert app.index._follower.observer_kind == "native"
+            assert app.index._following.observer_kind == "native"
             writer.todowrite(
                 "ses_live0000000000000000000001",
                 [("Tag the release", "completed", "high"), ("Wait for the signing key", "blocked", "high")],

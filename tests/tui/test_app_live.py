@@ -57,7 +57,7 @@ async def test_a_plan_call_appended_to_a_transcript_is_pushed_to_the_screen_by_t
         await ready(pilot, app)
         assert app.screen.selected_id == web.session_id
         await until(pilot, lambda: app.following, what="the follower")
-        assert app.index._follower.observer_kind == "native"
+        assert app.index._following.observer_kind == "native"
         web.todo_write([("Add the theme switch", "completed"), ("Wire the CSS", "in_progress")])
         await until(pilot, lambda: "[▸] Working on Wire the CSS" in rows(app), what="the appended plan")
         assert rows(app)[1] == "[x] Add the theme switch"

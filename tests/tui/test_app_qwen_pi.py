@@ -33,7 +33,7 @@ async def test_a_qwen_line_appended_is_pushed_to_the_pane_by_the_file_watcher(is
         assert any(row.startswith("[▸] Inspect the current config loader") for row in rows(app))
         # Told by the system's file events, not a polling pass (the latency is measured
         # by tests/bench/bench_start.py).
-        assert app.index._follower.observer_kind == "native"
+        assert app.index._following.observer_kind == "native"
         with session.open("ab") as fh:
             fh.write(b"".join(lines[results[0] + 1 : results[1] + 1]))
         await until(
@@ -54,7 +54,7 @@ async def test_a_pi_line_appended_is_pushed_to_the_pane_by_the_file_watcher(isol
     session.write_bytes(b"".join(lines[:toggle]))
     async with following_pane(isolated_env.config, "01a232f9-5858-71c1-b1b0-7ed98b089974") as (app, pilot):
         assert "[ ] Inspect the current config loader" in rows(app)
-        assert app.index._follower.observer_kind == "native"
+        assert app.index._following.observer_kind == "native"
         with session.open("ab") as fh:
             fh.write(lines[toggle])
         await until(pilot, lambda: "[x] Inspect the current config loader" in rows(app), what="the toggle")
