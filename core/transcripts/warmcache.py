@@ -61,15 +61,15 @@ With plan reading off, no cache is read or written (the index never asks).
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
+import sys
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import msgspec
 
 from planwatch.core import paths
 from planwatch.core.regular_files import open_regular, open_regular_stat, read_regular
@@ -96,6 +96,11 @@ _NOT_FACTS = frozenset((LINE, WHEN, TOUCH))
 MAX_OPS = 200_000
 # A cache file larger than this is not read (a foreign file, or one gone wrong).
 MAX_CACHE_BYTES = 256 << 20
+# A cache up to this size is read by the standard library's decoder unless msgspec is
+# loaded already: importing msgspec costs about 8 ms, more than the standard library
+# loses on a cache of 1,000 sessions (600 KB: 4 ms against 2); a start that reads lines
+# loads msgspec for them anyway (core/transcripts/reader.py).
+SMALL_CACHE_BYTES = 2 << 20
 
 Identity = tuple[int, int, int, int, int]  # st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns
 
@@ -332,10 +337,8 @@ class WarmCache:
             log.info("the warm-start cache %s is not signed with this host's key: ignored", path)
             return cls()
         try:
-            # The cache is this code's own strict JSON: msgspec's C decoder reads it in
-            # about half the time json.loads takes (4.5 MB for 10,000 sessions: 110 -> 60 ms).
-            doc = msgspec.json.decode(raw)
-        except (msgspec.DecodeError, RecursionError):
+            doc = _decoded(raw)
+        except (ValueError, RecursionError):
             log.info("the warm-start cache %s is not valid JSON: ignored", path)
             return cls()
         if not (
@@ -438,6 +441,8 @@ def save(
             merged.update(ours)
             doc = {"format": FORMAT, "code": code_stamp(), "mac": "0" * _MAC_HEX, "files": merged}
             # msgspec's C encoder: 10 ms for 10,000 sessions (4.8 MB), json.dumps 95 ms.
+            import msgspec
+
             atomic_write(path, _sign(msgspec.json.encode(doc)), mode=PRIVATE_FILE_MODE)
         return True
     except OSError as exc:
@@ -493,6 +498,18 @@ def _sign(raw: bytes) -> bytes:
     if key is None:
         return raw  # no key could be made: a cache nobody will trust
     return raw[:at] + _mac(key, raw, at) + raw[at + _MAC_HEX :]
+
+
+def _decoded(raw: bytes) -> Any:
+    """The cache's JSON (this code's own strict JSON, signed) as values; ValueError when
+    it is not JSON. msgspec's C decoder reads it in about half the time `json.loads`
+    takes (4.5 MB for 10,000 sessions: 110 -> 60 ms), the standard library a small one
+    when msgspec is not loaded yet (SMALL_CACHE_BYTES): both give the same values."""
+    if len(raw) > SMALL_CACHE_BYTES or "msgspec" in sys.modules:
+        import msgspec
+
+        return msgspec.json.decode(raw)  # its DecodeError is a ValueError
+    return json.loads(raw)
 
 
 def _signed(raw: bytes) -> bool:

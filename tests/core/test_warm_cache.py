@@ -701,3 +701,18 @@ def test_many_remembered_files_needing_only_counts_are_shared_with_a_forked_work
     assert by_worker, "no file was replayed by a worker"
     assert sorted(map(shown, shared)) == here
     assert all(read.warm == "same" for read in by_worker)
+
+
+def test_a_small_cache_and_a_large_one_read_the_same_by_either_decoder(isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The cache is decoded by the standard library when small and msgspec is not loaded,
+    by msgspec otherwise: the entries are the same values either way."""
+    sessions_json(isolated_env, count=5)
+    assert run_cli("sessions", "--json").returncode == 0
+    raw = warmcache.cache_file().read_bytes()
+    monkeypatch.setattr(warmcache, "SMALL_CACHE_BYTES", 0)
+    by_msgspec = WarmCache.load()._raw
+    monkeypatch.setattr(warmcache, "SMALL_CACHE_BYTES", len(raw))
+    monkeypatch.delitem(sys.modules, "msgspec")
+    by_json = WarmCache.load()._raw
+    assert len(by_json) == 5 and by_json == by_msgspec
+    assert json.dumps(by_json) == json.dumps(by_msgspec)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import cli_run
@@ -138,3 +139,26 @@ def test_two_copilot_folders_sharing_a_log_are_two_sessions_the_copy_naming_its_
     shown = planwatch("show", copy_id)
     assert shown.returncode == 0, shown.stderr
     assert f"forked from {SAMPLE_ID}" in shown.stdout
+
+
+_MODULES = """
+import json, sys
+from planwatch.tui.cli import main
+main(["sessions", "--json"])
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+
+def test_a_warm_copilot_listing_loads_neither_sqlite_nor_msgspec() -> None:
+    """Warm, every session unchanged: no database is opened (sqlite3 is not loaded),
+    no line is decoded and the small cache is read by the standard library's decoder
+    (msgspec, about 8 ms to import, is not loaded); the cold run loads both."""
+    home_session()
+    loaded = []
+    for _run in ("cold", "warm"):
+        out = subprocess.run([sys.executable, "-c", _MODULES], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert {row["harness"] for row in json.loads(out.stdout)} == {"copilot"}
+        modules = set(json.loads(out.stderr.strip().splitlines()[-1]))
+        loaded.append({name for name in ("msgspec", "sqlite3") if name in modules})
+    assert loaded == [{"msgspec", "sqlite3"}, set()]
