@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from planwatch.core.index import SessionIndex
     from planwatch.core.model import PlanGroup
     from planwatch.core.sessions import SessionEntry
@@ -394,30 +396,29 @@ def _age(moment: datetime, now: datetime | None = None) -> str:
     return "now"
 
 
-def _summary(entry: SessionEntry) -> dict[str, object]:
-    """One session for `sessions --json`: facts and counts, never plan text."""
-    from planwatch.core.text import safe_text
+def _summary(entry: SessionEntry, safe_text: Callable[..., str] | None = None) -> dict[str, object]:
+    """One session for `sessions --json`: facts and counts, never plan text. `safe_text`:
+    core.text's, handed in by a caller making a thousand rows (no import per row)."""
+    if safe_text is None:
+        from planwatch.core.text import safe_text
 
     session, plan = entry.session, entry.plan
     done, total = plan.counts()
     main = plan.main
-
-    def safe(value: str | None) -> str | None:
-        return None if value is None else safe_text(value, single_line=True)
-
+    title, cwd, branch, parent = session.title, session.cwd, session.git_branch, session.parent_id
     return {
-        "id": safe(session.id),
+        "id": safe_text(session.id, single_line=True),
         "harness": session.harness,
-        "title": safe(session.title),
-        "cwd": safe(session.cwd),
-        "git_branch": safe(session.git_branch),
-        "path": safe(str(session.path)),
+        "title": None if title is None else safe_text(title, single_line=True),
+        "cwd": None if cwd is None else safe_text(cwd, single_line=True),
+        "git_branch": None if branch is None else safe_text(branch, single_line=True),
+        "path": safe_text(str(session.path), single_line=True),
         "updated": session.updated.isoformat(),
         "source": main.source if main is not None else (plan.groups[0].source if plan.groups else None),
         "done": done,
         "total": total,
         "partial": any(g.partial for g in plan.groups),
-        "parent_id": safe(session.parent_id),
+        "parent_id": None if parent is None else safe_text(parent, single_line=True),
         "subagents": len(session.subagents),
     }
 
@@ -431,10 +432,14 @@ def json_rows(rows: list[dict[str, object]]) -> str:
     scalars (strings, numbers, booleans, null), at a quarter of the cost: the encoder's
     C half cannot indent, so `indent` sends every token through Python, while a row
     encoded with the indented separators is the same text (a separator cannot occur
-    inside an encoded string: its newline is escaped)."""
+    inside an encoded string: its newline is escaped). The rows are encoded in one
+    call and cut apart where one ends and the next begins (`},` then the separator then
+    `{`, which cannot occur inside a row of scalars: after a separator comes a key)."""
     if not rows:
         return "[]"
     encode = _ROW_ENCODER.encode
+    if all(rows):
+        return "[\n {\n  " + "\n },\n {\n  ".join(encode(rows)[2:-2].split("},\n  {")) + "\n }\n]"
     return "[\n " + ",\n ".join("{\n  " + encode(row)[1:-1] + "\n }" if row else "{}" for row in rows) + "\n]"
 
 
@@ -456,7 +461,7 @@ def _list_sessions(args: argparse.Namespace) -> int:
     entries = index.entries()
     if args.json:
         # One write: `json.dump` would write each token on its own.
-        sys.stdout.write(json_rows([_summary(e) for e in entries]) + "\n")
+        sys.stdout.write(json_rows([_summary(e, safe_text) for e in entries]) + "\n")
         return 0
     if not entries:
         searched = ", ".join(shorten(str(r), 120) for r in index.roots_searched)

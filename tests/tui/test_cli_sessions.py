@@ -273,7 +273,10 @@ def test_sessions_json_rows_are_the_text_json_dumps_writes_with_indent_one() -> 
         {},
         {"": ""},
     ]
-    for case in (rows, [], [{}], rows[:1]):
+    # Rows none of which is empty are encoded in one call and cut apart between rows:
+    # strings that end in a brace or hold what a cut looks like stay whole.
+    braces = [rows[0], {"t": "}", "u": "x}"}, {"v": '},\n  {"', "w": "{"}, rows[2]]
+    for case in (rows, [], [{}], rows[:1], braces):
         assert cli_sessions.json_rows(case) == json.dumps(case, ensure_ascii=False, indent=1)
 
 
