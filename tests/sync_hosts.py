@@ -74,6 +74,18 @@ class Host:
             timeout=120,
         )
 
+    def killed_in_rebuild(self, when: str, *argv: str) -> subprocess.CompletedProcess[str]:
+        """`planwatch ARGV` SIGKILLed just `when` ("before"/"after") its sync's rebuild
+        writes the first record file (tests/sync_killed.py)."""
+        return subprocess.run(
+            [sys.executable, "-m", "tests.sync_killed", when, *argv],
+            cwd=ROOT,
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
     def ok(self, *argv: str, session: str | None = None) -> str:
         out = self.run(*argv, session=session)
         assert out.returncode == 0, (

@@ -71,6 +71,7 @@ KEEP_WINDOW = 256
 """A provisional number this close above the next free one keeps its number when its
 host claims the range holding it (a join: records renumbered only where they clash)."""
 PUSH_ATTEMPTS = 12
+REBUILD_JOURNAL = "rendering.json"
 _HOST = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
@@ -128,6 +129,7 @@ class Replica:
         self.state: dict[str, Any] = {}
         self._logs: dict[tuple[str, str], list[Op]] = {}
         self._policy_memo: tuple[str, dict[str, Any] | None, str | None] | None = None
+        self._journal_open = False
 
     # -- files
 
@@ -178,6 +180,10 @@ class Replica:
             self._load_state()
             yield
             self._save_state()
+            if self._journal_open:
+                # state.json now holds every render the journal named
+                (self.dir / REBUILD_JOURNAL).unlink(missing_ok=True)
+                self._journal_open = False
 
     # -- set-up
 
@@ -605,6 +611,7 @@ class Replica:
     # -- capture: local files → operations
 
     def _capture(self, report: PassReport) -> None:
+        self._recover_rebuild(report)
         records: dict[str, Any] = self.state["records"]
         by_id = {rec["id"]: uid for uid, rec in records.items() if not rec.get("gone")}
         for moved_uid, rec in records.items():
@@ -833,7 +840,14 @@ class Replica:
 
     # -- rebuild: operations → files
 
-    def _rebuild(self, report: PassReport) -> None:
+    def _rebuild(self, report: PassReport, *, journaled: dict[str, str] | None = None) -> None:
+        """The store rebuilt by the merge: each record whose text changed written, the
+        files of renumbered and removed records removed. Before the first file changes,
+        `rendering.json` names every file about to be written (kind, id, uid, the text's
+        hash: never the text); it is removed once `state.json` holds the renders
+        (`_locked`), so a pass killed in between is recognised by the next one
+        (`_recover_rebuild`). `journaled`: the uids the killed pass was writing, uid →
+        the hash it journaled."""
         self._reprovision(self._merged())
         ops = self._all_ops()
         merged = merge(ops, self._verified(ops), require_approval=self._team_requires_approval())
@@ -845,16 +859,16 @@ class Replica:
                 report.problems.append(f"{rec.id} is claimed by two records; the later one is left out")
                 continue
             taken[rec.id] = rec.uid
-        # files that no longer hold their record: renumbered or removed
+        # what changes on disk, decided before anything does
+        unlinks: list[tuple[Path, dict[str, Any]]] = []
         for uid, rec in list(records.items()):
             moved = rec.pop("moved_from", None)
             if moved and moved != rec.get("id"):
-                self._unlink_if_unchanged(self._path(rec["kind"], moved), rec)
+                unlinks.append((self._path(rec["kind"], moved), rec))  # renumbered
             if uid not in merged.records and uid in merged.removed:
-                self._unlink_if_unchanged(self._path(rec["kind"], rec["id"]), rec)
+                unlinks.append((self._path(rec["kind"], rec["id"]), rec))  # removed
                 records.pop(uid)
-        contested = 0
-        ledger_adds = []
+        writes: list[tuple[MergedRecord, dict[str, Any], str, Path, bool]] = []
         for rec in live:
             if taken.get(rec.id) != rec.uid:
                 continue
@@ -865,16 +879,35 @@ class Replica:
             path = self._path(rec.kind, rec.id)
             current = _text_or_none(path)
             if current is not None and _sha(current) != state.get("sha") and current != text:
+                if journaled is not None and rec.uid in journaled:
+                    # changed after a killed pass wrote or was about to write it: its
+                    # editor loaded the old render or this one; the capture that follows
+                    # diffs it against the closer of the two
+                    self._remember_render(state, rec)
+                    continue
                 report.problems.append(
                     f"{relative_name(path)} changed since this host rendered it and could not be captured; not overwritten"
                 )
                 continue
-            if current != text:
+            writes.append((rec, state, text, path, current != text))
+        to_write = [(rec, text) for rec, _state, text, _path, write in writes if write]
+        if to_write or any(path.exists() for path, _rec in unlinks):
+            self._write_json(
+                REBUILD_JOURNAL,
+                {"writing": [{"kind": r.kind, "id": r.id, "uid": r.uid, "sha": _sha(t)} for r, t in to_write]},
+            )
+            self._journal_open = True
+        for path, old in unlinks:
+            self._unlink_if_unchanged(path, old)
+        contested = 0
+        ledger_adds = []
+        for rec, state, text, path, write in writes:
+            if write:
                 atomic_write(path, text)
-                self.store._bump_ids(rec.id)
+            if write or (journaled is not None and rec.uid in journaled):
+                self.store._bump_ids(rec.id)  # a killed pass may have written it and no more
             state["sha"] = _sha(text)
-            renders = [r for r in state["renders"] if r["fields"] != rec.fields]
-            state["renders"] = (renders + [{"fields": rec.fields, "heads": rec.heads}])[-RENDERS_KEPT:]
+            self._remember_render(state, rec)
             state["contests"] = [[c.field, c.kept, c.lost] for c in rec.contests]
             state["unverified"] = [
                 {"by": op["v"].get("by"), "at": op["v"].get("at"), "host": op["h"]} for op in rec.unverified
@@ -887,6 +920,38 @@ class Replica:
         report.contested = contested
         self._ledger(ledger_adds, ops)
         self.state["removed"] = sorted(f"{kind} {rid}" for kind, rid in merged.removed.values())
+
+    @staticmethod
+    def _remember_render(state: dict[str, Any], rec: MergedRecord) -> None:
+        renders = [r for r in state["renders"] if r["fields"] != rec.fields]
+        state["renders"] = (renders + [{"fields": rec.fields, "heads": rec.heads}])[-RENDERS_KEPT:]
+
+    def _recover_rebuild(self, report: PassReport) -> None:
+        """A pass killed while it rendered records (after `rendering.json`, before
+        `state.json` held what it wrote): each file whose text is the one it journaled is
+        this host's render, never a record made by hand; the rebuild is done again (the
+        same operations give the same files) before anything is captured, so neither a
+        file it wrote (read as a new record: a duplicate) nor one it removed (read as a
+        removal) becomes an operation."""
+        journal = self._read_json(REBUILD_JOURNAL, None)
+        if not isinstance(journal, dict):
+            return
+        self._journal_open = True  # removed once this lock's state.json is written
+        records: dict[str, Any] = self.state["records"]
+        journaled: dict[str, str] = {}
+        for entry in journal.get("writing") or ():
+            try:
+                kind, rid, uid, sha = (str(entry[k]) for k in ("kind", "id", "uid", "sha"))
+            except (KeyError, TypeError):
+                continue
+            if kind not in ("task", "plan") or not re.fullmatch(kind[0] + r"[1-9][0-9]{0,8}", rid):
+                continue
+            journaled[uid] = sha
+            current = _text_or_none(self._path(kind, rid))
+            if current is not None and _sha(current) == sha:
+                rec = records.setdefault(uid, {"kind": kind, "id": rid, "renders": [], "sha": None})
+                rec["sha"] = sha
+        self._rebuild(report, journaled=journaled)
 
     def _ledger(self, recs: list[MergedRecord], all_ops: list[Op]) -> None:
         """A verified approval counts here as it does where it was made: the host's own

@@ -45,7 +45,12 @@ REAL_GIT "$@"; rc=$?
 if [ "$mode" = "after-$sub" ]; then rm -f "$PW_SHIM/mode"; kill -9 $PPID; exit 137; fi
 exit $rc
 """
-KILL_STEPS = [f"{when}-{sub}" for when in ("before", "after") for sub in ("fetch", "push", "update-ref", "commit-tree")]
+GIT_STEPS = ("fetch", "push", "update-ref", "commit-tree", "hash-object", "mktree", "cat-file", "rev-parse")
+"""Every git step `planwatch sync` runs (ls-remote is the background loop's poll only)."""
+EVERY_GIT_KILL = [f"{when}-{sub}" for when in ("before", "after") for sub in GIT_STEPS]
+REBUILD_KILLS = ["rebuild-before", "rebuild-after"]
+"""Killed just before or after the rebuild writes its first record file (tests/sync_killed.py)."""
+KILL_STEPS = [f"{when}-{sub}" for when in ("before", "after") for sub in GIT_STEPS[:4]] + REBUILD_KILLS
 TITLE = re.compile(r"^title: .*?(T\d+)\b", re.M)
 
 
@@ -71,6 +76,7 @@ included, sees that time."""
 class ProofHost(Host):
     skew: str | None = None
     down = False
+    rebuild_kill: str | None = None
 
     def shim_dir(self) -> Path:
         return self.root / "shim"
@@ -81,8 +87,11 @@ class ProofHost(Host):
 
     def kill_at(self, step: str | None) -> None:
         mode = self.shim_dir() / "mode"
+        self.rebuild_kill = None
         if step is None:
             mode.unlink(missing_ok=True)
+        elif step in REBUILD_KILLS:
+            self.rebuild_kill = step.partition("-")[2]
         else:
             mode.write_text(step)
 
@@ -91,6 +100,8 @@ class ProofHost(Host):
         return sorted(p.stem for p in base.glob("*.md")) if base.is_dir() else []
 
     def argv(self, *argv: str) -> list[str]:
+        if self.rebuild_kill and argv == ("sync",):
+            return [sys.executable, "-m", "tests.sync_killed", self.rebuild_kill, *argv]
         return [sys.executable, "-m", "planwatch.tui.cli", *argv]
 
     def env(self, session: str | None = None) -> dict[str, str]:
@@ -369,8 +380,8 @@ def test_four_hosts_converge_through_faults_with_nothing_lost(tmp_path: Path) ->
 
     # `planwatch sync` killed at every git step, each with a change of its own to push:
     # four hosts at a time, each killed at another step
-    for first in range(0, len(KILL_STEPS), len(hosts)):
-        steps = KILL_STEPS[first : first + len(hosts)]
+    for first in range(0, len(EVERY_GIT_KILL), len(hosts)):
+        steps = EVERY_GIT_KILL[first : first + len(hosts)]
         for host, kill in zip(hosts, steps, strict=False):
             host.offline(False)
             for name in host.visible("tasks"):  # a hand edit of its own to push
@@ -387,6 +398,19 @@ def test_four_hosts_converge_through_faults_with_nothing_lost(tmp_path: Path) ->
             host.kill_at(None)
             assert out.returncode == -9, f"{kill} on {host.name}: the shim did not kill the sync ({out.returncode})"
             kills += 1
+
+    # killed while rebuilding record files: b adds a task and syncs, and a and c, whose
+    # passes have it to write, are killed just after and just before writing the first file
+    for host in hosts:
+        host.offline(False)
+    run_round([add_call(b)])
+    b.ok("sync")
+    a.kill_at("rebuild-after")
+    c.kill_at("rebuild-before")
+    for host, out in zip((a, c), run_round([Call(a, ("sync",)), Call(c, ("sync",))]), strict=True):
+        host.kill_at(None)
+        assert out.returncode == -9, f"{host.name}'s sync was not killed in its rebuild ({out.returncode})"
+        kills += 1
 
     # healing: every broken file fixed, every host online, all sync at once until quiet
     for path, text in broken.items():
@@ -479,7 +503,7 @@ def test_four_hosts_converge_through_faults_with_nothing_lost(tmp_path: Path) ->
     print(
         f"\nproof: {rounds} rounds of 4 hosts at once, {len(adds)} adds, {renumbered} renumbered, {len(tasks)} tasks, "
         f"{len(swept)} swept by {sweeps} sweeps, {len(hand_labels)} records hand-edited, {len(signed)} signed approvals, "
-        f"{kills} syncs killed at a git step, {hand_moves} moves to doing by hand, {len(doing)} tasks doing "
+        f"{kills} syncs killed at a git step or in a rebuild, {hand_moves} moves to doing by hand, {len(doing)} tasks doing "
         f"(all approved first), {held} moves held back, clock skew: {skew}; healed in {healing:.1f} s, "
         f"all in {time.monotonic() - began:.1f} s"
     )
