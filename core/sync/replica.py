@@ -410,10 +410,21 @@ class Replica:
         a, b = (self.git.read([f"{c}:ops.jsonl"]).get(f"{c}:ops.jsonl") or b"" for c in (held, tip))
         return b.startswith(a)
 
-    def _held_back(self, op: Op, provisional: set[str], prov_uids: set[str], private: set[str]) -> bool:
+    def _held_back(
+        self,
+        op: Op,
+        provisional: set[str],
+        prov_uids: set[str],
+        private: set[str],
+        private_ids: frozenset[str] | set[str] = frozenset(),
+    ) -> bool:
         if op["u"] in prov_uids or op["u"] in private:
             return True
         value = op.get("v")
+        if op["t"] in ("add", "rem") and op.get("f") == "blockedBy" and value in private_ids:
+            return True  # a link to a record kept on this host: it would dangle everywhere else
+        if op["t"] == "set" and op.get("f") == "plan" and value in private_ids:
+            return True
         if op["t"] in ("add", "rem") and value in provisional:
             return True
         if op["t"] == "set" and op.get("f") == "plan" and value in provisional:
@@ -433,22 +444,41 @@ class Replica:
         return {op["i"] for op in creates}, {op["u"] for op in creates}
 
     def _private(self) -> set[str]:
+        """The uids of the records kept on this host: sessions' plans and tasks (a plan
+        scoped to a session, a task with a `source`), unless the host shares them, and
+        every record not yet published that was created in one of them (a task added to
+        a session's plan, or blocked by a session's task: published, it would name a
+        record no other host has)."""
         if self.config.get("shareSessionPlans"):
             return set()
+        own = self._own_ops()
+        logged = {op["o"] for op in own}
+        creates = [op for op in own + self.state["pending"] if op["t"] == "new"]
         out = set()
-        for op in self._own_ops() + self.state["pending"]:
-            if op["t"] == "new":
-                v = op["v"]
-                scope = v.get("scope") or {}
-                if v.get("source") or (isinstance(scope, dict) and scope.get("kind") == "session"):
-                    out.add(op["u"])
+        for op in creates:
+            v = op["v"]
+            scope = v.get("scope") or {}
+            if v.get("source") or (isinstance(scope, dict) and scope.get("kind") == "session"):
+                out.add(op["u"])
+        while out:
+            ids = {op["i"] for op in creates if op["u"] in out}
+            more = {op["u"] for op in creates if op["u"] not in out and op["o"] not in logged and _links(op["v"], ids)}
+            if not more:
+                break
+            out |= more
         return out
+
+    def _private_ids(self, private: set[str], pending: list[Op]) -> set[str]:
+        return {op["i"] for op in self._own_ops() + pending if op["t"] == "new" and op["u"] in private}
 
     def _commit_ready(self) -> None:
         """Pending operations that may be published go into this host's log (locally)."""
         provisional, prov_uids = self._provisional()
         private = self._private()
-        ready = [op for op in self.state["pending"] if not self._held_back(op, provisional, prov_uids, private)]
+        private_ids = self._private_ids(private, self.state["pending"])
+        ready = [
+            op for op in self.state["pending"] if not self._held_back(op, provisional, prov_uids, private, private_ids)
+        ]
         if not ready:
             return
         self._append_log(ready)
@@ -527,7 +557,8 @@ class Replica:
         kept_texts = self._approved_texts(renumber)
         held = [_renumbered(op, renumber, final=True, keep=kept_texts) for op in self.state["pending"]]
         private = self._private()
-        publish = [op for op in held if not self._held_back(op, set(), set(), private)]
+        private_ids = self._private_ids(private, held)
+        publish = [op for op in held if not self._held_back(op, set(), set(), private, private_ids)]
         updates = {IDS_REF: ids_commit}
         if publish:
             updates[self._own_ref()] = self._log_commit(publish)
@@ -1046,6 +1077,11 @@ class Replica:
 
 def _doc(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, sort_keys=True) + "\n").encode()
+
+
+def _links(fields: dict[str, Any], ids: set[str]) -> bool:
+    """Do `fields` name one of `ids` as their plan or a task they are blocked by?"""
+    return fields.get("plan") in ids or any(b in ids for b in fields.get("blockedBy") or ())
 
 
 def _public(op: Op) -> Op:

@@ -269,3 +269,31 @@ def test_text_naming_a_provisional_id_is_rewritten_at_renumbering_whole_words_on
         check=True,
     ).stdout
     assert f'on {told}"' not in logs and f"then {told}" not in logs and f"on {new}" in logs
+
+
+def test_a_task_in_a_session_plan_stays_on_its_host_and_no_host_holds_a_dangling_reference(
+    tmp_path: Path, remote: Path
+) -> None:
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b")
+    private = a.ok("plan", "create", "Session plan", "--scope", "session:sess-9").split()[0]
+    in_plan = a.ok("task", "add", "Step of the session plan", "--plan", private).split()[0]
+    public = a.ok("task", "add", "Team task").split()[0]
+    a.ok("sync")
+    a.ok("task", "set", public, "--plan", private)  # a published task linked to it later
+    blocked = a.ok("task", "add", "Waits for the step", "--blocked-by", in_plan).split()[0]
+    for host in (a, b):
+        host.ok("sync")
+    on_b = {t["id"]: t for t in json.loads(b.ok("task", "list", "--json"))}
+    assert set(on_b) == {public}, on_b  # the plan's task, and the task blocked by it, stay on a
+    assert on_b[public].get("plan") in (None, "")  # the link stays on a; nothing dangles on b
+    pushed = subprocess.run(
+        ["git", "--git-dir", str(remote), "show", "refs/planwatch/log/a:ops.jsonl"], capture_output=True, text=True
+    ).stdout
+    assert "Step of the session plan" not in pushed and "Waits for the step" not in pushed
+    assert f'"{private}"' not in pushed
+    # nothing is lost on a: the records and their links are as written
+    on_a = {t["id"]: t for t in json.loads(a.ok("task", "list", "--json"))}
+    assert on_a[in_plan]["plan"] == private and on_a[public]["plan"] == private
+    assert on_a[blocked]["blockedBy"] == [in_plan]
