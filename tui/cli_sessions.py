@@ -15,9 +15,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
-if TYPE_CHECKING:
-    from collections.abc import Callable
+# Loaded by the command line before any command (its stderr is made safe by core.text).
+from planwatch.core.text import safe_text as _safe_text
 
+if TYPE_CHECKING:
     from planwatch.core.index import SessionIndex
     from planwatch.core.model import PlanGroup
     from planwatch.core.sessions import SessionEntry
@@ -396,11 +397,9 @@ def _age(moment: datetime, now: datetime | None = None) -> str:
     return "now"
 
 
-def _summary(entry: SessionEntry, safe_text: Callable[..., str] | None = None) -> dict[str, object]:
-    """One session for `sessions --json`: facts and counts, never plan text. `safe_text`:
-    core.text's, handed in by a caller making a thousand rows (no import per row)."""
-    if safe_text is None:
-        from planwatch.core.text import safe_text
+def _summary(entry: SessionEntry) -> dict[str, object]:
+    """One session for `sessions --json`: facts and counts, never plan text."""
+    safe_text = _safe_text  # a thousand rows: no import per row
 
     session, plan = entry.session, entry.plan
     done, total = plan.counts()
@@ -461,7 +460,7 @@ def _list_sessions(args: argparse.Namespace) -> int:
     entries = index.entries()
     if args.json:
         # One write: `json.dump` would write each token on its own.
-        sys.stdout.write(json_rows([_summary(e, safe_text) for e in entries]) + "\n")
+        sys.stdout.write(json_rows([_summary(e) for e in entries]) + "\n")
         return 0
     if not entries:
         searched = ", ".join(shorten(str(r), 120) for r in index.roots_searched)
