@@ -297,10 +297,11 @@ def _copilot_layout(root: Path) -> Iterator[TranscriptFile]:
     except OSError as exc:
         log.debug("cannot list %s: %s", root, exc)
         return
+    base = os.fspath(root)
     for name in folders:
         folder = root / name
         try:
-            st = os.stat(folder / EVENTS)
+            st = os.stat(f"{base}/{name}/{EVENTS}")  # a string: one path made, not two
         except OSError:
             if not ((folder / WORKSPACE).is_file() or (folder / DATABASE).is_file()):
                 continue

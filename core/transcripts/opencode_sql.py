@@ -89,7 +89,9 @@ def read_transaction(path: Path, work: Callable[[sqlite3.Connection], T], *, one
 C = TypeVar("C")
 
 
-def with_retries(path: Path, open_db: Callable[[], C], work: Callable[[C], T], close_db: Callable[[C], None]) -> T:
+def with_retries(
+    path: Path | str, open_db: Callable[[], C], work: Callable[[C], T], close_db: Callable[[C], None]
+) -> T:
     """The one way a database file is read (OpenCode's and Kilo's by a connection of
     their own, Copilot CLI's attached to a thread's connection): only a regular file
     (SQLite would open a FIFO and wait on it); `open_db`, `work` and then `close_db`,

@@ -494,3 +494,16 @@ def test_copilot_workspace_shortcut_reads_every_fixture_as_the_full_parse() -> N
         assert _scalars(text, _KEYS) == _scalars_every_line_parsed(text, _KEYS), path
         full, titles = parse_workspace(path.read_bytes()), parse_workspace(path.read_bytes(), titles_only=True)
         assert (titles.cwd, titles.name) == (full.cwd, full.name), path
+
+
+@pytest.mark.parametrize("name", ["plain-name_1.2~x", "with space", "what?#%41é"])
+def test_copilot_a_database_is_read_whatever_characters_its_folder_name_holds(tmp_path: Path, name: str) -> None:
+    """The database is named to SQLite by a `file:` URI: a name of characters that need
+    no quoting is taken as it stands, any other quoted (`?`, `#`, `%`, a space, a
+    non-ASCII letter): each reads the same plan, and no other file."""
+    home = tmp_path / name
+    folder = copy_session(SAMPLE, home)
+    (home / "session-state" / "what").mkdir()  # what an unquoted `?` would cut the name to
+    reader, result = read(folder)
+    _sample, expected = read(SAMPLE)
+    assert plan_of(result) == plan_of(expected) and reader.problem is None
