@@ -161,7 +161,7 @@ class SessionIndex:
         unusable = [problem for root in self.roots_searched if (problem := unusable_root(root)) is not None]
         with self._state.lock:
             noted, read = dict(self._problems), set(self._state.files)
-        return [*unusable, *database_problems(self.roots_searched, noted, read)]
+        return [*unusable, *database_problems(self.roots_searched, noted, read).values()]
 
     def _note_problem(self, path: Path, problem: str | None) -> None:
         """Keep what keeps `path` from being read as it stands (None: nothing now),
@@ -178,6 +178,20 @@ class SessionIndex:
     def save_cache(self) -> None:
         """Write the warm-start cache when it is behind (never with plans off)."""
         self._warm.save()
+
+    def problem_notes(self) -> list[str]:
+        """`problems()` as what happened, for a person: `skipped …` for a source none of
+        whose sessions is listed (a folder that is a FIFO, a database that cannot be
+        opened); a source whose sessions are still listed (a Copilot CLI or Cline
+        session without its plan, a pi tree cut short) is named by its problem alone,
+        which says how they are shown."""
+        notes = [f"skipped {problem}" for root in self.roots_searched if (problem := unusable_root(root)) is not None]
+        with self._state.lock:
+            noted, files = dict(self._problems), dict(self._state.files)
+        for path, problem in database_problems(self.roots_searched, noted, set(files)).items():
+            state = files.get(path)
+            notes.append(problem if state is not None and state.results else f"skipped {problem}")
+        return notes
 
     # -- reading -----------------------------------------------------------------------
 

@@ -136,10 +136,10 @@ class DatabaseSources:
                 return (before | ids_of(state)) if changed else set()
 
 
-def database_problems(roots: list[Path], noted: dict[Path, str], read: set[Path]) -> list[str]:
+def database_problems(roots: list[Path], noted: dict[Path, str], read: set[Path]) -> dict[Path, str]:
     """What is wrong with databases that cannot be read (`noted`: which file, what),
     plus databases named among `roots` that are not there or are not databases (none
-    of the files `read`); the other harnesses are read."""
+    of the files `read`), each under the file it names; the other harnesses are read."""
     found = dict(noted)
     for root in roots:
         if not is_database_root(root) or root in found or root in read:
@@ -148,7 +148,7 @@ def database_problems(roots: list[Path], noted: dict[Path, str], read: set[Path]
             found[root] = f"{root}: corrupt or not an SQLite database"
         elif _named(root):
             found[root] = f"{root}: no database there"
-    return list(found.values())
+    return found
 
 
 def is_database_root(root: Path) -> bool:

@@ -402,8 +402,8 @@ class PlanwatchApp(StoreOwner, App[None]):
             self.mirror([(e.session, e.plan) for e in self.entries() if e.plan is not None and e.plan.groups])
         if not (self._exit or self._closing):
             self.scan_finished.publish(event)
-        for problem in event.problems if first else ():  # said once; the other harnesses are read
-            self.notify(f"Skipped {problem}", severity="warning", markup=False, timeout=10)
+        for note in event.problems if first else ():  # said once; the other harnesses are read
+            self.notify(note[:1].upper() + note[1:], severity="warning", markup=False, timeout=10)
 
     @on(FollowingStarted)
     def _following_started(self) -> None:
@@ -532,7 +532,7 @@ class PlanwatchApp(StoreOwner, App[None]):
         roots = default_roots(settings, self.options.extra_roots)
         self.feed.mark_changed(self.index.set_roots(roots))
         # As after the first scan: the empty state names the folders now looked in.
-        self.post_message(ScanFinished(roots, None, self.index.problems()))
+        self.post_message(ScanFinished(roots, None, self.index.problem_notes()))
 
     @work(thread=True, group="index", exit_on_error=False)
     def _set_reading(self, on: bool) -> None:

@@ -182,12 +182,13 @@ def scan_with_progress(index: SessionIndex, stream: TextIO | None = None) -> Non
 
 
 def _report_problems(index: SessionIndex) -> None:
-    """A database that cannot be read, once, on stderr (which file, what is wrong):
-    the other harnesses' sessions are still listed."""
+    """A source that cannot be read as it stands, once, on stderr (which file, what is
+    wrong, what happened: skipped, or its session shown without its plan): the other
+    harnesses' sessions are still listed."""
     from planwatch.core.text import shorten
 
-    for problem in index.problems():
-        print(f"planwatch: skipped {shorten(problem, 300)}", file=sys.stderr)
+    for note in index.problem_notes():
+        print(f"planwatch: {shorten(note, 300)}", file=sys.stderr)
 
 
 # -- show ------------------------------------------------------------------------------

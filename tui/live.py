@@ -101,7 +101,7 @@ class LiveFeed:
             error = f"{type(exc).__name__}: {exc}"
         if self._stopped.is_set():
             return
-        self.app.post_message(ScanFinished(list(self.index.roots_searched), error, self.index.problems()))
+        self.app.post_message(ScanFinished(list(self.index.roots_searched), error, self.index.problem_notes()))
         if error is None:
             from planwatch.core.index import cyclic_gc_paused  # an index with a cache is core's
 

@@ -32,8 +32,9 @@ class ScanFinished(Message):
         super().__init__()
         self.roots_searched = roots_searched
         self.error = error
-        # Sources that could not be read and were skipped (OpenCode's database), each
-        # "which file: what is wrong".
+        # Sources that could not be read as they stand (`SessionIndex.problem_notes`),
+        # each "skipped which file: what is wrong", or, for a source whose sessions are
+        # still listed, "which file: what is wrong; how its session is shown".
         self.problems = problems or []
 
 

@@ -72,6 +72,8 @@ log = logging.getLogger(__name__)
 SOURCE: Source = "cline_tasks"
 BOARD = Path("db") / "teams.db"
 SESSIONS = "sessions"
+# How the sessions are shown while the board cannot be read (said with what is wrong).
+BOARD_SHOWN = "every session of the folder is listed without a plan"
 # The board's statuses, as Cline writes them (docs/reading.md, Cline CLI).
 BOARD_STATUSES: tuple[Status, ...] = ("pending", "in_progress", "blocked", "completed")
 REQUIRED_COLUMNS = ("team_name", "task_id", "title", "status", "depends_on_json", "updated_at", "version")
@@ -288,6 +290,11 @@ class ClineReader(TranscriptReader):
                     hint = {"updated": None if moment is None else (moment - _EPOCH) // timedelta(microseconds=1)}
             elif messages_problem is None and messages_path.exists():
                 messages_problem = f"{messages_path}: not a Cline messages document (no object)"
+        # Each sentence says how the session is shown (it is listed all the same).
+        if meta_problem is not None:
+            meta_problem += "; that session is shown with what its other files and the board hold"
+        if messages_problem is not None:
+            messages_problem += "; that session is shown without a plan"
         problem = "; ".join(p for p in (meta_problem, messages_problem) if p) or None
         plan: AgentPlan | None = None
         if rows is not None and self._plans_on:
@@ -318,7 +325,7 @@ class ClineReader(TranscriptReader):
         try:
             found = read_transaction(board, work)
         except DatabaseProblem as exc:
-            self._board_problem = str(exc)
+            self._board_problem = f"{exc}; {BOARD_SHOWN}"
             return {}
         self._board_problem = None
         self._board_stamps = {sid: stamp for sid, (_n, _v, stamp) in found.items()}
@@ -345,7 +352,7 @@ class ClineReader(TranscriptReader):
         try:
             return read_transaction(board, work)
         except DatabaseProblem as exc:
-            self._board_problem = str(exc)
+            self._board_problem = f"{exc}; {BOARD_SHOWN}"
             return {}
 
 

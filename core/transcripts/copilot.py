@@ -318,7 +318,7 @@ class CopilotReader(TranscriptReader):
         try:
             self._plan = read_plan(f"{self.path}/{DATABASE}")
         except DatabaseProblem as exc:
-            self._problem_db = str(exc)
+            self._problem_db = f"{exc}; the session is shown without a plan"
 
 
 def _origin(folder: str, named: str) -> str | None:

@@ -60,6 +60,8 @@ async def test_a_bad_copilot_database_is_said_once_and_the_rest_is_listed(isolat
         for n in "568":
             said = [note.message for note in app._notifications if f"00000000000{n}/session.db" in note.message]
             assert len(said) == 1, (n, said)
+            # The session is listed all the same: said as that, not as skipped.
+            assert said[0].startswith("/") and said[0].endswith("; the session is shown without a plan"), said
         # A status Copilot CLI does not write reads as pending: nothing to say.
         assert not [note for note in app._notifications if "000000000007/session.db" in note.message]
         assert len(app.entries()) == 10

@@ -299,5 +299,42 @@ def test_sessions_into_a_pipe_its_reader_closed_exits_0_and_says_nothing() -> No
     finally:
         os.close(write_end)
     assert out.returncode == 0, out.stderr
-    said = [line for line in out.stderr.splitlines() if not line.startswith("planwatch: skipped")]
+    # What is said of the fixtures' broken sources (each naming its file) is not about the pipe.
+    sources = ("planwatch: skipped ", f"planwatch: {ROOT}/")
+    said = [line for line in out.stderr.splitlines() if not line.startswith(sources)]
     assert said == []
+
+
+def test_a_problem_is_said_as_what_happened_skipped_or_the_session_shown_without_its_plan(tmp_path: Path) -> None:
+    """A source none of whose sessions is listed (a database that cannot be opened) is
+    said skipped; a session still listed (a Copilot CLI session whose database cannot be
+    read, a pi tree cut short) is not said skipped: its sentence says how it is shown."""
+    import shutil
+
+    from opencode_db import corrupt_database_beside_a_claude_session
+
+    kilo = corrupt_database_beside_a_claude_session(paths.claude_projects_dir(), tmp_path / "kilo.db")
+    copilot = ROOT / "fixtures/transcripts/rules/copilot/session-state/e1000000-0000-4000-8000-000000000005"
+    shutil.copytree(copilot, paths.copilot_sessions_dir() / copilot.name)
+    cut = "--home-dev-lab--/2026-11-29T13-00-00-000Z_c3000000-0000-7000-8000-000000000004.jsonl"
+    (paths.pi_sessions_dir() / cut).parent.mkdir(parents=True)
+    shutil.copy(ROOT / "fixtures/transcripts/rules/pi/sessions" / cut, paths.pi_sessions_dir() / cut)
+    out = subprocess.run(
+        [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "KILO_DB": str(kilo)},
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert {row["harness"] for row in json.loads(out.stdout)} == {"claude", "copilot", "pi"}
+    said = sorted(out.stderr.splitlines())
+    database = paths.copilot_sessions_dir() / copilot.name / "session.db"
+    corrupt = "corrupt or not an SQLite database (file is not a database)"
+    assert said == [
+        f"planwatch: {database}: {corrupt}; the session is shown without a plan",
+        f"planwatch: {paths.pi_sessions_dir() / cut}: an entry names the parent '0badf00d', which the file does not "
+        "hold; the session is shown without the plan that branch may hold",
+        f"planwatch: skipped {kilo}: {corrupt}",
+    ]

@@ -90,6 +90,9 @@ def test_a_cline_board_that_cannot_be_read_is_named_once_and_its_sessions_are_li
     [row] = json.loads(out.stdout)
     assert row["harness"] == "cline" and row["total"] == 0
     assert out.stderr.count(str(board)) == 1 and "corrupt" in out.stderr
+    # Its session is listed all the same: said as that, not as skipped.
+    assert out.stderr.startswith(f"planwatch: {board}: ")
+    assert out.stderr.rstrip().endswith("; every session of the folder is listed without a plan")
 
 
 @pytest.mark.asyncio
