@@ -99,7 +99,9 @@ class Host:
             base = self.store / folder
             if base.is_dir():
                 for path in sorted(base.iterdir()):
-                    if path.is_file():
+                    # `.ids` is the host's own id counter mark (as the root's `.ids`), not
+                    # shared; a temp file or anything else left there still counts.
+                    if path.is_file() and path.name != ".ids":
                         out[f"{folder}/{path.name}"] = path.read_bytes()
         return out
 

@@ -6,9 +6,12 @@
   (`{"p": 3, "t": 12}`), so a deleted record's id is never handed out again. The next
   id is one above both the counter and every file present (`highest_on_disk`).
   The same counter is kept a second time inside the lock file (written in place under
-  the lock, never replaced), so an `.ids` that is removed, emptied or garbled cannot
-  send the counter back: the higher of the two counts, and the copy that was behind is
-  repaired and the repair logged as a warning (a sentence naming the file).
+  the lock, never replaced), and each kind's own number a third time in its records
+  folder (`tasks/.ids`, `plans/.ids`: `marks`), so neither an `.ids` that is removed,
+  emptied or garbled nor one removed with `.lock` can send the counter back: the
+  highest of the copies counts, and `.ids` found behind is repaired and the repair
+  logged as a warning (a sentence naming the file and the copy it came from); another
+  copy found behind is brought up to date without a word (a store from before it).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from planwatch.core.atomic import atomic_write
@@ -110,51 +113,86 @@ def _parse_counter(raw: bytes) -> dict[str, int] | None:
 
 
 class IdCounter:
-    """`<root>/.ids` and its copy in the lock file: the highest id minted per kind. Read
-    and written only while `lock` is held."""
+    """`<root>/.ids`, its copy in the lock file and each kind's mark in its records folder:
+    the highest id minted per kind. Read and written only while `lock` is held."""
 
-    def __init__(self, path: Path, lock: StoreLock | None = None) -> None:
+    def __init__(self, path: Path, lock: StoreLock | None = None, marks: Mapping[str, Path] | None = None) -> None:
         self.path = path
         self.lock = lock
+        self.marks = dict(marks or {})
+        # What each mark held when last read or written under the lock: a write leaves a
+        # mark that already holds the number alone (one write fewer per new record).
+        self._marked: dict[str, int] = {}
 
     def read(self) -> dict[str, int]:
-        """The counter: the higher of `.ids` and the lock file's copy, per kind. A copy
-        found behind (missing, empty, garbled or lower) is repaired, and that is logged.
+        """The counter: the highest of `.ids`, the lock file's copy and each kind's mark
+        in its records folder. `.ids` found behind (missing, empty, garbled or lower) is
+        repaired, and that is logged; a copy found behind is brought up to date.
 
-        Raises OSError when `.ids` cannot be read (`NotRegularFile` for a FIFO or a
-        folder): minting without it could hand out a deleted record's id again.
+        Raises OSError when `.ids` or a mark cannot be read (`NotRegularFile` for a FIFO
+        or a folder): minting without it could hand out a deleted record's id again.
         """
         try:
             main: dict[str, int] | None = _parse_counter(read_regular(self.path, 65_536, follow=False))
             state = "garbled" if main is None else ""
         except FileNotFoundError:
             main, state = None, "missing"
-        copy = _parse_counter(self.lock.read_note()) if self.lock is not None and self.lock.held() else None
+        held = self.lock is not None and self.lock.held()
+        # (where, what it holds, the kinds it keeps): the lock file keeps every kind, a
+        # records folder's mark its own.
+        copies: list[tuple[Path, dict[str, int], frozenset[str] | None]] = []
+        if self.lock is not None and held:
+            copies.append((self.lock.path, _parse_counter(self.lock.read_note()) or {}, None))
+        for kind, mark in self.marks.items():
+            found = _read_mark(mark, kind)
+            self._marked[kind] = found.get(kind, -1)
+            copies.append((mark, found, frozenset(kind)))
         ids = dict(main or {})
-        for kind, number in (copy or {}).items():
-            ids[kind] = max(ids.get(kind, 0), number)
-        if self.lock is None or not self.lock.held():
+        for _where, copy, _kinds in copies:
+            for kind, number in copy.items():
+                ids[kind] = max(ids.get(kind, 0), number)
+        if not held or not ids:
             return ids
-        if ids != (main or {}) and ids:
-            what = f"was {state}" if state else "was behind the lock file's copy"
+        if ids != (main or {}):
+            what = f"was {state}" if state else "was behind its copies"
+            ahead = [str(where) for where, copy, _kinds in copies if any(copy.get(k) == v for k, v in ids.items())]
             log.warning(
                 "The id counter %s %s; repaired from its copy in %s (%s), so no removed record's id is handed out again.",
                 self.path,
                 what,
-                self.lock.path,
+                " and ".join(ahead),
                 _counter_text(ids).strip(),
             )
             self.write(ids)
-        elif ids != (copy or {}) and ids:
-            self.lock.write_note(_counter_text(ids).encode())  # the copy was behind (a first run, an old store)
+        elif any(
+            copy.get(k, 0) < n for _w, copy, kinds in copies for k, n in ids.items() if kinds is None or k in kinds
+        ):
+            self.write(ids, main_too=False)  # a copy was behind (a first run, a store from before it)
         return ids
 
-    def write(self, ids: dict[str, int]) -> None:
-        """Replace `.ids` atomically, then its copy in the lock file; raises OSError."""
+    def write(self, ids: dict[str, int], *, main_too: bool = True) -> None:
+        """Replace `.ids` atomically, then its copy in the lock file and each kind's mark
+        in its folder (while the lock is held); raises OSError."""
         text = _counter_text(ids)
-        atomic_write(self.path, text)
-        if self.lock is not None and self.lock.held():
-            self.lock.write_note(text.encode())
+        if main_too:
+            atomic_write(self.path, text)
+        if self.lock is None or not self.lock.held():
+            return
+        self.lock.write_note(text.encode())
+        for kind, mark in self.marks.items():
+            if kind in ids and self._marked.get(kind) != ids[kind] and mark.parent.is_dir():
+                atomic_write(mark, _counter_text({kind: ids[kind]}))
+                self._marked[kind] = ids[kind]
+
+
+def _read_mark(mark: Path, kind: str) -> dict[str, int]:
+    """`{kind: n}` from a kind's mark in its records folder; {} when missing or garbled.
+    Raises OSError when it is not a regular file (never waited on, never replaced)."""
+    try:
+        found = _parse_counter(read_regular(mark, 65_536, follow=False)) or {}
+    except FileNotFoundError:
+        return {}
+    return {kind: found[kind]} if kind in found else {}
 
 
 def _counter_text(ids: dict[str, int]) -> str:

@@ -32,7 +32,8 @@ Decisions, so hand edits and concurrency behave predictably:
   A person's save that lands while a tool writes is never overwritten
   (core/store/handsave.py).
 - Ids are never reused (the lock and the counter: `core/store/ids.py`): `<root>/.ids`
-  remembers the highest id ever minted (and `.lock` a second copy of it), and the next id is one above both that and
+  remembers the highest id ever minted (`.lock` a second copy, `tasks/.ids` and
+  `plans/.ids` a third of each kind's), and the next id is one above both that and
   every file present. Creation links a fully written temp file into place (`os.link`,
   which fails when the name exists), so two minters can never overwrite each other
   even without the lock.
@@ -101,7 +102,10 @@ class Store:
         self._lock_path = self.root / ".lock"
         self._ids_path = self.root / ".ids"
         self._lock = StoreLock(self._lock_path)
-        self._ids = IdCounter(self._ids_path, self._lock)
+        # The counter's third copy, each kind's in its own folder, survives losing both
+        # `.ids` and `.lock` (core/store/ids.py).
+        marks = {"t": self.tasks_dir / ".ids", "p": self.plans_dir / ".ids"}
+        self._ids = IdCounter(self._ids_path, self._lock, marks)
         self._parsed = ParsedFiles()
         self._written_lock = threading.Lock()
         # Per thread, while it holds the lock: path → (text, record) of each fresh read,
@@ -223,8 +227,9 @@ class Store:
         try:
             return self._ids.read()
         except OSError as exc:
+            where = Path(exc.filename) if exc.filename else self._ids_path
             raise StoreError(
-                f"Could not read {relative_name(self._ids_path)}: it {_reason(exc)}; no id was minted "
+                f"Could not read {relative_name(where)}: it {_reason(exc)}; no id was minted "
                 "(without it a removed record's id could be handed out again)."
             ) from exc
 

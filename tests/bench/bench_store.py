@@ -109,7 +109,7 @@ def compare_loaders(root: Path) -> None:
     """
     from planwatch.core.store.frontmatter import fast_front, split_frontmatter
 
-    fronts = [split_frontmatter(p.read_text(encoding="utf-8"))[0] for p in sorted((root / "tasks").iterdir())]
+    fronts = [split_frontmatter(p.read_text(encoding="utf-8"))[0] for p in sorted((root / "tasks").glob("t*.md"))]
     loaders: list[tuple[str, object]] = [("fast path", fast_front)]
     try:
         import yaml  # type: ignore[import-untyped]

@@ -184,7 +184,7 @@ def test_no_temp_files_are_left_behind(tmp_path: Path) -> None:
     for n in range(5):
         new_task(store, f"t {n}")
         store.update_task("t1", lambda t, n=n: t.model_copy(update={"note": f"edit {n}"}))
-    assert sorted(os.listdir(tmp_path / "tasks")) == [f"t{n}.md" for n in range(1, 6)]
+    assert sorted(os.listdir(tmp_path / "tasks")) == [".ids", *(f"t{n}.md" for n in range(1, 6))]  # the id mark
 
 
 def test_record_files_are_readable_by_others_like_any_file(tmp_path: Path) -> None:
@@ -251,7 +251,7 @@ def test_a_failed_write_keeps_the_old_record_and_says_so(tmp_path: Path) -> None
     assert out.returncode == 3, out.stderr
     assert "tasks/t1.md" in out.stdout and "unchanged" in out.stdout
     assert (tmp_path / "tasks" / "t1.md").read_bytes() == before
-    assert sorted(os.listdir(tmp_path / "tasks")) == ["t1.md"]
+    assert sorted(os.listdir(tmp_path / "tasks")) == [".ids", "t1.md"]
 
 
 def test_a_full_disk_is_reported_as_a_full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -271,7 +271,7 @@ def test_a_full_disk_is_reported_as_a_full_disk(tmp_path: Path, monkeypatch: pyt
         store.update_task("t1", lambda t: t.model_copy(update={"title": "Changed"}))
     monkeypatch.setattr(os, "fsync", real_fsync)
     assert (tmp_path / "tasks" / "t1.md").read_bytes() == before
-    assert sorted(os.listdir(tmp_path / "tasks")) == ["t1.md"]
+    assert sorted(os.listdir(tmp_path / "tasks")) == [".ids", "t1.md"]
 
 
 def test_lock_is_reentrant_within_a_thread(tmp_path: Path) -> None:

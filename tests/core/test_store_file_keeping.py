@@ -118,3 +118,35 @@ def test_a_damaged_id_counter_never_hands_out_a_removed_records_id_and_says_it_w
     assert json.loads(ids.read_text()) == {"t": 10}
     again = planwatch("task", "add", "Once repaired")
     assert again.stdout == "t11 todo medium Once repaired\n" and again.stderr == ""
+
+
+@pytest.mark.parametrize("damage", ["both removed", "both emptied", "ids garbled, lock removed"])
+def test_the_id_counter_survives_losing_both_ids_and_lock_and_says_it_was_repaired(
+    isolated_env: IsolatedEnv, damage: str
+) -> None:
+    store = Store(isolated_env.store)
+    for n in range(1, 10):
+        add(store, f"task {n}")
+    for n in range(4, 10):
+        assert store.delete_task(f"t{n}")
+    ids, lock = isolated_env.store / ".ids", isolated_env.store / ".lock"
+    if damage == "both removed":
+        ids.unlink()
+        lock.unlink()
+    elif damage == "both emptied":
+        ids.write_bytes(b"")
+        lock.write_bytes(b"")
+    else:
+        ids.write_bytes(b'{"t": 9, "p"\x00\xff')
+        lock.unlink()
+    added = planwatch("task", "add", "After the damage")
+    assert added.returncode == 0, added.stderr
+    assert added.stdout == "t10 todo medium After the damage\n"  # never t4 again
+    mark = isolated_env.store / "tasks" / ".ids"
+    what = "was garbled" if damage != "both removed" else "was missing"
+    assert f"The id counter {ids} {what}; repaired from its copy in {mark} (" in added.stderr
+    assert json.loads(ids.read_text()) == {"t": 10} and json.loads(mark.read_text()) == {"t": 10}
+    again = planwatch("task", "add", "Once repaired")
+    assert again.stdout == "t11 todo medium Once repaired\n" and again.stderr == ""
+    # The tasks' folder holds its mark and no record more: listings never show it.
+    assert planwatch("task", "list").stdout.splitlines()[-1] == "t11 todo medium Once repaired"

@@ -178,4 +178,4 @@ def test_a_tool_change_to_the_field_a_person_just_saved_is_refused(tmp_path: Pat
     store.update_task("t1", other_field)
     final = Store(root).read_task("t1")
     assert final is not None and (final.title, final.note) == ("Second edit", "from the tool")
-    assert os.listdir(root / "tasks") == ["t1.md"]
+    assert sorted(os.listdir(root / "tasks")) == [".ids", "t1.md"]

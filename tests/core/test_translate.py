@@ -315,7 +315,7 @@ def test_hand_made_session_plan_is_the_one_written(store: Store) -> None:
     translate_list(store, SESSION, TITLE, [("Ship", "completed")], tool="TodoWrite")
     assert len(store.load().plans) == 1
     assert tasks_of(store) == [("t1", "Ship", "done")]
-    assert os.listdir(store.plans_dir) == ["p1.md"]
+    assert sorted(os.listdir(store.plans_dir)) == [".ids", "p1.md"]
 
 
 def test_two_processes_translating_at_once_make_each_task_once(store: Store) -> None:

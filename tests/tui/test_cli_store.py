@@ -189,4 +189,4 @@ def test_the_cli_sweep_tidies_killed_writers_temp_files_without_sweep_after_days
         "removed 1 temp file left by writers that stopped mid-write",
         "sweepAfterDays is not set: the store keeps everything.",
     ]
-    assert sorted(os.listdir(tasks)) == ["t1.md"]
+    assert sorted(os.listdir(tasks)) == [".ids", "t1.md"]  # the record and the id mark
