@@ -162,7 +162,7 @@ def read_copilot(
 
     reader = CopilotReader(item.path)
     if summaries and read_plans and remembered is not None and remembered.summary is not None:
-        if reader.unchanged(remembered.state):
+        if reader.unchanged(remembered.state, item.log_ident):
             if reader.read_remembered(remembered.state) is None:
                 reader.read(plans=False)
             results = summary_results(remembered.summary, reader)

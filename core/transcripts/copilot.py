@@ -210,10 +210,11 @@ class CopilotReader(TranscriptReader):
         )
         return self.results()
 
-    def unchanged(self, state: Any) -> bool:
+    def unchanged(self, state: Any, log: Identity | None = None) -> bool:
         """Whether every file of the session still has the identity `state` (an earlier
         `warm_state()`) remembers; anything malformed is a change. What it saw is kept
-        for the `read()` that follows (no file is looked at twice)."""
+        for the `read()` that follows (no file is looked at twice). `log`: the log's
+        identity as this scan's discovery found it (not asked again)."""
         files = state.get("files") if isinstance(state, dict) else None
         if not isinstance(files, dict) or len(files) != len(SESSION_FILES):
             return False
@@ -230,7 +231,7 @@ class CopilotReader(TranscriptReader):
                     return False
                 now[name] = None
                 continue
-            ident = _identity(folder + name)
+            ident = log if log is not None and name == EVENTS else _identity(folder + name)
             if ident is None or not isinstance(remembered, list) or tuple(remembered) != ident:
                 self._looked = None
                 return False

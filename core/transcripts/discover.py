@@ -46,7 +46,7 @@ import logging
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from planwatch.core import paths
@@ -72,6 +72,10 @@ class TranscriptFile:
     parent_hint: str | None = None
     # The working folder when the layout tells it and the records do not (Gemini CLI).
     folder_hint: str | None = None
+    # A Copilot CLI session's log's identity as found (device, inode, size, mtime and
+    # ctime in ns; None: no regular log): a warm start compares it with the cache's
+    # rather than asking again (warmcache.Identity; not part of the file's equality).
+    log_ident: tuple[int, int, int, int, int] | None = field(default=None, compare=False)
 
     @property
     def agent_id(self) -> str | None:
@@ -300,8 +304,11 @@ def _copilot_layout(root: Path) -> Iterator[TranscriptFile]:
     base = os.fspath(root)
     for name in folders:
         folder = root / name
+        ident = None
         try:
             st = os.stat(f"{base}/{name}/{EVENTS}")  # a string: one path made, not two
+            if stat.S_ISREG(st.st_mode):
+                ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         except OSError:
             if not ((folder / WORKSPACE).is_file() or (folder / DATABASE).is_file()):
                 continue
@@ -309,7 +316,7 @@ def _copilot_layout(root: Path) -> Iterator[TranscriptFile]:
                 st = os.stat(folder)
             except OSError:
                 continue
-        yield TranscriptFile(folder, "copilot", st.st_mtime, 0)
+        yield TranscriptFile(folder, "copilot", st.st_mtime, 0, log_ident=ident)
 
 
 def copilot_root(root: Path) -> Path | None:

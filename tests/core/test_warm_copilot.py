@@ -183,3 +183,36 @@ def test_a_remembered_copilot_session_reads_the_facts_a_full_read_reads(tmp_path
                 (folder / name).unlink()
                 assert CopilotReader(folder).unchanged(state), (source, name)
     assert remembered_any >= 5
+
+
+def test_a_warm_start_compares_the_log_identity_its_discovery_found(tmp_path: Path) -> None:
+    """Discovery stats each session's log for its time; the identity it saw is what a warm
+    start compares with the cache's (the log is not asked again): equal to the log's own,
+    a session whose log moved since the cache was written is read again, and an identity
+    handed in that differs from the remembered one is a change."""
+    from planwatch.core.transcripts.batch import read_copilot
+    from planwatch.core.transcripts.discover import discover
+    from planwatch.core.transcripts.warmcache import WarmCache
+
+    root = state_folder(tmp_path)
+    sessions(root)  # cold: the cache written
+
+    def found() -> dict[str, object]:
+        return {item.path.name: item for item in discover([root])}
+
+    for name, item in found().items():
+        st = os.stat(root / name / "events.jsonl")
+        assert item.log_ident == (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)  # type: ignore[attr-defined]
+    cache = WarmCache.load()
+
+    def warm(item: object) -> str | None:
+        return read_copilot(item, True, cache.get(item.path, "copilot"), summaries=True).warm  # type: ignore[attr-defined]
+
+    items = found()
+    assert {name: warm(item) for name, item in items.items()} == {SAMPLE.name: "same", DEPS.name: "same"}
+    stale = items[SAMPLE.name]
+    assert not CopilotReader(stale.path).unchanged(cache.get(stale.path, "copilot").state, (0, 0, 0, 0, 0))  # type: ignore[attr-defined,union-attr]
+    log = root / SAMPLE.name / "events.jsonl"
+    st = log.stat()
+    os.utime(log, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    assert warm(found()[SAMPLE.name]) is None
