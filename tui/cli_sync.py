@@ -6,7 +6,9 @@
 - `planwatch sync` — one pass; exit 0 when it reached the remote, 3 with a sentence
   when it could not (the local store works as before, its changes kept for later).
 - `planwatch sync --status` (`--json`) — the hosts, what is held back, contested or
-  unverified, the team policy, the last pass.
+  unverified, the team policy, the last pass. Contested values are records' text: under
+  a user directory they are shown only to a caller holding `session:read` (others see
+  each contest's record and field, and on stderr why).
 - `planwatch sync policy FILE` — publish a new team policy, signed by an owner of the
   current one (`--signing-key`, `--signer`, else the ones given at init or join).
 Exit 1 with a sentence when the store cannot be synced at all (not shared, damaged).
@@ -73,7 +75,7 @@ def run_sync(args: argparse.Namespace) -> int:
     from planwatch.core.sync.git import GitFailed, GitUnreachable
     from planwatch.core.sync.replica import Replica, SyncError
 
-    _settings, root = settings_and_root(args)
+    settings, root = settings_and_root(args)
     if getattr(args, "poll", None) is not None and not 0.1 <= args.poll <= 86_400:
         print("Invalid sync input: --poll must be a number of seconds from 0.1 to 86400.", file=sys.stderr)
         return 2
@@ -108,7 +110,7 @@ def run_sync(args: argparse.Namespace) -> int:
             print(f"sync: published the team policy {commit[:12]}")
             return 0
         elif args.status:
-            return _status(replica, args.json_out)
+            return _status(replica, args.json_out, _contest_refusal(settings, root))
         else:
             report = replica.sync()
     except (SyncError, StoreError, GitFailed) as exc:
@@ -126,12 +128,31 @@ def run_sync(args: argparse.Namespace) -> int:
     return 0 if report.reached else 3
 
 
-def _status(replica: Any, as_json: bool) -> int:
+def _contest_refusal(settings: Any, root: Path) -> str | None:
+    """Why the contested values may not be shown (None: they may): they are records'
+    text, which the caller reads only holding `session:read`, as with `task list`."""
+    from planwatch.core.store import grants
+    from planwatch.core.store.identity import caller_from_env
+
+    caller = caller_from_env(settings)
+    if grants.holds(settings, caller, grants.SESSION_READ, root):
+        return None
+    return grants.refusal(
+        "planwatch sync --status", "showing contested values", grants.SESSION_READ, caller, settings, root
+    )
+
+
+def _status(replica: Any, as_json: bool, withheld: str | None = None) -> int:
+    """The replica's standing; with `withheld` (why the caller may not read records) each
+    contest is named by its record and field only, and `withheld` is said on stderr."""
     from planwatch.core.sync.replica import SyncError
 
     if not replica.shared:
         raise SyncError("This store is not shared; use planwatch sync init <remote> or planwatch sync join <remote>.")
     status = replica.status()
+    if withheld is not None and status["contested"]:
+        status["contested"] = [{"id": c["id"], "field": c["field"]} for c in status["contested"]]
+        print(f"{withheld} The contests are named without their values.", file=sys.stderr)
     if as_json:
         print(json.dumps(status, indent=1, ensure_ascii=False))
         return 0
@@ -153,6 +174,9 @@ def _status(replica: Any, as_json: bool) -> int:
         f"held back: {status['pending']} change(s) not yet pushed; provisional ids: {', '.join(status['provisional']) or 'none'}"
     )
     for c in status["contested"]:
+        if "kept" not in c:
+            print(f"contested {c['id']} {c['field']}")
+            continue
         lost = "; ".join(safe_text(str(v), single_line=True) for v in c["lost"])
         print(
             f"contested {c['id']} {c['field']}: kept {safe_text(str(c['kept']), single_line=True)}, also written: {lost}"

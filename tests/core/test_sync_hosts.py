@@ -297,3 +297,32 @@ def test_a_task_in_a_session_plan_stays_on_its_host_and_no_host_holds_a_dangling
     on_a = {t["id"]: t for t in json.loads(a.ok("task", "list", "--json"))}
     assert on_a[in_plan]["plan"] == private and on_a[public]["plan"] == private
     assert on_a[blocked]["blockedBy"] == [in_plan]
+
+
+def test_sync_status_shows_contested_values_only_to_a_reader(tmp_path: Path, remote: Path) -> None:
+    seed = (Path(__file__).resolve().parents[2] / "fixtures" / "config" / "seed-directory.yaml").read_text()
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("task", "add", "Write the report")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b")
+    a.ok("task", "set", "t1", "--note", "secret note from a")
+    b.ok("task", "set", "t1", "--note", "secret note from b")
+    a.ok("sync")
+    b.ok("sync")
+    a.ok("sync")
+    seen = json.loads(a.ok("sync", "--status", "--json"))["contested"]
+    assert [(c["id"], c["field"]) for c in seen] == [("t1", "note")]
+    a.settings.write_text(seed)  # a user directory: a call with no token reads nothing
+    for flag in ((), ("--json",)):
+        out = a.run("sync", "--status", *flag)
+        assert out.returncode == 0, out.stderr
+        assert "secret note" not in out.stdout
+        assert out.stderr == (
+            "Refused planwatch sync --status: showing contested values needs the session:read grant, which a "
+            "call with no user token does not hold. The contests are named without their values.\n"
+        )
+    assert "contested t1 note\n" in a.run("sync", "--status").stdout
+    assert json.loads(a.run("sync", "--status", "--json").stdout)["contested"] == [{"id": "t1", "field": "note"}]
+    a.env_extra["PLANWATCH_TOKEN"] = "ana-secret"
+    shown = a.run("sync", "--status")
+    assert "secret note from" in shown.stdout and shown.stderr == ""
