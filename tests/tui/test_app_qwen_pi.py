@@ -32,7 +32,7 @@ async def test_a_qwen_line_appended_is_pushed_to_the_pane_by_the_file_watcher(is
     async with following_pane(isolated_env.config, "650333ef-8d48-49e8-abbd-2f740e50ee0a") as (app, pilot):
         assert any(row.startswith("[▸] Inspect the current config loader") for row in rows(app))
         # Told by the system's file events, not a polling pass (the latency is measured
-        # by tests/bench/bench_start.py).
+        # by tests/bench/bench_live.py).
         assert app.index._following.observer_kind == "native"
         with session.open("ab") as fh:
             fh.write(b"".join(lines[results[0] + 1 : results[1] + 1]))
