@@ -173,12 +173,15 @@ def read_copilot(
     return _copilot_read(item, reader, reader.read(plans=read_plans), read_plans, remembered)
 
 
-def read_copilot_folders(items: Sequence[TranscriptFile], read_plans: bool) -> list[FileRead]:
+def read_copilot_folders(
+    items: Sequence[TranscriptFile], read_plans: bool, *, summaries: bool = False
+) -> list[FileRead]:
     """Read Copilot CLI session folders from scratch (copilot.read_folders: every
-    folder's facts, then every database); never raises."""
+    folder's facts, then every database); never raises. `summaries` (the command line's
+    list of counts): the plans' items hold their statuses, not their texts."""
     from planwatch.core.transcripts.copilot import read_folders
 
-    readers = read_folders([item.path for item in items], plans=read_plans)
+    readers = read_folders([item.path for item in items], plans=read_plans, texts=not summaries)
     return [
         _copilot_read(item, reader, reader.results(), read_plans) for item, reader in zip(items, readers, strict=True)
     ]
@@ -381,15 +384,15 @@ Job = TranscriptFile | tuple[TranscriptFile, Entry]
 Remembered = Mapping[Path, Entry] | RememberedEntries
 
 
-def read_files(jobs: Sequence[Job], read_plans: bool) -> list[FileRead]:
+def read_files(jobs: Sequence[Job], read_plans: bool, *, summaries: bool = False) -> list[FileRead]:
     """A worker's job: read a chunk of files (each from scratch, or replayed from what
     the cache remembers of it when that comes with it). The Copilot CLI session folders
-    read from scratch are read together (`read_copilot_folders`)."""
+    read from scratch are read together (`read_copilot_folders`, with `summaries`)."""
     folders = [n for n, job in enumerate(jobs) if not isinstance(job, tuple) and job.harness == "copilot"]
     together: dict[int, FileRead] = {}
     if len(folders) > 1:
         items = [jobs[n] for n in folders]
-        together = dict(zip(folders, read_copilot_folders(items, read_plans), strict=True))  # type: ignore[arg-type]
+        together = dict(zip(folders, read_copilot_folders(items, read_plans, summaries=summaries), strict=True))  # type: ignore[arg-type]
     return [
         together[n]
         if n in together
@@ -554,13 +557,20 @@ def _read_all(
             resolved.append(job if entry is None else (job, entry))  # type: ignore[arg-type]
         return resolved
 
+    def read_here(chunk: list[Job]) -> list[FileRead]:
+        """A chunk read in this thread (a listing of counts: its Copilot CLI folders'
+        statuses only, `read_copilot_folders`)."""
+        if summaries:
+            return read_files(resolve(chunk), read_plans, summaries=True)
+        return read_files(resolve(chunk), read_plans)
+
     if workers is None:
         workers = worker_count([item for item in jobs if item.path not in known])
     if spares:  # forked ahead, ready now: each is worth using
         workers = max(workers, len(spares))
     if workers < 1 or len(chunks) < 2:
         for each in chunks:
-            yield read_files(resolve(each), read_plans)
+            yield read_here(each)
         return
     lock = threading.Lock()
     stopped = threading.Event()
@@ -594,7 +604,7 @@ def _read_all(
         lock,
         stopped,
         lambda reads: reads,
-        lambda chunk: read_files(resolve(chunk), read_plans),
+        read_here,
         local=local,
     )
 

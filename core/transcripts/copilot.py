@@ -135,10 +135,11 @@ class CopilotReader(TranscriptReader):
         self._update(live=False)
         return self.results()
 
-    def read_plan(self) -> None:
-        """After `read(plans=False)`: the plan too, as `read()` would have read it."""
+    def read_plan(self, *, texts: bool = True) -> None:
+        """After `read(plans=False)`: the plan too, as `read()` would have read it;
+        `texts` False: its items' statuses only (copilot_sql.read_plan)."""
         self._plans_on, self._results = True, None
-        self._read_plan(self._seen)
+        self._read_plan(self._seen, texts=texts)
         self.problem = self._problem_db
 
     def refresh(self) -> bool:
@@ -310,14 +311,14 @@ class CopilotReader(TranscriptReader):
         # A database change seen while following stays the activity until a later event.
         return read is None or held > read
 
-    def _read_plan(self, now: dict[str, Identity | None]) -> None:
+    def _read_plan(self, now: dict[str, Identity | None], *, texts: bool = True) -> None:
         self._plan, self._problem_db = EMPTY_PLAN, None
         if not self._plans_on or now[DATABASE] is None:
             return  # no plan yet (the agent has not used its sql tool), or not read
         from planwatch.core.transcripts.copilot_sql import DatabaseProblem, read_plan  # sqlite3: only when read
 
         try:
-            self._plan = read_plan(f"{self.path}/{DATABASE}")
+            self._plan = read_plan(f"{self.path}/{DATABASE}", texts=texts)
         except DatabaseProblem as exc:
             self._problem_db = f"{exc}; the session is shown without a plan"
 
@@ -327,17 +328,18 @@ def _origin(folder: str, named: str) -> str | None:
     return named if named != folder else None
 
 
-def read_folders(paths: list[Path], *, plans: bool = True) -> list[CopilotReader]:
+def read_folders(paths: list[Path], *, plans: bool = True, texts: bool = True) -> list[CopilotReader]:
     """Read several session folders from scratch, as `CopilotReader.read` does each:
     every folder's facts first, then every database. Reading the databases one after
     another is about a seventh faster than reading each beside its facts (SQLite's
-    working set and the facts' stop pushing each other out of the CPU's caches)."""
+    working set and the facts' stop pushing each other out of the CPU's caches).
+    `texts` False: the plans' statuses only (a listing of counts)."""
     readers = [CopilotReader(path) for path in paths]
     for reader in readers:
         reader.read(plans=False)
     if plans:
         for reader in readers:
-            reader.read_plan()
+            reader.read_plan(texts=texts)
     return readers
 
 

@@ -18,12 +18,14 @@ from hypothesis import strategies as st
 from planwatch.core import paths
 from planwatch.core.checklist import build_checklist
 from planwatch.core.index import SessionIndex, default_roots
+from planwatch.core.sessions import SessionEntry
 from planwatch.core.settings import Settings
 from planwatch.core.transcripts.copilot import CopilotReader, session_folder
 from planwatch.core.transcripts.copilot_files import _KEYS, _TOP_KEY, _scalar, _scalars, parse_workspace
 from planwatch.core.transcripts.discover import discover
 from planwatch.core.transcripts.reader import SessionResult
 from planwatch.core.transcripts.sniff import sniff_harness
+from planwatch.core.transcripts.warmcache import cache_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_ID = "5e806925-4250-446b-9e18-4cd8ceb54145"
@@ -507,3 +509,34 @@ def test_copilot_a_database_is_read_whatever_characters_its_folder_name_holds(tm
     reader, result = read(folder)
     _sample, expected = read(SAMPLE)
     assert plan_of(result) == plan_of(expected) and reader.problem is None
+
+
+def test_copilot_a_cold_listing_of_counts_makes_no_item_text_and_the_same_counts(tmp_path: Path) -> None:
+    """The command line's list (`summaries`) shows counts, never text: read from scratch,
+    a session's items hold their statuses and empty texts (as a warm start's summary
+    gives them), with the counts, sources and waits of a full read; a full read keeps
+    the texts."""
+    home = tmp_path / "copilot"
+    for source in (SAMPLE, rule("2"), rule("1")):
+        copy_session(source, home)
+    root = home / "session-state"
+
+    def cold(summaries: bool) -> list[SessionEntry]:
+        cache_file().unlink(missing_ok=True)  # read from scratch, not from a summary
+        index = SessionIndex([root], summaries=summaries)
+        index.scan()
+        return index.entries()
+
+    def counts(entries: list[SessionEntry]) -> dict[str, tuple[object, ...]]:
+        return {
+            e.session.id: (e.plan.counts(), [(g.source, [i.status for i in g.items]) for g in e.plan.groups])
+            for e in entries
+        }
+
+    def texts(entries: list[SessionEntry]) -> set[str]:
+        return {i.text for e in entries for g in e.plan.groups for i in g.items}
+
+    listed, full = cold(True), cold(False)
+    assert counts(listed) == counts(full) and len(listed) == 3
+    assert texts(listed) == {""}
+    assert "Adding YAML parsing" in texts(full)
