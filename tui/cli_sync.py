@@ -113,6 +113,8 @@ def run_sync(args: argparse.Namespace) -> int:
             return _status(replica, args.json_out, _contest_refusal(settings, root))
         else:
             report = replica.sync()
+    except BrokenPipeError:
+        raise  # the reader stopped reading (`| head`): the command ends quietly (tui/cli.py)
     except (SyncError, StoreError, GitFailed) as exc:
         print(f"planwatch sync: {exc}", file=sys.stderr)
         return 1

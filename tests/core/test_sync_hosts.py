@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.sync_hosts import Host, bare_remote
+from tests.sync_hosts import ROOT, Host, bare_remote
 
 
 @pytest.fixture
@@ -326,3 +328,28 @@ def test_sync_status_shows_contested_values_only_to_a_reader(tmp_path: Path, rem
     a.env_extra["PLANWATCH_TOKEN"] = "ana-secret"
     shown = a.run("sync", "--status")
     assert "secret note from" in shown.stdout and shown.stderr == ""
+
+
+@pytest.mark.parametrize("argv", [("sync", "--status"), ("sync", "--status", "--json"), ("sync",)])
+def test_sync_into_a_pipe_its_reader_closed_exits_0_and_says_nothing(
+    tmp_path: Path, remote: Path, argv: tuple[str, ...]
+) -> None:
+    """`planwatch sync --status | head` (or `| true`): a reader that stopped reading is no
+    error, as for every other command (it was exit 1 and "[Errno 32] Broken pipe")."""
+    (a,) = hosts(tmp_path, "a")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "planwatch.tui.cli", *argv],
+            cwd=ROOT,
+            env=a.env(),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert (out.returncode, out.stderr) == (0, "")
