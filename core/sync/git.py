@@ -11,12 +11,24 @@ for a password never waits (`GIT_TERMINAL_PROMPT=0`).
   `cat-file --batch` for many blobs), `is_ancestor(a, b)`.
 - `fetch(remote, refspec)`, `push(remote, updates)` → True, or False when rejected;
   `ls_remote(remote, pattern)`; each raises `GitUnreachable` with git's own last line.
+- `kill_running()` — every git command this process runs now, ended with its children.
+
+Each git runs in a process group of its own, and a step that outlives its timeout, is
+interrupted, or is still running when the process exits (`planwatch mcp` ended mid-poll)
+is ended with its whole group: killing git alone would leave its transport (`ssh`, a
+remote helper) running on for minutes. Its stdin is never the caller's (`planwatch
+mcp` speaks on its own). ssh gives up connecting after 20 s unless the person's own
+`GIT_SSH_COMMAND` says otherwise.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
+import signal
 import subprocess
+import threading
 from pathlib import Path
 
 NETWORK_TIMEOUT = 30.0
@@ -34,8 +46,37 @@ class GitFailed(Exception):
 def _env() -> dict[str, str]:
     env = dict(os.environ)
     env["GIT_TERMINAL_PROMPT"] = "0"
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o ConnectTimeout=20")
     return env
+
+
+_RUNNING: set[int] = set()
+"""The process groups (each its git's pid) of the git commands running now."""
+_RUNNING_LOCK = threading.Lock()
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """End git and everything it started (its group), and reap git."""
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+
+
+def kill_running() -> None:
+    """End every git command this process runs now, with its children; at exit too, so
+    no `ssh` of a poll outlives the process that started it."""
+    with _RUNNING_LOCK:
+        groups = list(_RUNNING)
+    for group in groups:
+        with contextlib.suppress(OSError):
+            os.killpg(group, signal.SIGKILL)
+
+
+atexit.register(kill_running)
 
 
 def _last_line(text: str) -> str:
@@ -49,25 +90,39 @@ def _last_line(text: str) -> str:
 
 
 class Git:
-    def __init__(self, repo: Path) -> None:
+    def __init__(self, repo: Path, network_timeout: float = NETWORK_TIMEOUT) -> None:
         self.repo = Path(repo)
+        self.network_timeout = network_timeout
 
     def _run(
         self, *args: str, data: bytes | None = None, timeout: float | None = None, check: bool = True
     ) -> subprocess.CompletedProcess[bytes]:
+        argv = ["git", "--git-dir", str(self.repo), *IDENTITY, *args]
         try:
-            out = subprocess.run(
-                ["git", "--git-dir", str(self.repo), *IDENTITY, *args],
-                input=data,
-                capture_output=True,
-                timeout=timeout,
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE if data is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 env=_env(),
-                check=False,
+                start_new_session=True,  # its own group: ended whole, transport included
             )
         except FileNotFoundError as exc:
             raise GitFailed("git is not installed (planwatch sync runs the system git)") from exc
+        with _RUNNING_LOCK:
+            _RUNNING.add(proc.pid)
+        try:
+            stdout, stderr = proc.communicate(data, timeout=timeout)
         except subprocess.TimeoutExpired as exc:
+            _end_group(proc)
             raise GitUnreachable(f"git {args[0]} took longer than {timeout:.0f} s") from exc
+        except BaseException:
+            _end_group(proc)  # interrupted: nothing of it runs on
+            raise
+        finally:
+            with _RUNNING_LOCK:
+                _RUNNING.discard(proc.pid)
+        out = subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
         if check and out.returncode != 0:
             raise GitFailed(f"git {args[0]} failed: {_last_line(out.stderr.decode('utf-8', 'replace'))}")
         return out
@@ -137,7 +192,7 @@ class Git:
     # -- the network
 
     def fetch(self, remote: str, refspec: str) -> None:
-        out = self._run("fetch", "--no-tags", "-q", remote, refspec, timeout=NETWORK_TIMEOUT, check=False)
+        out = self._run("fetch", "--no-tags", "-q", remote, refspec, timeout=self.network_timeout, check=False)
         if out.returncode != 0:
             raise GitUnreachable(_last_line(out.stderr.decode("utf-8", "replace")))
 
@@ -145,7 +200,9 @@ class Git:
         """Push `{ref: commit}` without force, atomically; False when the remote refused
         because a ref moved (the compare-and-swap lost)."""
         specs = [f"{sha}:{ref}" for ref, sha in sorted(updates.items())]
-        out = self._run("push", "--atomic", "--porcelain", "-q", remote, *specs, timeout=NETWORK_TIMEOUT, check=False)
+        out = self._run(
+            "push", "--atomic", "--porcelain", "-q", remote, *specs, timeout=self.network_timeout, check=False
+        )
         if out.returncode == 0:
             return True
         text = out.stdout.decode("utf-8", "replace")
@@ -154,7 +211,7 @@ class Git:
         raise GitUnreachable(_last_line(out.stderr.decode("utf-8", "replace")))
 
     def ls_remote(self, remote: str, pattern: str) -> dict[str, str]:
-        out = self._run("ls-remote", remote, pattern, timeout=NETWORK_TIMEOUT, check=False)
+        out = self._run("ls-remote", remote, pattern, timeout=self.network_timeout, check=False)
         if out.returncode != 0:
             raise GitUnreachable(_last_line(out.stderr.decode("utf-8", "replace")))
         found: dict[str, str] = {}
