@@ -5,7 +5,8 @@
   renumbered where their ids clash with ids the team already claimed.
 - `planwatch sync` — one pass; exit 0 when it reached the remote, 3 with a sentence
   when it could not (the local store works as before, its changes kept for later).
-- `planwatch sync --status` (`--json`) — the hosts, what is held back, contested or
+- `planwatch sync --status` (`--json`) — the hosts (how far this store is behind each,
+  when each last pushed; the remote fetched first), what is held back, contested or
   unverified, the team policy, the last pass. Contested values are records' text: under
   a user directory they are shown only to a caller holding `session:read` (others see
   each contest's record and field, and on stderr why).
@@ -130,6 +131,30 @@ def run_sync(args: argparse.Namespace) -> int:
     return 0 if report.reached else 3
 
 
+def _plural(n: int, what: str) -> str:
+    return f"{n} {what}{'s' * (n != 1)}"
+
+
+def _host_line(host: str, info: dict[str, Any], status: dict[str, Any]) -> str:
+    """One host as this replica sees it: how far behind it is, and when it last pushed."""
+    mine = host == status["host"]
+    name = f"{host} (this host)" if mine else host
+    if mine:
+        waiting = int(info.get("unpushed") or 0) + int(status["pending"])
+        state = f"{_plural(waiting, 'change')} not yet pushed" if waiting else "nothing waits to be pushed"
+    elif info.get("behind"):
+        state = f"this store is {_plural(int(info['behind']), 'change')} behind it (the next sync takes them)"
+    else:
+        state = "up to date"
+    if info.get("pushedAt"):
+        pushed = (
+            f"last pushed {info['pushedAt']} by its clock, {_plural(int(info.get('changes') or 0), 'change')} in all"
+        )
+    else:
+        pushed = "claimed ids, pushed no change yet"
+    return f"{name}: {state} · {pushed}"
+
+
 def _contest_refusal(settings: Any, root: Path) -> str | None:
     """Why the contested values may not be shown (None: they may): they are records'
     text, which the caller reads only holding `session:read`, as with `task list`."""
@@ -163,6 +188,8 @@ def _status(replica: Any, as_json: bool, withheld: str | None = None) -> int:
     last = status["last"] or {}
     print(f"host {status['host']} · remote {safe_text(status['remote'], single_line=True)}")
     print(f"last sync: {last.get('at', 'never')}{'' if last.get('reached', True) else ' (offline)'}")
+    if status.get("reached") is False:
+        print(f"remote not reached ({safe_text(status['reason'], single_line=True)}): the hosts as of the last sync")
     policy = status["policy"]
     if policy["problem"]:
         print(f"policy: cannot be verified: {safe_text(policy['problem'], single_line=True)}; no call holds a grant")
@@ -171,7 +198,7 @@ def _status(replica: Any, as_json: bool, withheld: str | None = None) -> int:
     else:
         print("policy: none (approvals made on other hosts never count here)")
     for host, info in sorted(status["hosts"].items()):
-        print(f"  {host}: {'up to date' if info['taken'] else 'behind (not yet taken)'}")
+        print(f"  {_host_line(host, info, status)}")
     print(
         f"held back: {status['pending']} change(s) not yet pushed; provisional ids: {', '.join(status['provisional']) or 'none'}"
     )

@@ -8,7 +8,7 @@ for a password never waits (`GIT_TERMINAL_PROMPT=0`).
 
 - `Git(repo)`; `init()`, `commit(files, parent, message)`, `ref(name)`, `refs(prefix)`,
   `update_ref(name, new, old)` (a local compare-and-swap), `read(specs)` (one
-  `cat-file --batch` for many blobs), `is_ancestor(a, b)`.
+  `cat-file --batch` for many blobs), `is_ancestor(a, b)`, `commit_times(commits)`.
 - `fetch(remote, refspec)`, `push(remote, updates)` → True, or False when rejected;
   `ls_remote(remote, pattern)`; each raises `GitUnreachable` with git's own last line.
 - `kill_running()` — every git command this process runs now, ended with its children.
@@ -185,6 +185,19 @@ class Git:
 
     def is_ancestor(self, a: str, b: str) -> bool:
         return self._run("merge-base", "--is-ancestor", a, b, check=False).returncode == 0
+
+    def commit_times(self, commits: list[str]) -> dict[str, int]:
+        """Each commit → its committer time (seconds since the epoch, by the clock of the
+        host that made it), in one call."""
+        if not commits:
+            return {}
+        out = self._run("log", "--no-walk=unsorted", "--format=%H %ct", *sorted(set(commits)))
+        found: dict[str, int] = {}
+        for line in out.stdout.decode().splitlines():
+            sha, _, when = line.partition(" ")
+            if when.isdigit():
+                found[sha] = int(when)
+        return found
 
     def first_parents(self, tip: str) -> list[str]:
         return self._run("rev-list", "--first-parent", tip).stdout.decode().split()

@@ -1041,15 +1041,46 @@ class Replica:
             "problem": policy_problem(self.store.root),
         }
 
-    def status(self) -> dict[str, Any]:
+    def status(self, look: bool = True) -> dict[str, Any]:
+        """How this replica stands. `look`: fetch the remote's logs first (no record is
+        touched: the next pass takes them), so how far each host is ahead of this store
+        is counted as of now; unreachable, as of the last fetch (`reached`, `reason`)."""
+        reached, reason = None, ""
+        if look:
+            try:
+                self.git.fetch(self.remote, REFSPEC)
+                reached = True
+            except GitUnreachable as exc:
+                reached, reason = False, str(exc)
         self._load_state()
         hosts: dict[str, dict[str, Any]] = {}
         for host, _kind, _lo, _hi in (self._ids_doc() or {}).get("ranges", ()):
-            hosts[str(host)] = {"fetched": None, "taken": True}  # claimed ids, wrote nothing yet
-        for name, tip in self.git.refs(FETCHED + "log/").items():
-            host = name[len(FETCHED + "log/") :]
-            held = self.state["held"].get(host)
-            hosts[host] = {"fetched": tip, "taken": held == tip or host == self.host}
+            # claimed ids, wrote nothing yet
+            hosts[str(host)] = {"fetched": None, "taken": True, "changes": 0, "behind": 0, "pushedAt": None}
+        tips: dict[str, str | None] = {
+            name[len(FETCHED + "log/") :]: tip for name, tip in self.git.refs(FETCHED + "log/").items()
+        }
+        own = self.git.ref(self._own_ref())
+        # per host: its log as fetched, and as taken into this store (this host: as logged here)
+        in_store = {host: own if host == self.host else self.state["held"].get(host) for host in tips}
+        if self.host not in tips and own:
+            tips[self.host], in_store[self.host] = None, own  # logged, never pushed
+        commits = {c for c in [*tips.values(), *in_store.values()] if c}
+        blobs = self.git.read([f"{c}:ops.jsonl" for c in sorted(commits)])
+        count = {c: (blobs.get(f"{c}:ops.jsonl") or b"").count(b"\n") for c in commits}
+        times = self.git.commit_times(sorted(c for c in tips.values() if c))
+        for host, tip in tips.items():
+            fetched, taken = count.get(tip or "", 0), count.get(in_store[host] or "", 0)
+            when = times.get(tip or "")
+            hosts[host] = {
+                "fetched": tip,
+                "taken": in_store[host] == tip or host == self.host,
+                "changes": fetched,
+                # another host: changes fetched, not yet in this store; this host: logged, not yet pushed
+                "behind": max(0, fetched - taken) if host != self.host else 0,
+                "unpushed": max(0, taken - fetched) if host == self.host else 0,
+                "pushedAt": format_stamp(datetime.fromtimestamp(when, UTC)) if when is not None else None,
+            }
         provisional, _ = self._provisional()
         contests, unverified, held = [], [], []
         for rec in self.state["records"].values():
@@ -1062,6 +1093,8 @@ class Replica:
         return {
             "host": self.host,
             "remote": self.remote,
+            "reached": reached,
+            "reason": reason,
             "hosts": hosts,
             "pending": len(self.state["pending"]),
             "provisional": sorted(provisional),

@@ -353,3 +353,27 @@ def test_sync_into_a_pipe_its_reader_closed_exits_0_and_says_nothing(
     finally:
         os.close(write_end)
     assert (out.returncode, out.stderr) == (0, "")
+
+
+def test_sync_status_says_how_far_behind_each_host_is_and_when_it_last_pushed(tmp_path: Path, remote: Path) -> None:
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b")
+    b.ok("task", "add", "First from b")
+    b.ok("task", "add", "Second from b")
+    b.ok("sync")
+    status = json.loads(a.ok("sync", "--status", "--json"))
+    assert status["reached"] is True
+    on_b = status["hosts"]["b"]
+    assert (on_b["behind"], on_b["changes"], on_b["taken"]) == (2, 2, False)
+    assert on_b["pushedAt"].startswith("20")
+    assert "b: this store is 2 changes behind it" in a.ok("sync", "--status")
+    a.ok("sync")
+    assert "b: up to date · last pushed " in a.ok("sync", "--status")
+    # this host's own changes that wait, said while the remote cannot be reached
+    remote.rename(tmp_path / "away.git")
+    a.ok("task", "add", "Written offline")
+    assert a.run("sync").returncode == 3
+    text = a.ok("sync", "--status")
+    assert "a (this host): 1 change not yet pushed" in text
+    assert "remote not reached (" in text
