@@ -70,7 +70,8 @@ async def test_typing_slash_filters_the_sessions(sessions, isolated_env) -> None
         rows = option_texts(session_list)
         assert len(rows) == 1 and "Refactor the API" in rows[0]
         # The checklist follows the one session left.
-        assert "[x] Read the handlers" in option_texts(app.screen.query_one("#checklist", ChecklistView))
+        checklist = app.screen.query_one("#checklist", ChecklistView)
+        await until(pilot, lambda: "[x] Read the handlers" in option_texts(checklist), what="its checklist")
         await pilot.press("escape")
         await pilot.pause()
         assert len(option_texts(session_list)) == 2

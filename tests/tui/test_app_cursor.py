@@ -61,6 +61,11 @@ def checklist_rows(app) -> list[str]:  # type: ignore[no-untyped-def]
     return option_texts(app.screen.query_one("#checklist", ChecklistView))
 
 
+async def screen_selects(pilot, app, session_id: str) -> None:  # type: ignore[no-untyped-def]
+    """Wait for the screen to take the list's session (the list says so with a message)."""
+    await until(pilot, lambda: app.screen.selected_id == session_id, what=f"the screen on {session_id}")
+
+
 def session_list(app) -> SessionList:  # type: ignore[no-untyped-def]
     return app.screen.query_one("#sessions", SessionList)
 
@@ -80,14 +85,14 @@ async def test_while_the_scan_feeds_the_list_in_pieces_the_cursor_stays_on_the_n
             listed = session_list(app)
             assert listed.shown_ids[0] == newest.session_id
             assert listed.highlighted == 0 and listed.selected_id == newest.session_id
-            assert app.screen.selected_id == newest.session_id
+            await screen_selects(pilot, app, newest.session_id)
             await until(
                 pilot, lambda n=arrived: f"[ ] Step of session {n - 1}" in checklist_rows(app), what="its checklist"
             )
             index.release.release()
         await until(pilot, lambda: app.scan_done is not None, what="the scan's end")
         assert session_list(app).highlighted == 0
-        assert app.screen.selected_id == sessions[-1].session_id
+        await screen_selects(pilot, app, sessions[-1].session_id)
 
 
 async def test_once_the_person_moves_the_cursor_it_stays_on_their_session_as_newer_rows_arrive(
@@ -101,14 +106,14 @@ async def test_once_the_person_moves_the_cursor_it_stays_on_their_session_as_new
         await until(pilot, lambda: session_list(app).option_count == 1, what="the first row")
         index.release.release()
         await until(pilot, lambda: session_list(app).option_count == 2, what="two rows")
-        assert app.screen.selected_id == sessions[1].session_id
+        await screen_selects(pilot, app, sessions[1].session_id)
         await pilot.press("j")  # the person chooses the older one
         assert app.screen.selected_id == sessions[0].session_id
         for arrived in (3, 4):
             index.release.release()
             await until(pilot, lambda n=arrived: session_list(app).option_count == n, what=f"{arrived} rows")
             assert session_list(app).selected_id == sessions[0].session_id
-            assert app.screen.selected_id == sessions[0].session_id
+            await screen_selects(pilot, app, sessions[0].session_id)
         index.release.release()
         await until(pilot, lambda: app.scan_done is not None, what="the scan's end")
         assert session_list(app).highlighted == 3  # the oldest, at the bottom now

@@ -70,10 +70,9 @@ async def test_a_burst_of_changes_is_one_repaint(two, isolated_env) -> None:
     app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
     async with app.run_test(size=(120, 36)) as pilot:
         await ready(pilot, app)
+        # Each repaint is one publication of the app's signal the screen repaints on.
         calls: list[set[str]] = []
-        browse = app.screen
-        original = browse.sessions_changed
-        browse.sessions_changed = lambda ids: (calls.append(set(ids)), original(ids))  # type: ignore[method-assign]
+        app.sessions_changed.subscribe(app.screen, lambda ids: calls.append(set(ids)), immediate=True)
         # What the follower thread does for 50 appends in a row: mark ids, post a message each.
         for _ in range(25):
             for session in two:

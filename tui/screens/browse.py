@@ -10,9 +10,12 @@ state, the reading switch, their signals), the store service (the store's conten
 its signals), and the start-up choices (a pane started as one, the folder it follows).
 The screen never names the app; what it asks for goes up as messages (browse_model.py).
 
-The selected session has one owner: the session list's cursor, or in a pane started as
-one, the session the pane follows. `selected_id` is derived from it (`_take_selection`)
-and its watcher paints the head, the checklist and the details. The actions on items,
+The selected session is one reactive, `selected_id`, whose watcher paints the head, the
+checklist and the details. It has one owner at a time: the session list's cursor, which
+posts `SessionList.SessionHighlighted` whenever the session under it changes (the only
+place the screen takes it from), or in a pane started as one the screen itself, which
+follows the newest session (`select`). Every change from above (the sessions, the
+store, the scan's end, the settings) repaints through `_repaint`. The actions on items,
 the ways out of the app and the texts live beside the screen (browse_items,
 browse_outside, browse_texts).
 """
@@ -64,7 +67,8 @@ class BrowseScreen(SessionScreen):
     AUTO_FOCUS = "#sessions"
 
     selected_id: var[str | None] = var(None, init=False)
-    """The session on screen, derived from its owner (`_take_selection`); its watcher paints it."""
+    """The session on screen: the list's highlighted session (`_list_highlighted`), or the
+    one a pane started as one follows (`select`); its watcher paints it."""
 
     def __init__(
         self, model: BrowseModel, store: StoreService, *, pane: bool = False, folder: Path | None = None
@@ -77,8 +81,6 @@ class BrowseScreen(SessionScreen):
         self.store = store
         self.started_as_pane = pane
         self.folder = folder
-        # The session a pane started as one follows (or was shown with `s`).
-        self._followed: str | None = None
         self.undo_stack: list[Undo] = []
         # The session the details panel last showed (its scroll position is that session's).
         self._details_session: str | None = None
@@ -107,9 +109,9 @@ class BrowseScreen(SessionScreen):
 
     def on_mount(self) -> None:
         # Told of changes by the model's and the store's signals; the app never calls
-        # into this screen. (Looked up at each call, so a test may wrap a handler on the instance.)
-        self.model.sessions_changed.subscribe(self, lambda ids: self.sessions_changed(ids), immediate=True)
-        self.model.scan_finished.subscribe(self, lambda event: self.scan_finished(event), immediate=True)
+        # into this screen.
+        self.model.sessions_changed.subscribe(self, self.sessions_changed, immediate=True)
+        self.model.scan_finished.subscribe(self, self.scan_finished, immediate=True)
         store = self.store
         store.changed.subscribe(self, lambda _view: self.store_changed(), immediate=True)
         store.settings_changed.subscribe(self, lambda _settings: self.refresh_all(), immediate=True)
@@ -167,34 +169,36 @@ class BrowseScreen(SessionScreen):
     # -- data from the app
 
     def sessions_changed(self, changed: set[str]) -> None:
-        for session_id in changed:
-            self._counts.pop(session_id, None)
-        self._refresh_list()
-        if self.model.scan_done is None:
-            self._show_status()  # how far the first scan is
-        browse_follow.follow(self)
-        if self.selected_id in changed:
-            self._show_selected()
+        self._repaint(changed)
 
     def store_changed(self) -> None:
-        self._counts.clear()
-        self._refresh_list()
-        self._show_selected()
-        self._show_status()
+        self._counts.clear()  # the pill counts hold the store's overrides
+        self._repaint()
         browse_items.select_added_item(self)
 
     def scan_finished(self, event: ScanFinished) -> None:
-        self._refresh_list()
-        self._show_status()
-        browse_follow.follow(self)
-        self._show_selected()
+        self._repaint()
 
     def refresh_all(self) -> None:
         self._counts.clear()
+        self._repaint()
+
+    def _repaint(self, changed: set[str] | None = None) -> None:
+        """Show what the model and the store hold now, the one path every change from
+        above takes: the list, the session a pane follows, the selected session and the
+        status line. `changed`: only these sessions changed (their pill counts are made
+        again; the selected session is painted again when it is one of them, the status
+        line while the first scan runs, for its progress); None: the change is not one
+        session's (the store, the settings, the scan's end), everything is painted."""
+        if changed is not None:
+            for session_id in changed:
+                self._counts.pop(session_id, None)
         self._refresh_list()
         browse_follow.follow(self)
-        self._show_selected()
-        self._show_status()
+        if changed is None or self.selected_id in changed:
+            self._show_selected()
+        if changed is None or self.model.scan_done is None:
+            self._show_status()
 
     def _tick_clock(self) -> None:
         self.sessions_pane().relayout()
@@ -286,10 +290,9 @@ class BrowseScreen(SessionScreen):
         self._next_rows = {}
         rows = self._rows(entries, home, open_counts)
         self._made_rows, self._next_rows = self._next_rows, {}  # only the sessions listed now
+        # The list's cursor stays on the newest session until the person chooses one, and
+        # moves on when theirs left the list; it says so (SessionHighlighted).
         self.sessions_pane().show(rows, None if entries else self._empty_text())
-        # The selected session is the one under the list's cursor: the newest until the
-        # person chooses one, and the one the cursor moved to when theirs left the list.
-        self._take_selection()
 
     def _empty_text(self) -> Content:
         return browse_texts.empty_text(self.model.scan_done)
@@ -309,18 +312,20 @@ class BrowseScreen(SessionScreen):
     # -- the selected session
 
     def select(self, session_id: str | None) -> None:
-        """Show `session_id`: the list's cursor moves onto it (when it is listed), or a
-        pane started as one shows it."""
+        """Show `session_id`: the list's cursor moves onto it (when it is listed; the
+        list then says so), or a pane started as one, which owns its selection, shows it."""
         if not self.list_selects:
-            self._followed = session_id
+            self.selected_id = session_id
         elif session_id is not None:
             self.session_list().highlight_id(session_id)
-        self._take_selection()
 
-    def _take_selection(self) -> None:
-        """`selected_id` from its owner: the list's cursor (`list_selects`), else the
-        session a pane started as one follows. Its watcher paints when it changed."""
-        self.selected_id = self.session_list().selected_id if self.list_selects else self._followed
+    @on(SessionList.SessionHighlighted, "#sessions")
+    def _list_highlighted(self, event: SessionList.SessionHighlighted) -> None:
+        # The one place the list's cursor becomes the selection. Each change of the
+        # session under the cursor is posted in turn, so a message the cursor has left
+        # since is followed by the one it is on now: only that one is taken.
+        if self.list_selects and event.session_id == event.session_list.selected_id:
+            self.selected_id = event.session_id
 
     def watch_selected_id(self, session_id: str | None) -> None:
         self._show_selected()
@@ -395,13 +400,6 @@ class BrowseScreen(SessionScreen):
         )
         panel.show_documents(checklist.documents if model.reading else ())
 
-    @on(OptionList.OptionHighlighted, "#sessions")
-    @on(OptionList.OptionSelected, "#sessions")
-    def _session_highlighted(self) -> None:
-        # The list's cursor now, not the message's option: a message posted before a
-        # refresh moved the cursor would select a session the cursor has left.
-        self._take_selection()
-
     @on(OptionList.OptionSelected, "#checklist")
     def _row_chosen(self) -> None:
         self.action_details()
@@ -418,11 +416,9 @@ class BrowseScreen(SessionScreen):
 
     def action_cycle_order(self) -> None:
         self.notify(self.sessions_pane().cycle_order(), markup=False)
-        self._take_selection()  # the session under the cursor (none when the list shows none)
 
     def action_running_only(self) -> None:
         self.notify(self.sessions_pane().toggle_running_only(), markup=False)
-        self._take_selection()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys that mean nothing in the current mode leave the footer (and do nothing)."""
@@ -447,18 +443,13 @@ class BrowseScreen(SessionScreen):
             return
         self.sessions_pane().reveal(session_id)  # the list's cursor stays on it (pinned)
         if not self.list_selects:
-            self._followed = session_id
-        self._take_selection()
+            self.select(session_id)
 
     # -- filter
 
     def action_filter(self) -> None:
         if not self.pane:
             self.sessions_pane().open_filter()
-
-    @on(SessionsPane.Filtered)
-    def _filtered(self) -> None:
-        self._take_selection()
 
     def action_close(self) -> None:
         """escape: close the details, else empty and close the filter."""

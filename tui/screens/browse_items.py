@@ -60,19 +60,27 @@ def tick_current(screen: BrowseScreen) -> None:
 
 
 def tick(screen: BrowseScreen, ref: RowRef) -> None:
-    """Tick or untick one row: an override on an agent item, todo↔done on an own one."""
+    """Tick or untick one item: an override on an agent item, todo↔done on an own one.
+    The item is the session's as the model holds it now, found by its key: what the
+    widget shows may be a paint behind."""
     session_id = screen.selected_id
     if session_id is None:
         return
-    checklist = screen.checklist_view().checklist
+    checklist = screen.model.checklist_for(session_id)
     if ref.kind == "agent":
-        row = checklist.agent_rows[ref.index]
+        row = next((row for row in checklist.agent_rows if row.key == ref.key), None)
+        if row is None:
+            screen.notify("That item is no longer in the agent's plan.", markup=False)
+            return
         new = toggle_agent(row)
         what = "ticked" if (new or row.agent_status) == "completed" else "unticked"
         screen.undo_stack.append(Undo(session_id, "override", row.key, row.override, f"{what} {quoted(row.text)}"))
         screen.post_message(OverrideRequested(session_id, row.key, new))
     else:
-        own = checklist.own[ref.index]
+        own = next((own for own in checklist.own if own.task_id == ref.key), None)
+        if own is None:
+            screen.notify("That item is no longer in your items.", markup=False)
+            return
         new_status = toggle_own(own.status)
         what = "ticked" if new_status == "done" else "unticked"
         screen.undo_stack.append(Undo(session_id, "status", own.task_id, own.status, f"{what} {quoted(own.title)}"))

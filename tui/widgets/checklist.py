@@ -9,6 +9,7 @@ screen decides what a tick means. Untrusted text goes into `Content` as literal 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from textual import events
 from textual.binding import Binding
@@ -147,10 +148,12 @@ def document_options(document: PlanDocument) -> list[Option]:
 
 @dataclass(frozen=True)
 class RowRef:
-    """What an option of the list stands for."""
+    """What an option of the list stands for: an item, by its key (an agent item's key,
+    an own item's task id), which the screen finds in the session's checklist."""
 
-    kind: str  # "agent" or "own"
-    index: int  # into checklist.agent_rows / checklist.own
+    kind: Literal["agent", "own"]
+    index: int  # into checklist.agent_rows / checklist.own as shown
+    key: str
 
 
 class ChecklistView(SteppedOptionList):
@@ -178,7 +181,6 @@ class ChecklistView(SteppedOptionList):
         there (found by item key or task id, so a step the agent inserts above it does
         not move the highlight onto another item)."""
         previous = self.current_ref()
-        previous_identity = self._identity(previous) if previous is not None else None
         self.checklist = checklist
         options: list[Option] = []
         refs: dict[int, RowRef] = {}
@@ -197,7 +199,7 @@ class ChecklistView(SteppedOptionList):
                     done = sum(row.done for row in section.rows)
                     options.append(note(f"finished {done}/{len(section.rows)} · the agent then cleared its list"))
                 for row in section.rows:
-                    refs[len(options)] = RowRef("agent", agent_index)
+                    refs[len(options)] = RowRef("agent", agent_index, row.key)
                     options.append(Option(agent_row_text(row)))
                     agent_index += 1
             for document in checklist.documents:
@@ -206,26 +208,21 @@ class ChecklistView(SteppedOptionList):
         if own_note is not None:
             options.append(note(own_note))
         for index, own in enumerate(checklist.own):
-            refs[len(options)] = RowRef("own", index)
+            refs[len(options)] = RowRef("own", index, own.task_id)
             options.append(Option(own_row_text(own)))
         if not checklist.own and own_note is None:
             options.append(note("none yet — press a to add one"))
         self._refs = refs
         self.set_options(options)
-        self._restore(previous, previous_identity)
+        self._restore(previous)
 
-    def _identity(self, ref: RowRef) -> str:
-        if ref.kind == "agent":
-            return "agent:" + self.checklist.agent_rows[ref.index].key
-        return "own:" + self.checklist.own[ref.index].task_id
-
-    def _restore(self, previous: RowRef | None, identity: str | None) -> None:
+    def _restore(self, previous: RowRef | None) -> None:
         if not self._refs:
             self.highlighted = None
             return
         if previous is not None:
             for position, ref in self._refs.items():
-                if self._identity(ref) == identity:
+                if (ref.kind, ref.key) == (previous.kind, previous.key):
                     self.highlighted = position
                     return
             # The row is gone (an own item dropped): stay near where it was.
@@ -249,7 +246,7 @@ class ChecklistView(SteppedOptionList):
     def select_own(self, task_id: str) -> None:
         """Move the cursor to the own item of `task_id` (a new item the person added)."""
         for position, ref in self._refs.items():
-            if ref.kind == "own" and self.checklist.own[ref.index].task_id == task_id:
+            if ref.kind == "own" and ref.key == task_id:
                 self.highlighted = position
                 return
 

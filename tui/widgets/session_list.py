@@ -16,6 +16,7 @@ from textual import events
 from textual.binding import Binding
 from textual.content import Content
 from textual.css.styles import RulesMap
+from textual.message import Message
 from textual.strip import Strip
 from textual.style import Style
 from textual.visual import RenderOptions, Visual, VisualType
@@ -193,7 +194,23 @@ class SessionList(SteppedOptionList):
     session, a filter), the cursor is on the first row, whatever order the rows arrive
     in: the first scan delivers sessions in batches, newer ones often after older ones,
     and each lands above the rows before it. From the person's first choice on, the
-    cursor stays on the session they chose (`chosen`)."""
+    cursor stays on the session they chose (`chosen`).
+
+    Whenever the session under the cursor changes (a move, a click, rows that came or
+    went, an order, a filter), the list posts `SessionHighlighted` with it: the screen
+    shows the session it names (messages up)."""
+
+    class SessionHighlighted(Message):
+        """The session under the list's cursor changed (None: the list shows no session)."""
+
+        def __init__(self, session_list: SessionList, session_id: str | None) -> None:
+            super().__init__()
+            self.session_list = session_list
+            self.session_id = session_id
+
+        @property
+        def control(self) -> SessionList:
+            return self.session_list
 
     # Moving already selects a session, so enter means what it means everywhere in the
     # app: open the details (tui.commands). A click still selects the clicked row.
@@ -230,6 +247,24 @@ class SessionList(SteppedOptionList):
         # shown as this list's tooltip while the mouse is over a row's pill (docs/app.md, The checklist).
         self.hover_card_for: Callable[[str], Content] | None = None
         self._hovered_pill: str | None = None
+        # The session last announced with SessionHighlighted, and whether the rows are
+        # being replaced (the cursor passes through None and back: one announcement after).
+        self._announced: str | None = None
+        self._replacing = False
+
+    def watch_highlighted(self, highlighted: int | None) -> None:
+        super().watch_highlighted(highlighted)
+        if not self._replacing:
+            self._announce()
+
+    def _announce(self) -> None:
+        """Post `SessionHighlighted` when the session under the cursor is not the one last posted."""
+        session_id = self.selected_id
+        if session_id != self._announced:
+            self._announced = session_id
+            # Sent by the list whoever moved it: a message made while the pane handles
+            # its filter would be the pane's, and Textual stops a message at its sender.
+            self.post_message(self.SessionHighlighted(self, session_id).set_sender(self))
 
     def moved_by_person(self) -> None:
         self.chosen = True
@@ -289,6 +324,14 @@ class SessionList(SteppedOptionList):
         return self.scrollable_content_region.width or self.size.width or 100
 
     def _render_rows(self, now: datetime, selected: str | None) -> None:
+        self._replacing = True
+        try:
+            self._lay_out_rows(now, selected)
+        finally:
+            self._replacing = False
+        self._announce()
+
+    def _lay_out_rows(self, now: datetime, selected: str | None) -> None:
         # Laid out over every row, not only the filtered ones: columns stay put while typing.
         layout = RowLayout.for_rows(self.rows, self.row_width)
         if self.order == "folder" and layout.folder:

@@ -1,8 +1,9 @@
 """The browse screen's left side: the filter box, the column names, the session list and
 its empty state, as one widget.
 
-The screen hands it rows (attributes down) and learns what the person picked from the
-list's own OptionList messages and from `Filtered` (messages up). The pane keeps how the
+The screen hands it rows (attributes down) and learns which session is under the list's
+cursor from the list's `SessionHighlighted` (messages up), whatever moved it: a key, a
+click, a filter, an order. The pane keeps how the
 list is viewed: its order (newest first, grouped by folder or harness), "running only",
 the filter's needle.
 """
@@ -16,7 +17,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.message import Message
 from textual.widgets import Input, Static
 
 from planwatch.core.text import safe_text, shorten
@@ -55,13 +55,6 @@ def hidden_note(running_only: bool, needle: str) -> Content:
 
 class SessionsPane(Vertical):
     """Filter box, column names, the list and its empty state."""
-
-    class Filtered(Message):
-        """The filter changed what the list shows; `selected_id` is under the cursor now."""
-
-        def __init__(self, selected_id: str | None) -> None:
-            super().__init__()
-            self.selected_id = selected_id
 
     def __init__(self, clock: Callable[[], datetime], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -170,7 +163,6 @@ class SessionsPane(Vertical):
         event.stop()
         self.session_list.set_needle(event.value, self.clock())
         self._show_header()
-        self.post_message(self.Filtered(self.session_list.selected_id))
 
     @on(Input.Submitted, "#filter")
     def _filter_done(self, event: Input.Submitted) -> None:
