@@ -10,7 +10,7 @@ process changes, what the screen then shows.
 from __future__ import annotations
 
 import subprocess
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from app_transcripts import option_texts, until
+from textual.message import Message
 
 from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.widgets.checklist import ChecklistView
@@ -44,10 +45,13 @@ async def following_pane(config: Path, session_id: str) -> AsyncIterator[tuple[A
 
 
 @asynccontextmanager
-async def scanned_app(config: Path, size: tuple[int, int] = (160, 36)) -> AsyncIterator[tuple[Any, Any]]:
-    """The app, not following, once its first scan is done; yields the app and its pilot."""
+async def scanned_app(
+    config: Path, size: tuple[int, int] = (160, 36), message_hook: Callable[[Message], None] | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The app, not following, once its first scan is done; yields the app and its pilot.
+    `message_hook`: as `run_test`'s (a `Toasts` keeps the notifications)."""
     app = make_app(AppOptions(config_path=config, follow=False))
-    async with app.run_test(size=size) as pilot:
+    async with app.run_test(size=size, message_hook=message_hook) as pilot:
         await until(pilot, lambda: app.scan_done is not None, what="the scan")
         yield app, pilot
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import IsolatedEnv
 from textual.widgets import Input, Switch
+from toasts import Toasts
 
 from planwatch.core.settings import load_settings
 from planwatch.core.settings_save import SettingsNotSaved, save_settings
@@ -107,10 +108,11 @@ async def test_the_settings_screen_lists_problems_and_saves_around_them(isolated
         roots=[empty], store_root=isolated_env.store, config_path=path, state_dir=isolated_env.state, follow=False
     )
     app = make_app(options)
-    async with app.run_test(size=(120, 40)) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 40)) as pilot:
         await app.workers.wait_for_complete()
         # The banner: a notification that stays, naming the file and each problem.
-        banners = [n for n in app._notifications if str(path) in (n.title or "")]
+        banners = [n for n in told.seen if str(path) in (n.title or "")]
         assert len(banners) == 1
         assert "sweepAfterDays:" in banners[0].message and "users[1].email" in banners[0].message
         await pilot.press("comma")

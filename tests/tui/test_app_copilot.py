@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from app_transcripts import until
 from harness_app import following_pane, headed_checklist_row, row_texts, rows, run_writer, scanned_app
+from toasts import Toasts
 
 from planwatch.core import paths
 
@@ -55,15 +56,16 @@ async def test_a_copilot_checklist_is_headed_by_its_source_and_shows_what_a_step
 @pytest.mark.asyncio
 async def test_a_bad_copilot_database_is_said_once_and_the_rest_is_listed(isolated_env) -> None:  # type: ignore[no-untyped-def]
     shutil.copytree(RULES, paths.copilot_sessions_dir())
-    async with scanned_app(isolated_env.config, size=(120, 36)) as (app, pilot):
-        await until(pilot, lambda: any("000000000005" in n.message for n in app._notifications), what="the notice")
+    told = Toasts()
+    async with scanned_app(isolated_env.config, size=(120, 36), message_hook=told) as (app, pilot):
+        await until(pilot, lambda: any("000000000005" in n.message for n in told.seen), what="the notice")
         for n in "568":
-            said = [note.message for note in app._notifications if f"00000000000{n}/session.db" in note.message]
+            said = [note.message for note in told.seen if f"00000000000{n}/session.db" in note.message]
             assert len(said) == 1, (n, said)
             # The session is listed all the same: said as that, not as skipped.
             assert said[0].startswith("/") and said[0].endswith("; the session is shown without a plan"), said
         # A status Copilot CLI does not write reads as pending: nothing to say.
-        assert not [note for note in app._notifications if "000000000007/session.db" in note.message]
+        assert not [note for note in told.seen if "000000000007/session.db" in note.message]
         assert len(app.entries()) == 10
         assert {e.session.harness for e in app.entries()} == {"copilot"}
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from app_transcripts import ClaudeTranscript, option_texts, until
 from textual.widgets import OptionList, TextArea
+from toasts import Toasts
 
 from planwatch.core.settings import load_settings
 from planwatch.tui.app import AppOptions, make_app
@@ -124,11 +125,12 @@ async def test_folders_given_on_the_command_line_in_place_of_the_defaults_stay(i
     mine = ClaudeTranscript(given, "/home/dev/mine")
     mine.custom_title("Given folder").todo_write([("Stay", "pending")])
     app = make_app(AppOptions(config_path=isolated_env.config, roots=[given], follow=False))
-    async with app.run_test(size=(120, 36)) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36)) as pilot:
         await until(pilot, lambda: app.scan_done is not None, timeout=LIVE, what="the scan")
         await save_folders(app, pilot, str(elsewhere))
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "This app keeps the transcript folders it was started on." in [n.message for n in app._notifications]
+        assert "This app keeps the transcript folders it was started on." in [n.message for n in told.seen]
         assert app.entry(away.session_id) is None
         assert app.entry(mine.session_id) is not None

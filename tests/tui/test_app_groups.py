@@ -13,6 +13,7 @@ import pytest
 from app_transcripts import ClaudeTranscript, until
 from textual.app import App
 from textual.geometry import Region
+from toasts import Toasts
 
 from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.widgets.session_list import SessionList
@@ -242,12 +243,13 @@ async def test_running_only_with_no_running_session_empties_the_list_without_a_c
 async def test_r_with_no_running_session_says_so_and_r_again_shows_every_session(five_sessions, isolated_env) -> None:
     later = NOW + timedelta(days=1)  # every session last ran a day ago
     app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: later))
-    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
         session_list = await ready(pilot, app)
         await pilot.press("r")
         await pilot.pause()
         assert session_list.option_count == 0
-        said = [str(n.message) for n in app._notifications]
+        said = [str(n.message) for n in told.seen]
         assert "Only running sessions: none ran in the last minutes (r shows all again)." in said
         await pilot.press("r")
         await pilot.pause()

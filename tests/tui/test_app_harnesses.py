@@ -14,6 +14,7 @@ import pytest
 from app_transcripts import files_holding, option_texts, until
 from harness_app import recording_pager
 from opencode_db import OpenCodeDb
+from toasts import Toasts
 
 from planwatch.core import paths
 from planwatch.core.model import Harness
@@ -92,10 +93,11 @@ async def test_a_database_that_cannot_be_read_is_said_once_and_the_rest_is_liste
     chats.mkdir(parents=True)
     shutil.copy(SAMPLE, chats / "session-2026-11-30T23-03-988e1cef.jsonl")
     app = make_app(AppOptions(config_path=isolated_env.config))
-    async with app.run_test(size=(120, 36)) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36)) as pilot:
         await until(pilot, lambda: app.scan_done is not None, what="the scan")
         await pilot.pause()
-        said = [n.message for n in app._notifications if str(database) in n.message]
+        said = [n.message for n in told.seen if str(database) in n.message]
         assert len(said) == 1 and "corrupt" in said[0]
         assert [e.session.harness for e in app.entries()] == ["gemini"]
 
@@ -220,12 +222,13 @@ async def test_o_on_an_opencode_session_with_reading_off_reads_nothing_of_the_da
     isolated_env.config.write_text("readAgentPlans: false\n", encoding="utf-8")
     ran = recording_pager(tmp_path, monkeypatch)
     app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
-    async with app.run_test(size=(120, 36)) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36)) as pilot:
         await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id == sid, what="the scan")
         await pilot.press("o")
         await until(
             pilot,
-            lambda: any("Reading agents' plans is off" in str(n.message) for n in app._notifications),
+            lambda: any("Reading agents' plans is off" in str(n.message) for n in told.seen),
             what="the refusal",
         )
     assert not ran.exists()

@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from app_transcripts import ClaudeTranscript, option_texts, select_own, until
 from textual.widgets import Static
+from toasts import Toasts
 
 from planwatch.core.store.store import Store
 from planwatch.tui.app import AppOptions, make_app
@@ -116,7 +117,8 @@ async def test_when_the_selected_session_leaves_the_list_the_selection_follows_i
 
 async def test_space_in_the_session_list_moves_to_the_checklist_and_ticks_nothing(three, isolated_env) -> None:
     app = make(isolated_env)
-    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
         session_list = await ready(pilot, app)
         checklist = app.screen.query_one("#checklist", ChecklistView)
         assert app.focused is session_list
@@ -124,7 +126,7 @@ async def test_space_in_the_session_list_moves_to_the_checklist_and_ticks_nothin
         await pilot.press("space")
         assert app.focused is checklist
         assert checklist_rows(app) == before and app.overrides.for_session(three[0].session_id) == {}
-        assert "Moved to the checklist" in [str(n.message) for n in app._notifications][-1]
+        assert "Moved to the checklist" in [str(n.message) for n in told.seen][-1]
         await pilot.press("space")  # now it acts on the item under the checklist's cursor
         assert app.overrides.for_session(three[0].session_id)
         assert any("ticked by you" in row for row in checklist_rows(app))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from app_transcripts import until
 from harness_app import following_pane, headed_checklist_row, row_texts, rows, scanned_app
+from toasts import Toasts
 
 from planwatch.core import paths
 
@@ -72,9 +73,10 @@ async def test_a_qwen_step_shows_what_it_waits_for(isolated_env) -> None:  # typ
 @pytest.mark.asyncio
 async def test_a_cut_pi_tree_is_said_once_and_the_rest_is_listed(isolated_env) -> None:  # type: ignore[no-untyped-def]
     shutil.copytree(PI_RULES, paths.pi_sessions_dir())
-    async with scanned_app(isolated_env.config, size=(120, 36)) as (app, pilot):
+    told = Toasts()
+    async with scanned_app(isolated_env.config, size=(120, 36), message_hook=told) as (app, pilot):
         await pilot.pause()
-        said = [n.message for n in app._notifications if "0badf00d" in n.message]
+        said = [n.message for n in told.seen if "0badf00d" in n.message]
         assert len(said) == 1 and "c3000000-0000-7000-8000-000000000004" in said[0]
         assert len(app.entries()) == len(list(PI_RULES.rglob("*.jsonl")))
         assert {e.session.harness for e in app.entries()} == {"pi"}

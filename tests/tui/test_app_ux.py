@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from app_transcripts import ClaudeTranscript, option_texts, until
+from toasts import Toasts
 
 from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.widgets.checklist import ChecklistView
@@ -57,10 +58,6 @@ def checklist_rows(app) -> list[str]:  # type: ignore[no-untyped-def]
     return option_texts(app.screen.query_one("#checklist", ChecklistView))
 
 
-def toasts(app) -> list[str]:  # type: ignore[no-untyped-def]
-    return [str(n.message) for n in app._notifications]
-
-
 async def test_pane_mode_starts_with_the_checklist_focused_so_j_and_space_act_on_it(two_sessions, isolated_env) -> None:
     """`--pane`: `j j space` ticks the third step, not the first."""
     app = make(isolated_env, pane=True)
@@ -100,20 +97,21 @@ async def test_narrowing_the_window_keeps_the_selected_session(two_sessions, iso
 async def test_undo_acts_on_the_visible_session_and_says_what_it_undid(two_sessions, isolated_env) -> None:
     """A tick in one session is not undone from another, silently."""
     app = make(isolated_env)
-    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
         await ready(pilot, app)
         await pilot.press("tab", "j", "j", "space")  # tick "Write tests" in the newest session
         await pilot.pause()
         assert "[✓] Write tests  ticked by you" in checklist_rows(app)
         await pilot.press("tab", "down", "u")  # the other session: nothing of its own to undo
         await pilot.pause()
-        assert toasts(app)[-1] == "Nothing to undo in this session."
+        assert told.messages[-1] == "Nothing to undo in this session."
         await pilot.press("up")
         await pilot.pause()
         assert "[✓] Write tests  ticked by you" in checklist_rows(app)  # untouched
         await pilot.press("u")
         await pilot.pause()
-        assert toasts(app)[-1] == "Undid: ticked “Write tests”"
+        assert told.messages[-1] == "Undid: ticked “Write tests”"
         assert "[ ] Write tests" in checklist_rows(app)
 
 
@@ -179,14 +177,13 @@ async def test_every_key_the_footer_shows_works_in_pane_mode(two_sessions, isola
 def footer_laid_out(app) -> bool:  # type: ignore[no-untyped-def]
     """The screen's footer holds a key for each binding the screen shows now, fitted to
     its width (tui/widgets/key_footer.py) and laid out: every key it keeps has a place."""
-    from textual.widgets._footer import FooterKey
 
     from planwatch.tui.widgets.key_footer import KeysFooter
 
     footers = list(app.screen.query(KeysFooter))
     if len(footers) != 1 or not footers[0].size.width:
         return False
-    keys = [key for key in footers[0].query(FooterKey) if not key.has_class("-command-palette")]
+    keys = [key for key in footers[0].query("FooterKey") if not key.has_class("-command-palette")]
     wanted = {b.action for (_, b, enabled, _) in app.screen.active_bindings.values() if b.show}
     shown = [key for key in keys if key.display]
     actions = {key.action.rpartition(".")[2] for key in keys}
@@ -199,13 +196,12 @@ async def test_the_footer_keeps_help_and_the_keys_that_matter_at_every_size(
 ) -> None:
     """At 80×24 `? Help` and `q Quit` were cut off; at 40 columns only
     three keys showed. The footer now drops the least important keys first, keeps `?`."""
-    from textual.widgets._footer import FooterKey
 
     app = make(isolated_env, pane=pane)
     async with app.run_test(size=size) as pilot:
         await ready(pilot, app)
         await until(pilot, lambda: footer_laid_out(app), what="the footer's keys")
-        keys = [key for key in app.screen.query(FooterKey) if key.display and not key.has_class("-command-palette")]
+        keys = [key for key in app.screen.query("FooterKey") if key.display and not key.has_class("-command-palette")]
         shown = [key.key_display for key in keys]
         assert "?" in shown and "space" in shown
         if size[0] >= 80:
@@ -223,7 +219,6 @@ async def test_the_store_view_and_settings_footers_keep_help_and_their_way_back(
     """The footer on the other screens: the store view's footer at 40 columns showed
     `a Add n New plan e Edit` and no `?`; it keeps `?` and `esc Back` at every size, and so
     does the settings screen its `?` and ways out. Every key shown works there."""
-    from textual.widgets._footer import FooterKey
 
     from planwatch.tui.screens.settings import SettingsScreen
     from planwatch.tui.screens.store import StoreScreen
@@ -235,7 +230,7 @@ async def test_the_store_view_and_settings_footers_keep_help_and_their_way_back(
             await pilot.press(key)
             await until(pilot, lambda screen_type=screen_type: isinstance(app.screen, screen_type), what=key)
             await until(pilot, lambda: footer_laid_out(app), what=f"the footer after {key}")
-            keys = [k for k in app.screen.query(FooterKey) if k.display and not k.has_class("-command-palette")]
+            keys = [k for k in app.screen.query("FooterKey") if k.display and not k.has_class("-command-palette")]
             assert must <= {k.key_display for k in keys}, [k.key_display for k in keys]
             assert all(k.region.right <= size[0] for k in keys)
             # Each key shown is one the screen allows now; escape then leaves it.
@@ -309,7 +304,8 @@ async def test_s_in_pane_mode_picks_another_session_and_the_pane_stays_on_it(two
 async def test_y_copies_the_checklist_as_markdown(two_sessions, isolated_env) -> None:
     """Beyond: `y` puts the checklist on the clipboard (OSC 52) as a Markdown task list."""
     app = make(isolated_env)
-    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
         await ready(pilot, app)
         await pilot.press("y")
         await pilot.pause()
@@ -322,7 +318,7 @@ async def test_y_copies_the_checklist_as_markdown(two_sessions, isolated_env) ->
             "- [ ] Write tests",
         ]
         assert "## My items" in app.clipboard
-        assert toasts(app)[-1].startswith("Copied the checklist")
+        assert told.messages[-1].startswith("Copied the checklist")
 
 
 async def test_o_pages_the_transcript_and_E_edits_the_record(two_sessions, isolated_env, tmp_path, monkeypatch) -> None:
@@ -478,7 +474,6 @@ async def test_the_palette_offers_only_what_runs_on_the_screen_and_shows_help_li
 async def test_the_add_dialog_has_its_own_footer_never_the_browse_keys(two_sessions, isolated_env) -> None:
     """The footer shows what the focused screen does: over the add dialog its cancel (enter
     saves, as the dialog says), not the browse screen's tick or drop that would act behind it."""
-    from textual.widgets._footer import FooterKey
 
     app = make(isolated_env)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -487,7 +482,7 @@ async def test_the_add_dialog_has_its_own_footer_never_the_browse_keys(two_sessi
         await until(pilot, lambda: isinstance(app.screen, ItemEditor), what="the dialog")
 
         def shown() -> list[str]:
-            return [key.description for key in app.screen.query(FooterKey) if key.display]
+            return [key.description for key in app.screen.query("FooterKey") if key.display]
 
         await until(pilot, lambda: "Cancel" in shown(), what="the dialog's footer")
         assert not {"Tick", "Drop", "Add", "Undo", "Details"} & set(shown()), shown()

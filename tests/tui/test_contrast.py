@@ -219,7 +219,6 @@ async def test_every_store_status_reads_at_4_5_to_1_in_every_bundled_theme(
 async def test_every_footer_key_label_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env, frozen_now) -> None:
     """The footer's key labels (the accent colour by default: 1.9:1 in catppuccin-latte,
     2.9:1 in textual-light) and their descriptions read like the marks do."""
-    from textual.widgets._footer import FooterKey
 
     app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: frozen_now, follow=False))
     async with app.run_test(size=(120, 36)) as pilot:
@@ -231,7 +230,7 @@ async def test_every_footer_key_label_reads_at_4_5_to_1_in_every_bundled_theme(i
             app.theme = theme
             await pilot.pause()
             await pilot.pause()
-            keys = [key for key in app.screen.query(FooterKey) if key.display and key.size.width]
+            keys = [key for key in app.screen.query("FooterKey") if key.display and key.size.width]
             assert len(keys) >= 5, theme
             for key in keys:
                 # The palette hint's thin divider (`▏`) is a line, not a label.

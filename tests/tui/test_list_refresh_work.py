@@ -90,16 +90,16 @@ async def test_a_refresh_makes_anew_only_the_rows_that_changed_and_draws_only_wh
         assert len(below) == len(undrawn)
         assert all(option.row_visual._face is None for option in below)
         assert all(option.row_visual._content is None for option in below)
-        # The line map made at once for one-line rows is the one OptionList measures.
-        quick = list(session_list._line_cache.lines), dict(session_list._line_cache.heights)
-        session_list._line_cache.clear()
-        super(SessionList, session_list)._update_lines()
-        assert (list(session_list._line_cache.lines), dict(session_list._line_cache.heights)) == quick
-        assert quick[0] == [(n, 0) for n in range(SESSIONS + 1)]
-        # OptionList's own maps, as its set_options leaves them (the cursor's drawn twin
-        # aside: tui/widgets/cursor_option_list.py).
-        assert all(session_list._option_to_index[option] == n for n, option in enumerate(options))
-        assert session_list._id_to_option == {option.id: option for option in options}
+        # The line map made at once for one-line rows is the one OptionList measures:
+        # one line per option, option n on line n (what a click on a line picks).
+        assert session_list.virtual_size.height == SESSIONS + 1
+        for y in range(session_list.scrollable_content_region.height):
+            strip = session_list.render_line(y)
+            picks = {segment.style.meta.get("option") for segment in strip if segment.style is not None}
+            assert picks - {None} == {session_list.scroll_offset.y + y}
+        # OptionList's own maps, as its set_options leaves them, read through its API.
+        assert all(session_list.get_option_index(option.id) == n for n, option in enumerate(options) if option.id)
+        assert all(session_list.get_option(option.id) is option for option in options if option.id)
 
 
 @pytest.mark.asyncio

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from app_transcripts import ClaudeTranscript, until
+from toasts import Toasts
 
 from planwatch.core.model import AgentPlan, PlanGroup, PlanItem
 from planwatch.tui.app import AppOptions, make_app
@@ -46,11 +47,12 @@ async def test_a_live_plan_completing_rings_and_toasts_and_a_session_going_idle_
     web.custom_title("Web: add dark mode").todo_write([("Add the switch", "completed"), ("Write tests", "in_progress")])
     isolated_env.config.write_text("notifySessionIdle: true\n")
     app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: now[0]))
-    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
         await until(pilot, lambda: app.scan_done is not None and app.following, what="the follower")
         app._check_idle()  # the session is running now
         web.todo_write([("Add the switch", "completed"), ("Write tests", "completed")])
-        toasts = lambda: [str(n.message) for n in app._notifications]  # noqa: E731
+        toasts = lambda: [str(n.message) for n in told.seen]  # noqa: E731
         await until(pilot, lambda: "Plan complete (2/2) — Web: add dark mode" in toasts(), what="the notice")
         now[0] += timedelta(minutes=10)
         app._check_idle()
@@ -62,11 +64,12 @@ async def test_a_live_plan_completing_rings_and_toasts_and_a_session_going_idle_
 async def test_each_notice_can_be_switched_off_in_settings(isolated_env) -> None:
     isolated_env.config.write_text("notifyPlanComplete: false\n")
     app = make_app(AppOptions(config_path=isolated_env.config))
-    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
         await until(pilot, lambda: app.scan_done is not None, what="the scan")
         app.announce(Notice("complete", "Deploy", "Plan complete (2/2)"))
         app.announce(Notice("blocked", "Deploy", "Blocked: Step 1"))
         await pilot.pause()
-        toasts = [str(n.message) for n in app._notifications]
+        toasts = [str(n.message) for n in told.seen]
         assert "Blocked: Step 1 — Deploy" in toasts
         assert not any("Plan complete" in t for t in toasts)

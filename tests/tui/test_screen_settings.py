@@ -9,6 +9,7 @@ from app_transcripts import until
 from textual import on
 from textual.app import App
 from textual.widgets import Input, Switch, TextArea
+from toasts import Toasts
 
 from planwatch.core.settings import Settings, load_settings
 from planwatch.tui.screens.settings import (
@@ -181,11 +182,12 @@ async def test_settings_save_with_nothing_changed_says_so_and_writes_nothing(iso
     config.write_text(CONFIG_WITH_COMMENTS, encoding="utf-8")
     before = config.stat()
     app = Host(config)
-    async with app.run_test(size=(100, 40)) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(100, 40)) as pilot:
         await pilot.pause()
         await _save(app, pilot)
         await until(pilot, lambda: app.results == [None], what="leaving")
-        messages = [str(n.message) for n in app._notifications]
+        messages = [str(n.message) for n in told.seen]
     assert any("Nothing changed" in m for m in messages), messages
     assert not any("saved" in m.lower() for m in messages), messages
     after = config.stat()

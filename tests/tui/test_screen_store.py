@@ -13,6 +13,7 @@ from textual import on
 from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import Checkbox, DataTable, Input, Select
+from toasts import Toasts
 
 from planwatch.core.settings import Settings
 from planwatch.core.store.identity import Caller
@@ -127,7 +128,8 @@ async def test_store_approve_plan_through_plan_approve(store_root: Path) -> None
 async def test_store_approve_refused_without_grant_shows_tool_message(store_root: Path) -> None:
     directory = UserDirectory(users={"lee": UserEntry(token="sha256:" + "0" * 64, roles=["lead"])})
     app = Host(store_root, settings=Settings(users=directory), caller=Caller(by="dana", user=None))
-    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
         await settle(app, pilot)
         await move_to(app, pilot, "t4")
         await pilot.press("v")
@@ -135,7 +137,7 @@ async def test_store_approve_refused_without_grant_shows_tool_message(store_root
         assert len(app.answers) == 1 and app.answers[0].refused
         message = app.answers[0].answer
         assert "task_approve" in message and "task:approve" in message, message
-        assert [n.message for n in app._notifications] == [message]
+        assert [n.message for n in told.seen] == [message]
     task = Store(store_root).read_task("t4")
     assert task is not None and task.approved is None
 
@@ -225,7 +227,8 @@ async def test_store_edit_task_sends_only_changed_fields_through_task_set(store_
 @pytest.mark.asyncio
 async def test_store_edit_to_doing_refused_when_approval_required(store_root: Path) -> None:
     app = Host(store_root, settings=Settings(require_approval=True))
-    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
         await settle(app, pilot)
         await move_to(app, pilot, "t6")
         await pilot.press("e")
@@ -236,7 +239,7 @@ async def test_store_edit_to_doing_refused_when_approval_required(store_root: Pa
         assert app.answers[-1].refused
         assert app.answers[-1].answer.startswith("Invalid task_set input:")  # the tool's own answer
         # What the person reads names no tool.
-        shown = [str(n.message) for n in app._notifications]
+        shown = [str(n.message) for n in told.seen]
         assert shown and shown[-1].startswith("Task not saved: ") and "task_set" not in shown[-1], shown
     task = Store(store_root).read_task("t6")
     assert task is not None and task.status == "blocked"
@@ -286,14 +289,15 @@ async def test_store_filter_status_by_and_since_go_through_task_list(store_root:
 @pytest.mark.asyncio
 async def test_store_filter_refused_input_shown_with_tool_message(store_root: Path) -> None:
     app = Host(store_root)
-    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
         await settle(app, pilot)
         since = app.screen.query_one("#filter-since", Input)
         since.focus()
         since.value = "last tuesday"
         await pilot.press("enter")
         await settle(app, pilot)
-        messages = [n.message for n in app._notifications]
+        messages = [n.message for n in told.seen]
         # In words, not the tool's name (the CLI keeps "Invalid task_list input: since …").
         assert len(messages) == 1 and messages[0].startswith("Filter not applied: since"), messages
         assert "task_list" not in messages[0]
@@ -389,14 +393,13 @@ async def test_store_unreadable_folder_is_reported_not_fatal(tmp_path: Path) -> 
     root = tmp_path / "store"
     root.write_text("a file where the store folder should be", encoding="utf-8")
     app = Host(root)
-    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
         await settle(app, pilot)
         assert isinstance(app.screen, StoreScreen)
 
         def said() -> bool:
-            return any(
-                "cannot be read" in n.message or "not a directory" in n.message.lower() for n in app._notifications
-            )
+            return any("cannot be read" in n.message or "not a directory" in n.message.lower() for n in told.seen)
 
         await until(pilot, said, what="the store's problem said")
         assert row_keys(app) == []

@@ -10,6 +10,7 @@ import pytest
 from test_screen_store import Host, move_to, row_keys, settle
 from textual.geometry import Region
 from textual.widgets import DataTable, Input, Select
+from toasts import Toasts
 
 from planwatch.core.store.store import Store
 from planwatch.tui.screens.help import HelpScreen
@@ -22,10 +23,6 @@ pytestmark = pytest.mark.asyncio
 @pytest.fixture
 def store_root(copy_fixture) -> Path:  # type: ignore[no-untyped-def]
     return copy_fixture("views/store")
-
-
-def toasts(app: Host) -> list[str]:
-    return [str(n.message) for n in app._notifications]
 
 
 async def test_j_and_k_move_the_cursor(store_root: Path) -> None:
@@ -101,7 +98,8 @@ async def test_v_on_an_unapproved_task_approves_without_asking(store_root: Path)
 
 async def test_toasts_are_sentences_not_tool_lines(store_root: Path) -> None:
     app = Host(store_root)
-    async with app.run_test(size=(120, 36)) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36)) as pilot:
         await settle(app, pilot)
         await move_to(app, pilot, "t2")
         await pilot.press("a")
@@ -110,13 +108,14 @@ async def test_toasts_are_sentences_not_tool_lines(store_root: Path) -> None:
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.answers[-1].answer == "t9 todo medium Load test the new flow"
-        assert "Added t9: Load test the new flow (todo, medium)." in toasts(app)
-        assert "t9 todo medium Load test the new flow" not in toasts(app)
+        assert "Added t9: Load test the new flow (todo, medium)." in told.messages
+        assert "t9 todo medium Load test the new flow" not in told.messages
 
 
 async def test_a_plan_is_created_and_edited_in_the_store_view(store_root: Path) -> None:
     app = Host(store_root)
-    async with app.run_test(size=(120, 36)) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36)) as pilot:
         await settle(app, pilot)
         await pilot.press("n")
         await pilot.pause()
@@ -127,7 +126,7 @@ async def test_a_plan_is_created_and_edited_in_the_store_view(store_root: Path) 
         await settle(app, pilot)
         assert app.answers[-1].tool == "plan_create" and not app.answers[-1].refused, app.answers
         assert "p3" in row_keys(app)
-        assert "Created plan p3: Move the docs site (draft)." in toasts(app)
+        assert "Created plan p3: Move the docs site (draft)." in told.messages
         await move_to(app, pilot, "p3")
         await pilot.press("e")
         await pilot.pause()

@@ -8,7 +8,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from app_transcripts import ClaudeTranscript, until
-from textual.widgets._footer import FooterKey
 
 from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.screens.browse import BrowseScreen
@@ -29,7 +28,7 @@ def two(isolated_env):  # type: ignore[no-untyped-def]
 
 
 def footer_keys(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
-    return [(k.key_display, k.description) for k in app.screen.query(FooterKey) if k.display]
+    return [(k.key_display, k.description) for k in app.screen.query("FooterKey") if k.display]
 
 
 async def switcher(pilot, app) -> None:  # type: ignore[no-untyped-def]

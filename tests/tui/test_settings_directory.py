@@ -13,6 +13,7 @@ from pathlib import Path
 import cli_run
 import pytest
 from conftest import IsolatedEnv
+from toasts import Toasts
 
 from planwatch.core.settings import load_settings
 
@@ -127,7 +128,8 @@ async def test_the_app_applies_a_changed_directory_without_a_restart_checking_th
         roots=[empty], store_root=isolated_env.store, config_path=path, state_dir=isolated_env.state, follow=False
     )
     app = make_app(options)
-    async with app.run_test(size=(120, 36)) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36)) as pilot:
         # (Not workers.wait_for_complete: an exclusive worker replaced by a newer one is
         # cancelled, and that wait then raises.)
         await until(pilot, lambda: app.scan_done is not None, what="the scan")
@@ -136,7 +138,7 @@ async def test_the_app_applies_a_changed_directory_without_a_restart_checking_th
         assert app.settings.users is not None and "ana" in app.settings.users.users
         shutil.copyfile(CONFIGS / "unknown-user-key.yaml", path)
         await until(pilot, lambda: app.settings.directory_error is not None, what="the changed directory")
-        assert any(str(path) in (n.title or "") for n in app._notifications)
+        assert any(str(path) in (n.title or "") for n in told.seen)
 
 
 def test_an_unknown_settings_key_is_reported_with_the_nearest_setting_and_kept(isolated_env: IsolatedEnv) -> None:

@@ -10,6 +10,7 @@ import pytest
 from app_transcripts import ClaudeTranscript, until
 from harness_app import recording_pager
 from opencode_db import OpenCodeDb
+from toasts import Toasts
 
 from planwatch.core import paths
 from planwatch.tui.app import AppOptions, make_app
@@ -28,12 +29,13 @@ async def test_a_toast_about_an_untitled_session_names_it_as_its_row_does(isolat
     untitled = ClaudeTranscript(isolated_env.claude, "/home/dev/api")
     untitled.todo_write([("Read", "completed"), ("Write", "in_progress"), ("Ship", "pending")])
     app = make_app(AppOptions(config_path=isolated_env.config))
-    async with app.run_test(size=(120, 36), notifications=True) as pilot:
+    told = Toasts()
+    async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
         await until(pilot, lambda: app.scan_done is not None and app.following, what="the scan and the follower")
         assert listed_title(app) == "(no prompt) · Claude Code · 3 steps"
         untitled.todo_write([("Read", "completed"), ("Write", "completed"), ("Ship", "completed")])
-        await until(pilot, lambda: any("Plan complete" in n.message for n in app._notifications), what="the toast")
-        [toast] = [n.message for n in app._notifications if "Plan complete" in n.message]
+        await until(pilot, lambda: any("Plan complete" in n.message for n in told.seen), what="the toast")
+        [toast] = [n.message for n in told.seen if "Plan complete" in n.message]
         assert toast == "Plan complete (3/3) — (no prompt) · Claude Code · 3 steps"
         assert untitled.session_id not in toast and "Session " not in toast
         # The list reads the same.
