@@ -41,6 +41,7 @@ def entry(
     *,
     harness: str = "claude",
     cwd: str = "/srv/work",
+    branch: str | None = None,
 ) -> SessionEntry:
     """A session `minutes_ago` old with an agent plan of `items` (texts, or items with a status)."""
     session = Session(
@@ -49,6 +50,7 @@ def entry(
         path=Path(f"/nowhere/{session_id}.jsonl"),
         title=title,
         cwd=cwd,
+        git_branch=branch,
         updated=NOW - timedelta(minutes=minutes_ago),
     )
     plan_items = tuple(item if isinstance(item, PlanItem) else PlanItem(text=item) for item in items)
@@ -60,6 +62,33 @@ def two_sessions() -> list[SessionEntry]:
     return [
         entry("s-new", "Ship the parser", ("Write the parser", "Test it"), 1),
         entry("s-old", "Tidy the docs", ("Read them",), 30),
+    ]
+
+
+def web_and_api() -> list[SessionEntry]:
+    """Two Claude Code sessions as a scan of their transcripts gives them: a web session
+    20 minutes old with a step in progress, an API session five hours old."""
+    return [
+        entry(
+            "web",
+            "Web: add dark mode",
+            (
+                PlanItem(text="Add the theme switch", status="completed"),
+                PlanItem(text="Wire the CSS", status="in_progress", active_form="Working on Wire the CSS"),
+                PlanItem(text="Write tests"),
+            ),
+            20,
+            cwd="/home/dev/web",
+            branch="main",
+        ),
+        entry(
+            "api",
+            "Refactor the API",
+            (PlanItem(text="Read the handlers", status="completed"), PlanItem(text="Split the router")),
+            300,
+            cwd="/home/dev/api",
+            branch="main",
+        ),
     ]
 
 

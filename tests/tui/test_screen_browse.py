@@ -4,9 +4,10 @@ what its `BrowseModel` holds and sends the person's requests up as messages."""
 from __future__ import annotations
 
 import pytest
-from app_transcripts import option_texts, until
-from browse_host import BrowseHost, entry
+from app_transcripts import current_agent_row, option_texts, until
+from browse_host import BrowseHost, entry, web_and_api
 from textual.app import App, ComposeResult
+from textual.widgets import Tooltip
 
 from planwatch.core.model import PlanItem
 from planwatch.tui.screens.browse_model import OverrideRequested, SessionShown
@@ -128,3 +129,123 @@ async def test_the_session_list_says_which_session_is_under_its_cursor_whatever_
         pane.show(rows("tidy the docs"), None)
         await until(pilot, lambda: said[-1] == "tidy", what="the next change")
         assert said[before - 1 :] == ["ship", "tidy"]
+
+
+# -- the list, the checklist and the keys (these were driven through the whole app and
+# its scan; what they assert is the screen's, shown from a model)
+
+
+async def test_sessions_list_newest_activity_first_with_pill(isolated_env) -> None:
+    app = BrowseHost(isolated_env.store, web_and_api())
+    async with app.run_test(size=(120, 36)) as pilot:
+        session_list = app.browse.session_list()
+        await until(pilot, lambda: session_list.option_count == 2, what="the rows")
+        rows = option_texts(session_list)
+        assert "Web: add dark mode" in rows[0] and "◔ 1/3" in rows[0]
+        assert "Refactor the API" in rows[1] and "◑ 1/2" in rows[1]
+        # A 70-column list names the harness by a letter and the folder by the tail that
+        # tells it apart (so the title gets most of the row).
+        assert " C Web: add dark mode" in rows[0] and " web " in rows[0] and " api " in rows[1]
+
+
+async def test_checklist_shows_agent_plan_and_my_items(isolated_env) -> None:
+    app = BrowseHost(isolated_env.store, web_and_api())
+    async with app.run_test(size=(120, 36)) as pilot:
+        checklist = app.browse.query_one("#checklist", ChecklistView)
+        await until(pilot, lambda: app.browse.selected_id == "web", what="the newest session")
+        rows = option_texts(checklist)
+        assert rows[0] == "Agent plan · Claude Code todos"
+        assert rows[1] == "[x] Add the theme switch"
+        # A step in progress shows its active form.
+        assert rows[2] == "[▸] Working on Wire the CSS"
+        assert rows[3] == "[ ] Write tests"
+        assert rows[4] == "My items"
+
+
+async def test_typing_slash_filters_the_sessions(isolated_env) -> None:
+    app = BrowseHost(isolated_env.store, web_and_api())
+    async with app.run_test(size=(120, 36)) as pilot:
+        session_list = app.browse.session_list()
+        await until(pilot, lambda: app.browse.selected_id == "web", what="the newest session")
+        await pilot.press("slash", "r", "e", "f", "a")
+        await until(pilot, lambda: len(option_texts(session_list)) == 1, what="the filtered list")
+        assert "Refactor the API" in option_texts(session_list)[0]
+        # The checklist follows the one session left.
+        checklist = app.browse.query_one("#checklist", ChecklistView)
+        await until(pilot, lambda: "[x] Read the handlers" in option_texts(checklist), what="its checklist")
+        await pilot.press("escape")
+        await until(pilot, lambda: len(option_texts(session_list)) == 2, what="every session again")
+
+
+async def test_j_k_and_arrows_move_between_sessions(isolated_env) -> None:
+    app = BrowseHost(isolated_env.store, web_and_api())
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.browse
+        await until(pilot, lambda: screen.selected_id == "web", what="the newest session")
+        await pilot.press("j")
+        assert screen.selected_id == "api"
+        await pilot.press("k")
+        assert screen.selected_id == "web"
+        await pilot.press("down")
+        assert screen.selected_id == "api"
+        await pilot.press("up")
+        assert screen.selected_id == "web"
+        # tab moves into the checklist, where j/k move between items, skipping headers.
+        await pilot.press("tab")
+        checklist = screen.query_one("#checklist", ChecklistView)
+        assert checklist.has_focus
+        assert current_agent_row(checklist).text == "Add the theme switch"
+        await pilot.press("j")
+        assert current_agent_row(checklist).text == "Wire the CSS"
+        await pilot.press("k")
+        assert current_agent_row(checklist).text == "Add the theme switch"
+
+
+@pytest.mark.parametrize("keys", [("enter",), ("tab", "enter")], ids=["from-list", "from-checklist"])
+async def test_enter_opens_details_with_source_folder_branch_and_file(isolated_env, keys) -> None:
+    app = BrowseHost(isolated_env.store, web_and_api())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.browse.selected_id == "web", what="the newest session")
+        await pilot.press(*keys)
+        panel = app.browse.query_one("#details")
+        await until(pilot, lambda: panel.has_class("-open") and panel.display, what="the details")
+        body = str(app.browse.query_one("#details-body").render())
+        assert "Source: Claude Code todos" in body
+        assert "Working on Wire the CSS" in body  # the step in progress, by its active form
+        assert "Folder: /home/dev/web" in body
+        assert "Branch: main" in body
+        assert f"File: {app.model.entry('web').session.path}" in body
+        await pilot.press("escape")
+        await until(pilot, lambda: not panel.has_class("-open"), what="the details closed")
+
+
+async def test_pill_hover_card_shows_source_steps_and_overrides(isolated_env) -> None:
+    app = BrowseHost(isolated_env.store, web_and_api())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.browse.selected_id == "web", what="the newest session")
+        await pilot.press("tab", "j", "j", "space")
+        pill = app.browse.query_one("#pill")
+        await until(pilot, lambda: "ticked by you: Write tests" in pill.tooltip.plain, what="the tick in the card")
+        card = pill.tooltip
+        assert "Source: Claude Code todos" in card.plain
+        assert "Working on Wire the CSS" in card.plain
+
+
+async def test_clicking_a_session_row_selects_it(isolated_env) -> None:
+    app = BrowseHost(isolated_env.store, web_and_api())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.browse.selected_id == "web", what="the newest session")
+        await pilot.click("#sessions", offset=(10, 1))
+        await until(pilot, lambda: app.browse.selected_id == "api", what="the clicked session")
+        assert "[x] Read the handlers" in option_texts(app.browse.query_one("#checklist", ChecklistView))
+
+
+async def test_hovering_the_pill_shows_the_hover_card(isolated_env) -> None:
+    app = BrowseHost(isolated_env.store, web_and_api())
+    async with app.run_test(size=(120, 36), tooltips=True) as pilot:
+        await until(pilot, lambda: app.browse.selected_id == "web", what="the newest session")
+        await pilot.hover("#pill")
+        tooltip = app.browse.query_one(Tooltip)
+        await until(pilot, lambda: tooltip.display, what="the hover card")
+        shown = str(tooltip.render())
+        assert "Source: Claude Code todos" in shown and "In progress:" in shown
