@@ -105,7 +105,7 @@ class Model:
         self.overrides: dict[str, dict[str, OverrideStatus]] = {}
         self.clock = NOW
         self._store = store
-        self._entries = list(entries)
+        self._entries = sorted(entries, key=lambda e: e.session.updated, reverse=True)  # as the index lists them
 
     # -- changed by a test
 

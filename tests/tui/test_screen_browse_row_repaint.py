@@ -1,33 +1,36 @@
 """The session list makes a row's text only when it is drawn and again only when what it
 shows changed: a row whose counts, title or age change is repainted, a new
 width lays every row out again, and a store change that moves no count rebuilds nothing.
-Driven through the real app (Pilot): what the list draws is compared with the rows made
-afresh for the clock and width of the moment."""
+On the browse screen over a model of its own (a host app, no scan): what the list
+draws is compared with the rows made afresh for the clock and width of the moment."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
-from app_transcripts import ClaudeTranscript, option_texts, until
+from app_transcripts import option_texts, until
+from browse_host import NOW, BrowseHost, entry
 
-from planwatch.tui.app import AppOptions, make_app
+from planwatch.core.model import PlanItem
+from planwatch.core.sessions import SessionEntry
 from planwatch.tui.widgets.session_list import SessionList
 from planwatch.tui.widgets.session_rows import row_text
 
 pytestmark = pytest.mark.asyncio
 
-START = datetime.now(UTC).replace(microsecond=0)
+START = NOW
 
 
-@pytest.fixture
-def sessions(isolated_env) -> list[ClaudeTranscript]:
-    made = []
-    for n, minutes in enumerate((200, 40, 10)):
-        transcript = ClaudeTranscript(isolated_env.claude, f"/home/dev/proj{n}", at=START - timedelta(minutes=minutes))
-        transcript.custom_title(f"Session number {n}").todo_write([("Read", "completed"), ("Write", "pending")])
-        made.append(transcript)
-    return made
+def session(n: int, minutes: int, title: str, write: str = "pending") -> SessionEntry:
+    steps = (PlanItem(text="Read", status="completed"), PlanItem(text="Write", status=write))  # type: ignore[arg-type]
+    return entry(f"s{n}", title, steps, minutes, cwd=f"/home/dev/proj{n}")
+
+
+def host(isolated_env) -> BrowseHost:  # type: ignore[no-untyped-def]
+    return BrowseHost(
+        isolated_env.store, [session(n, minutes, f"Session number {n}") for n, minutes in enumerate((200, 40, 10))]
+    )
 
 
 def fresh(session_list: SessionList, now: datetime) -> list[str]:
@@ -47,53 +50,50 @@ def assert_shows_now(session_list: SessionList, now: datetime) -> None:
     assert [line.rstrip() for line in drawn(session_list)] == [text.rstrip() for text in expected]
 
 
-async def listed(pilot, app) -> SessionList:
-    """The session list once the scan has listed the three sessions."""
-    session_list = app.screen.query_one("#sessions", SessionList)
-    await until(pilot, lambda: app.scan_done is not None and session_list.option_count == 3, what="the scan")
+async def listed(pilot, app: BrowseHost) -> SessionList:
+    """The session list once it lists the three sessions."""
+    session_list = app.browse.session_list()
+    await until(pilot, lambda: session_list.option_count == 3, what="the rows")
     await pilot.pause()
     return session_list
 
 
-async def test_a_row_whose_counts_title_or_age_change_is_repainted(sessions, isolated_env) -> None:
-    clock = [START]
-    app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: clock[0]))
+async def test_a_row_whose_counts_title_or_age_change_is_repainted(isolated_env) -> None:
+    app = host(isolated_env)
     async with app.run_test(size=(120, 20)) as pilot:
         session_list = await listed(pilot, app)
-        await until(pilot, lambda: app.following, what="following")
-        await pilot.pause()
-        assert_shows_now(session_list, clock[0])
+        assert_shows_now(session_list, app.model.clock)
         before = option_texts(session_list)
         assert "Session number 2" in before[0] and "◑ 1/2" in before[0]
 
         # The newest session is renamed and ticks a step: its row (and only its row's
         # text) changes, on the same rows in the same order.
         options = list(session_list.options)
-        sessions[2].custom_title("Renamed session").todo_write([("Read", "completed"), ("Write", "completed")])
+        app.model.put(session(2, 10, "Renamed session", write="completed"))
         await until(pilot, lambda: "Renamed session" in option_texts(session_list)[0], what="the renamed row")
         await until(pilot, lambda: "● 2/2" in option_texts(session_list)[0], what="the new counts")
         assert list(session_list.options) == options  # repainted in place, not rebuilt
         assert option_texts(session_list)[1:] == before[1:]
-        assert_shows_now(session_list, clock[0])
+        assert_shows_now(session_list, app.model.clock)
 
         # The clock moves on (the screen's 30-second tick): every age is what it is now.
-        clock[0] = START + timedelta(hours=3, seconds=7)
-        app.screen.sessions_pane().relayout()
+        app.model.clock = START + timedelta(hours=3, seconds=7)
+        app.browse.sessions_pane().relayout()
         await pilot.pause()
         assert option_texts(session_list) != before
-        assert_shows_now(session_list, clock[0])
+        assert_shows_now(session_list, app.model.clock)
 
         # A store change that moves no count makes no row again.
         options = list(session_list.options)
         texts = [option.prompt for option in options]
-        app.store_service.changed.publish(app.store_summary)
+        app.store_service.changed.publish(app.store_service.summary)
         await pilot.pause()
         assert list(session_list.options) == options
         assert [option.prompt for option in session_list.options] == texts
 
 
-async def test_a_new_width_lays_every_row_out_again(sessions, isolated_env) -> None:
-    app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: START))
+async def test_a_new_width_lays_every_row_out_again(isolated_env) -> None:
+    app = host(isolated_env)
     async with app.run_test(size=(200, 20)) as pilot:
         session_list = await listed(pilot, app)
         wide = session_list.row_layout
@@ -113,9 +113,9 @@ def painted(session_list: SessionList) -> list[list[tuple[str, object]]]:
     return [[(seg.text, seg.style) for seg in session_list.render_line(y)] for y in range(session_list.option_count)]
 
 
-async def test_rows_kept_across_rebuilds_are_drawn_in_the_theme_of_the_moment(sessions, isolated_env) -> None:
+async def test_rows_kept_across_rebuilds_are_drawn_in_the_theme_of_the_moment(isolated_env) -> None:
     """A row that only moved keeps what it drew; a theme change draws every row anew."""
-    app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: START))
+    app = host(isolated_env)
     async with app.run_test(size=(120, 20)) as pilot:
         session_list = await listed(pilot, app)
         before = painted(session_list)
