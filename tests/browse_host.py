@@ -25,10 +25,12 @@ from planwatch.core.model import AgentPlan, PlanGroup, PlanItem, Session
 from planwatch.core.sessions import SessionEntry
 from planwatch.core.settings import Settings
 from planwatch.core.timeline import Rebuild, TimelineEntry
+from planwatch.tui import app as tui_app
 from planwatch.tui.messages import ScanFinished
 from planwatch.tui.screens.browse import BrowseScreen
 from planwatch.tui.screens.browse_model import OverrideRequested, SessionShown, ToolRequested
 from planwatch.tui.store_service import StoreOwner, StoreService
+from planwatch.tui.theme import readable_variables
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
@@ -156,7 +158,11 @@ class Model:
 
 class BrowseHost(StoreOwner, App[None]):
     """A bare app: the browse screen over a `Model` and a store service, acting on the
-    screen's requests as the app does and keeping them (`sent`) and its notices."""
+    screen's requests as the app does and keeping them (`sent`) and its notices. It
+    styles and colours the screen as the app does (the app's stylesheet, the theme's
+    readable text colours), so what a test measures is what the app lays out."""
+
+    CSS_PATH = str(Path(tui_app.__file__).with_name("app.tcss"))
 
     def __init__(
         self,
@@ -173,6 +179,11 @@ class BrowseHost(StoreOwner, App[None]):
         self.folder = folder
         self.sent: list[Message] = []
         self.notices: list[str] = []
+
+    def get_css_variables(self) -> dict[str, str]:
+        variables = super().get_css_variables()
+        variables.update(readable_variables(variables))
+        return variables
 
     @property
     def browse(self) -> BrowseScreen:

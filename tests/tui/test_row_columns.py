@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from app_transcripts import ClaudeTranscript, until
+from browse_host import BrowseHost, entry
 from rich.cells import cell_len
 
 from planwatch.core.model import Session
@@ -80,22 +81,20 @@ def test_the_home_folder_reads_tilde() -> None:
 
 
 @pytest.mark.asyncio
-async def test_the_app_lists_colliding_folders_apart_at_80_columns(isolated_env) -> None:
-    """Real transcripts in `…/claude-resume` and `…/opencode-resume`: the 80-column list
-    shows two different folder labels."""
-    for n, folder in enumerate(RESUME_FOLDERS[:2]):
-        ClaudeTranscript(isolated_env.claude, folder, at=datetime.now(UTC) - timedelta(hours=n + 1)).prompt(
-            f"Resume work {n}"
-        )
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+async def test_the_list_shows_colliding_folders_apart_at_80_columns(isolated_env) -> None:
+    """Sessions in `…/claude-resume` and `…/opencode-resume`, on the browse screen: the
+    80-column list shows two different folder labels."""
+    app = BrowseHost(
+        isolated_env.store,
+        [
+            entry(f"s{n}", f"Resume work {n}", (), 60 * (n + 1), cwd=folder)
+            for n, folder in enumerate(RESUME_FOLDERS[:2])
+        ],
+    )
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(
-            pilot,
-            lambda: app.scan_done is not None and len(app.screen.query_one("#sessions").rows) == 2,
-            what="the rows",
-        )
+        listed = app.browse.session_list()
+        await until(pilot, lambda: len(listed.rows) == 2, what="the rows")
         await pilot.pause()
-        listed = app.screen.query_one("#sessions")
         texts = [listed.get_option_at_index(i).prompt.plain for i in range(listed.option_count)]
         labels = [listed.row_layout.folder_label[row.folder] for row in listed.rows]
         shown = [t for t in texts if "Resume work" in t]
@@ -151,27 +150,22 @@ def test_a_group_heading_is_cut_in_cells() -> None:
 
 
 @pytest.mark.asyncio
-async def test_a_wide_title_stays_on_one_line_in_the_app(isolated_env) -> None:
-    """A CJK title and an emoji title in the real list at 80 columns: each row one line,
-    the rows as wide as a plain row."""
-    now = datetime.now(UTC)
-    for n, title in enumerate(
-        [
-            "漢字のタイトルを設定ファイルに追加する" * 2,
-            "Ship it 🚀🚀 with tests ✅ and docs 📚 " * 3,
-            "Plain ASCII title",
-        ]
-    ):
-        ClaudeTranscript(isolated_env.claude, "/home/dev/api", at=now - timedelta(hours=n + 1)).prompt(title)
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+async def test_a_wide_title_stays_on_one_line_in_the_list(isolated_env) -> None:
+    """A CJK title and an emoji title in the browse screen's list at 80 columns: each row
+    one line, the rows as wide as a plain row."""
+    titles = [
+        "漢字のタイトルを設定ファイルに追加する" * 2,
+        "Ship it 🚀🚀 with tests ✅ and docs 📚 " * 3,
+        "Plain ASCII title",
+    ]
+    app = BrowseHost(
+        isolated_env.store,
+        [entry(f"s{n}", title, (), 60 * (n + 1), cwd="/home/dev/api") for n, title in enumerate(titles)],
+    )
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(
-            pilot,
-            lambda: app.scan_done is not None and len(app.screen.query_one("#sessions").rows) == 3,
-            what="the rows",
-        )
+        listed = app.browse.session_list()
+        await until(pilot, lambda: len(listed.rows) == 3, what="the rows")
         await pilot.pause()
-        listed = app.screen.query_one("#sessions")
         prompts = [listed.get_option_at_index(i).prompt for i in range(listed.option_count)]
         assert len({p.cell_length for p in prompts}) == 1
         # What is drawn: each option one line high in the list's own rendering.
@@ -191,18 +185,16 @@ def listed_texts(app) -> list[str]:
 async def test_the_title_gets_the_room_beside_the_checklist(isolated_env, size, least) -> None:
     """At 80 columns a title had 19 cells beside a 32-cell checklist: the checklist
     narrows below 100 columns and the folder takes at most a quarter of a narrow row."""
-    now = datetime.now(UTC)
-    for n, folder in enumerate(["/home/dev/mobile", "/home/dev/api", "/home/dev/infra"]):
-        ClaudeTranscript(isolated_env.claude, folder, at=now - timedelta(hours=n + 1)).prompt(
-            f"Add YAML support to the settings loader, part {n}"
-        )
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    folders = ["/home/dev/mobile", "/home/dev/api", "/home/dev/infra"]
+    app = BrowseHost(
+        isolated_env.store,
+        [
+            entry(f"s{n}", f"Add YAML support to the settings loader, part {n}", (), 60 * (n + 1), cwd=folder)
+            for n, folder in enumerate(folders)
+        ],
+    )
     async with app.run_test(size=size) as pilot:
-        await until(
-            pilot,
-            lambda: app.scan_done is not None and len(app.screen.query_one("#sessions").rows) == 3,
-            what="the rows",
-        )
+        await until(pilot, lambda: len(app.browse.session_list().rows) == 3, what="the rows")
         await pilot.pause()
         layout = app.screen.query_one("#sessions").row_layout
         assert layout.title >= least, layout
