@@ -1,8 +1,8 @@
-"""Where the session list's cursor is, driven through the real app under Pilot: on the
-newest session while the first scan feeds the list in pieces (newer sessions arriving
-after older ones, each landing above them) until the person moves it, then on the
-session they chose; moves stop at the ends; `g` `G` go to the top and the bottom,
-`ctrl+d` `ctrl+u` half a page."""
+"""Where the session list's cursor is while the first scan feeds the list in pieces,
+driven through the real app and its index under Pilot: on the newest session (newer
+sessions arriving after older ones, each landing above them) until the person moves
+it, then on the session they chose. (Moves, `g` `G` and half pages are tested on the
+browse screen alone: test_screen_browse_cursor.py.)"""
 
 from __future__ import annotations
 
@@ -138,83 +138,3 @@ async def test_a_pane_follows_the_newest_session_while_the_scan_feeds_it_in_piec
             index.release.release()
         await until(pilot, lambda: app.scan_done is not None, what="the scan's end")
         assert app.screen.selected_id == sessions[-1].session_id
-
-
-async def ready(pilot, app) -> SessionList:  # type: ignore[no-untyped-def]
-    await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id is not None, what="the scan")
-    await pilot.pause()
-    return session_list(app)
-
-
-async def test_moves_stop_at_the_ends_of_the_session_list(isolated_env) -> None:
-    sessions = write_sessions(isolated_env, 3)
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False, clock=lambda: NOW))
-    async with app.run_test(size=(120, 36)) as pilot:
-        listed = await ready(pilot, app)
-        assert listed.highlighted == 0
-        await pilot.press("k", "up")  # at the top: no wrap to the last row
-        assert listed.highlighted == 0
-        assert app.screen.selected_id == sessions[-1].session_id
-        await pilot.press("j", "j", "j", "down", "j")
-        assert listed.highlighted == 2  # at the bottom: no wrap to the first
-        assert app.screen.selected_id == sessions[0].session_id
-
-
-async def test_the_checklists_moves_stop_at_its_ends_too(isolated_env) -> None:
-    transcript = ClaudeTranscript(isolated_env.claude, "/home/dev/api", at=NOW - timedelta(hours=1))
-    transcript.todo_write([("One", "completed"), ("Two", "in_progress"), ("Three", "pending")])
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False, clock=lambda: NOW))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await ready(pilot, app)
-        await pilot.press("tab")
-        checklist = app.screen.query_one("#checklist", ChecklistView)
-        assert app.focused is checklist
-        first = checklist.highlighted
-        await pilot.press("k", "k")
-        assert checklist.highlighted == first
-        await pilot.press("G")
-        last = checklist.highlighted
-        assert checklist.get_option_at_index(last or 0).prompt.plain.endswith("Three")
-        assert last != first
-        await pilot.press("j")
-        assert checklist.highlighted == last
-        await pilot.press("g")
-        assert checklist.highlighted == first
-
-
-async def test_g_and_G_go_to_the_top_and_the_bottom_and_ctrl_d_ctrl_u_move_half_a_page(isolated_env) -> None:
-    sessions = write_sessions(isolated_env, 40)
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False, clock=lambda: NOW))
-    async with app.run_test(size=(120, 36)) as pilot:
-        listed = await ready(pilot, app)
-        await pilot.press("G")
-        assert listed.highlighted == 39
-        assert app.screen.selected_id == sessions[0].session_id  # the oldest
-        await pilot.press("g")
-        assert listed.highlighted == 0
-        assert app.screen.selected_id == sessions[-1].session_id
-        half = listed.scrollable_content_region.height // 2
-        await pilot.press("ctrl+d")
-        assert listed.highlighted == half
-        await pilot.press("ctrl+d")
-        assert listed.highlighted == 2 * half
-        await pilot.press("ctrl+u")
-        assert listed.highlighted == half
-        await pilot.press("ctrl+u", "ctrl+u")
-        assert listed.highlighted == 0  # stops at the top
-        await pilot.press(*["ctrl+d"] * 5)
-        assert listed.highlighted == 39  # and at the bottom
-        assert app.screen.selected_id == sessions[0].session_id
-
-
-async def test_ordering_moved_to_O_and_g_no_longer_orders(isolated_env) -> None:
-    write_sessions(isolated_env, 3)
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False, clock=lambda: NOW))
-    async with app.run_test(size=(120, 36)) as pilot:
-        listed = await ready(pilot, app)
-        await pilot.press("g")
-        assert listed.order == "recent"
-        await pilot.press("O")
-        assert listed.order == "folder"
-        await pilot.press("O")
-        assert listed.order == "harness"
