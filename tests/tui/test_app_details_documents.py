@@ -1,7 +1,8 @@
-"""The details panel shows a plan document whole (Pilot): the checklist's document row
-says "enter for the whole text", so every line of a long document must scroll into view
-in the details, rendered as Markdown, for a Claude plan-mode document and for ACP plan
-documents alike. Transcripts are written in the real on-disk shape."""
+"""Plan documents as the whole app reads them (Pilot, transcripts in the real on-disk
+shape): a Claude plan-mode document is named as a person says it, never by its source
+id, and ACP plan documents are whole in the details, every document's last block
+scrolling into view. (A long document scrolled to its last line on the screen alone:
+test_screen_browse_details.py.)"""
 
 from __future__ import annotations
 
@@ -36,31 +37,6 @@ def visible(app, widget) -> bool:
     panel = app.screen.query_one("#details")
     region = widget.region
     return bool(region) and panel.content_region.contains_region(region)
-
-
-async def test_a_long_plan_mode_document_scrolls_into_view_to_its_last_line(isolated_env) -> None:
-    from textual.widgets import Markdown
-
-    ClaudeTranscript(isolated_env.claude, "/home/dev/billing").prompt("Migrate billing").exit_plan_mode(LONG_PLAN)
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await open_details(pilot, app)
-        panel = app.screen.query_one("#details")
-        document = panel.query_one(".document", Markdown)
-        # The document is rendered as Markdown: its heading, one numbered item per step.
-        await until(pilot, lambda: bool(document.query("MarkdownOrderedList")), what="the Markdown blocks")
-        assert [h.render().plain for h in document.query("MarkdownH1")] == ["Migrate the billing service"]
-        steps = document.query_one("MarkdownOrderedList").children
-        assert len(steps) == STEPS
-        # The holder is as tall as its documents, so the panel scrolls to their end.
-        holder = panel.query_one("#details-documents")
-        assert holder.outer_size.height >= document.outer_size.height >= STEPS
-        last = steps[-1]
-        assert not visible(app, last)
-        panel.focus()
-        await pilot.press("end")
-        await until(pilot, lambda: visible(app, last), what="the document's last line in view")
-        assert last.query("MarkdownParagraph").last().render().plain == f"Step {STEPS} of the migration"
 
 
 async def test_a_plan_mode_document_is_named_as_a_person_says_it_never_by_its_source_id(isolated_env) -> None:
