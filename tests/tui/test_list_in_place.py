@@ -58,11 +58,12 @@ def assert_same(kept: SessionList, fresh: SessionList) -> None:
     assert [option.id for option in options] == [option.id for option in theirs]
     assert all(isinstance(option, RowOption) for option in options)
     assert [o.row_visual.content.plain for o in options] == [o.row_visual.content.plain for o in theirs]  # type: ignore[attr-defined]
-    assert all(kept._option_to_index[option] == n for n, option in enumerate(options))
-    assert kept._id_to_option == {option.id: option for option in options}
+    # OptionList's maps, read through its API.
+    assert all(kept.get_option_index(option.id) == n for n, option in enumerate(options) if option.id)
+    assert all(kept.get_option(option.id) is option for option in options if option.id)
     assert kept._options_by_id == {option.id: option for option in options}
     assert kept.shown_ids == fresh.shown_ids
-    assert list(kept._line_cache.lines) == list(fresh._line_cache.lines)
+    assert kept.virtual_size == fresh.virtual_size  # the same lines (and each drawn line's option: below)
     assert (kept.highlighted, kept.selected_id) == (fresh.highlighted, fresh.selected_id)
     assert drawn(kept) == drawn(fresh)
 
