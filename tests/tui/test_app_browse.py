@@ -1,7 +1,9 @@
-"""The browse screen (docs/app.md): sessions newest first, the two-section
-checklist, filtering, details, empty states — driven through the real app (Pilot). What
-is the screen's alone (the list, the checklist, the keys) is tested on a host app with a
-model of its own: tests/tui/test_screen_browse.py."""
+"""The browse screen as part of the whole app (docs/app.md), under Pilot: the keys that
+open the app's other screens and quit, the command palette, the reading switch applied
+from the settings, the store followed through the app's one watcher, an injected index,
+the demo. What is the screen's alone (the list, the checklist, the keys, details, empty
+states, literal text) is tested on a host app with a model of its own:
+tests/tui/test_screen_browse.py."""
 
 from __future__ import annotations
 
@@ -32,65 +34,6 @@ def sessions(isolated_env) -> list[ClaudeTranscript]:
 
 def options(isolated_env, **kw) -> AppOptions:
     return AppOptions(config_path=isolated_env.config, **kw)
-
-
-async def test_hostile_text_renders_literally(isolated_env) -> None:
-    hostile = ClaudeTranscript(isolated_env.claude, "/home/dev/x")
-    hostile.custom_title("[bold red]Title[/] \x1b[31mred\x1b[0m").todo_write(
-        [("[link=https://evil.example]click[/link] me", "pending"), ("\x1b]0;pwned\x07 step", "pending")]
-    )
-    app = make_app(options(isolated_env))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None, what="the scan")
-        await pilot.pause()
-        rows = option_texts(app.screen.query_one("#checklist", ChecklistView))
-        assert "[ ] [link=https://evil.example]click[/link] me" in rows
-        assert "[ ] \\x1b]0;pwned\\x07 step" in rows
-        title = option_texts(app.screen.query_one("#sessions", SessionList))[0]
-        assert "[bold red]Title[/] \\x1" in title
-        head = app.screen.query_one("#session-title").render()
-        assert head.plain.startswith("[bold red]Title[/] \\x1b[31mred\\x1b[0m")
-        assert [span.end - span.start for span in head.spans] == [len(head.plain)]  # one bold span, no red
-        assert all("\x1b" not in row for row in rows)
-
-
-async def test_no_transcripts_says_where_it_looked_and_what_to_do(isolated_env) -> None:
-    app = make_app(options(isolated_env))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None, what="the scan")
-        await pilot.pause()
-        empty = app.screen.query_one("#sessions-empty")
-        assert empty.display
-        text = str(empty.render())
-        assert "No agent transcripts found" in text
-        assert str(isolated_env.claude / "projects") in text
-        assert "--root DIR" in text and "Settings" in text
-
-
-async def test_reading_turned_off_says_so_and_shows_no_plan(sessions, isolated_env) -> None:
-    isolated_env.config.write_text("readAgentPlans: false\n")
-    app = make_app(options(isolated_env))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None, what="the scan")
-        await pilot.pause()
-        rows = option_texts(app.screen.query_one("#checklist", ChecklistView))
-        assert rows[:2] == ["Agent plan", "Reading agents' plans is off. Turn it on in Settings (press ,) → Privacy."]
-        assert not any("theme switch" in row for row in rows)
-        # Sessions are still listed; their agent counts are not read.
-        assert len(option_texts(app.screen.query_one("#sessions", SessionList))) == 2
-
-
-async def test_broken_store_record_is_named_in_the_status_line(sessions, isolated_env) -> None:
-    tasks = isolated_env.store / "tasks"
-    tasks.mkdir(parents=True)
-    (tasks / "t1.md").write_text("---\nid: t1\ntitle: fine\nstatus: todo\n---\n")
-    (tasks / "t2.md").write_text("---\nid: t2\ntitle: broken\nstatus: someday\n---\n")
-    app = make_app(options(isolated_env))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: bool(app.store_summary.problems), what="the store read")
-        await pilot.pause()
-        line = str(app.screen.query_one("#status-line").render())
-        assert "1 broken store record" in line and "t2.md" in line
 
 
 async def test_t_comma_and_question_mark_open_their_screens_and_q_quits(sessions, isolated_env) -> None:
@@ -194,15 +137,6 @@ async def test_a_task_written_to_the_store_by_another_process_shows_under_my_ite
             what="the hand-written task",
         )
         assert "1 open" in option_texts(app.screen.query_one("#sessions", SessionList))[0]
-
-
-async def test_no_transcripts_in_pane_mode_says_what_to_do(isolated_env) -> None:
-    app = make_app(options(isolated_env, pane=True))
-    async with app.run_test(size=(40, 30)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None, what="the scan")
-        await pilot.pause()
-        text = str(app.screen.query_one("#session-title").render())
-        assert "No agent transcripts found" in text and "--root DIR" in text
 
 
 async def test_an_injected_scanned_index_is_shown_without_a_scan(sessions, isolated_env) -> None:

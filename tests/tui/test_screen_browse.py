@@ -10,6 +10,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Tooltip
 
 from planwatch.core.model import PlanItem
+from planwatch.tui.messages import ScanFinished
 from planwatch.tui.screens.browse_model import OverrideRequested, SessionShown
 from planwatch.tui.widgets.checklist import ChecklistView
 from planwatch.tui.widgets.session_list import SessionList
@@ -249,3 +250,71 @@ async def test_hovering_the_pill_shows_the_hover_card(isolated_env) -> None:
         await until(pilot, lambda: tooltip.display, what="the hover card")
         shown = str(tooltip.render())
         assert "Source: Claude Code todos" in shown and "In progress:" in shown
+
+
+async def test_hostile_text_renders_literally(isolated_env) -> None:
+    steps = ("[link=https://evil.example]click[/link] me", "\x1b]0;pwned\x07 step")
+    app = BrowseHost(
+        isolated_env.store, [entry("x", "[bold red]Title[/] \x1b[31mred\x1b[0m", steps, 1, cwd="/home/dev/x")]
+    )
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.browse.selected_id == "x", what="the session")
+        rows = option_texts(app.browse.query_one("#checklist", ChecklistView))
+        assert "[ ] [link=https://evil.example]click[/link] me" in rows
+        assert "[ ] \\x1b]0;pwned\\x07 step" in rows
+        title = option_texts(app.browse.session_list())[0]
+        assert "[bold red]Title[/] \\x1" in title
+        head = app.browse.query_one("#session-title").render()
+        assert head.plain.startswith("[bold red]Title[/] \\x1b[31mred\\x1b[0m")
+        assert [span.end - span.start for span in head.spans] == [len(head.plain)]  # one bold span, no red
+        assert all("\x1b" not in row for row in rows)
+
+
+def no_sessions(isolated_env, **kw) -> BrowseHost:  # type: ignore[no-untyped-def]
+    """A host whose model holds no session after a scan of the Claude Code folder."""
+    app = BrowseHost(isolated_env.store, [], **kw)
+    app.model.scan_done = ScanFinished([isolated_env.claude / "projects"])
+    return app
+
+
+async def test_no_transcripts_says_where_it_looked_and_what_to_do(isolated_env) -> None:
+    app = no_sessions(isolated_env)
+    async with app.run_test(size=(120, 36)) as pilot:
+        empty = app.browse.query_one("#sessions-empty")
+        await until(pilot, lambda: "No agent transcripts found" in str(empty.render()), what="the empty list")
+        assert empty.display
+        text = str(empty.render())
+        assert str(isolated_env.claude / "projects") in text
+        assert "--root DIR" in text and "Settings" in text
+
+
+async def test_no_transcripts_in_pane_mode_says_what_to_do(isolated_env) -> None:
+    app = no_sessions(isolated_env, pane=True)
+    async with app.run_test(size=(40, 30)) as pilot:
+        head = app.browse.query_one("#session-title")
+        await until(pilot, lambda: "No agent transcripts found" in str(head.render()), what="the pane's head")
+        assert "--root DIR" in str(head.render())
+
+
+async def test_reading_turned_off_says_so_and_shows_no_plan(isolated_env) -> None:
+    app = BrowseHost(isolated_env.store, web_and_api())
+    app.model.reading = False
+    async with app.run_test(size=(120, 36)) as pilot:
+        checklist = app.browse.query_one("#checklist", ChecklistView)
+        note = ["Agent plan", "Reading agents' plans is off. Turn it on in Settings (press ,) → Privacy."]
+        await until(pilot, lambda: option_texts(checklist)[:2] == note, what="the note")
+        assert not any("theme switch" in row for row in option_texts(checklist))
+        # Sessions are still listed; their agent counts are not read.
+        assert len(option_texts(app.browse.session_list())) == 2
+
+
+async def test_broken_store_record_is_named_in_the_status_line(isolated_env) -> None:
+    tasks = isolated_env.store / "tasks"
+    tasks.mkdir(parents=True)
+    (tasks / "t1.md").write_text("---\nid: t1\ntitle: fine\nstatus: todo\n---\n")
+    (tasks / "t2.md").write_text("---\nid: t2\ntitle: broken\nstatus: someday\n---\n")
+    app = BrowseHost(isolated_env.store, web_and_api())
+    async with app.run_test(size=(120, 36)) as pilot:
+        line = app.browse.query_one("#status-line")
+        await until(pilot, lambda: "1 broken store record" in str(line.render()), what="the store read")
+        assert "t2.md" in str(line.render())
