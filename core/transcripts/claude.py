@@ -33,6 +33,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from planwatch.core.replay import PlanReplay
 from planwatch.core.transcripts import claude_desktop
 from planwatch.core.transcripts.claude_records import (
@@ -44,6 +46,7 @@ from planwatch.core.transcripts.claude_records import (
     is_error,
     message,
     prompt_text,
+    todo_list,
 )
 from planwatch.core.transcripts.claude_tasks import TOOL_NAMES as TASK_TOOLS
 from planwatch.core.transcripts.claude_tasks import TaskCorrelator
@@ -61,6 +64,7 @@ from planwatch.core.transcripts.reader import (
     prompt_title,
     time_pattern,
 )
+from planwatch.core.transcripts.superseded import Superseding, Unproven, line_around
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
@@ -95,7 +99,59 @@ _PROMPT_MARKERS = (
 _USER_RECORD = json_needles("type", "user")
 
 
-class ClaudeReader(TranscriptReader):
+# What a superseded line is decoded to (superseded.py): the record's facts and its
+# blocks' kinds, ids and names; a call's input stays raw bytes (decoded only for a
+# TodoWrite, to the shape that decides whether it is held), a result's text unread.
+class _Todo(msgspec.Struct):
+    content: str
+
+
+class _TodoInput(msgspec.Struct):
+    todos: list[_Todo] | None = None
+
+
+class _Block(msgspec.Struct):
+    type: Any = None
+    id: Any = None
+    name: Any = None
+    tool_use_id: Any = None
+    # Read as a TodoWrite input whatever the tool: `todos` is None for any other tool's
+    # (and a tool's `todos` of another shape gives up: a TodoWrite's decides the hold).
+    input: _TodoInput | None = None
+
+
+class _Message(msgspec.Struct):
+    content: list[_Block] | str | None = None
+
+
+class _Record(msgspec.Struct):
+    type: Any = None
+    timestamp: Any = None
+    sessionId: Any = None  # noqa: N815 (the record's own key)
+    cwd: Any = None
+    gitBranch: Any = None  # noqa: N815
+    isSidechain: Any = None  # noqa: N815
+    agentId: Any = None  # noqa: N815
+    message: _Message | None = None
+
+
+_RECORD = msgspec.json.Decoder(_Record).decode
+
+
+def _decoded(line: bytes) -> _Record:
+    """A superseded line's record, decoded as far as the facts and ids; a line the typed
+    decode does not read as the full one would (not JSON, another shape) is `Unproven`."""
+    try:
+        return _RECORD(line)
+    except Exception as exc:
+        raise Unproven("a record the typed decode does not read") from exc
+
+
+# The planning tools a skipped stretch may not hold (superseded.py): only TodoWrite.
+_NOT_SKIPPED = frozenset(PLAN_TOOLS) - {TODO_WRITE}
+
+
+class ClaudeReader(Superseding, TranscriptReader):
     """Reads one Claude Code transcript: a session file or a subagent file."""
 
     harness = "claude"
@@ -120,6 +176,8 @@ class ClaudeReader(TranscriptReader):
     def __init__(self, path: Path, *, every_list: bool = False) -> None:
         """`every_list`: make every list into items as it applies (PlanReplay)."""
         super().__init__(path)
+        self._every_list = every_list
+        self._anchor_branch = False  # the anchor names a branch (superseded.py)
         stem = path.name.removesuffix(".jsonl")
         self._subagent_group = stem if stem.startswith("agent-") else None
         self.facts = SessionFacts(id=stem, is_subagent=self._subagent_group is not None)
@@ -233,6 +291,91 @@ class ClaudeReader(TranscriptReader):
     def result_facts(self) -> list[SessionFacts]:
         return [self.facts.copy()]
 
+    # -- reading less (superseded.py) ----------------------------------------------------
+
+    def can_supersede(self) -> bool:
+        return not self._every_list and not self._id_from_records
+
+    def _fresh(self) -> None:
+        self.__init__(self.path)  # type: ignore[misc]
+
+    def anchor(self, line: bytes) -> tuple[str, tuple[bytes, ...]] | None:
+        if not any(needle in line for needle in self.full_list_needles):
+            return None
+        record = json_record(line)
+        if record is None or record.get("type") != "assistant":
+            return None
+        self._decoded = (line, record)  # read once: `feed_line` takes it from here
+        group = self._group(record)
+        if group != (self._subagent_group or ""):
+            return None
+        ids = [
+            block.get("id")
+            for block in blocks(record)
+            if block.get("type") == "tool_use" and block.get("name") == TODO_WRITE and todo_list(block.get("input"))
+        ]
+        if not ids or not all(isinstance(call_id, str) and call_id for call_id in ids):
+            return None
+        # The anchor's branch is the latest of every line before it: a skipped line's is
+        # then never the last (a branch is the latest a record names).
+        branch = record.get("gitBranch")
+        self._anchor_branch = isinstance(branch, str) and bool(branch)
+        return group, tuple(f'"{call_id}"'.encode() for call_id in ids)
+
+    def skip_superseded(self, line: bytes, end: int, data: bytes, anchor: int, max_line: int) -> bool:
+        record = _decoded(line)
+        if record.type != "assistant":
+            return False  # no call: fed as always
+        content = record.message.content if record.message is not None else None
+        calls: list[str] = []
+        for block in content if isinstance(content, list) else ():
+            if block.type != "tool_use":
+                continue
+            call_id, name = block.id, block.name
+            if not isinstance(call_id, str) or not call_id or not isinstance(name, str):
+                continue
+            if name in _NOT_SKIPPED:
+                raise Unproven("a planning call other than a full list")
+            if name == TODO_WRITE and block.input is not None and block.input.todos is not None:
+                calls.append(call_id)  # `todo_list` would read it: the full read holds it
+        if not calls:
+            return False  # no list the full read would hold: fed as always
+        self._settled(record)
+        for call_id in calls:
+            at = data.find(f'"{call_id}"'.encode(), end)
+            span = line_around(data, at) if 0 <= at < anchor else None
+            if span is None or span[1] - span[0] > max_line:
+                raise Unproven("a call answered after the anchor, or never")
+            result = _decoded(data[span[0] : span[1]])
+            answered = result.message.content if result.type == "user" and result.message is not None else None
+            if not isinstance(answered, list) or not any(
+                b.type == "tool_result" and b.tool_use_id == call_id for b in answered
+            ):
+                raise Unproven("a call's first later mention is not its result")
+            self._settled(result)
+            self._waiting_answer(end, at, len(self._pending), MAX_PENDING)
+        self.skipped_any = True
+        return True
+
+    def _settled(self, record: _Record) -> None:
+        """Raise unless feeding `record` would change no fact but the last activity."""
+        facts = self.facts
+        if not self._seen_user or facts.cwd is None:
+            raise Unproven("the first user record or the folder not read yet")
+        if self._subagent_group is None and record.isSidechain is True:
+            raise Unproven("a sidechain record")
+        session_id = record.sessionId
+        if isinstance(session_id, str) and session_id and session_id != facts.id and facts.parent_id is None:
+            raise Unproven("another session id")
+        branch = record.gitBranch
+        if isinstance(branch, str) and branch and not self._anchor_branch:
+            raise Unproven("a branch the anchor does not restate")
+
+    def _apply(self, event: PlanEvent) -> None:
+        if self._covering is not None:
+            self._check_event(event)
+        self._replay.apply(event)
+
     # -- records -----------------------------------------------------------------------
 
     def _group(self, record: dict[str, Any]) -> str:
@@ -315,11 +458,11 @@ class ClaudeReader(TranscriptReader):
             event = self._pending.pop(call_id, None)
             if event is not None:
                 if not failed:
-                    self._replay.apply(event)
+                    self._apply(event)
                 continue
             if call_id in self._tasks:
                 for task_event in self._tasks.on_result(call_id, is_error=failed, result=envelope, ambiguous=ambiguous):
-                    self._replay.apply(task_event)
+                    self._apply(task_event)
 
     def _maybe_first_prompt(self, record: dict[str, Any], content: Any) -> None:
         if self.facts.first_prompt is not None or record.get("isMeta") is True:

@@ -31,6 +31,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from planwatch.core.model import LIST_STATUSES, PlanItem, read_status
 from planwatch.core.replay import PlanReplay
 from planwatch.core.transcripts.events import FullList, Gap
@@ -48,6 +50,7 @@ from planwatch.core.transcripts.reader import (
     prompt_title,
     time_pattern,
 )
+from planwatch.core.transcripts.superseded import Superseding, Unproven, line_around
 
 # A record's own time in raw bytes (`touch_line`).
 _TIME = time_pattern("timestamp")
@@ -83,7 +86,44 @@ _USER_MESSAGE = json_needles("role", "user")
 _BARE_META = (b'{"id":', b'{"id" :', b'{ "id":')
 
 
-class CodexReader(TranscriptReader):
+# What a superseded line is decoded to (superseded.py): the envelope's time and the
+# item's kind, name and call id; an output's text unread, a plan's steps only as far as
+# the shape that decides whether the call is held.
+class _Item(msgspec.Struct):
+    type: Any = None
+    name: Any = None
+    call_id: Any = None
+    arguments: Any = None
+
+
+class _Line(msgspec.Struct):
+    type: Any = None
+    timestamp: Any = None
+    payload: _Item | None = None
+
+
+class _Step(msgspec.Struct):
+    step: str
+
+
+class _Arguments(msgspec.Struct):
+    plan: list[_Step] | None = None
+
+
+_LINE = msgspec.json.Decoder(_Line).decode
+_ARGUMENTS = msgspec.json.Decoder(_Arguments).decode
+
+
+def _decoded(line: bytes) -> _Line:
+    """A superseded line, decoded as far as its kind and ids; a line the typed decode
+    does not read as the full one would (not JSON, another shape) is `Unproven`."""
+    try:
+        return _LINE(line)
+    except Exception as exc:
+        raise Unproven("a record the typed decode does not read") from exc
+
+
+class CodexReader(Superseding, TranscriptReader):
     """Reads one Codex rollout (plain JSONL; IO decompresses `.jsonl.zst`)."""
 
     harness = "codex"
@@ -99,6 +139,7 @@ class CodexReader(TranscriptReader):
     def __init__(self, path: Path, *, every_list: bool = False) -> None:
         """`every_list`: make every list into items as it applies (PlanReplay)."""
         super().__init__(path)
+        self._every_list = every_list
         self.facts = SessionFacts()
         self._replay = PlanReplay(every_list=every_list)
         self._pending: OrderedDict[str, FullList] = OrderedDict()
@@ -170,6 +211,61 @@ class CodexReader(TranscriptReader):
     def result_facts(self) -> list[SessionFacts]:
         return [self.facts.copy()]
 
+    # -- reading less (superseded.py) ----------------------------------------------------
+
+    def can_supersede(self) -> bool:
+        return not self._every_list
+
+    def _fresh(self) -> None:
+        self.__init__(self.path)  # type: ignore[misc]
+
+    def anchor(self, line: bytes) -> tuple[str, tuple[bytes, ...]] | None:
+        if not any(needle in line for needle in self.full_list_needles):
+            return None
+        record = json_record(line)
+        if record is None:
+            return None
+        self._decoded = (line, record)  # read once: `feed_line` takes it from here
+        item = record.get("payload") if "payload" in record else record
+        if not isinstance(item, dict):
+            return None
+        event = _plan_call(item)
+        call_id = item.get("call_id")
+        if event is None or event.build is None or not isinstance(call_id, str) or not call_id:
+            return None
+        return "", (f'"{call_id}"'.encode(),)
+
+    def skip_superseded(self, line: bytes, end: int, data: bytes, anchor: int, max_line: int) -> bool:
+        record = _decoded(line)
+        item = record.payload
+        if record.type != "response_item" or item is None or item.type != "function_call":
+            return False  # a bare rollout's line, another record: fed as always
+        call_id = item.call_id
+        if item.name != UPDATE_PLAN or not isinstance(call_id, str) or not call_id:
+            return False
+        raw = item.arguments
+        if not isinstance(raw, str):
+            raise Unproven("arguments of another shape")
+        try:
+            plan = _ARGUMENTS(raw).plan
+        except Exception as exc:  # torn or of another shape: the full decode decides
+            raise Unproven("arguments the typed decode does not read") from exc
+        if plan is None:
+            return False  # no list the full read would hold: fed as always
+        at = data.find(f'"{call_id}"'.encode(), end)
+        span = line_around(data, at) if 0 <= at < anchor else None
+        if span is None or span[1] - span[0] > max_line:
+            raise Unproven("a call answered after the anchor, or never")
+        output = _decoded(data[span[0] : span[1]])
+        answer = output.payload
+        if output.type != "response_item" or answer is None or answer.type != "function_call_output":
+            raise Unproven("a call's first later mention is not its output")
+        if answer.call_id != call_id:
+            raise Unproven("a call's first later mention is not its output")
+        self._waiting_answer(end, at, len(self._pending), MAX_PENDING)
+        self.skipped_any = True
+        return True
+
     # -- records -----------------------------------------------------------------------
 
     def touch_line(self, line: bytes) -> bool:
@@ -215,6 +311,8 @@ class CodexReader(TranscriptReader):
             call_id = item.get("call_id")
             event = self._pending.pop(call_id, None) if isinstance(call_id, str) else None
             if event is not None and _succeeded(item.get("output")):
+                if self._covering is not None:
+                    self._check_event(event)
                 self._replay.apply(event)
         elif item_type == "message" and item.get("role") == "user":
             self._user_message(item.get("content"))

@@ -32,6 +32,7 @@ from planwatch.core.transcripts.backward import confirmed, is_full, look_back_fo
 from planwatch.core.transcripts.discover import is_whole_document
 from planwatch.core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, Stream, fd_scan
 from planwatch.core.transcripts.reader import TranscriptReader, load_json_line
+from planwatch.core.transcripts.superseded import Superseding, Unproven, line_around
 from planwatch.core.transcripts.warmcache import FACT, LINE, WHEN
 from planwatch.core.transcripts.zst import is_zst, zst_reread, zst_stream
 
@@ -70,12 +71,34 @@ class _Feeder:
         self.reader = reader
         self.outcome = outcome
         self.trace = trace
+        # Before `anchor`, a line holding a full-list needle may be skipped as superseded
+        # (superseded.py): `data` is the file read whole, `group` the anchor's group.
+        self.anchor = 0
+        self.anchor_group = ""
+        self.anchored = False  # an anchor was set: the read must prove it (`read_done`)
+        self.list_needles: tuple[bytes, ...] = ()
+        self.data = b""
+        self.max_line = MAX_LINE
         # The reader's fact state after the line fed last: nothing but this feeder
         # changes a reader's facts while one read runs (the scans between two lines
         # only ask the reader, never feed it), so it is the state before the next.
         self._state: tuple[object, object] | None = None
 
     def __call__(self, offset: int, line: bytes) -> None:
+        if self.anchor:
+            reader = self.reader
+            assert isinstance(reader, Superseding)
+            if offset >= self.anchor:
+                self.anchor = 0
+                reader.anchor_reached(self.anchor_group)
+            elif any(needle in line for needle in self.list_needles):
+                try:
+                    if reader.skip_superseded(line, offset + len(line), self.data, self.anchor, self.max_line):
+                        return
+                except Unproven:
+                    raise
+                except Exception as exc:  # what the full read makes of it, it decides
+                    raise Unproven("a superseded line failed") from exc
         trace = self.trace
         if trace is None:
             self._feed(line)
@@ -90,6 +113,8 @@ class _Feeder:
     def _feed(self, line: bytes) -> None:
         try:
             self.reader.feed_line(line)
+        except Unproven:
+            raise
         except Exception:  # a reader's bug on odd input must not stop the index
             self.outcome.errors += 1
             log.debug("reader failed on a line of %s", self.reader.path, exc_info=True)
@@ -146,15 +171,99 @@ def read_transcript(
         # and its last record's time come from the one read (Prefetched).
         region = st.st_size - start
         fetched = Prefetched(fd, start, region + 1) if region <= head + tail + chunk and region < WHOLE_READ else None
-        if start == 0:
+        if (
+            SUPERSEDE
+            and start == 0
+            and fetched is not None
+            and isinstance(reader, Superseding)
+            and reader.can_supersede()
+        ):
+            prefilter = _anchored(reader, prefilter, feed, fetched, max_line)
+        try:
+            if start == 0:
+                _feed_leading_garbage(fd, prefilter, feed, fetched)
+            _read_plain(fd, st, reader, prefilter, feed, outcome, start, head, tail, bound, chunk, max_line, fetched)
+            if feed.anchored:
+                assert isinstance(reader, Superseding)
+                reader.read_done()
+                # A skipped line's time could only have moved the last activity, which
+                # the last record's time sets: it must have one.
+                timed = _touch_last_records(fd, reader, start, outcome.offset, trace, fetched)
+                if reader.skipped_any and not timed:
+                    raise Unproven("no last record's time")
+        except Unproven:
+            # The skipped lines may have mattered: the file again from its start, whole.
+            assert isinstance(reader, Superseding)
+            log.debug("%s: read again whole", path, exc_info=True)
+            reader.restart()
+            outcome = ReadOutcome(offset=start)
+            feed = _Feeder(reader, outcome, trace)
+            if trace is not None:
+                trace.ops.clear()
+            prefilter = Prefilter.of(reader, plans=plans)
             _feed_leading_garbage(fd, prefilter, feed, fetched)
-        _read_plain(fd, st, reader, prefilter, feed, outcome, start, head, tail, bound, chunk, max_line, fetched)
-        _touch_last_records(fd, reader, start, outcome.offset, trace, fetched)
+            _read_plain(fd, st, reader, prefilter, feed, outcome, start, head, tail, bound, chunk, max_line, fetched)
+            feed.anchored = False
+        if not feed.anchored:
+            _touch_last_records(fd, reader, start, outcome.offset, trace, fetched)
     finally:
         os.close(fd)
+        reader._decoded = None  # an anchor looked at and not fed: kept with the reader otherwise
     if trace is not None:
         trace.offset = outcome.offset
     return outcome
+
+
+# A file read whole skips the lines a later full list superseded (superseded.py); off,
+# every line is fed (the tests compare both).
+SUPERSEDE = True
+# How many of a file's last full lists are tried as its anchor before it is read whole.
+ANCHOR_TRIES = 3
+
+
+def _anchored(
+    reader: Superseding, prefilter: Prefilter, feed: _Feeder, fetched: Prefetched, max_line: int
+) -> Prefilter:
+    """Find, from the end of a file read whole, the last full list that took effect (the
+    latest non-empty one whose call is answered later: the read proves the rest), and
+    have the lines before it skipped where superseded (superseded.py). The byte search
+    of the whole file is made here once and handed to the forward scan
+    (`Prefilter.known`)."""
+    data = fetched.data
+    pattern = prefilter.pattern
+    if pattern is None or not prefilter.one_pass or prefilter.exclude is not None:
+        return prefilter
+    hits = pattern.positions(data)
+    known = Prefilter(
+        prefilter.wants, pattern, prefilter.dynamic, True, prefilter.exclude, prefilter.touch, (data, hits)
+    )
+    tries = 0
+    line_start = len(data)
+    for hit in reversed(hits):
+        if hit >= line_start:
+            continue  # another hit on a line already looked at
+        span = line_around(data, hit)
+        line_start = data.rfind(b"\n", 0, hit) + 1
+        if span is None or span[1] - span[0] > max_line:
+            continue  # not read (no newline yet, or over the line bound)
+        try:
+            found = reader.anchor(data[span[0] : span[1]])
+        except Exception:
+            log.debug("looking for the anchor of %s failed", feed.reader.path, exc_info=True)
+            break
+        if found is None:
+            continue
+        group, answers = found
+        if all(data.find(needle, span[1]) != -1 for needle in answers):
+            if span[0] > 0:
+                feed.anchor, feed.anchor_group, feed.anchored = span[0], group, True
+                feed.list_needles = tuple(type(feed.reader).full_list_needles)
+                feed.data, feed.max_line = data, max_line
+            break
+        tries += 1
+        if tries >= ANCHOR_TRIES:
+            break
+    return known
 
 
 def _read_document(
@@ -260,15 +369,15 @@ def _touch_last_records(
     end: int,
     trace: Trace | None = None,
     fetched: Prefetched | None = None,
-) -> None:
+) -> bool:
     """Activity is the last record's time, whatever the record holds (chat, a tool call,
     a plan call the privacy switch keeps from the reader): the last lines of [start,
     end) are handed to `reader.touch_line`, newest first, until one gives a time. Only
     the time is taken, from the raw bytes; nothing is parsed. Bounded by
     `LAST_RECORD_WINDOW` (the file's mtime still counts beyond it). `trace` keeps the
-    line that gave the time, so a warm start touches it again."""
+    line that gave the time, so a warm start touches it again. True when a line gave it."""
     if end <= start:
-        return
+        return False
     low = max(start, end - LAST_RECORD_WINDOW)
     try:
         if fetched is not None and fetched.covers(low, end):
@@ -279,8 +388,10 @@ def _touch_last_records(
             found = _touch_in(os.pread(fd, end - low, low), reader)
         if found is not None and trace is not None:
             trace.touch(base + found[0], found[1])
+        return found is not None
     except Exception:
         log.debug("reading the last record's time of %s failed", reader.path, exc_info=True)
+        return False
 
 
 def _touch_in(data: bytes, reader: TranscriptReader, lo: int = 0, hi: int | None = None) -> tuple[int, bytes] | None:

@@ -92,6 +92,9 @@ class Prefilter:
     # An excluded line is still a record: its time is handed on here (the reader's
     # `touch_line`, which reads the time from the raw bytes and parses nothing).
     touch: Callable[[bytes], object] | None = None
+    # The pattern's hits already found in a block (that very object, every hit in it):
+    # a file read whole is searched once for both the anchor (lines.py) and the scan.
+    known: tuple[bytes, list[int]] | None = None
 
     @classmethod
     def of(cls, reader: TranscriptReader, *, plans: bool = True) -> Prefilter:
@@ -161,7 +164,11 @@ def _located(block: bytes, base: int, prefilter: Prefilter, pos: int, end: int) 
     # first hit cost more in starting and stopping than in searching: ~6 per small file).
     # No needle holds a newline and `pos` starts a line, so the first hit at or after a
     # line's start is that line's first hit, as a search from there would find.
-    hits = prefilter.pattern.positions(block, pos, end) if prefilter.pattern is not None else []
+    known = prefilter.known
+    if known is not None and known[0] is block:
+        hits = known[1]  # every hit in the block: those before `pos` or past `end` are passed over
+    else:
+        hits = prefilter.pattern.positions(block, pos, end) if prefilter.pattern is not None else []
     next_hit = 0
     dynamic = prefilter.dynamic
     find = block.find

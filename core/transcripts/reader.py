@@ -176,6 +176,10 @@ class TranscriptReader(ABC):
     full_list_needles: tuple[bytes, ...] = ()
     full_list_pattern: Needles | None = None
 
+    # A line and the object it was decoded to, about to be fed (superseded.py's anchor:
+    # a record otherwise read twice); IO drops it when the read ends.
+    _decoded: tuple[bytes, dict[str, Any]] | None = None
+
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if "needles" in cls.__dict__ and "pattern" not in cls.__dict__:
@@ -236,6 +240,10 @@ class TranscriptReader(ABC):
     def _load(self, line: bytes) -> dict[str, Any] | None:
         """One line as a JSON object; invalid JSON is counted in `skipped_lines`, and a
         valid line that is not an object is an unknown record (None, not counted)."""
+        decoded = self._decoded
+        if decoded is not None and decoded[0] == line:
+            self._decoded = None  # the line was decoded already (superseded.py's anchor)
+            return decoded[1]
         try:
             value = load_json_line(line)
         except _BAD_JSON:

@@ -728,11 +728,15 @@ def test_a_file_read_whole_is_read_once_and_gives_what_reading_it_piece_by_piece
     """A file small enough to be read whole is read in one call: its first lines (looked
     at for leading garbage), its lines and its last record's time all come from it. Every
     line-read fixture, and a file opening with garbage, gives the same facts, plans,
-    trace and offsets as when each of those reads goes to the file (no region read whole)."""
+    trace and offsets as when each of those reads goes to the file (no region read whole).
+    Every line is fed both ways (a file read whole may otherwise skip superseded lists:
+    test_lists_built_once.py compares that)."""
     import os
 
     from planwatch.core.transcripts import lines
     from planwatch.core.transcripts.discover import classify
+
+    monkeypatch.setattr(lines, "SUPERSEDE", False)
 
     garbage = tmp_path / "claude" / "projects" / "-home-dev-app" / "3f2a6b1c-0d4e-4f5a-8b6c-7d8e9f0a1b2c.jsonl"
     garbage.parent.mkdir(parents=True)
