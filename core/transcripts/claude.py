@@ -478,6 +478,8 @@ class ClaudeReader(Superseding, TranscriptReader):
     # -- pending calls -----------------------------------------------------------------
 
     def _hold(self, call_id: str, event: PlanEvent) -> None:
+        if self._answers:
+            self._room(len(self._pending), MAX_PENDING)
         hold(self._pending, call_id, event, MAX_PENDING)
 
     def _waiting_ids(self) -> list[str]:

@@ -306,6 +306,8 @@ class CodexReader(Superseding, TranscriptReader):
             call_id = item.get("call_id")
             event = _plan_call(item)
             if event is not None and isinstance(call_id, str) and call_id:
+                if self._answers:
+                    self._room(len(self._pending), MAX_PENDING)
                 hold(self._pending, call_id, event, MAX_PENDING)
         elif item_type == "function_call_output":
             call_id = item.get("call_id")

@@ -88,6 +88,7 @@ class _Feeder:
         if self.anchor:
             reader = self.reader
             assert isinstance(reader, Superseding)
+            reader._at = offset
             if offset >= self.anchor:
                 self.anchor = 0
                 reader.anchor_reached(self.anchor_group)

@@ -47,6 +47,7 @@ class Superseding:
     _covering: str | None = None
     # Where the results of the calls skipped so far lie (offsets): how many still wait.
     _answers: list[int] | None = None
+    _at = 0  # where the line being fed starts (IO sets it while lines may be skipped)
     skipped_any = False  # a line was skipped: the last record must give the activity
 
     def can_supersede(self) -> bool:
@@ -99,6 +100,13 @@ class Superseding:
         answers[:] = [at for at in answers if at > call_at]
         answers.append(answer_at)
         if len(answers) + waiting >= limit:
+            raise Unproven("too many calls waiting at once")
+
+    def _room(self, waiting: int, limit: int) -> None:
+        """Before the reader holds a call of its own (with `waiting` held already): the
+        skipped calls not answered yet count too, as the full read held them."""
+        answers = self._answers
+        if answers and len([at for at in answers if at > self._at]) + waiting + 1 >= limit:
             raise Unproven("too many calls waiting at once")
 
 

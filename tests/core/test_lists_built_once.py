@@ -345,3 +345,32 @@ def test_a_small_transcript_is_fed_only_its_last_list_and_what_follows_it(harnes
     last_call = starts[-2]  # the last list's call, then its result
     assert {last_call, starts[-1]} <= fed
     assert not fed & set(starts[1:-2])
+
+
+def test_a_skipped_call_still_counts_among_the_calls_a_reader_holds(tmp_path: Path) -> None:
+    """A reader holds at most 100 calls waiting for results, the oldest evicted: a list
+    call skipped as superseded still took a place while it waited, so a plan document
+    whose call was evicted for it stays unapplied, as in the full read."""
+    sid = CLAUDE_NAME.removesuffix(".jsonl")
+    base = {"sessionId": sid, "cwd": "/w", "gitBranch": "main", "timestamp": "2026-01-01T10:00:00.000Z"}
+
+    def call(call_id: str, name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+        block = {"type": "tool_use", "id": call_id, "name": name, "input": tool_input}
+        return {**base, "type": "assistant", "message": {"role": "assistant", "content": [block]}}
+
+    def result(call_id: str) -> dict[str, Any]:
+        block = {"type": "tool_result", "tool_use_id": call_id, "content": "ok"}
+        return {**base, "type": "user", "message": {"role": "user", "content": [block]}, "toolUseResult": {}}
+
+    todos = {"todos": [{"content": "Read the code", "status": "pending"}]}
+    records = [{**base, "type": "user", "message": {"role": "user", "content": "Fix the loader"}}]
+    records.append(call("toolu_doc_0", "ExitPlanMode", {"plan": "# The first plan"}))
+    records.append(call("toolu_list_0", "TodoWrite", todos))
+    records += [call(f"toolu_doc_{n}", "ExitPlanMode", {"plan": f"# Plan {n}"}) for n in range(1, 100)]
+    records.append(result("toolu_list_0"))
+    records.append(result("toolu_doc_0"))  # evicted while the skipped list waited: not applied
+    records += [call("toolu_list_1", "TodoWrite", todos), result("toolu_list_1")]
+    path = tmp_path / CLAUDE_NAME
+    path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")
+    fast = _same_readings(path, ClaudeReader)
+    assert not fast.results[0].plan.documents
