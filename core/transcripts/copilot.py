@@ -59,6 +59,7 @@ DATABASE_FILES = (DATABASE, DATABASE + "-wal", DATABASE + "-journal")
 # The files of a session folder whose change is the session's change.
 SESSION_FILES = (EVENTS, WORKSPACE, *DATABASE_FILES)
 _FACT_FILES = frozenset((EVENTS, WORKSPACE))
+_RARE = frozenset(DATABASE_FILES[1:])  # the -wal and -journal, there only while written
 _S_ISREG = stat.S_ISREG
 MAX_TITLE_CHARS = 1000
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -243,7 +244,12 @@ class CopilotReader(TranscriptReader):
     def _look(self) -> dict[str, Identity | None]:
         """Each file's identity now (None: not there, or not a regular file)."""
         folder = os.fspath(self.path) + "/"
-        return {name: _identity(folder + name) for name in SESSION_FILES}
+        # The -wal and -journal are usually not there: asked for by `access()` first, a
+        # missing one costs no failed `stat` and its exception (about 1.7 µs each).
+        return {
+            name: _identity(folder + name) if name not in _RARE or os.access(folder + name, os.F_OK) else None
+            for name in SESSION_FILES
+        }
 
     # -- the files ---------------------------------------------------------------------
 

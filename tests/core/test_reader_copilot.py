@@ -4,6 +4,7 @@ sample's schema). The plan is the `todos` table of the session's own `session.db
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -540,3 +541,23 @@ def test_copilot_a_cold_listing_of_counts_makes_no_item_text_and_the_same_counts
     assert counts(listed) == counts(full) and len(listed) == 3
     assert texts(listed) == {""}
     assert "Adding YAML parsing" in texts(full)
+
+
+def test_copilot_a_wal_or_journal_is_remembered_by_its_identity_while_there_and_a_fifo_never(tmp_path: Path) -> None:
+    """The -wal and -journal are asked for by `access()` before their `stat`: one that
+    is there is remembered by its identity (the warm state names it), one that is gone
+    as not there, and a FIFO under the name as not there either (never opened)."""
+    folder = copy_session(SAMPLE, tmp_path / "copilot")
+    reader, _result = read(folder)
+    assert reader.warm_state()["files"]["session.db-journal"] is None
+    journal = folder / "session.db-journal"
+    journal.write_bytes(b"")
+    os.mkfifo(folder / "session.db-wal")
+    reader.refresh()
+    files = reader.warm_state()["files"]
+    st = journal.stat()
+    assert files["session.db-journal"] == [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+    assert files["session.db-wal"] is None
+    journal.unlink()
+    reader.refresh()
+    assert reader.warm_state()["files"]["session.db-journal"] is None
