@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planwatch.core.regular_files import open_regular
+from planwatch.core.regular_files import open_regular, open_regular_stat
 from planwatch.core.transcripts.backward import confirmed, is_full, look_back_for_facts, next_line_start, scan_backward
 from planwatch.core.transcripts.discover import is_whole_document
 from planwatch.core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, Stream, fd_scan
@@ -165,9 +165,11 @@ def read_transcript(
             stream.close()
         return outcome
 
-    fd = open_regular(path)  # a FIFO named like a transcript is refused, never waited on
+    # A FIFO named like a transcript is refused, never waited on; the descriptor is only
+    # `pread` (and mapped), so it is left non-blocking (a regular file never blocks) and
+    # the `fstat` made to check it is the file's stat: two calls a file fewer.
+    fd, st = open_regular_stat(path, blocking=False)
     try:
-        st = os.fstat(fd)
         # What is read whole is read once: its first lines (leading garbage), its lines
         # and its last record's time come from the one read (Prefetched).
         region = st.st_size - start
@@ -186,6 +188,8 @@ def read_transcript(
             _read_plain(fd, st, reader, prefilter, feed, outcome, start, head, tail, bound, chunk, max_line, fetched)
             if feed.anchored:
                 assert isinstance(reader, Superseding)
+                if feed.anchor:
+                    raise Unproven("the anchor's line was not fed")
                 reader.read_done()
                 # A skipped line's time could only have moved the last activity, which
                 # the last record's time sets: it must have one.
