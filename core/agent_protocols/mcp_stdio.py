@@ -61,8 +61,16 @@ def run_server(*, session: str | None = None, store: Path | None = None) -> int:
         # after its client is gone.
         sys.stdout.flush()
         sys.stderr.flush()
+        _end_network_steps()  # os._exit runs no exit handler
         os._exit(0)
     return 0
+
+
+def _end_network_steps() -> None:
+    """No git of the background sync (its ssh) outlives the process (core/sync/git.py)."""
+    from planwatch.core.sync.git import kill_running
+
+    kill_running()
 
 
 STDIN_GRACE = 3.0
@@ -99,6 +107,7 @@ def _exit_when_stdin_closes(done: threading.Event, fd: int = 0) -> None:
                 if not done.wait(STDIN_GRACE):
                     log.warning("stdin closed; exiting with work still in flight")
                     sys.stderr.flush()
+                    _end_network_steps()  # os._exit runs no exit handler
                     os._exit(0)
                 return
 

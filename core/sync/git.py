@@ -11,7 +11,8 @@ for a password never waits (`GIT_TERMINAL_PROMPT=0`).
   `cat-file --batch` for many blobs), `is_ancestor(a, b)`, `commit_times(commits)`.
 - `fetch(remote, refspec)`, `push(remote, updates)` → True, or False when rejected;
   `ls_remote(remote, pattern)`; each raises `GitUnreachable` with git's own last line.
-- `kill_running()` — every git command this process runs now, ended with its children.
+- `kill_running(thread)` — the network steps running now (of one thread, or all),
+  ended with their children.
 
 Each git runs in a process group of its own, and a step that outlives its timeout, is
 interrupted, or is still running when the process exits (`planwatch mcp` ended mid-poll)
@@ -50,8 +51,9 @@ def _env() -> dict[str, str]:
     return env
 
 
-_RUNNING: set[int] = set()
-"""The process groups (each its git's pid) of the git commands running now."""
+_RUNNING: dict[int, int] = {}
+"""The network steps running now: each one's process group (its git's pid) → the thread
+that waits for it."""
 _RUNNING_LOCK = threading.Lock()
 
 
@@ -66,11 +68,12 @@ def _end_group(proc: subprocess.Popen[bytes]) -> None:
                 pipe.close()
 
 
-def kill_running() -> None:
-    """End every git command this process runs now, with its children; at exit too, so
-    no `ssh` of a poll outlives the process that started it."""
+def kill_running(thread: int | None = None) -> None:
+    """End every network step this process runs now (`thread`: only the one that thread
+    waits for), with its children: the waiting call raises `GitUnreachable` at once. At
+    exit too, so no `ssh` of a poll outlives the process that started it."""
     with _RUNNING_LOCK:
-        groups = list(_RUNNING)
+        groups = [group for group, waiter in _RUNNING.items() if thread is None or waiter == thread]
     for group in groups:
         with contextlib.suppress(OSError):
             os.killpg(group, signal.SIGKILL)
@@ -109,8 +112,9 @@ class Git:
             )
         except FileNotFoundError as exc:
             raise GitFailed("git is not installed (planwatch sync runs the system git)") from exc
-        with _RUNNING_LOCK:
-            _RUNNING.add(proc.pid)
+        if timeout is not None:  # a network step
+            with _RUNNING_LOCK:
+                _RUNNING[proc.pid] = threading.get_ident()
         try:
             stdout, stderr = proc.communicate(data, timeout=timeout)
         except subprocess.TimeoutExpired as exc:
@@ -121,7 +125,7 @@ class Git:
             raise
         finally:
             with _RUNNING_LOCK:
-                _RUNNING.discard(proc.pid)
+                _RUNNING.pop(proc.pid, None)
         out = subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
         if check and out.returncode != 0:
             raise GitFailed(f"git {args[0]} failed: {_last_line(out.stderr.decode('utf-8', 'replace'))}")

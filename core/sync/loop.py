@@ -145,8 +145,14 @@ class SyncLoop:
         self._thread.start()
 
     def stop(self, timeout: float | None = 10.0) -> None:
+        from planwatch.core.sync.git import kill_running
+
         self._stop.set()
         if self._thread is not None:
+            # a poll or pass waiting on the network ends now (its git and ssh with it),
+            # so the process that owns the loop exits without waiting for a timeout;
+            # the pass is left as a killed one is, for the next to recover
+            kill_running(self._thread.ident)
             self._thread.join(timeout)
             self._thread = None
         if self._lock_fd is not None:

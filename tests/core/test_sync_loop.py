@@ -99,3 +99,66 @@ def test_the_plan_channel_on_another_host_sends_a_remote_change_as_an_action(tmp
     finally:
         feed.terminate()
         feed.communicate(timeout=30)
+
+
+def test_planwatch_mcp_syncs_in_the_background_and_a_tool_call_never_waits_on_the_network(tmp_path: Path) -> None:
+    """The real `planwatch mcp` on a shared store whose remote never answers (an ssh that
+    hangs): its loop's poll is in git, and a tool call is answered while it still is;
+    when the server's input closes, the poll's ssh ends with it."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.core.test_sync_git_groups import SLOW_SSH, alive, pids
+    from tests.sync_hosts import ROOT
+
+    remote = bare_remote(tmp_path / "remote.git")
+    a = Host(tmp_path / "a", "a")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    config = a.store / ".sync" / "config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "remote": "ssh://team.invalid/store.git"}))
+    script, record = tmp_path / "slow-ssh", tmp_path / "pids"
+    script.write_text(SLOW_SSH)
+    script.chmod(0o755)
+    a.env_extra.update({"GIT_SSH_COMMAND": str(script), "PW_PIDS": str(record)})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "planwatch.tui.cli", "mcp"],
+        cwd=ROOT,
+        env=a.env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        wait_for(lambda: len(pids(record)) == 2)  # the loop's first poll: git is talking to the remote
+        hanging = pids(record)
+        init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+        lines = [
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "task_add", "arguments": {"title": "Added while the remote hangs"}},
+            },
+        ]
+        proc.stdin.write("".join(json.dumps(line) + "\n" for line in lines).encode())
+        proc.stdin.flush()
+        answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
+        assert answers[1]["id"] == 1 and not answers[1]["result"].get("isError"), answers[1]
+        assert "t1 todo medium Added while the remote hangs" in answers[1]["result"]["content"][0]["text"]
+        assert all(alive(p) for p in hanging), "the call was answered only after the network step ended"
+        proc.stdin.close()  # the client leaves: the server exits mid-poll
+        proc.wait(timeout=60)
+        wait_for(lambda: not any(alive(p) for p in hanging))
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        for pid in pids(record):
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
