@@ -82,6 +82,7 @@ class Superseding:
         """The read ended: the anchor's list (or a later one) must have applied."""
         if self._covering is not None:
             raise Unproven("no full list applied after the anchor")
+        self._answers = None  # every skipped call was answered before the anchor
 
     def _check_event(self, event: PlanEvent) -> None:
         """Each event before it applies while the anchor's group is unproven."""
