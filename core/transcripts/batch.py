@@ -170,7 +170,7 @@ def read_copilot(
                 reader.problem = None
                 return FileRead(item, reader, results, 0, trace=remembered.trace(), warm="same")
             reader = CopilotReader(item.path)
-    return _copilot_read(item, reader, reader.read(plans=read_plans), read_plans, remembered)
+    return _copilot_read(item, reader, reader.read(plans=read_plans, log=item.log_ident), read_plans, remembered)
 
 
 def read_copilot_folders(
@@ -181,7 +181,12 @@ def read_copilot_folders(
     list of counts): the plans' items hold their statuses, not their texts."""
     from planwatch.core.transcripts.copilot import read_folders
 
-    readers = read_folders([item.path for item in items], plans=read_plans, texts=not summaries)
+    readers = read_folders(
+        [item.path for item in items],
+        plans=read_plans,
+        texts=not summaries,
+        logs=[item.log_ident for item in items],
+    )
     return [
         _copilot_read(item, reader, reader.results(), read_plans) for item, reader in zip(items, readers, strict=True)
     ]

@@ -40,6 +40,7 @@ import errno
 import logging
 import os
 import stat
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -124,10 +125,14 @@ class CopilotReader(TranscriptReader):
 
     # -- reading -----------------------------------------------------------------------
 
-    def read(self, *, plans: bool = True) -> list[SessionResult]:
+    def read(self, *, plans: bool = True, log: Identity | None = None) -> list[SessionResult]:
         """Read the session from scratch; never raises (a problem is kept in `problem`).
         `plans` False: the database is not opened (the privacy switch, or a start that
-        takes the plan's counts from the warm-start cache)."""
+        takes the plan's counts from the warm-start cache). `log`: the log's identity as
+        this scan's discovery found it (not asked again; a log changed since then is
+        remembered as it was, so the next start reads it again)."""
+        if log is not None:
+            self._looked = self._look(log)
         self._plans_on = plans
         self._seen = {}
         self._facts = SessionFacts(id=self.path.name)
@@ -241,15 +246,20 @@ class CopilotReader(TranscriptReader):
         self._looked = now
         return True
 
-    def _look(self) -> dict[str, Identity | None]:
-        """Each file's identity now (None: not there, or not a regular file)."""
+    def _look(self, log: Identity | None = None) -> dict[str, Identity | None]:
+        """Each file's identity now (None: not there, or not a regular file); `log`: the
+        log's, known already."""
         folder = os.fspath(self.path) + "/"
         # The -wal and -journal are usually not there: asked for by `access()` first, a
         # missing one costs no failed `stat` and its exception (about 1.7 µs each).
-        return {
+        seen = {
             name: _identity(folder + name) if name not in _RARE or os.access(folder + name, os.F_OK) else None
             for name in SESSION_FILES
+            if name != EVENTS or log is None
         }
+        if log is not None:
+            seen[EVENTS] = log
+        return seen
 
     # -- the files ---------------------------------------------------------------------
 
@@ -334,15 +344,22 @@ def _origin(folder: str, named: str) -> str | None:
     return named if named != folder else None
 
 
-def read_folders(paths: list[Path], *, plans: bool = True, texts: bool = True) -> list[CopilotReader]:
+def read_folders(
+    paths: list[Path],
+    *,
+    plans: bool = True,
+    texts: bool = True,
+    logs: Sequence[Identity | None] | None = None,
+) -> list[CopilotReader]:
     """Read several session folders from scratch, as `CopilotReader.read` does each:
     every folder's facts first, then every database. Reading the databases one after
     another is about a seventh faster than reading each beside its facts (SQLite's
     working set and the facts' stop pushing each other out of the CPU's caches).
-    `texts` False: the plans' statuses only (a listing of counts)."""
+    `texts` False: the plans' statuses only (a listing of counts). `logs`: each log's
+    identity as discovery found it (`CopilotReader.read`)."""
     readers = [CopilotReader(path) for path in paths]
-    for reader in readers:
-        reader.read(plans=False)
+    for reader, log in zip(readers, logs or [None] * len(readers), strict=True):
+        reader.read(plans=False, log=log)
     if plans:
         for reader in readers:
             reader.read_plan(texts=texts)
