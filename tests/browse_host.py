@@ -29,7 +29,7 @@ from planwatch.tui import app as tui_app
 from planwatch.tui.messages import ScanFinished
 from planwatch.tui.screens.browse import BrowseScreen
 from planwatch.tui.screens.browse_model import OverrideRequested, SessionShown, ToolRequested
-from planwatch.tui.store_service import StoreOwner, StoreService
+from planwatch.tui.store_service import StoreService
 from planwatch.tui.theme import readable_variables
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
@@ -156,7 +156,7 @@ class Model:
         return Rebuild(done=True)
 
 
-class BrowseHost(StoreOwner, App[None]):
+class BrowseHost(App[None]):
     """A bare app: the browse screen over a `Model` and a store service, acting on the
     screen's requests as the app does and keeping them (`sent`) and its notices. It
     styles and colours the screen as the app does (the app's stylesheet, the theme's

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import logging
 import time
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,7 +58,7 @@ from planwatch.tui.messages import (
 from planwatch.tui.notices import Notice, desktop_escapes, idle_notice, plan_notices
 from planwatch.tui.screens.browse_model import OverrideRequested, SessionShown, ToolRequested
 from planwatch.tui.session_palette import SessionsProvider, SessionSwitcher
-from planwatch.tui.store_service import StoreOwner, StoreService
+from planwatch.tui.store_service import StoreService
 from planwatch.tui.theme import readable_variables
 from planwatch.tui.widgets.session_rows import RUNNING_WINDOW, untitled
 
@@ -104,7 +105,7 @@ def _default_index(roots: list[Path], read_plans: bool) -> SessionIndex:
     return index
 
 
-class PlanwatchApp(StoreOwner, App[None]):
+class PlanwatchApp(App[None]):
     """Browse sessions, tick checklists, follow an agent in a side pane."""
 
     TITLE = "planwatch"
@@ -226,7 +227,7 @@ class PlanwatchApp(StoreOwner, App[None]):
             return "(a session no longer listed)"
         return entry.session.title or untitled(entry.session.harness, self.pill_counts(session_id)[1])
 
-    def own_tasks(self, session_id: str) -> list[OwnTask]:
+    def own_tasks(self, session_id: str) -> Sequence[OwnTask]:
         return self.store_summary.tasks_by_session.get(session_id, [])
 
     def checklist_for(self, session_id: str) -> Checklist:

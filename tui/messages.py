@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from planwatch.core.settings import Settings
+    from planwatch.core.store.schema import TaskRecord
     from planwatch.core.store.snapshot import StoreSnapshot
     from planwatch.core.sync.contests import Contest
 
@@ -42,13 +44,6 @@ class FollowingStarted(Message):
     """The index now follows every transcript folder: appends from here on show live."""
 
 
-class StoreChanged(Message):
-    """Something under the store folder changed (any writer); re-read it off the UI thread."""
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, StoreChanged)
-
-
 @dataclass
 class StoreSummary:
     """One read of the store, for every screen that shows it: own items per session,
@@ -56,7 +51,7 @@ class StoreSummary:
     the store view marks on them (contests, approvals that do not count, the team's
     approval rule)."""
 
-    tasks_by_session: dict[str, list[Any]] = field(default_factory=dict)
+    tasks_by_session: dict[str, list[TaskRecord]] = field(default_factory=dict)
     open_counts: dict[str, int] = field(default_factory=dict)
     # One line per broken record: "<file>: <what is wrong>".
     problems: list[str] = field(default_factory=list)
@@ -73,33 +68,13 @@ class StoreSummary:
     require_approval: bool | None = None
 
 
-class StoreLoaded(Message):
-    """A fresh read of the store, made in a worker thread."""
-
-    def __init__(self, summary: StoreSummary) -> None:
-        super().__init__()
-        self.summary = summary
-
-
-class SyncReported(Message):
-    """The background sync of a shared store said how it stands (a `SyncStatus`), posted
-    from the loop's thread; the app hands it to the store service."""
-
-    def __init__(self, status: Any) -> None:
-        super().__init__()
-        self.status = status
-
-    def can_replace(self, message: Message) -> bool:
-        return isinstance(message, SyncReported)
-
-
 class SettingsSaved(Message):
     """The Settings screen saved the settings; the app applies them (reading on/off, …).
 
     Post it to the app: `self.app.post_message(SettingsSaved(settings))`.
     """
 
-    def __init__(self, settings: Any) -> None:
+    def __init__(self, settings: Settings) -> None:
         super().__init__()
         self.settings = settings
 

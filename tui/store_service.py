@@ -15,21 +15,23 @@ its signals rather than being called by the app:
 - `sync_changed` (a `SyncStatus`, also kept as `sync_status`): a shared store's
   background sync passed, found the remote unmoved, or could not reach it.
 
-Threads: the watcher and the writer never touch the UI. The watcher posts
-`StoreChanged` to the owning app and the writer posts `StoreLoaded` after each call;
-the owner hands both back to the service (`StoreOwner` does it), which reads the store
-in a worker and publishes `changed` on the UI thread. The sync loop's thread posts
-`SyncReported` the same way, and the service publishes `sync_changed`.
+Threads: the watcher, the writer and the sync loop never touch the UI. Each hands
+what it has to the service on the UI thread as a callback on the app's queue
+(`App.call_later`, safe from any thread), so the owner has nothing to forward: a
+change on disk asks for one read in a worker (a burst of changes asked before the
+read began is one read), a fresh read is kept and `changed` published, and the sync
+loop's latest status is kept and `sync_changed` published.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.signal import Signal
@@ -47,7 +49,12 @@ from planwatch.core.store.tool_refusals import ToolRefused
 from planwatch.core.store.tools import run_tool
 from planwatch.core.sync.contests import read_contests
 from planwatch.core.text import safe_text
-from planwatch.tui.messages import StoreChanged, StoreLoaded, StoreSummary, SyncReported
+from planwatch.tui.messages import StoreSummary
+
+if TYPE_CHECKING:
+    from planwatch.core.store.sweep import Sweeper
+    from planwatch.core.store.watch import StoreWatcher
+    from planwatch.core.sync.loop import SyncLoop, SyncStatus
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +80,7 @@ class StoreService:
 
     def __init__(
         self,
-        app: App[Any],
+        app: App[None],
         root: Path,
         settings: Settings,
         *,
@@ -90,14 +97,19 @@ class StoreService:
         self.summary = StoreSummary()
         self.changed: Signal[StoreSummary] = Signal(app, "store-changed")
         self.settings_changed: Signal[Settings] = Signal(app, "settings-changed")
-        self.sync_changed: Signal[Any] = Signal(app, "sync-changed")
-        self.sync_status: Any = None  # a SyncStatus once a shared store's loop said one
+        self.sync_changed: Signal[SyncStatus] = Signal(app, "sync-changed")
+        self.sync_status: SyncStatus | None = None  # once a shared store's loop said one
         # One writer thread for every tool call: off the UI thread, in the order asked,
         # so a tick and its undo land in that order whichever screen made them.
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="planwatch-store-write")
-        self._watcher: Any = None
-        self._sweeper: Any = None
-        self.syncer: Any = None
+        self._watcher: StoreWatcher | None = None
+        self._sweeper: Sweeper | None = None
+        self.syncer: SyncLoop | None = None
+        # What the threads have handed over and the UI thread has not taken yet: a read
+        # asked for (one for a burst of changes), the sync loop's latest status.
+        self._handoff_lock = threading.Lock()
+        self._read_asked = False
+        self._status_waiting: SyncStatus | None = None
 
     # -- what screens read
 
@@ -131,8 +143,9 @@ class StoreService:
         from planwatch.core.store.watch import StoreWatcher
 
         try:
-            self._watcher = StoreWatcher(self.root, self._changed_on_disk)
-            self._watcher.start()
+            watcher = StoreWatcher(self.root, self._changed_on_disk)
+            watcher.start()
+            self._watcher = watcher
         except Exception as exc:  # a store that cannot be watched still reads on demand
             log.warning("cannot watch the store at %s: %s", self.root, exc)
             self._watcher = None
@@ -140,8 +153,8 @@ class StoreService:
         self._sweeper.start()
         from planwatch.core.sync.loop import SyncLoop
 
-        # A shared store syncs in the background (docs/sync.md); the loop's thread posts
-        # how it stands, and the status line says it.
+        # A shared store syncs in the background (docs/sync.md); the loop's thread hands
+        # over how it stands, and the status line says it.
         self.syncer = SyncLoop(self.store, on_status=self._sync_status_on_thread)
         self.syncer.start()
 
@@ -159,9 +172,18 @@ class StoreService:
         self._writer.shutdown(wait=True)
 
     def _changed_on_disk(self) -> None:
-        # The watcher's thread: post_message is thread-safe, and StoreChanged replaces
-        # an unhandled one, so a burst of writes becomes one read.
-        self.app.post_message(StoreChanged())
+        # The watcher's thread: a read already asked for and not begun reads this change
+        # too, so a burst of writes becomes one read.
+        with self._handoff_lock:
+            if self._read_asked:
+                return
+            self._read_asked = True
+        self.app.call_later(self._read_after_change)
+
+    def _read_after_change(self) -> None:
+        with self._handoff_lock:
+            self._read_asked = False
+        self.reload()
 
     # -- reading
 
@@ -179,7 +201,7 @@ class StoreService:
                 error=f"The store at {self.root} cannot be read: {exc}",
                 unreadable=f"The store at {safe_text(str(root))} cannot be read: {exc}",
             )
-        by_session: dict[str, list[Any]] = {}
+        by_session: dict[str, list[TaskRecord]] = {}
         for task in snapshot.tasks_sorted():
             # Tasks the opt-in translation wrote carry a `source`; they are the agent's
             # plan, already shown above, not the person's own items.
@@ -207,17 +229,28 @@ class StoreService:
         self.app.run_worker(self._reload, thread=True, exclusive=True, group="store-read", exit_on_error=False)
 
     def _reload(self) -> None:
-        self.app.post_message(StoreLoaded(self.read_summary()))
+        self.app.call_later(self.loaded, self.read_summary())
 
     def loaded(self, summary: StoreSummary) -> None:
         """Keep a fresh read and tell every subscriber (UI thread)."""
         self.summary = summary
         self.changed.publish(summary)
 
-    def _sync_status_on_thread(self, status: Any) -> None:
-        self.app.post_message(SyncReported(status))  # thread-safe; the UI thread keeps it
+    def _sync_status_on_thread(self, status: SyncStatus) -> None:
+        # The loop's thread: only the latest status not yet taken is kept.
+        with self._handoff_lock:
+            first = self._status_waiting is None
+            self._status_waiting = status
+        if first:
+            self.app.call_later(self._take_sync_status)
 
-    def sync_reported(self, status: Any) -> None:
+    def _take_sync_status(self) -> None:
+        with self._handoff_lock:
+            status, self._status_waiting = self._status_waiting, None
+        if status is not None:
+            self.sync_reported(status)
+
+    def sync_reported(self, status: SyncStatus) -> None:
         """Keep how the shared store's sync stands and tell every subscriber (UI thread)."""
         self.sync_status = status
         self.sync_changed.publish(status)
@@ -249,7 +282,7 @@ class StoreService:
             answer, refused = self.call(tool, args)
             if answered is not None:
                 answered(answer, refused)
-            self.app.post_message(StoreLoaded(self.read_summary()))
+            self.app.call_later(self.loaded, self.read_summary())
             return answer, refused
 
         return self._writer.submit(run)
@@ -257,19 +290,3 @@ class StoreService:
     def drained(self) -> Future[None]:
         """Done once every call queued so far has landed."""
         return self._writer.submit(lambda: None)
-
-
-class StoreOwner:
-    """For the app that owns a `StoreService` as `store_service`: hands the service's
-    thread messages back to it on the UI thread."""
-
-    store_service: StoreService
-
-    def on_store_changed(self, _event: StoreChanged) -> None:
-        self.store_service.reload()
-
-    def on_store_loaded(self, event: StoreLoaded) -> None:
-        self.store_service.loaded(event.summary)
-
-    def on_sync_reported(self, event: SyncReported) -> None:
-        self.store_service.sync_reported(event.status)

@@ -33,6 +33,7 @@ import json
 import os
 import stat
 import threading
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -154,13 +155,14 @@ class Approvals:
 
 
 _stores_lock = threading.Lock()
+# Each Store's ledger, for as long as the Store lives.
+_ledgers: weakref.WeakKeyDictionary[Store, Approvals] = weakref.WeakKeyDictionary()
 
 
 def approvals_of(store: Store) -> Approvals:
     """The ledger of `store` (one per Store, so its parse is shared)."""
     with _stores_lock:
-        found: Approvals | None = getattr(store, "_approvals", None)
+        found = _ledgers.get(store)
         if found is None:
-            found = Approvals(store.root)
-            store._approvals = found  # type: ignore[attr-defined]
+            found = _ledgers[store] = Approvals(store.root)
         return found

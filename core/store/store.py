@@ -223,7 +223,9 @@ class Store:
 
     # -- minting
 
-    def _read_ids(self) -> dict[str, int]:
+    def read_ids(self) -> dict[str, int]:
+        """The id counter: the highest number handed out for each prefix (`t`, `p`), so
+        a removed record's id is never minted again (the sync claims ranges above it)."""
         try:
             return self._ids.read()
         except OSError as exc:
@@ -241,7 +243,7 @@ class Store:
 
     def _mint(self, prefix: str, folder: Path, render: Callable[[str], tuple[Record, str]]) -> Record:
         with self.lock():
-            ids = self._read_ids()
+            ids = self.read_ids()
             number = max(ids.get(prefix, 0), highest_on_disk(folder, prefix)) + 1
             # A shared store mints from the range its host claimed (core/sync/mint.py);
             # without one (offline, used up) the id is provisional until the next sync.
@@ -358,11 +360,13 @@ class Store:
                 raise RecordChanged(
                     f"{relative_name(path)} kept changing while it was being written; nothing was written — try again."
                 )
-            self._bump_ids(rec.id)
+            self.count_id(rec.id)
 
-    def _bump_ids(self, record_id: str) -> None:
-        # A record written under an id never minted (an import, a restore) still counts.
-        ids = self._read_ids()
+    def count_id(self, record_id: str) -> None:
+        """Raise the id counter to `record_id`'s number when it is below it: a record
+        written under an id never minted here (an import, a restore, another host's
+        record brought by the sync) still counts. Call it holding the store lock."""
+        ids = self.read_ids()
         prefix, number = record_id[0], id_number(record_id)
         if ids.get(prefix, 0) < number:
             ids[prefix] = number

@@ -211,7 +211,7 @@ class Replica:
         if self.git.ref(FETCHED + "ids"):
             raise SyncError(f"{remote} already holds a shared store; use planwatch sync join {remote}.")
         with self._locked():
-            counter = self.store._read_ids()
+            counter = self.store.read_ids()
             ids_doc: dict[str, Any] = {"next": {}, "ranges": []}
             for prefix, size in self._sizes():
                 folder = self.store.tasks_dir if prefix == "t" else self.store.plans_dir
@@ -936,7 +936,7 @@ class Replica:
             if write:
                 atomic_write(path, text)
             if write or (journaled is not None and rec.uid in journaled):
-                self.store._bump_ids(rec.id)  # a killed pass may have written it and no more
+                self.store.count_id(rec.id)  # a killed pass may have written it and no more
             state["sha"] = _sha(text)
             self._remember_render(state, rec)
             state["contests"] = [[c.field, c.kept, c.lost] for c in rec.contests]
@@ -1011,7 +1011,7 @@ class Replica:
             return
         final = {r.id for r in merged.records.values() if r.id not in provisional}
         numbers = {p: max([0] + [id_number(r.id) for r in merged.records.values() if r.id[0] == p]) for p in "tp"}
-        counter = self.store._read_ids()
+        counter = self.store.read_ids()
         moved: dict[str, str] = {}
         for old in sorted(provisional):
             if old in final:

@@ -21,13 +21,13 @@ from planwatch.core.store.schema import TaskRecord
 from planwatch.core.store.store import Store
 from planwatch.core.user_directory import UserDirectory, UserEntry
 from planwatch.tui.screens.store import StoreScreen
-from planwatch.tui.store_service import StoreOwner, StoreService
+from planwatch.tui.store_service import StoreService
 from planwatch.tui.widgets.task_form import ReviewForm, TaskDraft, TaskForm
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
 
-class Host(StoreOwner, App[None]):
+class Host(App[None]):
     """A bare app owning the store service the store view uses, recording tool answers."""
 
     def __init__(
