@@ -56,7 +56,7 @@ from planwatch.core.transcripts.discover import (
     discover,
     unusable_root,
 )
-from planwatch.core.transcripts.reader import SessionResult
+from planwatch.core.transcripts.reader import SessionResult, SourceReader
 
 if TYPE_CHECKING:
     from planwatch.core.history import PlanHistory
@@ -283,7 +283,7 @@ class SessionIndex:
     def _install(self, read: FileRead) -> set[str]:
         """Keep what reading a file from scratch gave; returns the session ids it touched."""
         path = read.item.path
-        problem = getattr(read.reader, "problem", None)
+        problem = read.reader.problem if read.reader is not None else None
         if read.item.harness in DATABASE_HARNESSES or problem is not None or path in self._problems:
             # A database may hold no sessions and say why; a transcript read in part
             # (pi's tree cut by a parent it does not hold) says what is missing.
@@ -316,7 +316,7 @@ class SessionIndex:
             except OSError as exc:
                 log.info("cannot read %s: %s", path, exc)
                 return self._forget(path), None
-            problem = getattr(state.reader, "problem", None)
+            problem = state.reader.problem
             if problem is not None or path in self._problems:
                 self._note_problem(path, problem)
             with self._state.lock:
@@ -411,10 +411,10 @@ class SessionIndex:
             state = self._state.files.get(entry.session.path) if entry is not None else None
         if entry is None or state is None or not self._read_plans:
             return PlanHistory()
-        keeps_history = getattr(state.reader, "history", None)
-        if keeps_history is not None:
+        reader = state.reader
+        if isinstance(reader, SourceReader):  # a source that keeps each call
             with self._state.io_lock:
-                return PlanHistory(tuple(keeps_history(session_id)))
+                return PlanHistory(tuple(reader.history(session_id)))
         with self._state.lock:
             kids = [self._state.files[path] for path in entry.session.subagents if path in self._state.files]
         try:

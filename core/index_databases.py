@@ -24,6 +24,7 @@ from planwatch.core.transcripts.discover import (
     classify_database,
     classify_storage,
 )
+from planwatch.core.transcripts.reader import SourceReader
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +70,7 @@ class DatabaseSources:
         with index.io_lock:
             state = index.get(path)
             reader = state.reader if state is not None else None
-            refresh = getattr(reader, "refresh", None)
-            if state is None or reader is None or refresh is None or state.file.harness not in DATABASE_HARNESSES:
+            if state is None or not isinstance(reader, SourceReader) or state.file.harness not in DATABASE_HARNESSES:
                 if path.name == "storage":
                     item = classify_storage(path)
                 elif path.is_dir():
@@ -82,10 +82,10 @@ class DatabaseSources:
                 return self._load(item)
             with index.lock:
                 before = {sid for sid in ids_of(state)}
-            changed = refresh()
-            self._note_problem(path, getattr(reader, "problem", None))
+            changed = reader.refresh()
+            self._note_problem(path, reader.problem)
             if changed and state.trace is not None and state.trace.state is not None:
-                state.trace.state = reader.warm_state()  # type: ignore[attr-defined]  # under the IO lock
+                state.trace.state = reader.warm_state()  # under the IO lock
                 index.cache_behind = True
             results = reader.results()
             with index.lock:

@@ -27,7 +27,7 @@ def _with_summary(trace: warmcache.Trace, state: FileState) -> warmcache.Trace:
     database keeps its own state: no summary; a Copilot CLI session's summary stands in
     for its database on a start that shows counts only)."""
     copy = trace.copy()
-    summarized = trace.ops or getattr(state.reader, "warm_summary", False)
+    summarized = trace.ops or (state.reader is not None and state.reader.warm_summary)
     copy.summary = warmsummary.summarize(state.results) if summarized else None
     return copy
 
@@ -71,7 +71,7 @@ class WarmStart:
                 for path, file in state.files.items()
                 # A file its reader found a problem in (pi's tree cut by a missing
                 # parent) is not remembered: read afresh, it says the problem each time.
-                if file.trace is not None and getattr(file.reader, "problem", None) is None
+                if file.trace is not None and (file.reader is None or file.reader.problem is None)
             ]
         try:
             warmcache.save(traces, self._roots())

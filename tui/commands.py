@@ -165,7 +165,9 @@ def runs_on(command: Command, screen: Screen) -> bool:
     a screen's command where that screen has the action and allows it now."""
     if command.scope == "app":
         return True
-    if not callable(getattr(screen, f"action_{command.action}", None)):
+    # A screen's commands are the ones it binds (the browse screen binds every browse
+    # command: `bindings("browse")`).
+    if not any(isinstance(b, Binding) and b.action == command.action for b in screen.BINDINGS):
         return False
     return screen.check_action(command.action, ()) is not False
 

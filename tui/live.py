@@ -15,7 +15,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from planwatch.tui.messages import FollowingStarted, ScanFinished, SessionsChanged
 
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from planwatch.core.index import SessionIndex
+    from planwatch.core.sessions import SessionEntry
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ class ScanStopped(Exception):
 class LiveFeed:
     """Runs the index scan and the index follower for one app."""
 
-    def __init__(self, app: App[Any], index: SessionIndex, *, follow: bool = True, scan: bool = True) -> None:
+    def __init__(self, app: App[None], index: SessionIndex, *, follow: bool = True, scan: bool = True) -> None:
         self.app = app
         self.index = index
         self.follow = follow
@@ -47,7 +48,7 @@ class LiveFeed:
 
     # -- callbacks, called on core threads
 
-    def _on_batch(self, entries: Iterable[Any]) -> None:
+    def _on_batch(self, entries: Iterable[SessionEntry]) -> None:
         if self._stopped.is_set():
             # The scan cannot be interrupted from outside; ending it here lets a person
             # quit during a long first scan without waiting for it.

@@ -35,7 +35,7 @@ from planwatch.core.regular_files import open_regular_stat
 from planwatch.core.transcripts.discover import DATABASE_HARNESSES, TranscriptFile, is_whole_document
 from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader
 from planwatch.core.transcripts.registry import reader_for
-from planwatch.core.transcripts.warmcache import Entry, Trace, fits, identity, replay
+from planwatch.core.transcripts.warmcache import Entry, Fit, Trace, fits, identity, replay
 from planwatch.core.transcripts.warmcache import Remembered as RememberedEntries
 from planwatch.core.transcripts.warmsummary import summary_matches, summary_plans, summary_results, with_times
 from planwatch.core.transcripts.zst import is_zst
@@ -65,7 +65,7 @@ class FileRead:
     failed: bool = False  # the reader failed: the index keeps what it had
     # What the reader was fed, as offsets (for the warm-start cache); None: not cached.
     trace: Trace | None = None
-    warm: str | None = None  # "same" or "grown": replayed from the cache (warmcache.fits)
+    warm: Fit | None = None  # replayed from the cache, the file unchanged or grown (warmcache.fits)
 
 
 def read_file(
@@ -363,7 +363,7 @@ def _read_warm_facts(
             return None if stopped.is_set() or not chunks else chunks.pop()
 
     # A worker's answer stands for an entry it checked in its copy of `remembered`.
-    checked = getattr(remembered, "checked_elsewhere", remembered.get)
+    checked = remembered.checked_elsewhere if isinstance(remembered, RememberedEntries) else remembered.get
     answers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
     drivers = [Driver(read_plans, chunks.pop(), take_back, answers, proc, facts=True) for proc in forked]  # type: ignore[arg-type]
 

@@ -180,7 +180,7 @@ class ClaudeReader(Superseding, TranscriptReader):
         self._anchor_branch = False  # the anchor names a branch (superseded.py)
         stem = path.name.removesuffix(".jsonl")
         self._subagent_group = stem if stem.startswith("agent-") else None
-        self.facts = SessionFacts(id=stem, is_subagent=self._subagent_group is not None)
+        self.facts: SessionFacts = SessionFacts(id=stem, is_subagent=self._subagent_group is not None)
         # Claude Code names every transcript `<sessionId>.jsonl`, and that name is the
         # identity. A file renamed by a person (a copy, an attachment to a bug report)
         # has lost it: the first record's sessionId stands in for it then.

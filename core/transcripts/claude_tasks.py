@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from planwatch.core.model import LIST_STATUSES, read_status
 from planwatch.core.transcripts.events import PlanEvent, TaskCreated, TaskDeleted, TaskUpdated
@@ -34,7 +34,7 @@ MAX_PENDING = 100
 
 @dataclass(frozen=True, slots=True)
 class _Request:
-    kind: str  # "create" | "update"
+    kind: Literal["create", "update"]
     group: str
     task_id: str | None = None  # update: the task named by the call
     subject: str | None = None  # create: input.subject; update: a new subject, if sent

@@ -62,7 +62,7 @@ from planwatch.core.transcripts.opencode_sql import DatabaseProblem, chunks, rea
 from planwatch.core.transcripts.reader import (
     SessionFacts,
     SessionResult,
-    TranscriptReader,
+    SourceReader,
     parse_timestamp,
     prompt_title,
 )
@@ -113,7 +113,7 @@ def session_files(folder: Path, sid: str) -> tuple[Path, Path]:
     return folder / f"{sid}.json", folder / f"{sid}.messages.json"
 
 
-class ClineReader(TranscriptReader):
+class ClineReader(SourceReader):
     """Every session of one Cline data folder. Not a line reader: IO calls `read()` (the
     first scan) and `refresh()` (when a session's files or the board changed)."""
 
@@ -144,14 +144,13 @@ class ClineReader(TranscriptReader):
 
     # -- reading -------------------------------------------------------------------------
 
-    @property
-    def problem(self) -> str | None:
-        """What could not be read (the board, a session's file), each naming its file;
-        None when everything was read."""
+    def _say_problems(self) -> None:
+        """`problem`: what could not be read (the board, a session's file), each naming
+        its file; None when everything was read."""
         found = [p for p in (self._board_problem, *sorted(self._file_problems.values())) if p]
-        return "; ".join(found) if found else None
+        self.problem = "; ".join(found) if found else None
 
-    def read(self, *, plans: bool = True, remembered: Any = None) -> list[SessionResult]:
+    def read(self, *, plans: bool = True, remembered: object = None) -> list[SessionResult]:
         """Read every session; never raises. `remembered` (an earlier `warm_state()`):
         a session whose two files and rows kept the stats and counts it remembers has
         its messages document left unread (it can be megabytes): its metadata file gives
@@ -202,6 +201,12 @@ class ClineReader(TranscriptReader):
     def refresh(self) -> set[str]:
         """Read again the sessions whose files or rows moved; returns the ids that changed
         or went. Never raises."""
+        try:
+            return self._refresh()
+        finally:
+            self._say_problems()
+
+    def _refresh(self) -> set[str]:
         folders = self._folders()
         board = self._board_signatures() if self._plans_on else {}
         signatures: dict[str, tuple[FileSig, FileSig, tuple[int, int]]] = {}
@@ -356,7 +361,7 @@ class ClineReader(TranscriptReader):
             return {}
 
 
-def _remembered(state: Any) -> dict[str, tuple[list[Any], dict[str, Any]]]:
+def _remembered(state: object) -> dict[str, tuple[list[Any], dict[str, Any]]]:
     """Per session of an earlier `warm_state()`, its signatures and hint, where both are
     what `warm_state` writes (anything else is read as a change: read whole)."""
     sessions = state.get("sessions") if isinstance(state, dict) else None

@@ -140,7 +140,7 @@ class CodexReader(Superseding, TranscriptReader):
         """`every_list`: make every list into items as it applies (PlanReplay)."""
         super().__init__(path)
         self._every_list = every_list
-        self.facts = SessionFacts()
+        self.facts: SessionFacts = SessionFacts()
         self._replay = PlanReplay(every_list=every_list)
         self._pending: OrderedDict[str, FullList] = OrderedDict()
         # A rollout from before September 2025 (no envelopes, docs/reading.md, Codex CLI).

@@ -82,7 +82,7 @@ class GeminiReader(TranscriptReader):
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
-        self.facts = SessionFacts()
+        self.facts: SessionFacts = SessionFacts()
         # Ids and positions (no text): every message id in the order it first came.
         self._order: dict[str, None] = {}
         # Where IO skipped part of the file: the number of messages seen before the gap.

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -70,7 +71,7 @@ from planwatch.core.transcripts.opencode_sql import (
     todowrite_calls,
     user_prompts,
 )
-from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
+from planwatch.core.transcripts.reader import SessionFacts, SessionResult, SourceReader, prompt_title
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ class SessionRow:
 Signature = tuple[int, int, int]
 
 
-class OpenCodeReader(TranscriptReader):
+class OpenCodeReader(SourceReader):
     """Every session of one OpenCode database. Not a line reader: IO calls `read()`
     (the first scan) and `refresh()` (when the database or its -wal changed).
 
@@ -133,7 +134,7 @@ class OpenCodeReader(TranscriptReader):
 
     # -- reading -----------------------------------------------------------------------
 
-    def read(self, *, plans: bool = True, remembered: Any = None) -> list[SessionResult]:
+    def read(self, *, plans: bool = True, remembered: object = None) -> list[SessionResult]:
         """Read every session from scratch; never raises (a problem is kept in `problem`).
 
         `remembered`: what `warm_state()` gave at an earlier start (the warm-start
@@ -173,7 +174,7 @@ class OpenCodeReader(TranscriptReader):
         returns the ids of the results that changed (a subagent's change is its top
         session's). Never raises: a problem is kept in `problem`."""
         try:
-            moved = self._read_changes()
+            moved = self.read_changes()
         except DatabaseProblem as exc:
             self.problem = str(exc)
             return set()
@@ -247,9 +248,44 @@ class OpenCodeReader(TranscriptReader):
 
     # -- queries -----------------------------------------------------------------------
 
-    def _read_changes(self) -> set[str]:
-        """Read the sessions whose stamps moved; the ids read, added or gone."""
+    def read_changes(self) -> set[str]:
+        """Read the sessions whose stamps moved; the ids read, added or gone. Raises
+        `DatabaseProblem` when the source cannot be read. A reader of another layout
+        of the same sessions (opencode_storage.py) reads its own way and hands what it
+        read to `keep_changes`."""
         return read_transaction(self.path, self._refresh)
+
+    def keep_changes(
+        self,
+        rows: dict[str, SessionRow],
+        signatures: dict[str, Signature],
+        read: Callable[[SessionRow, bool], tuple[AgentPlan | None, str | None]],
+    ) -> set[str]:
+        """Keep what a reader of another layout found (every session there now, its row
+        and signature); returns the ids read, added or gone. For each session whose
+        signature moved, `read(row, wants_prompt)` gives its plan (None: it has none)
+        and, when `wants_prompt` (it is still unnamed and no prompt is known), the
+        first prompt that stands in for its title."""
+        moved = {sid for sid, sig in signatures.items() if self._signatures.get(sid) != sig}
+        gone = set(self._signatures) - set(signatures)
+        self._forget(gone)
+        for sid in moved:
+            row = rows[sid]
+            self._rows[sid] = row
+            self._signatures[sid] = signatures[sid]
+            wants_prompt = (row.title.startswith(UNNAMED_TITLE) or not row.title.strip()) and sid not in self._prompts
+            plan, prompt = read(row, wants_prompt)
+            if prompt:
+                self._prompts[sid] = prompt
+            self._plans.pop(sid, None)
+            if plan is not None:
+                self._plans[sid] = plan
+        return moved | gone
+
+    @property
+    def reads_plans(self) -> bool:
+        """Whether the read in progress reads plans (`read(plans=…)`)."""
+        return self._plans_on
 
     def _forget(self, gone: set[str]) -> None:
         for sid in gone:
@@ -377,7 +413,7 @@ def _as_agent(plan: AgentPlan, sid: str) -> AgentPlan:
 _Remembered = tuple[Signature, str | None, str | None]
 
 
-def _remembered_sessions(state: Any) -> dict[str, _Remembered]:
+def _remembered_sessions(state: object) -> dict[str, _Remembered]:
     """`warm_state()`'s shape checked; anything else is nothing remembered."""
     sessions = state.get("sessions") if isinstance(state, dict) else None
     if not isinstance(sessions, dict):

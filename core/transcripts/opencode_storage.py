@@ -12,7 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from planwatch.core.transcripts.opencode import UNNAMED_TITLE, OpenCodeReader, SessionRow, Signature
+from planwatch.core.model import AgentPlan
+from planwatch.core.transcripts.opencode import OpenCodeReader, SessionRow, Signature
 from planwatch.core.transcripts.opencode_parts import MAX_TITLE_CHARS, plan_of, todo_items
 from planwatch.core.transcripts.opencode_sql import DatabaseProblem
 from planwatch.core.transcripts.reader import prompt_title
@@ -34,7 +35,8 @@ class OpenCodeStorageReader(OpenCodeReader):
     The same rules as the database; `path` is the storage folder. Read only when no
     database sits beside it (a database holds what was migrated from here)."""
 
-    def _read_changes(self) -> set[str]:
+    def read_changes(self) -> set[str]:
+        """Read the sessions whose file or todo file moved; the ids read, added or gone."""
         sessions = self.path / "session"
         if not sessions.is_dir():
             raise DatabaseProblem(f"{self.path}: no session folder (not OpenCode's storage)")
@@ -56,24 +58,15 @@ class OpenCodeStorageReader(OpenCodeReader):
                 except OSError:
                     stamp = (0, 0)
                 signatures[row.id] = (row.updated_ms, *stamp)
-        moved = {sid for sid, sig in signatures.items() if self._signatures.get(sid) != sig}
-        gone = set(self._signatures) - set(signatures)
-        self._forget(gone)
-        for sid in moved:
-            row = rows[sid]
-            self._rows[sid] = row
-            self._signatures[sid] = signatures[sid]
-            if (row.title.startswith(UNNAMED_TITLE) or not row.title.strip()) and sid not in self._prompts:
-                prompt = self._stored_prompt(sid)
-                if prompt:
-                    self._prompts[sid] = prompt
-            self._plans.pop(sid, None)
-            if not self._plans_on or signatures[sid][1] == 0:
-                continue
-            listed = todo_items(_read_json(self.path / "todo" / f"{sid}.json"))
-            if listed is not None:
-                self._plans[sid] = plan_of(listed)
-        return moved | gone
+
+        def read(row: SessionRow, wants_prompt: bool) -> tuple[AgentPlan | None, str | None]:
+            prompt = self._stored_prompt(row.id) if wants_prompt else None
+            if not self.reads_plans or signatures[row.id][1] == 0:
+                return None, prompt
+            listed = todo_items(_read_json(self.path / "todo" / f"{row.id}.json"))
+            return (plan_of(listed) if listed is not None else None), prompt
+
+        return self.keep_changes(rows, signatures, read)
 
     def _stored_prompt(self, sid: str) -> str | None:
         users: list[tuple[float, str]] = []

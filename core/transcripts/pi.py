@@ -80,7 +80,7 @@ class PiReader(TranscriptReader):
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
-        self.facts = SessionFacts()
+        self.facts: SessionFacts = SessionFacts()
         # The tree, ids only: each entry's parent (None for a root).
         self._parents: dict[str, str | None] = {}
         self._leaf: str | None = None

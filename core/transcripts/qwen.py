@@ -71,7 +71,7 @@ class QwenReader(TranscriptReader):
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
-        self.facts = SessionFacts()
+        self.facts: SessionFacts = SessionFacts()
         stem = path.name.removesuffix(".jsonl")
         if _UUID.fullmatch(stem):
             self.facts.id = stem

@@ -189,6 +189,17 @@ class TranscriptReader(ABC):
         if "full_list_needles" in cls.__dict__ and "full_list_pattern" not in cls.__dict__:
             cls.full_list_pattern = Needles(cls.full_list_needles) if cls.full_list_needles else None
 
+    # What keeps the source from being read as it stands, naming its file (a database
+    # that cannot be opened, pi's tree cut by a missing parent); None when it reads.
+    problem: str | None = None
+    # The one session a line reader keeps the facts of, when it keeps one
+    # (`fact_state` compares it); None for a reader of several sessions.
+    facts: SessionFacts | None = None
+    # Whether the warm-start cache keeps a summary of what the source gave although it
+    # remembers no lines of it (a Copilot CLI session: its summary stands in for its
+    # database on a start that shows counts only).
+    warm_summary: bool = False
+
     def __init__(self, path: Path) -> None:
         self.path = path
         self.skipped_lines = 0  # lines that were not valid JSON, counted so `show` can say so
@@ -198,8 +209,8 @@ class TranscriptReader(ABC):
         them before and after feeding a line, so the warm-start cache knows which lines
         carry facts (warmcache.py, FACT and WHEN). A reader with one `facts` has it
         compared; one that keeps several sessions overrides this."""
-        facts = getattr(self, "facts", None)
-        if isinstance(facts, SessionFacts):
+        facts = self.facts
+        if facts is not None:
             return facts_key(facts), facts.last_timestamp
         return None, None
 
@@ -316,6 +327,27 @@ def _load_fast(data: Any) -> Any:
 # bytes as they are, with no str made first.
 _FAST_DECODE: Callable[[Any], Any] = _load_fast
 _FAST_REFUSED: type[Exception] = _NotLoaded
+
+
+class SourceReader(TranscriptReader):
+    """A reader of a whole source rather than a file's lines (OpenCode's and Kilo's
+    databases, OpenCode's storage folder, Cline's data folder): IO calls `read()` on the
+    first scan and `refresh()` when a file of the source changed, and the source keeps
+    each session's plan history apart from its current list."""
+
+    @abstractmethod
+    def refresh(self) -> set[str]:
+        """Read again what moved; the ids of the results that changed or went. Never
+        raises: a problem is kept in `problem`."""
+
+    @abstractmethod
+    def warm_state(self) -> dict[str, Any]:
+        """What lets the next start skip reading parts of the source, holding no text."""
+
+    @abstractmethod
+    def history(self, session_id: str) -> list[tuple[datetime, AgentPlan]]:
+        """The session's plan after each plan call, oldest first, with its time (read on
+        demand). Never raises ([] when the source cannot be read)."""
 
 
 def load_json_line(line: bytes) -> Any:

@@ -69,7 +69,7 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from planwatch.core import paths
 from planwatch.core.regular_files import open_regular, open_regular_stat, read_regular
@@ -235,7 +235,11 @@ def _spans(ops: list[int], wanted: list[int]) -> dict[int, tuple[int, int]]:
     return spans
 
 
-def fits(entry: Entry, now: Identity) -> str | None:
+# How a file seen now relates to its entry (`fits`): unchanged, or grown by appends.
+Fit = Literal["same", "grown"]
+
+
+def fits(entry: Entry, now: Identity) -> Fit | None:
     """How a file seen now relates to its entry: "same", "grown", or None (read it from
     scratch: replaced, shrunk, or rewritten in place)."""
     dev, ino, size, mtime, ctime = now

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from textual import on
 from textual.app import ComposeResult
@@ -53,10 +53,16 @@ from planwatch.tui.widgets.session_rows import SessionRow
 from planwatch.tui.widgets.sessions_pane import SessionsPane
 
 if TYPE_CHECKING:
+    from planwatch.core.model import Session
     from planwatch.core.sessions import SessionEntry
     from planwatch.tui.messages import ScanFinished
     from planwatch.tui.screens.browse_model import BrowseModel
     from planwatch.tui.store_service import StoreService
+
+
+# What a listed session's row is made from besides the session: its pill counts (done,
+# total, partial), its open own items, the home folder (see `_row`).
+RowInputs = tuple[tuple[int, int, bool], int | None, str]
 
 
 class BrowseScreen(SessionScreen):
@@ -90,8 +96,8 @@ class BrowseScreen(SessionScreen):
         # store or overrides change.
         self._counts: dict[str, tuple[int, int, bool]] = {}
         # Each listed session's row and what it was made from (see _row).
-        self._made_rows: dict[str, tuple[Any, tuple[Any, ...], SessionRow]] = {}
-        self._next_rows: dict[str, tuple[Any, tuple[Any, ...], SessionRow]] = {}
+        self._made_rows: dict[str, tuple[Session, RowInputs, SessionRow]] = {}
+        self._next_rows: dict[str, tuple[Session, RowInputs, SessionRow]] = {}
         # The store's open counts and the home folder the listed rows were made with.
         self._rows_inputs: tuple[object, str] | None = None
 
@@ -209,7 +215,7 @@ class BrowseScreen(SessionScreen):
         """The hover card of a session's pill, wherever the pill is shown (docs/app.md, The checklist)."""
         return hover_card(self.model.checklist_for(session_id), self.model.reading)
 
-    def _row(self, entry: Any, home: str, open_counts: dict[str, int]) -> SessionRow:
+    def _row(self, entry: SessionEntry, home: str, open_counts: dict[str, int]) -> SessionRow:
         # The row made last time while its session (a frozen value: a change makes a new
         # one), counts, open tasks and home folder are the same: a list of a thousand rows
         # is refreshed on every change of one.
@@ -223,7 +229,7 @@ class BrowseScreen(SessionScreen):
         self._next_rows[session.id] = (session, inputs, row)
         return row
 
-    def _rows(self, entries: list[Any], home: str, open_counts: dict[str, int]) -> list[SessionRow]:
+    def _rows(self, entries: list[SessionEntry], home: str, open_counts: dict[str, int]) -> list[SessionRow]:
         """`_row` of every entry, in one loop over locals: run on the UI thread for every
         session at each refresh (ten thousand while a first scan fills the list)."""
         inputs = self._rows_inputs
@@ -232,7 +238,7 @@ class BrowseScreen(SessionScreen):
         self._rows_inputs = (open_counts, home)
         return self._rows_checked(entries, home, open_counts)
 
-    def _rows_kept(self, entries: list[Any], home: str, open_counts: dict[str, int]) -> list[SessionRow]:
+    def _rows_kept(self, entries: list[SessionEntry], home: str, open_counts: dict[str, int]) -> list[SessionRow]:
         """`_rows` when the store's open counts (the same object: a store change makes a
         new one) and the home folder are those the last refresh made its rows with: a
         row still holds when its session is the same object and its pill counts are the
@@ -257,7 +263,7 @@ class BrowseScreen(SessionScreen):
         self._next_rows = made_rows
         return cast("list[SessionRow]", kept)
 
-    def _rows_checked(self, entries: list[Any], home: str, open_counts: dict[str, int]) -> list[SessionRow]:
+    def _rows_checked(self, entries: list[SessionEntry], home: str, open_counts: dict[str, int]) -> list[SessionRow]:
         """`_rows`, each row's inputs compared with those it was made with."""
         made_rows, next_rows, counts = self._made_rows, self._next_rows, self._counts
         get_made, get_open, get_counts = made_rows.get, open_counts.get, counts.get

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from planwatch.core.sessions import SessionEntry
     from planwatch.tui.screens.browse import BrowseScreen
 
 
@@ -35,7 +36,7 @@ def folder_matches(session_cwd: str | None, folder: Path) -> bool:
     return here == there or there in here.parents
 
 
-def newest_session(entries: Iterable[Any], folder: Path | None) -> str | None:
+def newest_session(entries: Iterable[SessionEntry], folder: Path | None) -> str | None:
     """The id of the first of `entries` (the index's, newest activity first) that ran in
     `folder` or a folder inside it; any folder's when `folder` is None."""
     for entry in entries:

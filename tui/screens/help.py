@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -26,7 +25,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from planwatch.tui.cells import fit, width_of
-from planwatch.tui.commands import COMMANDS
+from planwatch.tui.commands import COMMANDS, Command
 from planwatch.tui.keys import key_label
 from planwatch.tui.legend import legend
 from planwatch.tui.widgets.key_footer import KeysFooter
@@ -46,36 +45,25 @@ class HelpRow:
 _SCOPE_NAMES = {"app": "everywhere", "browse": "sessions"}
 
 
-def _first(obj: Any, *names: str) -> Any:
-    for name in names:
-        value = getattr(obj, name, None)
-        if value:
-            return value
-    return None
+def help_row(entry: Command | Binding) -> HelpRow | None:
+    """The help line of one of the app's commands or of a screen's own binding; None for
+    one without a description (a hidden internal)."""
+    if not entry.description:
+        return None
+    if isinstance(entry, Command):
+        # The command's own display form: it is what the footer shows too.
+        return HelpRow(entry.display_keys, entry.description, entry.help, _SCOPE_NAMES.get(entry.scope, entry.scope))
+    shown = entry.key_display or key_label(entry.key)
+    return HelpRow(shown, entry.description, entry.tooltip)
 
 
-def help_rows(commands: Iterable[Any]) -> list[HelpRow]:
-    """Normalise the app's command list into rows, keeping its order; entries without a
-    key or a description (hidden internals) are left out."""
-    rows: list[HelpRow] = []
-    for command in commands:
-        # The command's own display form wins: it is what the footer shows too.
-        shown = _first(command, "display_keys", "key_display")
-        if not shown:
-            keys = _first(command, "keys", "key")
-            if isinstance(keys, (list, tuple)):
-                keys = ",".join(str(k) for k in keys)
-            shown = key_label(str(keys)) if keys else ""
-        description = _first(command, "description", "title", "name")
-        if not shown or not description:
-            continue
-        detail = _first(command, "help", "tooltip") or ""
-        group = str(_first(command, "group", "scope", "section") or "")
-        rows.append(HelpRow(str(shown), str(description), str(detail), _SCOPE_NAMES.get(group, group)))
-    return rows
+def help_rows(commands: Iterable[Command | Binding]) -> list[HelpRow]:
+    """The help lines of the app's command list (or a screen's bindings), in its order;
+    entries without a key or a description (hidden internals) are left out."""
+    return [row for entry in commands if (row := help_row(entry)) is not None and row.keys]
 
 
-def screen_rows(group: str, bindings: Iterable[Any], known: Iterable[HelpRow]) -> list[HelpRow]:
+def screen_rows(group: str, bindings: Iterable[BindingType], known: Iterable[HelpRow]) -> list[HelpRow]:
     """The keys a screen binds itself (the store view's `v`, settings' `ctrl+s`) that the
     app's command list does not already hold, under the screen's `HELP_GROUP` name."""
     if not group:
@@ -149,7 +137,7 @@ class HelpScreen(ModalScreen[None]):
     def __init__(
         self,
         group: str = "",
-        bindings: Iterable[Any] = (),
+        bindings: Iterable[BindingType] = (),
         check_action: Callable[[str, tuple[object, ...]], bool | None] | None = None,
     ) -> None:
         """The screen that opens it hands it what it lists: its own keys (`HELP_GROUP`,
@@ -162,12 +150,12 @@ class HelpScreen(ModalScreen[None]):
             commands = [
                 c
                 for c in commands
-                if getattr(c, "scope", "") != "browse" or check_action(getattr(c, "action", ""), ()) is not False
+                if not isinstance(c, Command) or c.scope != "browse" or check_action(c.action, ()) is not False
             ]
         rows = help_rows(commands)
         self._rows = screen_rows(group, bindings, rows) + rows
 
-    def commands(self) -> Iterable[Any]:
+    def commands(self) -> Iterable[Command | Binding]:
         """What the screen lists: the app's one list of commands."""
         return COMMANDS
 
@@ -227,5 +215,5 @@ class SwitcherHelp(HelpScreen):
     """The session switcher's help: its own keys only. The app's keys do nothing there
     (a letter types into its search box), so they are not listed."""
 
-    def commands(self) -> Iterable[Any]:
+    def commands(self) -> Iterable[Command | Binding]:
         return ()

@@ -174,6 +174,9 @@ class DetailsPanel(VerticalScroll, can_focus=True):
     as Markdown. Hidden until asked for; tab reaches it, arrows and PageUp/PageDown
     scroll it."""
 
+    # The plan documents shown, as (key, source, type, text): none until some are.
+    _documents: tuple[tuple[str, str, str | None, str], ...] | None = None
+
     def compose(self) -> ComposeResult:
         yield Static(id="details-body", markup=False)
         yield Vertical(id="details-documents")
@@ -184,7 +187,7 @@ class DetailsPanel(VerticalScroll, can_focus=True):
     def show_documents(self, documents: Sequence[PlanDocument]) -> None:
         """Replace the plan documents (only when they changed: a Markdown parse is not free)."""
         wanted = tuple((d.key, d.source, d.plan_type, d.text) for d in documents)
-        if getattr(self, "_documents", None) == wanted:
+        if self._documents == wanted:
             return
         self._documents = wanted
         holder = self.query_one("#details-documents", Vertical)

@@ -8,7 +8,7 @@ fields to hand to `plan_create` or `plan_set`, and the tools do every check.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -20,6 +20,9 @@ from textual.widgets import Button, Input, Label, Select, Static
 from planwatch.core.store.schema import PLAN_STATUSES
 from planwatch.core.text import quoted
 from planwatch.tui.widgets.record_form import RecordForm
+
+if TYPE_CHECKING:
+    from planwatch.core.store.schema import PlanRecord
 
 
 @dataclass(frozen=True)
@@ -69,8 +72,8 @@ class PlanForm(RecordForm[PlanDraft]):
         Binding("ctrl+s", "submit", "Save", tooltip="Save the plan"),
     ]
 
-    def __init__(self, plan: Any | None = None) -> None:
-        """`plan` is any object with the plan record's `id, title, goal, status`."""
+    def __init__(self, plan: PlanRecord | None = None) -> None:
+        """`plan`: the record edited; None for a new plan."""
         super().__init__()
         self._record = plan
 

@@ -39,13 +39,13 @@ class RecordForm(ModalScreen[DraftT | None]):
     draft: Callable[[], DraftT]
     """The form's current contents."""
 
-    _raw: dict[str, str]
+    def __init__(self) -> None:
+        super().__init__()
+        self._raw: dict[str, str] = {}  # field id → the record's own text it opened with
 
     def shown(self, field_id: str, raw: str) -> str:
         """What the field `field_id` opens with for the record's text `raw`: one line of
         safe text; `raw` is kept to be given back while the field holds just that."""
-        if not hasattr(self, "_raw"):
-            self._raw = {}
         text = safe_text(raw, single_line=True)
         self._raw[field_id] = raw
         return text
@@ -54,7 +54,7 @@ class RecordForm(ModalScreen[DraftT | None]):
         """The field's value for the draft: the record's own text while the field still
         holds what `shown` put in it, else what the person typed."""
         value = self.query_one(f"#{field_id}", Input).value
-        raw = getattr(self, "_raw", {}).get(field_id)
+        raw = self._raw.get(field_id)
         if raw is not None and value == safe_text(raw, single_line=True):
             return raw
         return value

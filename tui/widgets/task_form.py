@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -22,6 +22,9 @@ from textual.widgets import Button, Input, Label, Select, Static
 from planwatch.core.store.schema import TASK_PRIORITIES, TASK_STATUSES
 from planwatch.core.text import quoted, shorten
 from planwatch.tui.widgets.record_form import RecordForm
+
+if TYPE_CHECKING:
+    from planwatch.core.store.schema import TaskRecord
 
 
 def split_list(raw: str) -> tuple[str, ...]:
@@ -94,7 +97,7 @@ class TaskForm(RecordForm[TaskDraft]):
     ]
 
     def __init__(
-        self, task: Any | None = None, plans: Sequence[tuple[str, str]] = (), default_plan: str | None = None
+        self, task: TaskRecord | None = None, plans: Sequence[tuple[str, str]] = (), default_plan: str | None = None
     ) -> None:
         """`default_plan` preselects a plan for a new task (the group the cursor was in)."""
         super().__init__()
