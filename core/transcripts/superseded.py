@@ -31,7 +31,10 @@ in the same order; a replay of that trace gives the same answer again.
 
 from __future__ import annotations
 
-from planwatch.core.transcripts.events import FullList, PlanEvent
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the line-reading code loads this module: it imports no plan code
+    from planwatch.core.transcripts.events import PlanEvent
 
 
 class Unproven(Exception):
@@ -86,6 +89,8 @@ class Superseding:
 
     def _check_event(self, event: PlanEvent) -> None:
         """Each event before it applies while the anchor's group is unproven."""
+        from planwatch.core.transcripts.events import FullList  # loaded by the reader already
+
         if isinstance(event, FullList) and event.group == self._covering and (event.build is not None or event.items):
             self._covering = None
             return

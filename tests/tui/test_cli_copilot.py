@@ -152,8 +152,8 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 def test_a_warm_copilot_listing_loads_neither_sqlite_nor_msgspec_nor_the_plan_replay() -> None:
     """Warm, every session unchanged: no database is opened (sqlite3 is not loaded),
     no line is decoded and the small cache is read by the standard library's decoder
-    (msgspec, about 8 ms to import, is not loaded), nor the plan replay of the line
-    harnesses (no subagent file to merge); the cold run loads sqlite3 and msgspec."""
+    (msgspec, about 8 ms to import, is not loaded); the cold run loads both. Neither
+    loads the plan replay of the line harnesses (no subagent file to merge)."""
     home_session()
     loaded = []
     for _run in ("cold", "warm"):
@@ -162,6 +162,5 @@ def test_a_warm_copilot_listing_loads_neither_sqlite_nor_msgspec_nor_the_plan_re
         assert {row["harness"] for row in json.loads(out.stdout)} == {"copilot"}
         modules = set(json.loads(out.stderr.strip().splitlines()[-1]))
         loaded.append({name for name in ("msgspec", "sqlite3") if name in modules})
-        if _run == "warm":
-            assert "planwatch.core.replay" not in modules and "planwatch.core.transcripts.events" not in modules
+        assert "planwatch.core.replay" not in modules and "planwatch.core.transcripts.events" not in modules
     assert loaded == [{"msgspec", "sqlite3"}, set()]
