@@ -180,7 +180,7 @@ class CopilotReader(TranscriptReader):
         files = {name: list(ident) if ident is not None else None for name, ident in self._seen.items()}
         return {"files": files, "facts": self._hint}
 
-    def read_remembered(self, state: Any) -> list[SessionResult] | None:
+    def read_remembered(self, state: object) -> list[SessionResult] | None:
         """After `unchanged(state)`: the session's facts from its workspace and what
         `state` remembers (its id, the last activity), its log not opened, its database
         neither (no plan: the caller takes the counts from the cache's summary). None
@@ -217,7 +217,7 @@ class CopilotReader(TranscriptReader):
         )
         return self.results()
 
-    def unchanged(self, state: Any, log: Identity | None = None) -> bool:
+    def unchanged(self, state: object, log: Identity | None = None) -> bool:
         """Whether every file of the session still has the identity `state` (an earlier
         `warm_state()`) remembers; anything malformed is a change. What it saw is kept
         for the `read()` that follows (no file is looked at twice). `log`: the log's
