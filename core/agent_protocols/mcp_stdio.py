@@ -68,9 +68,9 @@ def run_server(*, session: str | None = None, store: Path | None = None) -> int:
 
 def _end_network_steps() -> None:
     """No git of the background sync (its ssh) outlives the process (core/sync/git.py)."""
-    from planwatch.core.sync.git import kill_running
+    from planwatch.core.sync.git import end_network
 
-    kill_running()
+    end_network()
 
 
 STDIN_GRACE = 3.0

@@ -12,7 +12,8 @@ for a password never waits (`GIT_TERMINAL_PROMPT=0`).
 - `fetch(remote, refspec)`, `push(remote, updates)` → True, or False when rejected;
   `ls_remote(remote, pattern)`; each raises `GitUnreachable` with git's own last line.
 - `kill_running(thread)` — the network steps running now (of one thread, or all),
-  ended with their children.
+  ended with their children; `end_network()` — that, and none starts after (the process
+  is ending).
 
 Each git runs in a process group of its own, and a step that outlives its timeout, is
 interrupted, or is still running when the process exits (`planwatch mcp` ended mid-poll)
@@ -68,10 +69,13 @@ def _end_group(proc: subprocess.Popen[bytes]) -> None:
                 pipe.close()
 
 
+_CLOSING = False
+"""Set once the process ends: no network step starts any more."""
+
+
 def kill_running(thread: int | None = None) -> None:
     """End every network step this process runs now (`thread`: only the one that thread
-    waits for), with its children: the waiting call raises `GitUnreachable` at once. At
-    exit too, so no `ssh` of a poll outlives the process that started it."""
+    waits for), with its children: the waiting call raises `GitUnreachable` at once."""
     with _RUNNING_LOCK:
         groups = [group for group, waiter in _RUNNING.items() if thread is None or waiter == thread]
     for group in groups:
@@ -79,7 +83,17 @@ def kill_running(thread: int | None = None) -> None:
             os.killpg(group, signal.SIGKILL)
 
 
-atexit.register(kill_running)
+def end_network() -> None:
+    """The process is ending (at exit, or before an `os._exit`): every network step ends
+    now with its children, and none starts after, so no `ssh` of a poll or a pass still
+    on its way outlives the process that started it."""
+    global _CLOSING
+    with _RUNNING_LOCK:
+        _CLOSING = True
+    kill_running()
+
+
+atexit.register(end_network)
 
 
 def _last_line(text: str) -> str:
@@ -114,7 +128,12 @@ class Git:
             raise GitFailed("git is not installed (planwatch sync runs the system git)") from exc
         if timeout is not None:  # a network step
             with _RUNNING_LOCK:
-                _RUNNING[proc.pid] = threading.get_ident()
+                closing = _CLOSING
+                if not closing:
+                    _RUNNING[proc.pid] = threading.get_ident()
+            if closing:
+                _end_group(proc)
+                raise GitUnreachable("the process is ending")
         try:
             stdout, stderr = proc.communicate(data, timeout=timeout)
         except subprocess.TimeoutExpired as exc:

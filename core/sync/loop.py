@@ -231,7 +231,7 @@ class SyncLoop:
             if not due and now >= next_poll:
                 next_poll = now + self.poll
                 due = self._remote_moved()
-            if due:
+            if due and not self._stop.is_set():  # stopped during the poll: no pass begins
                 self.run_once()
                 seen, changed_at = _listing(self.store.root), None
             self._stop.wait(self.tick)
