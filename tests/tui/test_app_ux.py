@@ -1,22 +1,23 @@
 """How the whole app answers a newcomer, driven under Pilot: the footer's keys at every
-size and screen, the theme kept, the palette, `s` in pane mode, copy, the pager and the
-record editor, grouping and running only, help, the cursor on an added item. (What is
-the browse screen's alone, pane-mode focus, the selection kept across widths, undo in
-the session on screen, the edit dialog, the focusable details, runs on a host app:
+size and screen, the theme kept, the app's palette, help.
+
+These boot the whole app because what they test is the app's, not one screen's: the
+footer and the help list the app's own keys (`?`, `q`, `t`, `,`) beside the screen's,
+the palette offers the app's commands and its session hits, the theme is saved to the
+settings file and read again on the next start, and the store view and the settings are
+screens the app switches to. (What is the browse screen's alone, pane-mode focus, the
+selection kept across widths, undo, the edit and add dialogs, the details, `s`, copy,
+the pager and the editor, grouping and running only, runs on a host app:
 test_screen_browse_ux.py.)"""
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from app_transcripts import ClaudeTranscript, option_texts, until
-from toasts import Toasts
+from app_transcripts import ClaudeTranscript, until
 
 from planwatch.tui.app import AppOptions, make_app
-from planwatch.tui.widgets.checklist import ChecklistView
-from planwatch.tui.widgets.item_editor import ItemEditor
 from planwatch.tui.widgets.session_list import SessionList
 
 pytestmark = pytest.mark.asyncio
@@ -54,10 +55,6 @@ def palette_highlight(app) -> str:  # type: ignore[no-untyped-def]
         return ""
     prompt = hits.get_option_at_index(hits.highlighted).prompt
     return str(getattr(prompt, "plain", prompt))
-
-
-def checklist_rows(app) -> list[str]:  # type: ignore[no-untyped-def]
-    return option_texts(app.screen.query_one("#checklist", ChecklistView))
 
 
 async def test_every_key_the_footer_shows_works_in_pane_mode(two_sessions, isolated_env) -> None:
@@ -177,110 +174,6 @@ async def test_the_palette_finds_a_session_by_folder_and_shows_it(two_sessions, 
         assert app.screen.query_one("#sessions", SessionList).selected_id == two_sessions[0].session_id
 
 
-async def test_s_in_pane_mode_picks_another_session_and_the_pane_stays_on_it(two_sessions, isolated_env) -> None:
-    """Beyond: in pane mode, a key picks another session of any folder."""
-    from textual.command import CommandPalette
-
-    app = make(isolated_env, pane=True)
-    async with app.run_test(size=(40, 30)) as pilot:
-        await ready(pilot, app)
-        assert app.screen.selected_id == two_sessions[1].session_id
-        await pilot.press("s")
-        await until(pilot, lambda: isinstance(app.screen, CommandPalette), what="the palette")
-        await pilot.press(*"Refactor")
-        await until(pilot, lambda: "Refactor the API" in palette_highlight(app), what="the session offered")
-        await pilot.press("enter")
-        await until(pilot, lambda: app.screen.selected_id == two_sessions[0].session_id, what="the chosen session")
-        assert "[x] Read the handlers" in checklist_rows(app)
-        # The newer session changing no longer moves the pane away.
-        app.screen.sessions_changed({two_sessions[1].session_id})
-        await pilot.pause()
-        assert app.screen.selected_id == two_sessions[0].session_id
-
-
-async def test_y_copies_the_checklist_as_markdown(two_sessions, isolated_env) -> None:
-    """Beyond: `y` puts the checklist on the clipboard (OSC 52) as a Markdown task list."""
-    app = make(isolated_env)
-    told = Toasts()
-    async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
-        await ready(pilot, app)
-        await pilot.press("y")
-        await pilot.pause()
-        assert app.clipboard.splitlines()[:6] == [
-            "# Web: add dark mode",
-            "",
-            "## Agent plan",
-            "- [x] Add the theme switch",
-            "- [ ] Wire the CSS (in progress)",
-            "- [ ] Write tests",
-        ]
-        assert "## My items" in app.clipboard
-        assert told.messages[-1].startswith("Copied the checklist")
-
-
-async def test_o_pages_the_transcript_and_E_edits_the_record(two_sessions, isolated_env, tmp_path, monkeypatch) -> None:
-    """Beyond: `o` runs $PAGER on the transcript (its text on the pager's input, made
-    safe), `E` runs $EDITOR on an own item's record."""
-    seen = tmp_path / "seen"
-    paged = tmp_path / "paged"
-    tool = tmp_path / "tool"
-    tool.write_text(f'#!/bin/sh\n[ $# -eq 0 ] && cat > {paged}\necho "$@" >> {seen}\n')
-    tool.chmod(0o755)
-    monkeypatch.setenv("PAGER", str(tool))
-    monkeypatch.setenv("EDITOR", str(tool))
-    monkeypatch.delenv("VISUAL", raising=False)
-    app = make(isolated_env)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await ready(pilot, app)
-        await pilot.press("o")
-        await until(pilot, lambda: seen.exists(), what="the pager")
-        assert seen.read_text().strip() == ""  # no file named: the text comes on stdin
-        assert paged.read_text() == two_sessions[1].path.read_text()
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ItemEditor), what="the editor")
-        await pilot.press(*"Ship", "enter")
-        checklist = app.screen.query_one("#checklist", ChecklistView)
-        await until(pilot, lambda: checklist.current_own_row() is not None, what="the new item")
-        await pilot.press("E")
-        await until(pilot, lambda: len(seen.read_text().splitlines()) == 2, what="the editor")
-        assert seen.read_text().splitlines()[1] == str(isolated_env.store / "tasks" / "t1.md")
-
-
-async def test_g_groups_by_folder_and_r_shows_running_sessions_only(isolated_env) -> None:
-    """Beyond: sort and group (newest first, by folder, by harness) and "running only"."""
-    now = datetime.now(UTC)
-    for folder, title, minutes in (
-        ("/home/dev/web", "Web one", 1),
-        ("/home/dev/api", "API one", 30),
-        ("/home/dev/web", "Web two", 60),
-    ):
-        transcript = ClaudeTranscript(isolated_env.claude, folder, at=now - timedelta(minutes=minutes))
-        transcript.custom_title(title).todo_write([("A step", "pending")])
-        # Activity is the newer of the file's mtime and its last record: set the mtime back.
-        stamp = (now - timedelta(hours=2)).timestamp()
-        os.utime(transcript.path, (stamp, stamp))
-    app = make(isolated_env, clock=lambda: now)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await ready(pilot, app)
-        session_list = app.screen.query_one("#sessions", SessionList)
-
-        def titles() -> list[str]:
-            # The sessions' rows; grouped, the folders' headings sit between them.
-            rows = [option.prompt.plain for option in session_list.options if not option.disabled]
-            return [next(t for t in ("Web one", "API one", "Web two") if t in row) for row in rows]
-
-        assert titles() == ["Web one", "API one", "Web two"]  # newest first
-        await pilot.press("O")
-        await pilot.pause()
-        assert titles()[0] == "API one" and set(titles()[1:]) == {"Web one", "Web two"}
-        await pilot.press("r")
-        await pilot.pause()
-        assert titles() == ["Web one"]  # the one session that ran in the last minutes
-        await pilot.press("r", "O", "O")
-        await pilot.pause()
-        assert session_list.order == "recent" and not session_list.running_only and len(titles()) == 3
-
-
 async def test_help_in_pane_mode_lists_only_keys_that_work_there(two_sessions, isolated_env) -> None:
     """Every key the help shows works where it is shown: pane mode has no list to filter."""
     from planwatch.tui.screens.help import HelpScreen
@@ -292,39 +185,6 @@ async def test_help_in_pane_mode_lists_only_keys_that_work_there(two_sessions, i
         await until(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help")
         keys = [row.keys for row in app.screen.rows]
         assert "/" not in keys and "space" in keys and "s" in keys and "?" in keys
-
-
-async def test_after_a_the_cursor_moves_to_the_new_item_from_anywhere_and_space_ticks_it(
-    two_sessions, isolated_env
-) -> None:
-    """After `a` the cursor leaves the old item for the new one, in a 40×30
-    pane: with the cursor on an agent step or on an older item, the new item takes the
-    cursor, and space then ticks the new item, not the one the cursor was on."""
-    app = make(isolated_env, pane=True)
-    async with app.run_test(size=(40, 30)) as pilot:
-        await ready(pilot, app)
-        checklist = app.screen.query_one("#checklist", ChecklistView)
-
-        async def add(title: str) -> None:
-            await pilot.press("a")
-            await until(pilot, lambda: isinstance(app.screen, ItemEditor), what="the editor")
-            await pilot.press(*title, "enter")
-            await until(pilot, lambda: f"[ ] {title}" in checklist_rows(app), what=f"the item {title}")
-            await until(
-                pilot,
-                lambda: (row := checklist.current_own_row()) is not None and row.title == title,
-                what="the cursor on it",
-            )
-
-        await add("First")
-        await pilot.press("home")  # back to the first agent step
-        await pilot.pause()
-        assert checklist.current_own_row() is None
-        await add("Second")
-        await pilot.press("space")
-        await until(pilot, lambda: "[x] Second" in checklist_rows(app), what="the tick")
-        assert "[ ] First" in checklist_rows(app)
-        assert "[x] Add the theme switch" in checklist_rows(app)  # the agent's step untouched
 
 
 def palette_rows(app) -> list[str]:  # type: ignore[no-untyped-def]
@@ -366,24 +226,3 @@ async def test_the_palette_offers_only_what_runs_on_the_screen_and_shows_help_li
         assert "Add (a)" in titles and "Settings (,)" in titles, "the view's own keys and the app's stay"
         [add] = [r for r in palette_rows(app) if r.startswith("Add (a)")]
         assert add.count("Add") == 2, "the store view's own Add, once"
-
-
-async def test_the_add_dialog_has_its_own_footer_never_the_browse_keys(two_sessions, isolated_env) -> None:
-    """The footer shows what the focused screen does: over the add dialog its cancel (enter
-    saves, as the dialog says), not the browse screen's tick or drop that would act behind it."""
-
-    app = make(isolated_env)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await ready(pilot, app)
-        await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, ItemEditor), what="the dialog")
-
-        def shown() -> list[str]:
-            return [key.description for key in app.screen.query("FooterKey") if key.display]
-
-        await until(pilot, lambda: "Cancel" in shown(), what="the dialog's footer")
-        assert not {"Tick", "Drop", "Add", "Undo", "Details"} & set(shown()), shown()
-        await pilot.press(*"Ship it")
-        await pilot.press("enter")
-        await until(pilot, lambda: not isinstance(app.screen, ItemEditor), what="the dialog to close")
-        assert any("Ship it" in row for row in checklist_rows(app))
