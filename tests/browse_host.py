@@ -31,6 +31,7 @@ from planwatch.tui.screens.browse import BrowseScreen
 from planwatch.tui.screens.browse_model import OverrideRequested, SessionShown, ToolRequested
 from planwatch.tui.store_service import StoreService
 from planwatch.tui.theme import readable_variables
+from planwatch.tui.widgets.session_rows import untitled
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
@@ -134,8 +135,11 @@ class Model:
         return next((e for e in self._entries if e.session.id == session_id), None)
 
     def session_title(self, session_id: str) -> str:
+        """As the app names a session: its title, or for one no prompt titles, what it is."""
         found = self.entry(session_id)
-        return found.session.title if found is not None else ""
+        if found is None:
+            return "(a session no longer listed)"
+        return found.session.title or untitled(found.session.harness, self.pill_counts(session_id)[1])
 
     def _plan(self, session_id: str) -> AgentPlan:
         found = self.entry(session_id)

@@ -4,16 +4,16 @@ folders apart when cut, `~` for the home folder, and every column measured in ce
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from app_transcripts import ClaudeTranscript, until
+from app_transcripts import until
 from browse_host import BrowseHost, entry
 from rich.cells import cell_len
 
-from planwatch.core.model import Session
-from planwatch.tui.app import AppOptions, make_app
+from planwatch.core.model import AgentPlan, PlanGroup, PlanItem, Session
 from planwatch.tui.cells import cut, cut_left, fit, fit_left
 from planwatch.tui.widgets.session_rows import (
     RowLayout,
@@ -205,20 +205,16 @@ async def test_the_title_gets_the_room_beside_the_checklist(isolated_env, size, 
 
 @pytest.mark.asyncio
 async def test_a_fork_is_marked_and_reads_apart_from_its_original(isolated_env) -> None:
-    import shutil
-
-    original = ClaudeTranscript(isolated_env.claude, "/home/dev/api", at=datetime.now(UTC) - timedelta(hours=2))
-    original.prompt("Split the router").todo_write([("Split", "in_progress")])
-    # A fork: a new file whose copied records keep the original's sessionId.
-    fork = original.path.with_name("9f9f9f9f-0000-4000-8000-000000000001.jsonl")
-    shutil.copy(original.path, fork)
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    # A fork: a session of its own whose lineage names the original (what a reader makes
+    # of a new file whose copied records keep the original's sessionId).
+    original = entry("0a0a0a0a-0000-4000-8000-000000000001", "Split the router", ("Split",), 120, cwd="/home/dev/api")
+    fork = replace(
+        original,
+        session=replace(original.session, id="9f9f9f9f-0000-4000-8000-000000000001", parent_id=original.session.id),
+    )
+    app = BrowseHost(isolated_env.store, [original, fork])
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(
-            pilot,
-            lambda: app.scan_done is not None and len(app.screen.query_one("#sessions").rows) == 2,
-            what="the rows",
-        )
+        await until(pilot, lambda: len(app.screen.query_one("#sessions").rows) == 2, what="the rows")
         await pilot.pause()
         texts = [t for t in listed_texts(app) if "Split the router" in t]
         assert len(texts) == 2
@@ -228,15 +224,19 @@ async def test_a_fork_is_marked_and_reads_apart_from_its_original(isolated_env) 
 
 @pytest.mark.asyncio
 async def test_a_session_with_no_prompt_says_what_it_is_instead_of_an_id(isolated_env) -> None:
-    untitled = ClaudeTranscript(isolated_env.claude, "/home/dev/api")
-    untitled.todo_write([("Read", "completed"), ("Write", "in_progress"), ("Ship", "pending")])
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    steps = (
+        PlanItem(text="Read", status="completed"),
+        PlanItem(text="Write", status="in_progress"),
+        PlanItem(text="Ship", status="pending"),
+    )
+    untitled = entry("5e55e55e-0000-4000-8000-000000000001", "", steps, cwd="/home/dev/api")
+    app = BrowseHost(isolated_env.store, [untitled])
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id is not None, what="the scan")
+        await until(pilot, lambda: app.browse.selected_id is not None, what="the session")
         await pilot.pause()
         [text] = [t for t in listed_texts(app) if t.strip()]
         assert "(no prompt) · Claude Code · 3 steps" in text
-        assert untitled.session_id not in text and "Session " not in text
+        assert untitled.session.id not in text and "Session " not in text
         await pilot.press("tab", "enter")
         await pilot.pause()
         assert str(app.screen.query_one("#details-body").render()).startswith("(no prompt) · Claude Code · 3 steps")
@@ -252,12 +252,16 @@ def test_untitled_words_count_the_steps() -> None:
 
 @pytest.mark.asyncio
 async def test_a_finished_plan_the_agent_then_cleared_reads_finished(isolated_env) -> None:
-    session = ClaudeTranscript(isolated_env.claude, "/home/dev/api").prompt("Ship the parser")
-    session.todo_write([("Lex", "completed"), ("Parse", "completed"), ("Test", "completed"), ("Ship", "completed")])
-    session.todo_write([])
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    # What the replay makes of four steps all completed and then an empty list: the
+    # finished list, marked cleared.
+    done = tuple(PlanItem(text=text, status="completed") for text in ("Lex", "Parse", "Test", "Ship"))
+    finished = replace(
+        entry("c1ea4ed0-0000-4000-8000-000000000001", "Ship the parser", (), cwd="/home/dev/api"),
+        plan=AgentPlan(groups=(PlanGroup(source="claude_todos", items=done, cleared=True),)),
+    )
+    app = BrowseHost(isolated_env.store, [finished])
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id is not None, what="the scan")
+        await until(pilot, lambda: app.browse.selected_id is not None, what="the session")
         await pilot.pause()
         [row] = [t for t in listed_texts(app) if "Ship the parser" in t]
         assert "● 4/4" in row and "○ –" not in row
