@@ -1,15 +1,15 @@
 """The session switcher (`s`) is a screen of its own: its footer and its help list the
 switcher's keys, never the browse screen's behind it (a letter types into its search
-box there), and each key it lists does what it says."""
+box there), and each key it lists does what it says. (The browse screen on a host app
+with a model of its own, no scan.)"""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 import pytest
-from app_transcripts import ClaudeTranscript, until
+from app_transcripts import until
+from browse_host import BrowseHost, entry
 
-from planwatch.tui.app import AppOptions, make_app
+from planwatch.core.model import PlanItem
 from planwatch.tui.screens.browse import BrowseScreen
 from planwatch.tui.screens.help import HelpScreen
 from planwatch.tui.session_palette import SessionSwitcher
@@ -19,12 +19,15 @@ pytestmark = pytest.mark.asyncio
 
 @pytest.fixture
 def two(isolated_env):  # type: ignore[no-untyped-def]
-    now = datetime.now(UTC)
-    older = ClaudeTranscript(isolated_env.claude, "/home/dev/api", at=now - timedelta(hours=2))
-    older.custom_title("API work").todo_write([("Split the router", "in_progress")])
-    newer = ClaudeTranscript(isolated_env.claude, "/home/dev/web", at=now - timedelta(minutes=5))
-    newer.custom_title("Web work").todo_write([("Add the theme switch", "pending")])
+    older = entry(
+        "older", "API work", (PlanItem(text="Split the router", status="in_progress"),), 120, cwd="/home/dev/api"
+    )
+    newer = entry("newer", "Web work", ("Add the theme switch",), 5, cwd="/home/dev/web")
     return older, newer
+
+
+def host(isolated_env, two) -> BrowseHost:  # type: ignore[no-untyped-def]
+    return BrowseHost(isolated_env.store, list(two))
 
 
 def footer_keys(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
@@ -32,13 +35,13 @@ def footer_keys(app) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
 
 
 async def switcher(pilot, app) -> None:  # type: ignore[no-untyped-def]
-    await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id is not None, what="the scan")
+    await until(pilot, lambda: app.screen.selected_id is not None, what="the newest session")
     await pilot.press("s")
     await until(pilot, lambda: isinstance(app.screen, SessionSwitcher) and footer_keys(app), what="the switcher")
 
 
 async def test_the_switchers_footer_shows_its_own_keys_not_the_browse_screens(two, isolated_env) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    app = host(isolated_env, two)
     async with app.run_test(size=(120, 36)) as pilot:
         await switcher(pilot, app)
         assert footer_keys(app) == [("↑↓", "Move"), ("⏎", "Show"), ("esc", "Close"), ("f1", "Help")]
@@ -49,7 +52,7 @@ async def test_the_switchers_footer_shows_its_own_keys_not_the_browse_screens(tw
 
 
 async def test_the_switchers_help_lists_its_own_keys_only(two, isolated_env) -> None:  # type: ignore[no-untyped-def]
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    app = host(isolated_env, two)
     async with app.run_test(size=(120, 36)) as pilot:
         await switcher(pilot, app)
         await pilot.press("question_mark")  # a character of a search here, not help
@@ -66,15 +69,15 @@ async def test_the_switchers_help_lists_its_own_keys_only(two, isolated_env) -> 
 
 async def test_the_switchers_keys_do_what_its_footer_says(two, isolated_env) -> None:  # type: ignore[no-untyped-def]
     older, newer = two
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    app = host(isolated_env, two)
     async with app.run_test(size=(120, 36)) as pilot:
         await switcher(pilot, app)
-        assert app.screen_stack[-2].selected_id == newer.session_id
+        assert app.screen_stack[-2].selected_id == newer.session.id
         await pilot.press(*"API", "down", "enter")  # Move, then Show
         await until(pilot, lambda: isinstance(app.screen, BrowseScreen), what="the switcher closed")
-        await until(pilot, lambda: app.screen.selected_id == older.session_id, what="the chosen session")
+        await until(pilot, lambda: app.screen.selected_id == older.session.id, what="the chosen session")
         await pilot.press("s")
         await until(pilot, lambda: isinstance(app.screen, SessionSwitcher), what="the switcher again")
         await pilot.press("escape")  # Close: the session shown stays
         await until(pilot, lambda: isinstance(app.screen, BrowseScreen), what="closed")
-        assert app.screen.selected_id == older.session_id
+        assert app.screen.selected_id == older.session.id
