@@ -1,9 +1,9 @@
 """How the browse screen answers a person (a host app with a model of its own, no
 scan): a pane started as one has the checklist focused, narrowing the window keeps the
 selected session, undo acts on the session on screen and says what it undid, the item
-editor's cursor and the details' focus and scrolling, `s` in pane mode, `y` copying,
-`o` and `E` running the pager and the editor, grouping and running only, the cursor on an
-added item and the add dialog's own footer. (What needs the whole app, the footer of the
+editor's cursor and the details' focus and scrolling, `s` in pane mode, `y` copying (an
+untitled session headed as its row), `o` and `E` running the pager and the editor,
+grouping and running only, the cursor on an added item and the add dialog's own footer. (What needs the whole app, the footer of the
 app's keys, the app's palette, themes, help and the other screens, stays in
 test_app_ux.py.)"""
 
@@ -16,6 +16,7 @@ from app_transcripts import option_texts, until
 from browse_host import BrowseHost, entry, web_and_api
 from toasts import Toasts
 
+from planwatch.core.model import PlanItem
 from planwatch.tui.widgets.checklist import ChecklistView
 from planwatch.tui.widgets.details import DetailsPanel
 from planwatch.tui.widgets.item_editor import ItemEditor
@@ -184,6 +185,23 @@ async def test_y_copies_the_checklist_as_markdown(isolated_env) -> None:
         ]
         assert "## My items" in app.clipboard
         assert told.messages[-1].startswith("Copied the checklist")
+
+
+async def test_the_copied_checklist_of_an_untitled_session_is_headed_as_its_row(isolated_env) -> None:
+    steps = (PlanItem(text="Read", status="completed"), PlanItem(text="Write", status="in_progress"))
+    app = BrowseHost(isolated_env.store, [entry("untitled", "", steps, cwd="/home/dev/api")])
+    async with app.run_test(size=(120, 36)) as pilot:
+        await ready(pilot, app)
+        await pilot.press("y")
+        await until(pilot, lambda: bool(app.clipboard), what="the copy")
+        assert app.clipboard.splitlines()[0] == "# (no prompt) · Claude Code · 2 steps" == f"# {listed_title(app)}"
+
+
+def listed_title(app) -> str:  # type: ignore[no-untyped-def]
+    [row] = app.screen.query_one("#sessions").rows
+    from planwatch.tui.widgets.session_rows import title_of
+
+    return title_of(row)
 
 
 async def test_o_pages_the_transcript_and_E_edits_the_record(isolated_env, tmp_path, monkeypatch) -> None:

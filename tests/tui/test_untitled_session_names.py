@@ -1,6 +1,11 @@
 """A session no prompt titles is named everywhere as its row in the list reads it —
 `(no prompt) · Claude Code · 3 steps` —, never `Session <id>`: in the toasts the app
-raises, on the checklist copied as Markdown, and on the OpenCode text the pager shows."""
+raises, on the checklist copied as Markdown, and on the OpenCode text the pager shows.
+
+These two boot the whole app because what names the session comes from the app as a
+whole: the toast is the app's, raised when following the transcript sees the plan
+finish, and the pager's text is read from OpenCode's database. (The copied checklist is
+the browse screen's alone: test_screen_browse_ux.py.)"""
 
 from __future__ import annotations
 
@@ -40,17 +45,6 @@ async def test_a_toast_about_an_untitled_session_names_it_as_its_row_does(isolat
         assert untitled.session_id not in toast and "Session " not in toast
         # The list reads the same.
         assert listed_title(app) == "(no prompt) · Claude Code · 3 steps"
-
-
-async def test_the_copied_checklist_of_an_untitled_session_is_headed_as_its_row(isolated_env) -> None:  # type: ignore[no-untyped-def]
-    untitled = ClaudeTranscript(isolated_env.claude, "/home/dev/api")
-    untitled.todo_write([("Read", "completed"), ("Write", "in_progress")])
-    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
-    async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id is not None, what="the scan")
-        await pilot.press("y")
-        await until(pilot, lambda: bool(app.clipboard), what="the copy")
-        assert app.clipboard.splitlines()[0] == "# (no prompt) · Claude Code · 2 steps" == f"# {listed_title(app)}"
 
 
 async def test_the_pager_text_of_an_untitled_opencode_session_is_headed_as_its_row(
