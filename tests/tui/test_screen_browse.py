@@ -3,16 +3,21 @@ what its `BrowseModel` holds and sends the person's requests up as messages."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
-from app_transcripts import current_agent_row, option_texts, until
+from app_transcripts import current_agent_row, option_texts, select_own, until
 from browse_host import BrowseHost, entry, web_and_api
 from textual.app import App, ComposeResult
-from textual.widgets import Tooltip
+from textual.widgets import Input, Tooltip
 
 from planwatch.core.model import PlanItem
+from planwatch.core.store.schema import TaskRecord
+from planwatch.core.store.store import Store
 from planwatch.tui.messages import ScanFinished
-from planwatch.tui.screens.browse_model import OverrideRequested, SessionShown
+from planwatch.tui.screens.browse_model import OverrideRequested, SessionShown, ToolRequested
 from planwatch.tui.widgets.checklist import ChecklistView
+from planwatch.tui.widgets.item_editor import ItemEditor
 from planwatch.tui.widgets.session_list import SessionList
 from planwatch.tui.widgets.session_rows import SessionRow
 from planwatch.tui.widgets.sessions_pane import SessionsPane
@@ -67,6 +72,56 @@ async def test_a_tick_acts_on_the_models_item_by_its_key_not_on_the_row_the_widg
         await until(
             pilot, lambda: any(t.startswith("[·] Test it") for t in option_texts(checklist)), what="the untick shown"
         )
+
+
+async def test_edit_and_drop_act_on_the_models_own_item_by_its_key_not_on_the_row_the_widget_shows(
+    isolated_env,
+) -> None:
+    store = Store(isolated_env.store)
+    store.add_task(lambda i: TaskRecord(id=i, title="Ship", status="todo", session="s-new"))
+    app = BrowseHost(isolated_env.store)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = app.browse
+        checklist = screen.query_one("#checklist", ChecklistView)
+        await until(pilot, lambda: [own.title for own in checklist.checklist.own] == ["Ship"], what="the own item")
+        checklist.focus()
+        select_own(checklist, "t1")
+
+        def changed_unseen(change: Callable[[], object]) -> None:
+            """The store changes and the model holds the change; the screen is not told
+            yet (its paint is a change behind)."""
+            change()
+            app.store_service.summary = app.store_service.read_summary()
+
+        # Renamed elsewhere: `e` edits the item as the model holds it.
+        changed_unseen(lambda: store.update_task("t1", lambda task: task.model_copy(update={"title": "Ship it"})))
+        assert checklist.current_own_row() is not None and checklist.current_own_row().title == "Ship"
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ItemEditor), what="the editor")
+        assert app.screen.query_one("#item-title", Input).value == "Ship it"
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, what="the editor closed")
+
+        # Done elsewhere: `d` drops it, and its undo gives back "done", not the "todo" shown.
+        changed_unseen(lambda: store.update_task("t1", lambda task: task.model_copy(update={"status": "done"})))
+        await pilot.press("d")
+        await until(pilot, lambda: app.requests(ToolRequested) != [], what="the drop sent up")
+        await pilot.press("u")
+        await until(pilot, lambda: len(app.requests(ToolRequested)) == 2, what="the undo sent up")
+        assert [m.payload for m in app.requests(ToolRequested)] == [
+            {"task": "t1", "status": "dropped"},
+            {"task": "t1", "status": "done"},
+        ]
+        await until(pilot, lambda: store.load().tasks["t1"].status == "done", what="the undo written")
+
+        # Deleted elsewhere: `e` and `d` say it is gone and send nothing.
+        await until(pilot, lambda: [own.status for own in checklist.checklist.own] == ["done"], what="the repaint")
+        select_own(checklist, "t1")
+        changed_unseen(lambda: store.delete_task("t1"))
+        await pilot.press("e", "d")
+        await until(pilot, lambda: len(app.notices) >= 2, what="both refusals said")
+        assert app.notices[-2:] == ["That item is no longer in your items."] * 2
+        assert app.screen is screen and len(app.requests(ToolRequested)) == 2
 
 
 class ListHost(App[None]):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from planwatch.core.checklist import toggle_agent, toggle_own
+from planwatch.core.checklist import OverrideStatus, OwnRow, toggle_agent, toggle_own
 from planwatch.core.text import quoted
 from planwatch.tui.screens.browse_model import OverrideRequested, ToolRequested
 from planwatch.tui.widgets.item_editor import ItemEditor
@@ -21,20 +21,38 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Undo:
-    """One step the person can take back with `u` (memory only, like the plan text)."""
+class OverrideUndo:
+    """A tick or untick of an agent's item the person can take back with `u`: the item's
+    override before it (none: the agent's own status). Kept in memory only, like the
+    plan text."""
 
     session_id: str
-    kind: Literal["override", "status", "title"]
-    target: str  # item key or task id
-    before: Any
-    done: str = ""  # what was done, for the toast: "ticked “Write tests”"
+    key: str  # the agent item's key
+    before: OverrideStatus | None
+    done: str  # what was done, for the toast: "ticked “Write tests”"
+
+
+@dataclass(frozen=True)
+class OwnUndo:
+    """A change to one of the person's own items the person can take back with `u`: its
+    status or its title as the store held it before. Kept in memory only."""
+
+    session_id: str
+    task_id: str
+    field: Literal["status", "title"]
+    before: str
+    done: str  # what was done, for the toast: "renamed “Write tests”"
+
+
+# One step on the screen's undo stack.
+Undo = OverrideUndo | OwnUndo
 
 
 def select_added_item(screen: BrowseScreen) -> None:
     """After `a`, put the cursor on the new item, in the checklist focused, once the
     store read brings it (items are matched by task id: the store may list it anywhere
-    among the others)."""
+    among the others). The new item is found in the model's checklist, not in the one
+    the widget shows."""
     awaited = screen.awaited_item
     if awaited is None:
         return
@@ -42,12 +60,34 @@ def select_added_item(screen: BrowseScreen) -> None:
     if session_id != screen.selected_id:
         screen.awaited_item = None
         return
+    new = [own.task_id for own in screen.model.checklist_for(session_id).own if own.task_id not in before]
     checklist = screen.checklist_view()
-    new = [own.task_id for own in checklist.checklist.own if own.task_id not in before]
-    if new:
+    if new and checklist.select_own(new[-1]):
         screen.awaited_item = None
-        checklist.select_own(new[-1])
         checklist.focus()  # the keys for items (space, e, d) act on it next
+
+
+def model_own(screen: BrowseScreen, session_id: str, task_id: str) -> OwnRow | None:
+    """The person's own item `task_id` as the model holds it now, or None, said to the
+    person, when it is gone (dropped from the store, moved to another session): what the
+    widget shows may be a paint behind."""
+    own = next((own for own in screen.model.checklist_for(session_id).own if own.task_id == task_id), None)
+    if own is None:
+        screen.notify("That item is no longer in your items.", markup=False)
+    return own
+
+
+def own_under_cursor(screen: BrowseScreen, verb: str) -> tuple[str, OwnRow] | None:
+    """The session on screen and the own item under the checklist's cursor, as the model
+    holds it now (found by its task id), for `e` and `d`; None, said to the person, when
+    the cursor is not on an own item or the item is gone."""
+    ref = screen.checklist_view().current_ref()
+    session_id = screen.selected_id
+    if ref is None or ref.kind != "own" or session_id is None:
+        screen.notify(f"Only your own items can be {verb}: move to one under My items.", markup=False)
+        return None
+    own = model_own(screen, session_id, ref.key)
+    return None if own is None else (session_id, own)
 
 
 def tick_current(screen: BrowseScreen) -> None:
@@ -66,24 +106,23 @@ def tick(screen: BrowseScreen, ref: RowRef) -> None:
     session_id = screen.selected_id
     if session_id is None:
         return
-    checklist = screen.model.checklist_for(session_id)
     if ref.kind == "agent":
+        checklist = screen.model.checklist_for(session_id)
         row = next((row for row in checklist.agent_rows if row.key == ref.key), None)
         if row is None:
             screen.notify("That item is no longer in the agent's plan.", markup=False)
             return
         new = toggle_agent(row)
         what = "ticked" if (new or row.agent_status) == "completed" else "unticked"
-        screen.undo_stack.append(Undo(session_id, "override", row.key, row.override, f"{what} {quoted(row.text)}"))
+        screen.undo_stack.append(OverrideUndo(session_id, row.key, row.override, f"{what} {quoted(row.text)}"))
         screen.post_message(OverrideRequested(session_id, row.key, new))
     else:
-        own = next((own for own in checklist.own if own.task_id == ref.key), None)
+        own = model_own(screen, session_id, ref.key)
         if own is None:
-            screen.notify("That item is no longer in your items.", markup=False)
             return
         new_status = toggle_own(own.status)
         what = "ticked" if new_status == "done" else "unticked"
-        screen.undo_stack.append(Undo(session_id, "status", own.task_id, own.status, f"{what} {quoted(own.title)}"))
+        screen.undo_stack.append(OwnUndo(session_id, own.task_id, "status", own.status, f"{what} {quoted(own.title)}"))
         screen.post_message(ToolRequested("task_set", {"task": own.task_id, "status": new_status}))
 
 
@@ -96,12 +135,10 @@ def undo(screen: BrowseScreen) -> None:
         return
     step = screen.undo_stack.pop(steps[-1])
     screen.notify(f"Undid: {step.done}" if step.done else "Undid the last change.", markup=False)
-    if step.kind == "override":
-        screen.post_message(OverrideRequested(step.session_id, step.target, step.before))
-    elif step.kind == "status":
-        screen.post_message(ToolRequested("task_set", {"task": step.target, "status": step.before}))
-    elif step.kind == "title":
-        screen.post_message(ToolRequested("task_set", {"task": step.target, "title": step.before}))
+    if isinstance(step, OverrideUndo):
+        screen.post_message(OverrideRequested(step.session_id, step.key, step.before))
+    else:
+        screen.post_message(ToolRequested("task_set", {"task": step.task_id, step.field: step.before}))
 
 
 def add_item(screen: BrowseScreen) -> None:
@@ -124,28 +161,28 @@ async def _add_item(screen: BrowseScreen, session_id: str) -> None:
 
 
 def edit_item(screen: BrowseScreen) -> None:
-    own = screen.checklist_view().current_own_row()
-    if own is None or screen.selected_id is None:
-        screen.notify("Only your own items can be edited: move to one under My items.", markup=False)
-        return
-    screen.run_worker(_edit_item(screen, screen.selected_id, own.task_id, own.title), exclusive=True, group="editor")
+    """`e`: rename the own item under the cursor, as the model holds it."""
+    found = own_under_cursor(screen, "edited")
+    if found is not None:
+        session_id, own = found
+        screen.run_worker(_edit_item(screen, session_id, own.task_id, own.title), exclusive=True, group="editor")
 
 
 async def _edit_item(screen: BrowseScreen, session_id: str, task_id: str, title: str) -> None:
     new = await screen.app.push_screen_wait(ItemEditor(title, heading=f"Edit {quoted(title, 50)}"))
     if new and new != title:
-        screen.undo_stack.append(Undo(session_id, "title", task_id, title, f"renamed {quoted(title)}"))
+        screen.undo_stack.append(OwnUndo(session_id, task_id, "title", title, f"renamed {quoted(title)}"))
         screen.post_message(ToolRequested("task_set", {"task": task_id, "title": new}))
 
 
 def drop_item(screen: BrowseScreen) -> None:
-    own = screen.checklist_view().current_own_row()
-    if own is None or screen.selected_id is None:
-        screen.notify("Only your own items can be dropped: move to one under My items.", markup=False)
+    """`d`: drop the own item under the cursor, as the model holds it (one already
+    dropped stays as it is)."""
+    found = own_under_cursor(screen, "dropped")
+    if found is None:
         return
+    session_id, own = found
     if own.status == "dropped":
         return
-    screen.undo_stack.append(
-        Undo(screen.selected_id, "status", own.task_id, own.status, f"dropped {quoted(own.title)}")
-    )
+    screen.undo_stack.append(OwnUndo(session_id, own.task_id, "status", own.status, f"dropped {quoted(own.title)}"))
     screen.post_message(ToolRequested("task_set", {"task": own.task_id, "status": "dropped"}))

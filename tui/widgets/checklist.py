@@ -243,12 +243,14 @@ class ChecklistView(SteppedOptionList):
             return None
         return self.checklist.own[ref.index]
 
-    def select_own(self, task_id: str) -> None:
-        """Move the cursor to the own item of `task_id` (a new item the person added)."""
+    def select_own(self, task_id: str) -> bool:
+        """Move the cursor to the own item of `task_id` (a new item the person added);
+        whether the list shows it."""
         for position, ref in self._refs.items():
             if ref.kind == "own" and ref.key == task_id:
                 self.highlighted = position
-                return
+                return True
+        return False
 
     async def _on_click(self, event: events.Click) -> None:
         clicked = event.style.meta.get("option")
