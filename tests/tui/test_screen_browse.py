@@ -373,3 +373,15 @@ async def test_broken_store_record_is_named_in_the_status_line(isolated_env) -> 
         line = app.browse.query_one("#status-line")
         await until(pilot, lambda: "1 broken store record" in str(line.render()), what="the store read")
         assert "t2.md" in str(line.render())
+
+
+async def test_command_palette_lists_the_commands(isolated_env) -> None:
+    from planwatch.tui.commands import COMMANDS, PlanwatchCommands
+
+    app = BrowseHost(isolated_env.store, web_and_api())
+    async with app.run_test(size=(120, 36)) as pilot:
+        await until(pilot, lambda: app.browse.selected_id is not None, what="the newest session")
+        provider = PlanwatchCommands(app.screen)
+        titles = [hit.text for hit in [h async for h in provider.discover()]]
+        assert "Tick (space)" in titles and "Details (enter)" in titles
+        assert len(titles) == sum(c.palette for c in COMMANDS)
