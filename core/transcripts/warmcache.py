@@ -74,7 +74,7 @@ from typing import Any, Literal
 from planwatch.core import paths
 from planwatch.core.regular_files import open_regular, open_regular_stat, read_regular
 from planwatch.core.transcripts.reader import TranscriptReader
-from planwatch.core.transcripts.warmsummary import valid_summary
+from planwatch.core.transcripts.warmsummary import Summary, checked_summary, summary_of_checked
 
 log = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ class Trace:
     # (`warm_state()`: ids, times, counts), handed back to it at the next start.
     state: dict[str, Any] | None = None
     # Per result of the file, text-free: what `sessions` shows of it (`summarize`).
-    summary: list[Any] | None = None
+    summary: Summary | None = None
 
     def line(self, offset: int, data: bytes, kind: int = LINE) -> None:
         self.ops += (kind, offset, len(data), line_hash(data))
@@ -160,7 +160,7 @@ class Entry:
     offset: int
     ops: list[int]
     state: dict[str, Any] | None = None
-    summary: list[Any] | None = None
+    summary: Summary | None = None
 
     def trace(self) -> Trace:
         return Trace(list(self.ops), self.ident, self.offset, self.state, self.summary)
@@ -296,8 +296,8 @@ def _valid_entry(raw: Any) -> Entry | None:
     harness, dev, ino, size, mtime, ctime, offset, ops, state, summary = raw
     if state is not None and not isinstance(state, dict):
         return None
-    if summary is not None and not valid_summary(summary):
-        summary = None  # not trusted: the whole trace is replayed
+    if summary is not None:
+        summary = checked_summary(summary)  # None, not trusted: the whole trace is replayed
     numbers = (dev, ino, size, mtime, ctime, offset)
     if not all(type(n) is int and n >= 0 for n in numbers) or offset > size:
         return None
@@ -410,7 +410,8 @@ class Remembered:
         if raw is None:
             return None
         harness, dev, ino, size, mtime, ctime, offset, ops, state, summary = raw
-        return Entry(harness, (dev, ino, size, mtime, ctime), offset, ops, state, summary)
+        typed = None if summary is None else summary_of_checked(summary)
+        return Entry(harness, (dev, ino, size, mtime, ctime), offset, ops, state, typed)
 
 
 def _row(harness: str, trace: Trace) -> list[Any] | None:

@@ -12,14 +12,24 @@ from __future__ import annotations
 import zlib
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
-from typing import Any, get_args
+from typing import Any, TypeAlias, get_args
 
 from planwatch.core.model import TODO_STATUSES, AgentPlan, PlanGroup, PlanItem, Source
 from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, facts_key
 
 # A result's summary names statuses and sources by their place in these.
 SUMMARY_STATUSES = TODO_STATUSES
-SUMMARY_SOURCES: tuple[str, ...] = get_args(Source)
+SUMMARY_SOURCES: tuple[Source, ...] = get_args(Source)
+
+# A plan group as a summary keeps it: its key, its source's place in SUMMARY_SOURCES,
+# whether it is partial (0 or 1) and its items' statuses' places in SUMMARY_STATUSES.
+SummaryGroup: TypeAlias = tuple[str, int, int, list[int]]
+# One result of a file: the hash of its facts, its plan's groups and its last activity
+# (`when_number`).
+SummaryResult: TypeAlias = tuple[int, list[SummaryGroup], int | None]
+# A file's summary, a result each. The cache holds it as JSON arrays; `checked_summary`
+# gives it back in this form.
+Summary: TypeAlias = list[SummaryResult]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
@@ -51,56 +61,68 @@ def facts_hash(facts: SessionFacts) -> int:
     return zlib.crc32(repr((facts_key(facts), facts.last_timestamp)).encode("utf-8", "backslashreplace"))
 
 
-def summarize(results: Iterable[SessionResult]) -> list[Any]:
+def summarize(results: Iterable[SessionResult]) -> Summary:
     """What `planwatch sessions` shows of each result, without text: the hash of its
     facts, per plan group its key (an id: "", "acp:<planId>", "agent-<agentId>"), its
     source and each item's status (places in SUMMARY_SOURCES / SUMMARY_STATUSES) and
     whether it is partial, and its last activity (`when_number`). No item text, no
     title, no document."""
     return [
-        [
+        (
             facts_hash(result.facts),
             [
-                [
+                (
                     g.key,
                     SUMMARY_SOURCES.index(g.source),
                     int(g.partial),
                     [SUMMARY_STATUSES.index(i.status) for i in g.items],
-                ]
+                )
                 for g in result.plan.groups
             ],
             when_number(result.facts.last_timestamp),
-        ]
+        )
         for result in results
     ]
 
 
-def valid_summary(raw: Any) -> bool:
-    """A summary made only of what `summarize` writes (anything else is not trusted)."""
+def checked_summary(raw: object) -> Summary | None:
+    """A summary read from the cache, when it is made only of what `summarize` writes
+    (anything else is not trusted: None), in its typed form."""
     if not isinstance(raw, list):
-        return False
+        return None
+    summary: Summary = []
     for result in raw:
-        if not (
-            isinstance(result, list)
-            and len(result) == 3
-            and type(result[0]) is int
-            and isinstance(result[1], list)
-            and (result[2] is None or type(result[2]) is int)
-        ):
-            return False
-        for group in result[1]:
+        if not (isinstance(result, list) and len(result) == 3):
+            return None
+        digest, groups, when = result
+        if not (type(digest) is int and isinstance(groups, list) and (when is None or type(when) is int)):
+            return None
+        checked: list[SummaryGroup] = []
+        for group in groups:
+            if not (isinstance(group, list) and len(group) == 4):
+                return None
+            key, source, partial, statuses = group
             if not (
-                isinstance(group, list)
-                and len(group) == 4
-                and isinstance(group[0], str)
-                and type(group[1]) is int
-                and 0 <= group[1] < len(SUMMARY_SOURCES)
-                and group[2] in (0, 1)
-                and isinstance(group[3], list)
-                and all(type(n) is int and 0 <= n < len(SUMMARY_STATUSES) for n in group[3])
+                isinstance(key, str)
+                and type(source) is int
+                and 0 <= source < len(SUMMARY_SOURCES)
+                and partial in (0, 1)
+                and isinstance(statuses, list)
+                and all(type(n) is int and 0 <= n < len(SUMMARY_STATUSES) for n in statuses)
             ):
-                return False
-    return True
+                return None
+            checked.append((key, source, partial, statuses))
+        summary.append((digest, checked, when))
+    return summary
+
+
+def summary_of_checked(raw: Any) -> Summary:
+    """A summary read from the cache (JSON, untyped) that a worker forked with the same
+    bytes checked (`checked_summary`), in its typed form: not checked again."""
+    return [
+        (digest, [(key, source, partial, statuses) for key, source, partial, statuses in groups], when)
+        for digest, groups, when in raw
+    ]
 
 
 # A summary's items: a status and no text (frozen values, shared).
@@ -108,7 +130,7 @@ _BLANK_ITEMS = tuple(PlanItem(text="", status=status) for status in SUMMARY_STAT
 
 
 def summary_results(
-    summary: list[Any] | None, reader: TranscriptReader, *, times: bool = False
+    summary: Summary | None, reader: TranscriptReader, *, times: bool = False
 ) -> list[SessionResult] | None:
     """The results of a file from its summary, for a `reader` fed its fact lines only
     (`replay(..., facts_only=True)`, with `times`: its last activities taken from the
@@ -126,7 +148,7 @@ def summary_results(
     return [SessionResult(facts=f, plan=p) for f, p in zip(facts, summary_plans(summary), strict=True)]
 
 
-def with_times(summary: list[Any], facts: list[SessionFacts]) -> list[SessionFacts]:
+def with_times(summary: Summary, facts: list[SessionFacts]) -> list[SessionFacts]:
     """`facts` (a reader's results', in order, fed no line for its time alone) with each
     last activity the summary remembers: the facts' hash then checks the rest."""
     if len(facts) != len(summary):
@@ -136,7 +158,7 @@ def with_times(summary: list[Any], facts: list[SessionFacts]) -> list[SessionFac
     return facts
 
 
-def summary_matches(summary: list[Any], facts: list[SessionFacts]) -> bool:
+def summary_matches(summary: Summary, facts: list[SessionFacts]) -> bool:
     """Whether `facts` (a reader's results', in order) hash as the summary remembers."""
     return len(facts) == len(summary) and all(
         facts_hash(f) == digest for f, (digest, _groups, _when) in zip(facts, summary, strict=True)
@@ -149,7 +171,7 @@ _PLANS: dict[str, AgentPlan] = {}
 _MAX_PLANS = 4096
 
 
-def summary_plans(summary: list[Any]) -> list[AgentPlan]:
+def summary_plans(summary: Summary) -> list[AgentPlan]:
     """Per result of a summary, the plan it stands for: its groups, whose items hold a
     status and no text."""
     plans: list[AgentPlan] = []
@@ -161,7 +183,7 @@ def summary_plans(summary: list[Any]) -> list[AgentPlan]:
                 groups=tuple(
                     PlanGroup(
                         key=key_,
-                        source=SUMMARY_SOURCES[source],  # type: ignore[arg-type]
+                        source=SUMMARY_SOURCES[source],
                         items=tuple(map(_BLANK_ITEMS.__getitem__, statuses)),
                         partial=bool(partial),
                     )

@@ -636,6 +636,21 @@ def test_an_unchanged_file_needing_only_counts_is_one_read_at_its_head(tmp_path:
     assert max(timed) >= reads[0][0] + reads[0][1], "the last record is not read again"
 
 
+def test_a_summary_read_back_from_the_cache_is_the_one_written_in_its_typed_form(tmp_path: Path) -> None:
+    """The cache holds a summary as JSON arrays; read back (checked, or as a worker
+    checked it) it is the summary `summarize` made, with its typed shape (a tuple per
+    result and per group), and one of another shape is not trusted."""
+    path = claude_file(tmp_path, [("Read the code", "in_progress"), ("Write tests", "pending")])
+    written = warmsummary.summarize(cold(path).results)
+    as_json = json.loads(json.dumps(written))
+    assert as_json != written  # arrays come back as lists
+    assert warmsummary.checked_summary(as_json) == written
+    assert warmsummary.summary_of_checked(as_json) == written
+    [[digest, groups, when]] = as_json
+    assert warmsummary.checked_summary([[digest, [[*groups[0], 0]], when]]) is None  # a group of five
+    assert warmsummary.checked_summary([[digest, groups, "yesterday"]]) is None
+
+
 def test_a_first_scan_checks_each_remembered_entry_only_when_it_reads_its_file(tmp_path: Path) -> None:
     """The newest files' entries are checked as they are read, not all before the first:
     after the first chunk of a warm scan only that chunk's entries were looked at, and
