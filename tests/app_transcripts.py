@@ -145,15 +145,34 @@ async def until(pilot: Any, condition: Any, timeout: float = 30.0, what: str = "
 
     The timeout only bounds a failure (a passing test returns as soon as the state
     holds), so it is generous: a scan on a 2-core machine running two suites at once
-    takes several times what it takes alone.
+    takes several times what it takes alone. It also waits for the browse screen to have
+    taken its list's selection (`_selection_taken`).
     """
     import time
 
     deadline = time.monotonic() + timeout
-    while not condition():
+    while not (condition() and _selection_taken(pilot.app)):
         if time.monotonic() > deadline:
+            if condition():
+                raise AssertionError(f"{what} held, but the browse screen never took its list's selection")
             raise AssertionError(f"timed out waiting for {what}")
         await pilot.pause(0.02)
+
+
+def _selection_taken(app: Any) -> bool:
+    """Whether the browse screen (when it is the one shown) has taken its session
+    list's selection. The list posts the session under its cursor as a message and the
+    screen takes it one message later (the one place the selection is set), so right
+    after a scan or a refresh the checklist may still show the session before: `until`
+    returns only once the two agree, so what a test reads next is one consistent state."""
+    from planwatch.tui.screens.browse import BrowseScreen
+    from planwatch.tui.widgets.session_list import SessionList
+
+    screen = app.screen
+    if not isinstance(screen, BrowseScreen) or not screen.list_selects:
+        return True
+    lists = screen.query(SessionList)
+    return not lists or screen.selected_id == lists.first().selected_id
 
 
 def option_texts(widget: Any) -> list[str]:
