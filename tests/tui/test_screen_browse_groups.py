@@ -1,27 +1,26 @@
 """Grouped session lists (docs/app.md, Browsing sessions): grouped by folder (or
 harness), a heading stands above each group — the folder's short name and its count of
-sessions — and the cursor passes over it. Driven through the real app under Pilot, at
-the three sizes the review used and in a dark and a light theme."""
+sessions — and the cursor passes over it. On the browse screen of a host app with a model
+of its own (no scan), at the sizes the review used and in a dark and a light theme."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
-from app_transcripts import ClaudeTranscript, until
+from app_transcripts import until
+from browse_host import NOW, BrowseHost, entry
 from textual.app import App
 from textual.geometry import Region
 from toasts import Toasts
 
-from planwatch.tui.app import AppOptions, make_app
+from planwatch.core.sessions import SessionEntry
 from planwatch.tui.widgets.session_list import SessionList
 from planwatch.tui.widgets.session_rows import SessionRow
 
 pytestmark = pytest.mark.asyncio
 
-NOW = datetime.now(UTC)
 # (folder, title, minutes ago): two folders named `api` tell themselves apart by their
 # parent (`dev/api`, `ops/api`), as the folder column does.
 SESSIONS = (
@@ -34,26 +33,24 @@ SESSIONS = (
 
 
 @pytest.fixture
-def five_sessions(isolated_env) -> None:
-    for folder, title, minutes in SESSIONS:
-        transcript = ClaudeTranscript(isolated_env.claude, folder, at=NOW - timedelta(minutes=minutes))
-        transcript.custom_title(title).todo_write([("A step", "pending")])
-        stamp = (NOW - timedelta(hours=3)).timestamp()
-        os.utime(transcript.path, (stamp, stamp))
+def five_sessions() -> list[SessionEntry]:
+    return [
+        entry(f"s{n}", title, ("A step",), minutes, cwd=folder) for n, (folder, title, minutes) in enumerate(SESSIONS)
+    ]
 
 
-def make(isolated_env, **kw):  # type: ignore[no-untyped-def]
-    return make_app(AppOptions(config_path=isolated_env.config, clock=lambda: NOW, **kw))
+def make(isolated_env, five_sessions) -> BrowseHost:  # type: ignore[no-untyped-def]
+    return BrowseHost(isolated_env.store, five_sessions)
 
 
 async def ready(pilot, app) -> SessionList:  # type: ignore[no-untyped-def]
-    await until(pilot, lambda: app.scan_done is not None and app.screen.selected_id is not None, what="the scan")
+    await until(pilot, lambda: app.screen.selected_id is not None, what="the newest session")
     await pilot.pause()
     return app.screen.query_one("#sessions", SessionList)
 
 
 async def grouped(pilot, app) -> SessionList:  # type: ignore[no-untyped-def]
-    """The list once the scan is done, grouped by folder (`O`)."""
+    """The list once shown, grouped by folder (`O`)."""
     session_list = await ready(pilot, app)
     await pilot.press("O")
     await pilot.pause()
@@ -80,7 +77,7 @@ def title_of(session_list: SessionList) -> str:
 async def test_grouped_by_folder_a_heading_names_each_folder_with_its_count(
     five_sessions, isolated_env, size, theme
 ) -> None:
-    app = make(isolated_env)
+    app = make(isolated_env, five_sessions)
     async with app.run_test(size=size) as pilot:
         app.theme = theme
         session_list = await ready(pilot, app)
@@ -108,7 +105,7 @@ async def test_grouped_by_folder_a_heading_names_each_folder_with_its_count(
 
 
 async def test_j_and_k_pass_over_the_headings(five_sessions, isolated_env) -> None:
-    app = make(isolated_env)
+    app = make(isolated_env, five_sessions)
     async with app.run_test(size=(120, 36)) as pilot:
         session_list = await grouped(pilot, app)
         session_list.action_first()
@@ -127,11 +124,11 @@ async def test_j_and_k_pass_over_the_headings(five_sessions, isolated_env) -> No
             await pilot.pause()
             assert title_of(session_list) == expected
         # The selected session is shown beside the list: its checklist follows the cursor.
-        assert app.entry(app.screen.selected_id).session.title == "API one"
+        assert app.model.entry(app.screen.selected_id).session.title == "API one"
 
 
 async def test_a_click_on_a_heading_selects_nothing_new(five_sessions, isolated_env) -> None:
-    app = make(isolated_env)
+    app = make(isolated_env, five_sessions)
     async with app.run_test(size=(120, 36)) as pilot:
         session_list = await grouped(pilot, app)
         before = app.screen.selected_id
@@ -141,13 +138,15 @@ async def test_a_click_on_a_heading_selects_nothing_new(five_sessions, isolated_
         # Its positive twin: a click on the row under the heading selects that session.
         await pilot.click("#sessions", offset=(4, 1))
         await pilot.pause()
-        assert title_of(session_list) == "API one" and app.entry(app.screen.selected_id).session.title == "API one"
+        assert (
+            title_of(session_list) == "API one" and app.model.entry(app.screen.selected_id).session.title == "API one"
+        )
 
 
 async def test_the_counts_follow_the_filter_and_grouping_by_harness_heads_each_harness(
     five_sessions, isolated_env
 ) -> None:
-    app = make(isolated_env)
+    app = make(isolated_env, five_sessions)
     async with app.run_test(size=(120, 36)) as pilot:
         session_list = await ready(pilot, app)
         await pilot.press("O", "slash", *"Web t")
@@ -162,7 +161,7 @@ async def test_the_counts_follow_the_filter_and_grouping_by_harness_heads_each_h
 async def test_grouping_survives_the_pane_width_and_comes_back_wider(five_sessions, isolated_env) -> None:
     """At 40 columns the list gives way to pane mode (no list, so no `O` in the footer);
     widened again, the list is still grouped with its headings."""
-    app = make(isolated_env)
+    app = make(isolated_env, five_sessions)
     async with app.run_test(size=(120, 36)) as pilot:
         session_list = await grouped(pilot, app)
         selected = app.screen.selected_id
@@ -242,7 +241,8 @@ async def test_running_only_with_no_running_session_empties_the_list_without_a_c
 
 async def test_r_with_no_running_session_says_so_and_r_again_shows_every_session(five_sessions, isolated_env) -> None:
     later = NOW + timedelta(days=1)  # every session last ran a day ago
-    app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: later))
+    app = make(isolated_env, five_sessions)
+    app.model.clock = later
     told = Toasts()
     async with app.run_test(message_hook=told, size=(120, 36), notifications=True) as pilot:
         session_list = await ready(pilot, app)
