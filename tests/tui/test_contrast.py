@@ -2,28 +2,38 @@
 in every bundled theme, under the cursor too, focused or not (docs/app.md,
 Contrast and themes).
 
-The real app draws a checklist holding every state (agent pending, in progress, done,
+The browse screen, on a host app styled and coloured as the app is (its stylesheet, its
+readable text colours, its high-contrast theme), draws a checklist holding every state (agent pending, in progress, done,
 cancelled, ticked and unticked by you, high priority; own todo, doing, blocked, review, done, dropped),
 session rows (running or not, every harness, with open counts, a partial mark, grouped
 under their folders' headings) and the pill; the test
 switches through every theme and measures each drawn cell's colour against its
 background. The store view is walked the same way: a task in every status and plans
-drafted and active, the cursor on each row in turn. ANSI themes are left out: their colours are the terminal's own palette.
+drafted and active, the cursor on each row in turn, on a host app styled the same way.
+ANSI themes are left out: their colours are the terminal's own palette. (No scan: the
+rows and the checklist measured are set on the widgets.)
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 from app_transcripts import until
+from browse_host import BrowseHost
+from textual.app import App
 from textual.color import Color
 from textual.geometry import Region
 from textual.theme import BUILTIN_THEMES
 
 from planwatch.core.checklist import AgentRow, AgentSection, Checklist, OwnRow
-from planwatch.tui.app import AppOptions, make_app
-from planwatch.tui.theme import HIGH_CONTRAST, MINIMUM_CONTRAST, contrast
+from planwatch.core.settings import Settings
+from planwatch.tui import app as tui_app
+from planwatch.tui.screens.store import StoreScreen
+from planwatch.tui.store_service import StoreService
+from planwatch.tui.theme import HIGH_CONTRAST, MINIMUM_CONTRAST, contrast, readable_variables
 from planwatch.tui.widgets.checklist import ChecklistView
 from planwatch.tui.widgets.pill import Pill
 from planwatch.tui.widgets.session_list import SessionList
@@ -76,6 +86,36 @@ def drawn_cells(widget, line: int) -> list[tuple[str, Color, Color, bool]]:  # t
 MEASURED: list[int] = [0]
 
 
+class StoreHost(App[None]):
+    """The store view on a bare app styled and coloured as the app is."""
+
+    CSS_PATH = str(Path(tui_app.__file__).with_name("app.tcss"))
+
+    def __init__(self, root: Path, clock: Any) -> None:
+        super().__init__()
+        self.store_service = StoreService(self, root, Settings(), clock=clock)
+
+    def get_css_variables(self) -> dict[str, str]:
+        variables = super().get_css_variables()
+        variables.update(readable_variables(variables))
+        return variables
+
+    def on_mount(self) -> None:
+        self.store_service.start(watch=False)
+        self.push_screen(StoreScreen(self.store_service))
+
+    def on_unmount(self) -> None:
+        self.store_service.stop()
+
+
+def browse_host(isolated_env, frozen_now) -> BrowseHost:  # type: ignore[no-untyped-def]
+    """The browse screen over an empty model, the app's high-contrast theme registered."""
+    app = BrowseHost(isolated_env.store, [])
+    app.model.clock = frozen_now
+    app.register_theme(HIGH_CONTRAST)
+    return app
+
+
 def worst(widget, lines: range, where: str) -> list[str]:  # type: ignore[no-untyped-def]
     failures = []
     for line in lines:
@@ -90,9 +130,9 @@ def worst(widget, lines: range, where: str) -> list[str]:  # type: ignore[no-unt
 
 
 async def test_every_state_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env, frozen_now) -> None:
-    app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: frozen_now, follow=False))
+    app = browse_host(isolated_env, frozen_now)
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None, what="the scan")
+        await until(pilot, lambda: app.screen.is_current and bool(app.screen.query("#checklist")), what="the screen")
         screen = app.screen
         checklist = screen.query_one("#checklist", ChecklistView)
         sessions = screen.query_one("#sessions", SessionList)
@@ -119,9 +159,6 @@ async def test_every_state_reads_at_4_5_to_1_in_every_bundled_theme(isolated_env
             )
         ]
         rows.append(SessionRow("s9", "claude", "A partial plan", "/home/dev/big", frozen_now, 1, 3, None, partial=True))
-        # Walking the themes is not choosing one: nothing is saved (the settings file would
-        # change under the test and the app would repaint the real, empty, lists).
-        app.theme_changed_signal.unsubscribe(app)
         sessions.show_rows(rows, frozen_now)
         # Grouped by folder: a heading above each folder's rows is measured too.
         sessions.set_view(frozen_now, order="folder")
@@ -171,17 +208,12 @@ async def test_every_store_status_reads_at_4_5_to_1_in_every_bundled_theme(
 ) -> None:
     """The store view's marks (todo, doing, blocked, review, done, dropped; draft and
     active plans) take the theme's colours: each reads on the table and under the cursor."""
-    from planwatch.tui.screens.store import StoreScreen
     from planwatch.tui.widgets.store_table import StoreTable
 
     store = copy_fixture("views/store")
-    app = make_app(
-        AppOptions(config_path=isolated_env.config, store_root=store, clock=lambda: frozen_now, follow=False)
-    )
+    app = StoreHost(store, clock=lambda: frozen_now)
+    app.register_theme(HIGH_CONTRAST)
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None, what="the scan")
-        app.theme_changed_signal.unsubscribe(app)  # walking the themes saves nothing
-        await pilot.press("t")
         await until(pilot, lambda: isinstance(app.screen, StoreScreen), what="the store view")
         table = app.screen.query_one(StoreTable)
         await until(pilot, lambda: table.row_count == 10, what="the store's rows")
@@ -220,10 +252,9 @@ async def test_every_footer_key_label_reads_at_4_5_to_1_in_every_bundled_theme(i
     """The footer's key labels (the accent colour by default: 1.9:1 in catppuccin-latte,
     2.9:1 in textual-light) and their descriptions read like the marks do."""
 
-    app = make_app(AppOptions(config_path=isolated_env.config, clock=lambda: frozen_now, follow=False))
+    app = browse_host(isolated_env, frozen_now)
     async with app.run_test(size=(120, 36)) as pilot:
-        await until(pilot, lambda: app.scan_done is not None, what="the scan")
-        app.theme_changed_signal.unsubscribe(app)  # walking the themes saves nothing
+        await until(pilot, lambda: bool(app.screen.query("FooterKey")), what="the footer")
         measured_before = MEASURED[0]
         failures: list[str] = []
         for theme in THEMES:
