@@ -17,23 +17,18 @@ rows and the checklist measured are set on the widgets.)
 from __future__ import annotations
 
 from datetime import timedelta
-from pathlib import Path
-from typing import Any
 
 import pytest
 from app_transcripts import until
 from browse_host import BrowseHost
-from textual.app import App
+from store_host import StoreHost
 from textual.color import Color
 from textual.geometry import Region
 from textual.theme import BUILTIN_THEMES
 
 from planwatch.core.checklist import AgentRow, AgentSection, Checklist, OwnRow
-from planwatch.core.settings import Settings
-from planwatch.tui import app as tui_app
 from planwatch.tui.screens.store import StoreScreen
-from planwatch.tui.store_service import StoreService
-from planwatch.tui.theme import HIGH_CONTRAST, MINIMUM_CONTRAST, contrast, readable_variables
+from planwatch.tui.theme import HIGH_CONTRAST, MINIMUM_CONTRAST, contrast
 from planwatch.tui.widgets.checklist import ChecklistView
 from planwatch.tui.widgets.pill import Pill
 from planwatch.tui.widgets.session_list import SessionList
@@ -84,28 +79,6 @@ def drawn_cells(widget, line: int) -> list[tuple[str, Color, Color, bool]]:  # t
 
 
 MEASURED: list[int] = [0]
-
-
-class StoreHost(App[None]):
-    """The store view on a bare app styled and coloured as the app is."""
-
-    CSS_PATH = str(Path(tui_app.__file__).with_name("app.tcss"))
-
-    def __init__(self, root: Path, clock: Any) -> None:
-        super().__init__()
-        self.store_service = StoreService(self, root, Settings(), clock=clock)
-
-    def get_css_variables(self) -> dict[str, str]:
-        variables = super().get_css_variables()
-        variables.update(readable_variables(variables))
-        return variables
-
-    def on_mount(self) -> None:
-        self.store_service.start(watch=False)
-        self.push_screen(StoreScreen(self.store_service))
-
-    def on_unmount(self) -> None:
-        self.store_service.stop()
 
 
 def browse_host(isolated_env, frozen_now) -> BrowseHost:  # type: ignore[no-untyped-def]
@@ -212,7 +185,6 @@ async def test_every_store_status_reads_at_4_5_to_1_in_every_bundled_theme(
 
     store = copy_fixture("views/store")
     app = StoreHost(store, clock=lambda: frozen_now)
-    app.register_theme(HIGH_CONTRAST)
     async with app.run_test(size=(120, 36)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, StoreScreen), what="the store view")
         table = app.screen.query_one(StoreTable)

@@ -1,6 +1,7 @@
-"""The store view in the app, as a person reads it: the row under the cursor stays in
-sight, dimmed, while a filter has focus, and the filter bar says what the table shows
-(text typed and left filters; a filter the store refuses is said to filter nothing)."""
+"""The store view as a person reads it: the row under the cursor stays in sight, dimmed,
+while a filter has focus, and the filter bar says what the table shows (text typed and
+left filters; a filter the store refuses is said to filter nothing). On a host app styled
+and coloured as the app is (store_host.py), no scan."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ from pathlib import Path
 
 import pytest
 from app_transcripts import until
+from store_host import StoreHost
 from textual.color import Color
 from textual.widgets import DataTable, Input, Select
 
-from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.screens.store import StoreScreen
 
 pytestmark = pytest.mark.asyncio
@@ -43,15 +44,13 @@ def summary(app) -> str:  # type: ignore[no-untyped-def]
 
 
 async def store_view(isolated_env, pilot, app) -> None:  # type: ignore[no-untyped-def]
-    await until(pilot, lambda: app.scan_done is not None, what="the scan")
-    await pilot.press("t")
     await until(pilot, lambda: isinstance(app.screen, StoreScreen) and rows(app) == ALL_ROWS, what="the store view")
 
 
 @pytest.fixture
 def app(isolated_env):  # type: ignore[no-untyped-def]
     shutil.copytree(ROOT / "fixtures" / "views" / "store", isolated_env.store)
-    return make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    return StoreHost(isolated_env.store)
 
 
 @pytest.mark.parametrize("theme", ["textual-dark", "textual-light", "catppuccin-latte", "flexoki", "ansi-dark"])
