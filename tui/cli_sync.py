@@ -181,46 +181,51 @@ def _status(replica: Any, as_json: bool, withheld: str | None = None) -> int:
         status["contested"] = [{"id": c["id"], "field": c["field"]} for c in status["contested"]]
         print(f"{withheld} The contests are named without their values.", file=sys.stderr)
     if as_json:
-        print(json.dumps(status, indent=1, ensure_ascii=False))
+        print(json.dumps(status, indent=1))  # ASCII: no text from another host reaches the terminal raw
         return 0
     from planwatch.core.text import safe_text
 
+    def say(line: str) -> None:
+        # Host names, ids, fields and values come from other hosts' logs and the remote:
+        # every line is shown as safe text, whatever part of it came from where.
+        print(safe_text(line, single_line=True))
+
     last = status["last"] or {}
-    print(f"host {status['host']} · remote {safe_text(status['remote'], single_line=True)}")
-    print(f"last sync: {last.get('at', 'never')}{'' if last.get('reached', True) else ' (offline)'}")
+    say(f"host {status['host']} · remote {safe_text(status['remote'], single_line=True)}")
+    say(f"last sync: {last.get('at', 'never')}{'' if last.get('reached', True) else ' (offline)'}")
     if status.get("reached") is False:
-        print(f"remote not reached ({safe_text(status['reason'], single_line=True)}): the hosts as of the last sync")
+        say(f"remote not reached ({safe_text(status['reason'], single_line=True)}): the hosts as of the last sync")
     policy = status["policy"]
     if policy["problem"]:
-        print(f"policy: cannot be verified: {safe_text(policy['problem'], single_line=True)}; no call holds a grant")
+        say(f"policy: cannot be verified: {safe_text(policy['problem'], single_line=True)}; no call holds a grant")
     elif policy["pinned"]:
-        print(f"policy: verified at {str(policy['tip'])[:12]}")
+        say(f"policy: verified at {str(policy['tip'])[:12]}")
     else:
         print("policy: none (approvals made on other hosts never count here)")
     for host, info in sorted(status["hosts"].items()):
-        print(f"  {_host_line(host, info, status)}")
-    print(
+        say(f"  {_host_line(host, info, status)}")
+    say(
         f"held back: {status['pending']} change(s) not yet pushed; provisional ids: {', '.join(status['provisional']) or 'none'}"
     )
     for c in status["contested"]:
         if "kept" not in c:
-            print(f"contested {c['id']} {c['field']}")
+            say(f"contested {c['id']} {c['field']}")
             continue
         lost = "; ".join(safe_text(str(v), single_line=True) for v in c["lost"])
-        print(
+        say(
             f"contested {c['id']} {c['field']}: kept {safe_text(str(c['kept']), single_line=True)}, also written: {lost}"
         )
     for u in status["unverified"]:
-        print(
+        say(
             f"unverified approval of {u['id']} by {safe_text(str(u['by']), single_line=True)} (from {u['host']}): not counted"
         )
     for h in status.get("heldBack", ()):
-        print(
+        say(
             f"held back {h['id']}: a move to doing from host {h['host']} with no verified approval "
             "(the team requires approval); not applied"
         )
     for p in status["problems"]:
-        print(f"problem: {safe_text(p, single_line=True)}")
+        say(f"problem: {safe_text(p, single_line=True)}")
     for r in status["removed"]:
-        print(f"removed: {r}")
+        say(f"removed: {r}")
     return 0

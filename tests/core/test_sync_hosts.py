@@ -377,3 +377,29 @@ def test_sync_status_says_how_far_behind_each_host_is_and_when_it_last_pushed(tm
     text = a.ok("sync", "--status")
     assert "a (this host): 1 change not yet pushed" in text
     assert "remote not reached (" in text
+
+
+def test_sync_status_shows_what_other_hosts_wrote_only_as_safe_text(tmp_path: Path, remote: Path) -> None:
+    # A host name is whatever a team member (or a broken remote) put in the shared ids
+    # document: a terminal escape there must reach the terminal as text, never as a command.
+    (a,) = hosts(tmp_path, "a")
+    a.ok("sync", "init", str(remote), "--host", "a")
+
+    def git(*args: str, data: str | None = None) -> str:
+        return subprocess.run(
+            ["git", "--git-dir", str(remote), *args], input=data, capture_output=True, text=True, check=True
+        ).stdout.strip()
+
+    tip = git("rev-parse", "refs/planwatch/ids")
+    doc = json.loads(git("show", f"{tip}:ids.json"))
+    doc["ranges"].append(["\x1b]0;owned\x07evil\u202e", "t", 900, 999])
+    blob = git("hash-object", "-w", "--stdin", data=json.dumps(doc))
+    tree = git("mktree", data=f"100644 blob {blob}\tids.json\n")
+    commit = git("-c", "user.name=x", "-c", "user.email=x@x", "commit-tree", tree, "-p", tip, "-m", "a forged range")
+    git("update-ref", "refs/planwatch/ids", commit, tip)
+    text = a.ok("sync", "--status")
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert "\\x1b]0;owned\\x07evil\\u202e" in text  # shown, as its escapes
+    raw = a.ok("sync", "--status", "--json")
+    assert "\x1b" not in raw and "\u202e" not in raw
+    assert any("owned" in host for host in json.loads(raw)["hosts"])
