@@ -411,8 +411,10 @@ class SessionIndex:
             state = self._state.files.get(entry.session.path) if entry is not None else None
         if entry is None or state is None or not self._read_plans:
             return PlanHistory()
+        from planwatch.core.transcripts.copilot import CopilotReader  # only the timeline asks
+
         reader = state.reader
-        if isinstance(reader, SourceReader):  # a source that keeps each call
+        if isinstance(reader, (SourceReader, CopilotReader)):  # a source read as a whole, not replayed
             with self._state.io_lock:
                 return PlanHistory(tuple(reader.history(session_id)))
         with self._state.lock:

@@ -186,6 +186,20 @@ def test_copilot_bad_databases_are_said_once_and_every_other_session_read_as_alw
     assert all(entries[f"e1000000-0000-4000-8000-00000000000{n}"].plan.groups == () for n in "568")
 
 
+def test_copilot_a_sessions_timeline_is_asked_of_its_reader_never_replayed_as_a_transcript(caplog) -> None:  # type: ignore[no-untyped-def]
+    # The table holds only the current list: the reader says there is no earlier one.
+    # Replaying the folder as a transcript has no reader for Copilot CLI and was logged
+    # as a history that "cannot be read".
+    import logging
+
+    index = SessionIndex([RULES])
+    index.scan()
+    with caplog.at_level(logging.INFO, logger="planwatch"):
+        history = index.plan_history("e1000000-0000-4000-8000-000000000001")
+    assert history.changes == () and history.base is None
+    assert not [r for r in caplog.records if "cannot read the history" in r.getMessage()]
+
+
 def test_copilot_a_locked_database_is_named_and_read_again_once_it_is_free(tmp_path: Path) -> None:
     folder = copy_session(SAMPLE, tmp_path / "home")
     holder = subprocess.Popen(
