@@ -2,7 +2,10 @@
 driven through the real app and its index under Pilot: on the newest session (newer
 sessions arriving after older ones, each landing above them) until the person moves
 it, then on the session they chose. (Moves, `g` `G` and half pages are tested on the
-browse screen alone: test_screen_browse_cursor.py.)"""
+browse screen alone: test_screen_browse_cursor.py.)
+
+These boot the whole app because their point is the first scan itself: the real index
+feeding the list one file per batch."""
 
 from __future__ import annotations
 

@@ -1,7 +1,11 @@
 """Ticks through the whole app (docs/app.md, The checklist): overrides on agent items
 saved by key only and surviving a restart, and quick ticks on an own item shown at once
 and landing in order. The screen's own behaviour (undo, a click on the mark, own items
-added, edited and dropped) is tested on a host app: test_screen_browse_ticks.py."""
+added, edited and dropped) is tested on a host app: test_screen_browse_ticks.py.
+
+These boot the whole app because their point is the app's: the overrides file it saves
+(keys, never text), read again on a restart and against a changed transcript, and its
+store writer draining quick ticks in order."""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
 """The details panel's timeline for a past session: rebuilt from the
 transcript in a worker when the panel first shows the session, each change with the
-time of the line that caused it, the changes seen live after it; memory only."""
+time of the line that caused it, the changes seen live after it; memory only.
+
+The app's test boots the whole app because its point is the app's: the transcript read
+from disk in a worker, live following, the reading switch in the settings and the
+rebuilt plan text never reaching the disk."""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
 """Notifications (docs/app.md, Settings): a plan that became complete, a step that became
 blocked, a running session gone idle — bell and toast, each switchable in Settings, and
-an OSC 9 / 777 desktop notification that cannot be broken out of."""
+an OSC 9 / 777 desktop notification that cannot be broken out of.
+
+The app's tests boot the whole app because their point is the app's: a plan followed live
+in its transcript on disk and the app's idle check, and notices switched in the settings
+file."""
 
 from __future__ import annotations
 

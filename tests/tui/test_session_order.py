@@ -1,6 +1,9 @@
 """One order of sessions, the same every time: newest activity first and sessions active
 at the same moment by their id, in `planwatch sessions --json` (cold and warm) and in
-the app's list alike, whatever order the files are found and read in."""
+the app's list alike, whatever order the files are found and read in.
+
+The app's test boots the whole app because its point is the scan itself: the list the
+real index builds from files read in a shuffled order, matched against the CLI's."""
 
 from __future__ import annotations
 
