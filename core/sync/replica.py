@@ -909,6 +909,13 @@ class Replica:
             text = render(rec.kind, rec.id, rec.fields)
             path = self._path(rec.kind, rec.id)
             current = _text_or_none(path)
+            if current is None and os.path.lexists(path):
+                # there, but not a regular file this host could read whole (a FIFO, a
+                # link, too large): never replaced by a file it has not read
+                report.problems.append(
+                    f"{relative_name(path)} is not a record file this host can read; not overwritten"
+                )
+                continue
             if current is not None and _sha(current) != state.get("sha") and current != text:
                 if journaled is not None and rec.uid in journaled:
                     # changed after a killed pass wrote or was about to write it: its

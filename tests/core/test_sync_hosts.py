@@ -403,3 +403,20 @@ def test_sync_status_shows_what_other_hosts_wrote_only_as_safe_text(tmp_path: Pa
     raw = a.ok("sync", "--status", "--json")
     assert "\x1b" not in raw and "\u202e" not in raw
     assert any("owned" in host for host in json.loads(raw)["hosts"])
+
+
+def test_a_record_file_this_host_cannot_read_is_never_replaced_by_a_sync(tmp_path: Path, remote: Path) -> None:
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("task", "add", "Write the report")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b")
+    b.ok("task", "set", "t1", "--status", "doing")
+    b.ok("sync")
+    path = a.store / "tasks" / "t1.md"
+    path.unlink()
+    os.mkfifo(path)  # what a's person (or a broken disk) left where the record was
+    out = a.run("sync")
+    assert "t1.md is not a record file this host can read; not overwritten" in out.stdout + out.stderr
+    assert path.is_fifo()
+    b.ok("sync")
+    assert "status: doing" in b.task_text("t1")  # and nothing of it lost elsewhere
