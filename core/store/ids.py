@@ -146,7 +146,7 @@ class IdCounter:
         for kind, mark in self.marks.items():
             found = _read_mark(mark, kind)
             self._marked[kind] = found.get(kind, -1)
-            copies.append((mark, found, frozenset(kind)))
+            copies.append((mark, found, frozenset((kind,))))
         ids = dict(main or {})
         for _where, copy, _kinds in copies:
             for kind, number in copy.items():
