@@ -27,7 +27,9 @@ def _with_summary(trace: warmcache.Trace, state: FileState) -> warmcache.Trace:
     database keeps its own state: no summary; a Copilot CLI session's summary stands in
     for its database on a start that shows counts only)."""
     copy = trace.copy()
-    summarized = trace.ops or (state.reader is not None and state.reader.warm_summary)
+    # A source read without a reader (a listing's warm start of a Copilot CLI session
+    # folder: batch.read_copilot) had a summary, and keeps one.
+    summarized = trace.ops or (state.reader.warm_summary if state.reader is not None else trace.summary is not None)
     copy.summary = warmsummary.summarize(state.results) if summarized else None
     return copy
 

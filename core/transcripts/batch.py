@@ -37,7 +37,13 @@ from planwatch.core.transcripts.reader import SessionFacts, SessionResult, Trans
 from planwatch.core.transcripts.registry import reader_for
 from planwatch.core.transcripts.warmcache import Entry, Fit, Trace, fits, identity, replay
 from planwatch.core.transcripts.warmcache import Remembered as RememberedEntries
-from planwatch.core.transcripts.warmsummary import summary_matches, summary_plans, summary_results, with_times
+from planwatch.core.transcripts.warmsummary import (
+    facts_hash,
+    summary_matches,
+    summary_plans,
+    summary_results,
+    with_times,
+)
 from planwatch.core.transcripts.zst import is_zst
 
 if TYPE_CHECKING:
@@ -158,8 +164,16 @@ def read_copilot(
     list) and every file of it unchanged: its log's ends and its workspace are read for
     the facts, the plan's statuses come from the cache's summary, and its database is
     not opened."""
-    from planwatch.core.transcripts.copilot import CopilotReader
+    from planwatch.core.transcripts.copilot import CopilotReader, remembered_facts
 
+    summary = remembered.summary if remembered is not None else None
+    if summaries and read_plans and summary is not None and len(summary) == 1:
+        # The listing's warm path: no reader (a listing never follows its files), the
+        # facts from the workspace and the cache, the plan's statuses from the summary.
+        facts = remembered_facts(os.fspath(item.path), remembered.state, item.log_ident)  # type: ignore[union-attr]
+        if facts is not None and facts_hash(facts) == summary[0][0]:
+            results = [SessionResult(facts=facts, plan=summary_plans(summary)[0])]
+            return FileRead(item, None, results, 0, trace=remembered.trace(), warm="same")  # type: ignore[union-attr]
     reader = CopilotReader(item.path)
     if summaries and read_plans and remembered is not None and remembered.summary is not None:
         if reader.unchanged(remembered.state, item.log_ident):

@@ -366,6 +366,70 @@ def read_folders(
     return readers
 
 
+def remembered_facts(folder: str, state: object, log: Identity | None) -> SessionFacts | None:
+    """A listing's warm start of one session folder (`folder`, a path string), in one
+    pass: when every file of the session still has the identity `state` (an earlier
+    `warm_state()`) remembers — its log's as this scan's discovery found it (`log`),
+    the others asked here, the -wal and -journal remembered as not there only asked
+    whether they are — and the workspace alone gives the facts, the session's facts
+    from its workspace (read now: text is never cached) and what `state` remembers (its
+    id, its last activity). What `unchanged()` and `read_remembered()` give together,
+    without a reader: None for anything else (a change, a malformed state, a workspace
+    that does not give the title and the folder, skipped lines to count), and the
+    caller reads the folder as ever."""
+    if type(state) is not dict:
+        return None
+    files, hint = state.get("files"), state.get("facts")
+    if not (
+        type(files) is dict
+        and len(files) == 5
+        and type(hint) is dict
+        and hint.get("workspace") is True
+        and hint.get("skipped") == 0
+        and type(hint.get("skipped")) is int
+        and type(named := hint.get("id")) is str
+        and ((last := hint.get("last")) is None or type(last) is int)
+    ):
+        return None
+    base = folder + "/"
+    for name in SESSION_FILES:
+        remembered = files.get(name, False)
+        if remembered is None:
+            if os.access(base + name, os.F_OK):
+                return None
+            continue
+        if type(remembered) is not list:
+            return None
+        if name == EVENTS and log is not None:
+            ident = log
+        else:
+            try:
+                st = os.stat(base + name)
+            except OSError:
+                return None
+            if not _S_ISREG(st.st_mode):
+                return None
+            ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if tuple(remembered) != ident:
+            return None
+    if files[WORKSPACE] is None:
+        return None
+    try:
+        workspace = parse_workspace(_read_small(base + WORKSPACE), titles_only=True)
+    except OSError:
+        return None
+    if not (workspace.cwd and workspace.name):
+        return None
+    name = folder.rpartition("/")[2]
+    return SessionFacts(
+        id=name,
+        parent_id=named if named != name else None,
+        cwd=workspace.cwd,
+        first_prompt=prompt_title(workspace.name, MAX_TITLE_CHARS),
+        last_timestamp=None if last is None else _EPOCH + timedelta(microseconds=last),
+    )
+
+
 def _identity(path: str) -> Identity | None:
     """A file's identity as warmcache.identity makes it, inline (a thousand folders);
     None when it is not there or not a regular file (a FIFO is never opened: it could
