@@ -400,6 +400,8 @@ def remembered_facts(folder: str, state: object, log: Identity | None) -> Sessio
             continue
         if type(remembered) is not list:
             return None
+        if name == WORKSPACE:
+            continue  # its identity is asked of the descriptor it is read from (below)
         if name == EVENTS and log is not None:
             ident = log
         else:
@@ -412,12 +414,20 @@ def remembered_facts(folder: str, state: object, log: Identity | None) -> Sessio
             ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         if tuple(remembered) != ident:
             return None
-    if files[WORKSPACE] is None:
+    remembered = files[WORKSPACE]
+    if remembered is None:
         return None
     try:
-        workspace = parse_workspace(_read_small(base + WORKSPACE), titles_only=True)
+        fd, st = _open_regular(base + WORKSPACE)
+        try:
+            if tuple(remembered) != (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns):
+                return None
+            data = os.read(fd, min(st.st_size, WORKSPACE_MAX) + 1)
+        finally:
+            os.close(fd)
     except OSError:
         return None
+    workspace = parse_workspace(data, titles_only=True)
     if not (workspace.cwd and workspace.name):
         return None
     name = folder.rpartition("/")[2]

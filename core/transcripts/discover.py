@@ -302,8 +302,9 @@ def _copilot_layout(root: Path) -> Iterator[TranscriptFile]:
         log.debug("cannot list %s: %s", root, exc)
         return
     base = os.fspath(root)
+    child = _child_maker(root)
     for name in folders:
-        folder = root / name
+        folder = child(name)
         ident = None
         try:
             st = os.stat(f"{base}/{name}/{EVENTS}")  # a string: one path made, not two

@@ -299,7 +299,7 @@ def _valid_entry(raw: Any) -> Entry | None:
     if summary is not None:
         summary = checked_summary(summary)  # None, not trusted: the whole trace is replayed
     numbers = (dev, ino, size, mtime, ctime, offset)
-    if not all(type(n) is int and n >= 0 for n in numbers) or offset > size:
+    if not _INT.issuperset(map(type, numbers)) or min(numbers) < 0 or offset > size:
         return None
     if len(ops) % 4 or len(ops) > 4 * MAX_OPS or not _INT.issuperset(map(type, ops)):
         return None

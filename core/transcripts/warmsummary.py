@@ -85,6 +85,10 @@ def summarize(results: Iterable[SessionResult]) -> Summary:
     ]
 
 
+_INT = frozenset((int,))
+_STATUS_PLACES = frozenset(range(len(SUMMARY_STATUSES)))
+
+
 def checked_summary(raw: object) -> Summary | None:
     """A summary read from the cache, when it is made only of what `summarize` writes
     (anything else is not trusted: None), in its typed form."""
@@ -108,7 +112,9 @@ def checked_summary(raw: object) -> Summary | None:
                 and 0 <= source < len(SUMMARY_SOURCES)
                 and partial in (0, 1)
                 and isinstance(statuses, list)
-                and all(type(n) is int and 0 <= n < len(SUMMARY_STATUSES) for n in statuses)
+                # Ints only (a bool hashes as 0 or 1: its type tells it apart), each a place.
+                and _INT.issuperset(map(type, statuses))
+                and _STATUS_PLACES.issuperset(statuses)
             ):
                 return None
             checked.append((key, source, partial, statuses))

@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from file_opens import opens_in
@@ -216,3 +217,50 @@ def test_a_warm_start_compares_the_log_identity_its_discovery_found(tmp_path: Pa
     st = log.stat()
     os.utime(log, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
     assert warm(found()[SAMPLE.name]) is None
+
+
+def test_a_listing_warm_start_of_a_copilot_folder_gives_the_full_reads_facts_and_sees_every_change(
+    tmp_path: Path,
+) -> None:
+    """The listing's one-pass warm path (`remembered_facts`: no reader, the workspace's
+    identity asked of the descriptor it is read from) gives every fixture session the
+    facts the full read gives, or nothing (the caller reads the folder); and a change
+    of any of the session's files — the database, the workspace rewritten in place
+    with its size kept, a -wal or -journal appearing (a regular file or not) — gives
+    nothing, the folder then read again."""
+    from planwatch.core.transcripts.copilot import remembered_facts
+
+    remembered_any = 0
+    for source in COPILOT_FIXTURES:
+        folder = tmp_path / source.parent.parent.parent.name / source.name
+        shutil.copytree(source, folder)
+        full = CopilotReader(folder)
+        results = full.read()
+        state = full.warm_state()
+        st = os.stat(folder / "events.jsonl") if (folder / "events.jsonl").is_file() else None
+        log = None if st is None else (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        facts = remembered_facts(str(folder), state, log)
+        if facts is None:
+            continue
+        remembered_any += 1
+        assert [facts] == [r.facts for r in results], source
+        for name, make in (("session.db-wal", lambda p: p.write_bytes(b"")), ("session.db-journal", os.mkfifo)):
+            if state["files"][name] is None:
+                make(folder / name)
+                assert remembered_facts(str(folder), state, log) is None, (source, name)
+                (folder / name).unlink()
+                assert remembered_facts(str(folder), state, log) == facts, (source, name)
+        for name in ("workspace.yaml", "session.db"):
+            if state["files"][name] is None:
+                continue
+            path = folder / name
+            data = path.read_bytes()
+            deadline = time.monotonic() + 10
+            # Rewritten in place, its size kept, until the clock the file system stamps
+            # with (coarse: a few ms) has moved on: a new ctime.
+            while os.stat(path).st_ctime_ns == state["files"][name][4] and time.monotonic() < deadline:
+                path.write_bytes(data[::-1])
+                path.write_bytes(data)
+            assert os.stat(path).st_size == state["files"][name][2]
+            assert remembered_facts(str(folder), state, log) is None, (source, name)
+    assert remembered_any >= 5
