@@ -172,8 +172,8 @@ def read_copilot(
         # facts from the workspace and the cache, the plan's statuses from the summary.
         facts = remembered_facts(os.fspath(item.path), remembered.state, item.log_ident)  # type: ignore[union-attr]
         if facts is not None and facts_hash(facts) == summary[0][0]:
-            results = [SessionResult(facts=facts, plan=summary_plans(summary)[0])]
-            return FileRead(item, None, results, 0, trace=remembered.trace(), warm="same")  # type: ignore[union-attr]
+            found = [SessionResult(facts=facts, plan=summary_plans(summary)[0])]
+            return FileRead(item, None, found, 0, trace=remembered.trace(), warm="same")  # type: ignore[union-attr]
     reader = CopilotReader(item.path)
     if summaries and read_plans and remembered is not None and remembered.summary is not None:
         if reader.unchanged(remembered.state, item.log_ident):
