@@ -10,6 +10,7 @@ Environment overrides win over settings, settings over the platform defaults:
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -23,6 +24,33 @@ def _platformdirs() -> ModuleType:
     return platformdirs
 
 
+# Linux's per-user folders by the XDG variable that names each, and its default under the
+# home folder (what platformdirs gives there).
+_XDG = {
+    "user_data_dir": ("XDG_DATA_HOME", "~/.local/share"),
+    "user_state_dir": ("XDG_STATE_HOME", "~/.local/state"),
+    "user_cache_dir": ("XDG_CACHE_HOME", "~/.cache"),
+    "user_config_dir": ("XDG_CONFIG_HOME", "~/.config"),
+}
+
+
+def _user_dir(kind: str) -> str:
+    """planwatch's per-user folder of a kind (`user_cache_dir`, ...), as platformdirs
+    gives it. On Linux (not Android), from an absolute XDG variable or an absolute HOME,
+    it is worked out here as platformdirs does (the variable's value, else the default
+    under HOME, joined with the app's name): importing platformdirs costs a start about
+    4 ms (tempfile, random). Anything else asks platformdirs."""
+    env = os.environ
+    if sys.platform == "linux" and not hasattr(sys, "getandroidapilevel") and "ANDROID_ROOT" not in env:
+        variable, default = _XDG[kind]
+        value = env.get(variable, "")
+        if value.startswith("/"):
+            return os.path.join(value, APP)
+        if env.get("HOME", "").startswith("/"):
+            return os.path.join(os.path.expanduser(default), APP)
+    return str(getattr(_platformdirs(), kind)(APP))
+
+
 def _env_path(name: str) -> Path | None:
     value = os.environ.get(name)
     return Path(value).expanduser() if value else None
@@ -30,21 +58,21 @@ def _env_path(name: str) -> Path | None:
 
 def data_dir() -> Path:
     """planwatch's own data: the store's default home, the ACP logs, overrides."""
-    return _env_path("PLANWATCH_DATA") or Path(_platformdirs().user_data_dir(APP))
+    return _env_path("PLANWATCH_DATA") or Path(_user_dir("user_data_dir"))
 
 
 def state_dir() -> Path:
     """Small state that is not data: overrides of agent items (keys only)."""
-    return _env_path("PLANWATCH_STATE") or Path(_platformdirs().user_state_dir(APP))
+    return _env_path("PLANWATCH_STATE") or Path(_user_dir("user_state_dir"))
 
 
 def cache_dir() -> Path:
     """What can be rebuilt at any time: the warm-start index (offsets, never text)."""
-    return _env_path("PLANWATCH_CACHE") or Path(_platformdirs().user_cache_dir(APP))
+    return _env_path("PLANWATCH_CACHE") or Path(_user_dir("user_cache_dir"))
 
 
 def config_file() -> Path:
-    return _env_path("PLANWATCH_CONFIG") or Path(_platformdirs().user_config_dir(APP)) / "config.yaml"
+    return _env_path("PLANWATCH_CONFIG") or Path(_user_dir("user_config_dir")) / "config.yaml"
 
 
 def default_config_files() -> tuple[Path, ...]:
@@ -52,7 +80,7 @@ def default_config_files() -> tuple[Path, ...]:
     names another: the platform's default, and `~/.config/planwatch/config.yaml` of the
     login's home as the password database has it (HOME and XDG_CONFIG_HOME are the
     caller's to set, so an agent could move the platform's default away from it)."""
-    found = [Path(_platformdirs().user_config_dir(APP)) / "config.yaml"]
+    found = [Path(_user_dir("user_config_dir")) / "config.yaml"]
     try:
         import pwd
 

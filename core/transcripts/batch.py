@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import sys
 import threading
 from collections import deque
@@ -47,6 +46,8 @@ from planwatch.core.transcripts.warmsummary import (
 from planwatch.core.transcripts.zst import is_zst
 
 if TYPE_CHECKING:
+    import queue
+
     from planwatch.core.transcripts.copilot import CopilotReader
 
 log = logging.getLogger(__name__)
@@ -378,6 +379,8 @@ def _read_warm_facts(
 
     # A worker's answer stands for an entry it checked in its copy of `remembered`.
     checked = remembered.checked_elsewhere if isinstance(remembered, RememberedEntries) else remembered.get
+    import queue  # only a scan that forks workers waits on their answers
+
     answers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
     drivers = [Driver(read_plans, chunks.pop(), take_back, answers, proc, facts=True) for proc in forked]  # type: ignore[arg-type]
 
@@ -604,6 +607,8 @@ def _read_all(
         return None if chunk is None else resolve(chunk)
 
     # Worker processes (pickle, subprocess) load only when a scan is worth them.
+    import queue  # as the workers: only a scan that forks them waits on their answers
+
     from planwatch.core.transcripts.workers import Driver, fork_workers
 
     answers: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
@@ -644,6 +649,8 @@ def _driven(
     to this thread, and, with `local`, this thread reading chunks itself (`here`) while
     none is waiting; once no worker runs, what is left is read here. The drivers stop
     however the loop ends (the caller may stop taking reads)."""
+    import queue  # loaded by the caller already (its workers answer on one)
+
     running = len(drivers)
     try:
         for driver in drivers:
