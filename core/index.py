@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import logging
 import threading
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
@@ -37,6 +36,7 @@ from planwatch.core.index_databases import DatabaseSources, database_problems
 from planwatch.core.index_following import Following
 from planwatch.core.index_state import IndexState
 from planwatch.core.index_warmstart import WarmStart
+from planwatch.core.logs import get_logger
 from planwatch.core.model import EMPTY_PLAN
 from planwatch.core.sessions import (
     FileState,
@@ -61,7 +61,7 @@ from planwatch.core.transcripts.reader import SessionResult, SourceReader
 if TYPE_CHECKING:
     from planwatch.core.history import PlanHistory
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # logging imported at the first record
 
 # The first scan hands its entries on in batches so the list fills in as it goes: the
 # first after BATCH_FILES files (the newest: the first screen), then batches that grow

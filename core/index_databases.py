@@ -9,12 +9,12 @@ holds the state is core/index.py.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from pathlib import Path
 
 from planwatch.core import paths
 from planwatch.core.index_state import IndexState
+from planwatch.core.logs import get_logger
 from planwatch.core.sessions import ids_of
 from planwatch.core.transcripts.discover import (
     CLINE_BOARD_NAME,
@@ -26,7 +26,7 @@ from planwatch.core.transcripts.discover import (
 )
 from planwatch.core.transcripts.reader import SourceReader
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # logging imported at the first record
 
 
 class DatabaseSources:

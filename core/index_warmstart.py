@@ -9,17 +9,17 @@ lengths and hashes, and per file a summary of counts, statuses and sources, neve
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from pathlib import Path
 
 from planwatch.core.index_state import IndexState
+from planwatch.core.logs import get_logger
 from planwatch.core.sessions import FileState
 from planwatch.core.transcripts import warmcache, warmsummary
 from planwatch.core.transcripts.discover import TranscriptFile
 from planwatch.core.transcripts.warmcache import Remembered, WarmCache
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # logging imported at the first record
 
 
 def _with_summary(trace: warmcache.Trace, state: FileState) -> warmcache.Trace:

@@ -42,7 +42,6 @@ What each kind of setting accepts — deliberately strict: no text read as a swi
 
 from __future__ import annotations
 
-import logging
 import math
 import os
 import stat
@@ -55,13 +54,14 @@ from typing import TYPE_CHECKING, Any
 
 from planwatch.core import paths
 from planwatch.core.atomic import describe_os_error
+from planwatch.core.logs import get_logger
 from planwatch.core.regular_files import file_identity, open_regular_stat
 from planwatch.core.text import quoted
 
 if TYPE_CHECKING:
     from planwatch.core.user_directory import UserDirectory
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # logging imported at the first record
 
 MAX_CONFIG_BYTES = 1_000_000
 

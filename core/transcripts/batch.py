@@ -20,7 +20,6 @@ while the calling thread reads the rest. A worker sends back the readers themsel
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
 import threading
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planwatch.core.logs import get_logger
 from planwatch.core.regular_files import open_regular_stat
 from planwatch.core.transcripts.discover import DATABASE_HARNESSES, TranscriptFile, is_whole_document
 from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 
     from planwatch.core.transcripts.copilot import CopilotReader
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # logging imported at the first record
 
 CHUNK_WORK = 24 << 20  # bytes of reading per chunk handed out
 CHUNK_FILES = 64  # and at most this many files per chunk

@@ -37,7 +37,6 @@ not opened — and takes the plan's statuses from the cache's summary.
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import stat
 from collections.abc import Sequence
@@ -45,13 +44,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from planwatch.core.logs import get_logger
 from planwatch.core.model import EMPTY_PLAN, AgentPlan
 from planwatch.core.regular_files import NotRegularFile, open_regular_stat, read_regular
 from planwatch.core.transcripts.copilot_files import WORKSPACE_MAX, event_facts, is_copilot_start, parse_workspace
 from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
 from planwatch.core.transcripts.warmcache import Identity
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # logging imported at the first record
 
 EVENTS = "events.jsonl"
 DATABASE = "session.db"

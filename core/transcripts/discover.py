@@ -42,7 +42,6 @@ sniff.py's job, reading them lines.py's.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -50,11 +49,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from planwatch.core import paths
+from planwatch.core.logs import get_logger
 from planwatch.core.model import Harness
 from planwatch.core.regular_files import read_regular
 from planwatch.core.transcripts.sniff import SNIFF_BYTES, first_lines, is_database_file, read_small, sniff_harness
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # logging imported at the first record
 
 
 @dataclass(frozen=True)

@@ -24,13 +24,14 @@ not shared between threads: each thread gets its own.
 from __future__ import annotations
 
 import contextlib
-import logging
 import re
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-log = logging.getLogger(__name__)
+from planwatch.core.logs import get_logger
+
+log = get_logger(__name__)  # logging imported at the first record
 
 # Needles are searched by anchoring on this byte when every needle holds one: in JSON a
 # colon is several times rarer than a quote, the byte most needles would start with.

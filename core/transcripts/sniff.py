@@ -17,18 +17,18 @@ how files are named and classified (core/transcripts/discover.py).
 from __future__ import annotations
 
 import json
-import logging
 import os
 import re
 from pathlib import Path
 from typing import BinaryIO
 
+from planwatch.core.logs import get_logger
 from planwatch.core.model import Harness
 from planwatch.core.regular_files import open_regular, read_regular
 
 __all__ = ["FIRST_LINE_BOUND", "SNIFF_BYTES", "first_lines", "is_database_file", "read_small", "sniff_harness"]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # logging imported at the first record
 
 SNIFF_BYTES = 64 << 10
 FIRST_LINE_BOUND = 64 << 20

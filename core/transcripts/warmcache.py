@@ -62,7 +62,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import logging
 import os
 import sys
 import zlib
@@ -72,11 +71,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from planwatch.core import paths
+from planwatch.core.logs import get_logger
 from planwatch.core.regular_files import open_regular, open_regular_stat, read_regular
 from planwatch.core.transcripts.reader import TranscriptReader
 from planwatch.core.transcripts.warmsummary import Summary, checked_summary, summary_of_checked
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)  # logging imported at the first record
 
 # 3: CRC-32 line hashes; 4: fact lines tagged (FACT, WHEN), summaries; 5: code stamp by
 # zlib; 6: ctime, keyed MAC; 7: a summary keeps each result's last activity.
