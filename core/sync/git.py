@@ -52,10 +52,13 @@ def _env() -> dict[str, str]:
     return env
 
 
-_RUNNING: dict[int, int] = {}
-"""The network steps running now: each one's process group (its git's pid) → the thread
-that waits for it."""
-_RUNNING_LOCK = threading.Lock()
+_RUNNING: dict[subprocess.Popen[bytes], int] = {}
+"""The network steps running now: each one's git (the leader of its process group) → the
+thread that waits for it."""
+_ENDED: set[int] = set()
+"""Threads whose network steps were ended (`kill_running(thread)`): a step such a thread
+begins after that is refused at once, until `release(thread)`."""
+_RUNNING_LOCK = threading.RLock()
 
 
 def _end_group(proc: subprocess.Popen[bytes]) -> None:
@@ -75,12 +78,35 @@ _CLOSING = False
 
 def kill_running(thread: int | None = None) -> None:
     """End every network step this process runs now (`thread`: only the one that thread
-    waits for), with its children: the waiting call raises `GitUnreachable` at once."""
+    waits for, and every one it begins after, until `release(thread)`), with its
+    children: the waiting call raises `GitUnreachable` at once."""
     with _RUNNING_LOCK:
-        groups = [group for group, waiter in _RUNNING.items() if thread is None or waiter == thread]
-    for group in groups:
-        with contextlib.suppress(OSError):
-            os.killpg(group, signal.SIGKILL)
+        if thread is not None:
+            _ENDED.add(thread)
+        for proc, waiter in _RUNNING.items():
+            # Under the lock, and only a git not yet reaped: a step that ended is taken out
+            # of the table under this lock, so its group id is never another process's.
+            if (thread is None or waiter == thread) and proc.returncode is None:
+                with contextlib.suppress(OSError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+
+
+def _network_ended() -> str | None:
+    """Why this thread may begin no network step now, or None. (The lock is reentrant: the
+    look is made both before git starts and under the lock as it is listed.)"""
+    with _RUNNING_LOCK:
+        if _CLOSING:
+            return "the process is ending"
+        if threading.get_ident() in _ENDED:
+            return "the sync was stopped"
+    return None
+
+
+def release(thread: int) -> None:
+    """`thread`'s network steps may run again (it ended, or was joined): a thread id is
+    reused by a later thread, which must not inherit the refusal."""
+    with _RUNNING_LOCK:
+        _ENDED.discard(thread)
 
 
 def end_network() -> None:
@@ -115,6 +141,8 @@ class Git:
         self, *args: str, data: bytes | None = None, timeout: float | None = None, check: bool = True
     ) -> subprocess.CompletedProcess[bytes]:
         argv = ["git", "--git-dir", str(self.repo), *IDENTITY, *args]
+        if timeout is not None and (ended := _network_ended()) is not None:
+            raise GitUnreachable(ended)  # refused before git (and its ssh) starts
         try:
             proc = subprocess.Popen(
                 argv,
@@ -127,13 +155,13 @@ class Git:
         except FileNotFoundError as exc:
             raise GitFailed("git is not installed (planwatch sync runs the system git)") from exc
         if timeout is not None:  # a network step
-            with _RUNNING_LOCK:
-                closing = _CLOSING
-                if not closing:
-                    _RUNNING[proc.pid] = threading.get_ident()
-            if closing:
+            with _RUNNING_LOCK:  # ended since the look above: git is ended at once
+                ended = _network_ended()
+                if ended is None:
+                    _RUNNING[proc] = threading.get_ident()
+            if ended is not None:
                 _end_group(proc)
-                raise GitUnreachable("the process is ending")
+                raise GitUnreachable(ended)
         try:
             stdout, stderr = proc.communicate(data, timeout=timeout)
         except subprocess.TimeoutExpired as exc:
@@ -144,7 +172,7 @@ class Git:
             raise
         finally:
             with _RUNNING_LOCK:
-                _RUNNING.pop(proc.pid, None)
+                _RUNNING.pop(proc, None)
         out = subprocess.CompletedProcess(argv, proc.returncode, stdout, stderr)
         if check and out.returncode != 0:
             raise GitFailed(f"git {args[0]} failed: {_last_line(out.stderr.decode('utf-8', 'replace'))}")

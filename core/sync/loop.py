@@ -145,15 +145,20 @@ class SyncLoop:
         self._thread.start()
 
     def stop(self, timeout: float | None = 10.0) -> None:
-        from planwatch.core.sync.git import kill_running
+        from planwatch.core.sync.git import kill_running, release
 
         self._stop.set()
         if self._thread is not None:
             # a poll or pass waiting on the network ends now (its git and ssh with it),
-            # so the process that owns the loop exits without waiting for a timeout;
-            # the pass is left as a killed one is, for the next to recover
-            kill_running(self._thread.ident)
+            # and any network step the loop's thread begins after it is refused (a pass
+            # that goes on to its push or a poll that goes offline and passes), so the
+            # process that owns the loop exits without waiting for a timeout; the pass is
+            # left as a killed one is, for the next to recover
+            ident = self._thread.ident
+            kill_running(ident)
             self._thread.join(timeout)
+            if ident is not None and not self._thread.is_alive():
+                release(ident)  # else its own end releases it
             self._thread = None
         if self._lock_fd is not None:
             os.close(self._lock_fd)
@@ -213,6 +218,14 @@ class SyncLoop:
             self.poll = poll  # the host's own setting (sync init/join --poll)
 
     def _loop(self) -> None:
+        from planwatch.core.sync.git import release
+
+        try:
+            self._follow()
+        finally:
+            release(threading.get_ident())
+
+    def _follow(self) -> None:
         self._configured_poll()
         self._tell(recorded_status(self.store.root))
         seen = _listing(self.store.root)

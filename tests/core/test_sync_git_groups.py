@@ -86,3 +86,54 @@ sys.exit(0)
     started = pids(slow_ssh)
     assert len(started) == 2
     wait_until(lambda: not any(alive(p) for p in started), "the ssh and its child ended")
+
+
+def test_a_network_step_begun_after_its_thread_was_stopped_is_refused_without_reaching_the_remote(
+    tmp_path: Path, slow_ssh: Path
+) -> None:
+    """A stopped sync loop's thread may be between two network steps (a pass's fetch and
+    its push): the step it begins after the stop ends at once, no ssh started, rather than
+    hanging until its timeout past the stop."""
+    import threading
+
+    from planwatch.core.sync.git import kill_running, release
+
+    git = Git(tmp_path / "repo.git", network_timeout=60.0)
+    git.init()
+    outcome: list[BaseException | None] = []
+
+    def stopped_then_polls() -> None:
+        kill_running(threading.get_ident())  # the loop was stopped between two steps
+        try:
+            git.ls_remote("ssh://team.invalid/store.git", "refs/planwatch/*")
+        except GitUnreachable as exc:
+            outcome.append(exc)
+        else:
+            outcome.append(None)
+        finally:
+            release(threading.get_ident())
+
+    thread = threading.Thread(target=stopped_then_polls)
+    thread.start()
+    thread.join(120)
+    assert not thread.is_alive(), "the step waited for the network"
+    assert isinstance(outcome[0], GitUnreachable) and "stopped" in str(outcome[0])
+    assert pids(slow_ssh) == [], "an ssh was started for a step of a stopped thread"
+
+
+def test_a_released_thread_reaches_the_remote_again(tmp_path: Path) -> None:
+    """The refusal ends with `release`: a thread id is reused by later threads, and a
+    later sync loop must reach its remote."""
+    import threading
+
+    from planwatch.core.sync.git import kill_running, release
+    from tests.sync_hosts import bare_remote
+
+    remote = bare_remote(tmp_path / "remote.git")
+    git = Git(tmp_path / "repo.git")
+    git.init()
+    kill_running(threading.get_ident())
+    with pytest.raises(GitUnreachable, match="stopped"):
+        git.ls_remote(str(remote), "refs/planwatch/*")
+    release(threading.get_ident())
+    assert git.ls_remote(str(remote), "refs/planwatch/*") == {}

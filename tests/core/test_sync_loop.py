@@ -6,6 +6,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from planwatch.core.store.store import Store
 from planwatch.core.sync.loop import SyncLoop
 from tests.sync_hosts import Host, bare_remote
@@ -157,6 +159,46 @@ def test_planwatch_mcp_syncs_in_the_background_and_a_tool_call_never_waits_on_th
     finally:
         if proc.poll() is None:
             proc.kill()
+        for pid in pids(record):
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+
+
+def test_stopping_a_loop_whose_remote_hangs_ends_its_thread_and_its_ssh_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`stop()` while the loop's poll waits on a remote that never answers: the thread ends
+    well within the network step's timeout, its ssh with it, and no step starts after."""
+    import json
+    import os
+
+    from tests.core.test_sync_git_groups import SLOW_SSH, alive, pids
+
+    remote = bare_remote(tmp_path / "remote.git")
+    a = Host(tmp_path / "a", "a")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    config = a.store / ".sync" / "config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "remote": "ssh://team.invalid/store.git"}))
+    script, record = tmp_path / "slow-ssh", tmp_path / "pids"
+    script.write_text(SLOW_SSH)
+    script.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(script))
+    monkeypatch.setenv("PW_PIDS", str(record))
+    loop = SyncLoop(Store(a.store), debounce=0.1, poll=0.2, tick=0.05)
+    loop.start()
+    thread = loop._thread
+    assert thread is not None
+    try:
+        wait_for(lambda: len(pids(record)) == 2)  # the first poll is in git, waiting on ssh
+        hanging = pids(record)
+        loop.stop(timeout=25)  # the network step's own timeout is 30 s
+        assert not thread.is_alive(), "stop returned with the loop's thread still waiting"
+        wait_for(lambda: not any(alive(p) for p in hanging))
+        assert pids(record) == hanging, "a network step began after the stop"
+    finally:
+        loop.stop()
         for pid in pids(record):
             try:
                 os.kill(pid, 9)
