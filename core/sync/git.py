@@ -84,8 +84,8 @@ def kill_running(thread: int | None = None) -> None:
         if thread is not None:
             _ENDED.add(thread)
         for proc, waiter in _RUNNING.items():
-            # Under the lock, and only a git not yet reaped: a step that ended is taken out
-            # of the table under this lock, so its group id is never another process's.
+            # Only a git still listed and not yet reaped: once reaped, its pid (the group's
+            # id) may be given to another process; a step leaves the table under this lock.
             if (thread is None or waiter == thread) and proc.returncode is None:
                 with contextlib.suppress(OSError):
                     os.killpg(proc.pid, signal.SIGKILL)
