@@ -371,6 +371,7 @@ class SessionIndex:
     def _swap_in(self, built: dict[str, SessionEntry | None]) -> list[str]:
         """Keep the entries built (under the lock); returns the ids that changed or went."""
         changed: list[str] = []
+        new: list[SessionEntry] = []  # sessions not held before: put in order together
         for sid, entry in built.items():
             old = self._entries.get(sid)
             if entry is None:
@@ -380,8 +381,12 @@ class SessionIndex:
                     changed.append(sid)
             elif entry != old:
                 self._entries[sid] = entry
-                self._order.put(entry, old)
+                if old is None:
+                    new.append(entry)
+                else:
+                    self._order.put(entry, old)
                 changed.append(sid)
+        self._order.put_new(new)
         return changed
 
     # -- the API the app uses ----------------------------------------------------------

@@ -51,6 +51,30 @@ def test_kept_order_is_a_full_sorts_order_after_any_puts_and_drops(changes: list
     assert len(order) == len(current)
 
 
+@given(st.lists(st.lists(st.tuples(st.sampled_from([f"s{n:02d}" for n in range(40)]), st.integers(0, 6)), max_size=40)))
+@settings(max_examples=200, deadline=None)
+def test_new_sessions_put_together_keep_a_full_sorts_order(batches: list[list[tuple[str, int]]]) -> None:
+    """A batch of sessions not held yet (a first scan's) put at once — sorted together
+    into an empty order, else one by one — and then changed or dropped: the order kept
+    is still the full sort's."""
+    order = NewestFirst()
+    current: dict[str, SessionEntry] = {}
+    for batch in batches:
+        fresh = {sid: entry(sid, minutes) for sid, minutes in batch if sid not in current}
+        order.put_new(list(fresh.values()))
+        current.update(fresh)
+        assert order.entries() == newest_first(current.values())
+        for sid, minutes in batch[:3]:  # a few of them change again, one goes
+            new = entry(sid, minutes + 1)
+            order.put(new, current[sid])
+            current[sid] = new
+        if batch:
+            gone = current.pop(batch[-1][0])
+            order.drop(gone)
+        assert order.entries() == newest_first(current.values())
+    assert len(order) == len(current)
+
+
 def test_the_index_lists_its_sessions_newest_first_as_a_scan_fills_it(tmp_path: Path) -> None:
     """The index's own entries after a scan in batches: the full sort's order."""
     from planwatch.core.index import SessionIndex
