@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import sys
+from typing import Any
 
 # Modules that add subcommands, in the order they appear in --help, with the commands
 # each adds (a command line naming one first builds only its module's parsers).
@@ -45,11 +46,43 @@ class _VersionAction(argparse.Action):
         parser.exit()
 
 
+def _columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size()` tells it (COLUMNS, else the
+    terminal of stdout, else 80), without importing shutil (with bz2 and lzma, about
+    1.6 ms of every start: argparse imports it to lay out help it usually never shows)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's own layout, its width worked out as argparse does (`_columns`)."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None):
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser laying out its help with `_HelpFormatter` (its subcommands'
+    parsers are of its class)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(**kwargs)
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line's parser; with `command`, only that command's module's
     subcommands (a third of the parser's cost for `sessions`: every other module
     imported and its dozens of parsers built would serve nothing)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="planwatch",
         description="Watch coding agents' plans as live checklists.",
     )

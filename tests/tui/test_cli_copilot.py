@@ -155,7 +155,8 @@ def test_a_warm_copilot_listing_loads_neither_sqlite_nor_msgspec_nor_the_plan_re
     (msgspec, about 8 ms to import, is not loaded); the cold run loads both. Neither
     loads the plan replay of the line harnesses (no subagent file to merge). The warm
     run logs nothing and forks no worker: neither `logging` nor `queue` is loaded, nor
-    platformdirs (the folders come from the XDG variables)."""
+    platformdirs (the folders come from the XDG variables), nor shutil (argparse's
+    help layout asks it for the terminal's width)."""
     home_session()
     loaded = []
     for run in ("cold", "warm"):
@@ -166,5 +167,5 @@ def test_a_warm_copilot_listing_loads_neither_sqlite_nor_msgspec_nor_the_plan_re
         loaded.append({name for name in ("msgspec", "sqlite3") if name in modules})
         assert "planwatch.core.replay" not in modules and "planwatch.core.transcripts.events" not in modules
         if run == "warm":
-            assert {"logging", "queue", "platformdirs"}.isdisjoint(modules)
+            assert {"logging", "queue", "platformdirs", "shutil"}.isdisjoint(modules)
     assert loaded == [{"msgspec", "sqlite3"}, set()]
