@@ -76,20 +76,22 @@ class _RowVisual(Visual):
     (known without its text); its text made when first drawn, its strips kept per width
     and style. (It holds no reference to an option: no reference cycle per row.)"""
 
+    # Made by the thousand while a first scan fills the list (every row at once when its
+    # columns change), drawn by the few dozen: what only drawing or a later check needs
+    # (the face, its span, the columns, the cells, the text, the strips) is worked out
+    # when first asked for, and until then read from these class defaults.
+    _until: datetime | None = None
+    _columns: tuple[object, ...] | None = None
+    _cells_known = False
+    _cells: int | None = None
+    _content: Content | None = None
+    _strips: dict[tuple[object, ...], list[Strip]] | None = None
+
     def __init__(self, row: SessionRow, now: datetime, layout: RowLayout, face: tuple[bool, str] | None = None) -> None:
-        # Made by the thousand while a first scan fills the list, drawn by the few dozen:
-        # what only drawing or a later check needs (the face, its span, the columns, the
-        # cells) is worked out when first asked for.
         self.row = row
         self.now = now
         self.layout = layout
         self._face = face
-        self._until: datetime | None = None
-        self._columns: tuple[object, ...] | None = None
-        self._cells_known = False
-        self._cells: int | None = None
-        self._content: Content | None = None
-        self._strips: dict[tuple[object, ...], list[Strip]] = {}
 
     @classmethod
     def remade(cls, old: _RowVisual | None, row: SessionRow, now: datetime, layout: RowLayout) -> _RowVisual:
@@ -156,11 +158,14 @@ class _RowVisual(Visual):
             get_rule("text_wrap", "wrap"),
             get_rule("line_pad", 0),
         )
-        strips = self._strips.get(key)
+        kept = self._strips
+        if kept is None:
+            kept = self._strips = {}
+        strips = kept.get(key)
         if strips is None:
-            if len(self._strips) >= 8:
-                self._strips.clear()
-            strips = self._strips[key] = self.content.render_strips(width, height, style, options)
+            if len(kept) >= 8:
+                kept.clear()
+            strips = kept[key] = self.content.render_strips(width, height, style, options)
         return list(strips)
 
     def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
@@ -184,7 +189,12 @@ class _RowVisual(Visual):
 def columns_of(layout: RowLayout, row: SessionRow) -> tuple[object, ...]:
     """What of a layout one row's text depends on: the column widths and its folder's label."""
     label = layout.folder_label.get(row.folder, row.folder) if layout.folder else None
-    return (layout.width, layout.harness, layout.title, layout.folder, layout.pill, layout.open, label)
+    return (*widths_of(layout), label)
+
+
+def widths_of(layout: RowLayout) -> tuple[int, ...]:
+    """A layout's column widths: a row laid out in other widths never holds in this one."""
+    return (layout.width, layout.harness, layout.title, layout.folder, layout.pill, layout.open)
 
 
 class SessionList(SteppedOptionList):
@@ -471,6 +481,12 @@ class SessionList(SteppedOptionList):
         kept = self._visuals = {key: visual for key, visual in visuals.items() if key in listed}
         made, by_id = self._options_by_id, dict[str, RowOption]()
         self._options_by_id = by_id
+        # Whether a visual's layout has `layout`'s column widths (by the layout's id; a
+        # few layouts in all): when not (new columns, every row anew: a wider pill or
+        # folder while a first scan fills the list), it is not checked row by row.
+        widths = widths_of(layout)
+        same_widths: dict[int, bool] = {id(layout): True}
+        get_same = same_widths.get
         faces_from, faces_until = now, datetime.max.replace(tzinfo=now.tzinfo)
         grouped = self.order != "recent"
         counts: dict[str, int] = {}
@@ -490,8 +506,14 @@ class SessionList(SteppedOptionList):
                 self._option_rows.append(row)
             sid = row.id
             visual = visuals.get(sid)
-            if visual is None or not visual.holds(row, now, layout):
-                visual = _RowVisual.remade(visual, row, now, layout)
+            if visual is None:
+                visual = _RowVisual(row, now, layout)
+            else:
+                fits = get_same(id(visual.layout))
+                if fits is None:
+                    fits = same_widths[id(visual.layout)] = widths_of(visual.layout) == widths
+                if not (fits and visual.holds(row, now, layout)):
+                    visual = _RowVisual.remade(visual, row, now, layout)
             if visual.now > faces_from:
                 faces_from = visual.now
             until = visual.until
@@ -499,8 +521,12 @@ class SessionList(SteppedOptionList):
                 faces_until = until
             kept[sid] = visual
             option = made.get(sid)
-            if option is None or option._row_visual is not visual:
+            if option is None:
                 option = RowOption(visual)
+            elif option._row_visual is not visual:
+                # The session's option, given its new visual: every map and drawn line
+                # is made again below, so none holds the visual it had.
+                option._row_visual = option._visual = visual
             by_id[sid] = option
             options.append(option)
         if grouped:
