@@ -59,6 +59,12 @@ _ENDED: set[int] = set()
 """Threads whose network steps were ended (`kill_running(thread)`): a step such a thread
 begins after that is refused at once, until `release(thread)`."""
 _RUNNING_LOCK = threading.RLock()
+_STARTING = 0
+"""Network steps whose git is being started: not listed in `_RUNNING` yet, though git (and
+its ssh) may already run; under load the thread that started it can wait a while for the
+interpreter before it lists it."""
+_LISTED = threading.Condition(_RUNNING_LOCK)
+"""Told when a network step that was starting is listed (or failed to start)."""
 
 
 def _end_group(proc: subprocess.Popen[bytes]) -> None:
@@ -116,7 +122,11 @@ def end_network() -> None:
     global _CLOSING
     with _RUNNING_LOCK:
         _CLOSING = True
-    kill_running()
+        # A step whose git started but is not listed yet would be missed: wait for it
+        # (its thread lists it, or sees the process ending and ends it itself); bounded,
+        # since an ending process must end.
+        _LISTED.wait_for(lambda: _STARTING == 0, timeout=10.0)
+        kill_running()
 
 
 atexit.register(end_network)
@@ -141,8 +151,12 @@ class Git:
         self, *args: str, data: bytes | None = None, timeout: float | None = None, check: bool = True
     ) -> subprocess.CompletedProcess[bytes]:
         argv = ["git", "--git-dir", str(self.repo), *IDENTITY, *args]
-        if timeout is not None and (ended := _network_ended()) is not None:
-            raise GitUnreachable(ended)  # refused before git (and its ssh) starts
+        global _STARTING
+        if timeout is not None:
+            with _RUNNING_LOCK:
+                if (ended := _network_ended()) is not None:
+                    raise GitUnreachable(ended)  # refused before git (and its ssh) starts
+                _STARTING += 1  # an ending process waits for it to be listed (end_network)
         try:
             proc = subprocess.Popen(
                 argv,
@@ -152,13 +166,21 @@ class Git:
                 env=_env(),
                 start_new_session=True,  # its own group: ended whole, transport included
             )
-        except FileNotFoundError as exc:
-            raise GitFailed("git is not installed (planwatch sync runs the system git)") from exc
-        if timeout is not None:  # a network step
-            with _RUNNING_LOCK:  # ended since the look above: git is ended at once
-                ended = _network_ended()
+        except BaseException as exc:
+            if timeout is not None:
+                with _RUNNING_LOCK:
+                    _STARTING -= 1
+                    _LISTED.notify_all()
+            if isinstance(exc, FileNotFoundError):
+                raise GitFailed("git is not installed (planwatch sync runs the system git)") from exc
+            raise
+        if timeout is not None:  # a network step: listed at once, or ended at once
+            with _RUNNING_LOCK:
+                _STARTING -= 1
+                ended = _network_ended()  # since the look above
                 if ended is None:
                     _RUNNING[proc] = threading.get_ident()
+                _LISTED.notify_all()
             if ended is not None:
                 _end_group(proc)
                 raise GitUnreachable(ended)
