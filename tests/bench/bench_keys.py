@@ -5,8 +5,9 @@ A terminal's keys reach the app from its driver thread through the event loop
 (`call_soon_threadsafe`); a key pressed while the loop runs a long callback waits for
 it. This script presses `j`/`k` from a thread every `--every` ms while the scan runs and
 measures, for each, the time until the screen's cursor action ran (the key acted on),
-and the UI thread's own CPU spent meanwhile (what of the wait is the UI's own work; the
-rest is the machine's other load and other threads); every callback that held the loop
+the UI thread's own CPU spent meanwhile (what of the wait is the UI's own work) and, on
+Linux, how long the UI thread waited ready to run for a core (the machine's other load;
+the rest is other threads' hold on the interpreter, and locks); every callback that held the loop
 for over 50 ms is named, summed by what it was (timed by wrapping `Handle._run`).
 
 Usage:
@@ -32,6 +33,7 @@ import threading
 import time
 import uuid
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -137,9 +139,10 @@ async def measure(corpus: Path, work: Path, every: float) -> dict[str, object]:
         # thread's CPU spent from a press to its action is the UI's own work the key
         # waited behind; the rest of its wait is the machine's other load and the
         # other threads' hold on the interpreter.
-        pressed: list[tuple[float, float]] = []
+        pressed: list[tuple[float, float, float]] = []
         lock = threading.Lock()
         ui_clock = time.pthread_getcpuclockid(threading.get_ident())
+        ui_waits = ready_waits(threading.get_native_id())
 
         def press_keys() -> None:
             # A person pressing j and k as a terminal delivers them: from another thread.
@@ -147,7 +150,7 @@ async def measure(corpus: Path, work: Path, every: float) -> dict[str, object]:
             while not stop.is_set():
                 key = "j" if n % 2 == 0 else "k"
                 with lock:
-                    pressed.append((time.perf_counter(), time.clock_gettime(ui_clock)))
+                    pressed.append((time.perf_counter(), time.clock_gettime(ui_clock), ui_waits()))
                 loop.call_soon_threadsafe(app.simulate_key, key)
                 n += 1
                 stop.wait(every)
@@ -155,13 +158,13 @@ async def measure(corpus: Path, work: Path, every: float) -> dict[str, object]:
         # Each press reaches the screen's action once, in the order pressed: the time
         # from a press to its action is how long the key waited (wrapped here, in the
         # benchmark only).
-        acted: list[tuple[float, float]] = []
+        acted: list[tuple[float, float, float]] = []
         screen = app.screen
         for name in ("action_cursor_down", "action_cursor_up"):
             real = getattr(screen, name)
 
             def timed(real=real) -> None:  # type: ignore[no-untyped-def]
-                acted.append((time.perf_counter(), time.thread_time()))
+                acted.append((time.perf_counter(), time.thread_time(), ui_waits()))
                 real()
 
             setattr(screen, name, timed)
@@ -176,9 +179,24 @@ async def measure(corpus: Path, work: Path, every: float) -> dict[str, object]:
         rows = sessions.option_count
         with lock:
             pairs = list(zip(pressed, acted, strict=False))
-        latencies = [done - sent for (sent, _), (done, _) in pairs]
-        ui_work = [cpu_done - cpu_sent for (_, cpu_sent), (_, cpu_done) in pairs]
-    return {"rows": rows, "latencies": latencies, "ui_work": ui_work, "slow": slow}
+        latencies = [done[0] - sent[0] for sent, done in pairs]
+        ui_work = [done[1] - sent[1] for sent, done in pairs]
+        ui_ready = [done[2] - sent[2] for sent, done in pairs]
+    return {"rows": rows, "latencies": latencies, "ui_work": ui_work, "ui_ready": ui_ready, "slow": slow}
+
+
+def ready_waits(thread_id: int) -> Callable[[], float]:
+    """A clock of the seconds the thread `thread_id` has waited, ready to run, for a core
+    the machine's other load held (Linux's schedstat; 0 elsewhere): what of a key's wait
+    is the machine's, not the app's."""
+    path = Path(f"/proc/self/task/{thread_id}/schedstat")
+    if not path.exists():
+        return lambda: 0.0
+
+    def waited() -> float:
+        return int(path.read_text().split()[1]) / 1e9
+
+    return waited
 
 
 def main() -> None:
@@ -203,7 +221,13 @@ def main() -> None:
         p95 = work[int(0.95 * (len(work) - 1))]
         print(
             f"UI-thread CPU a key waited behind: median {statistics.median(work):.0f} ms, p95 {p95:.0f} ms,"
-            f" worst {work[-1]:.0f} ms (the rest of its wait: other load, other threads)"
+            f" worst {work[-1]:.0f} ms"
+        )
+        ready = sorted(x * 1000 for x in got["ui_ready"])  # type: ignore[attr-defined]
+        p95 = ready[int(0.95 * (len(ready) - 1))]
+        print(
+            f"UI thread ready but waiting for a core (the machine's load): median {statistics.median(ready):.0f} ms,"
+            f" p95 {p95:.0f} ms, worst {ready[-1]:.0f} ms (the rest of a key's wait: other threads, locks)"
         )
     slow: SlowCallbacks = got["slow"]  # type: ignore[assignment]
     print("callbacks that held the UI thread over 50 ms (total s, count, worst s):")

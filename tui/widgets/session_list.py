@@ -6,7 +6,7 @@ them. What a row shows is tui/widgets/session_rows.py.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime
 from itertools import repeat
@@ -536,10 +536,15 @@ class SessionList(SteppedOptionList):
             self._positions = list(range(len(shown)))
             self._row_options = cast("list[RowOption]", list(options))
         self._faces_from, self._faces_until = faces_from, faces_until
-        self._replace_options(options)
+        self._replace_options(options, ids=by_id)  # every option with an id: the rows'
 
     def _replace_options(
-        self, options: list[Option], *, unchanged: int = 0, new_ids: dict[str, Option] | None = None
+        self,
+        options: list[Option],
+        *,
+        unchanged: int = 0,
+        new_ids: dict[str, Option] | None = None,
+        ids: Mapping[str, Option] | None = None,
     ) -> None:
         """`set_options(options)` for a list of thousands of rows: OptionList's own maps
         and line map built in one pass each, with no per-option checks (the options are
@@ -548,7 +553,8 @@ class SessionList(SteppedOptionList):
         `unchanged`: how many leading options are those that were at the same places;
         their drawn lines are kept (each line holds its option's place for a click).
         `new_ids`: the options are those before and these (none went): the map of ids
-        is updated with these instead of made again."""
+        is updated with these instead of made again. `ids`: the map of ids of `options`,
+        made by the caller (no option's id read again)."""
         self._cursor_twins.clear()
         self._options[:] = options
         self._line_cache.clear()
@@ -565,7 +571,9 @@ class SessionList(SteppedOptionList):
             self._id_to_option.update(new_ids)
         else:
             self._id_to_option.clear()
-            self._id_to_option.update({option.id: option for option in options if option.id is not None})
+            if ids is None:
+                ids = {option.id: option for option in options if option.id is not None}
+            self._id_to_option.update(ids)
         self._option_to_index.clear()
         self._option_to_index.update(zip(options, range(len(options)), strict=True))
         self.highlighted = None
