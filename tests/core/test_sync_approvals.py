@@ -156,7 +156,12 @@ def owned_team(tmp_path: Path) -> tuple[Host, Host, Path, Path, str]:
 
 
 def git_in(remote: Path, *argv: str, stdin: bytes | None = None) -> str:
-    out = subprocess.run(["git", "--git-dir", str(remote), *argv], input=stdin, capture_output=True, check=True)
+    """git run by hand on `remote`, as someone with push access would, with an identity of
+    its own: a fresh machine has no global git identity to fall back on."""
+    identity = ("-c", "user.name=someone", "-c", "user.email=someone@example.invalid")
+    out = subprocess.run(
+        ["git", *identity, "--git-dir", str(remote), *argv], input=stdin, capture_output=True, check=True
+    )
     return out.stdout.decode().strip()
 
 
