@@ -211,9 +211,16 @@ class SessionIndex:
         last = time.monotonic()
         count = 0
         size, interval = BATCH_FILES, BATCH_SECONDS  # when the next batch is due (see BATCH_FILES)
-        each = self._read_each(files)
+        each = self._read_each(files, newest_shown_first=on_batch is not None)
+        first = True
         try:
             for ids in each:
+                if first:
+                    # The first batch is due BATCH_FILES files or BATCH_SECONDS after the
+                    # first read, not after the cache's load and the workers' start: a
+                    # batch of one row, then the app's wait between repaints, was what a
+                    # warm start first showed.
+                    first, last = False, time.monotonic()
                 batch_ids |= ids
                 count += 1
                 self.progress = (self.progress[0] + 1, len(files))
@@ -242,8 +249,14 @@ class SessionIndex:
         if self.save_after_scan:
             self.save_cache()
 
-    def _read_each(self, files: list[TranscriptFile]) -> Generator[set[str], None, None]:
-        """Read and install every file; yields the session ids each one touched."""
+    def _read_each(
+        self, files: list[TranscriptFile], *, newest_shown_first: bool = False
+    ) -> Generator[set[str], None, None]:
+        """Read and install every file; yields the session ids each one touched.
+        `newest_shown_first` (a scan whose batches are shown): the files the warm-start
+        cache remembers are read in the order of their remembered last activity, newest
+        first (`Remembered.newest_first`), so the first batch holds the newest sessions
+        however the files' mtimes are ordered."""
         if self._following.active:
             # One at a time under the IO lock, so a reader the follower feeds is never
             # replaced by a read that began before the follower's last append.
@@ -252,10 +265,13 @@ class SessionIndex:
             return
         # The first scan: what the warm-start cache remembers is replayed; the rest is
         # spread over worker processes when there is enough to read.
+        remembered = self._warm.remembered(files)
+        if remembered and newest_shown_first:
+            files = remembered.newest_first(files)
         reads = read_all(
             files,
             self._read_plans,
-            remembered=self._warm.remembered(files),
+            remembered=remembered,
             summaries=self._summaries,
             local=self.read_in_scan_thread,
         )

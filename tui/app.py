@@ -82,6 +82,9 @@ IDLE_CHECK_EVERY = 20.0
 # the scan's time however long the list grows.
 SCAN_REPAINT_EVERY = 0.4
 SCAN_REPAINT_SHARE = 4.0
+# Until the list holds this many sessions (a tall terminal's first screen), each batch of
+# the first scan is shown as it comes: the wait between repaints starts after them.
+FIRST_SCREEN_ROWS = 50
 
 
 def make_app(args_or_options: argparse.Namespace | AppOptions | None = None) -> PlanwatchApp:
@@ -148,7 +151,9 @@ class PlanwatchApp(App[None]):
         self._running_sessions: set[str] = set()
         self._pending_ids: set[str] = set()
         self._flush_timer: Timer | None = None
-        self._flushed_once = False
+        # The sessions shown while the first scan fills the list, until a first screen's
+        # worth (FIRST_SCREEN_ROWS): till then each batch is shown as it comes.
+        self._first_screen: set[str] | None = set()
         self._flush_cost = 0.0  # seconds the last repaint of the list took (SCAN_REPAINT_SHARE)
         from planwatch.core.mirror import Mirror
 
@@ -289,7 +294,7 @@ class PlanwatchApp(App[None]):
             return
         self._remember_plans(sorted(changed), record=self.scan_done is not None)
         self._pending_ids |= changed
-        if self.scan_done is None and self._flushed_once:
+        if self.scan_done is None and self._first_screen is None:
             # While the first scan fills the list, repaint it a few times a second rather
             # than per batch: each repaint of a long list competes with the scan thread.
             if self._flush_timer is None:
@@ -302,7 +307,10 @@ class PlanwatchApp(App[None]):
         self._flush_timer = None
         changed, self._pending_ids = self._pending_ids, set()
         if changed and not (self._exit or self._closing):
-            self._flushed_once = True
+            if self._first_screen is not None:
+                self._first_screen |= changed
+                if len(self._first_screen) >= FIRST_SCREEN_ROWS:
+                    self._first_screen = None
             started = time.perf_counter()
             self.sessions_changed.publish(changed)
             self._flush_cost = time.perf_counter() - started

@@ -65,16 +65,19 @@ import json
 import os
 import sys
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from planwatch.core import paths
 from planwatch.core.logs import get_logger
 from planwatch.core.regular_files import open_regular, open_regular_stat, read_regular
 from planwatch.core.transcripts.reader import TranscriptReader
 from planwatch.core.transcripts.warmsummary import Summary, checked_summary, summary_of_checked
+
+if TYPE_CHECKING:
+    from planwatch.core.transcripts.discover import TranscriptFile
 
 log = get_logger(__name__)  # logging imported at the first record
 
@@ -402,6 +405,27 @@ class Remembered:
         entry = None if harness is None else self._cache.get(path, harness)
         self._checked[path] = entry
         return entry
+
+    def newest_first(self, files: Sequence[TranscriptFile]) -> list[TranscriptFile]:
+        """`files` by the last activity remembered of each, newest first (a file the cache
+        does not hold, or that changed since, by its mtime): a warm start reads the
+        sessions a person sees first before the rest, whatever the files' mtimes say (a
+        folder copied or restored gives every file one mtime). An order only: each
+        entry is still checked when its file is read, so a row that is not a summary's
+        numbers (or one that lies) changes nothing but when a file is read."""
+
+        def when(item: TranscriptFile) -> float:
+            raw = self._cache._raw.get(str(item.path)) if item.path in self._harnesses else None
+            try:
+                if raw[3] == item.size and abs(raw[4] / 1e9 - item.mtime) < 1e-3:  # type: ignore[index]
+                    times = [result[2] for result in raw[9] if type(result[2]) is int]  # type: ignore[index]
+                    if times:
+                        return max(times) / 1e6
+            except (TypeError, IndexError, KeyError, ValueError):
+                pass  # not in the cache, or not a row: its mtime
+            return item.mtime
+
+        return sorted(files, key=when, reverse=True)
 
     def checked_elsewhere(self, path: Path) -> Entry | None:
         """The entry of `path` as a worker forked with this object found it fit (its
