@@ -48,7 +48,9 @@ TaskIds = Annotated[list[TaskId], Field(max_length=MAX_LIST)]
 
 class ToolInput(BaseModel):
     # Only the store's field names are inputs: `blockedBy`, never the Python name `blocked_by`.
-    model_config = ConfigDict(extra="forbid", validate_by_alias=True, validate_by_name=False, frozen=True, defer_build=True)
+    model_config = ConfigDict(
+        extra="forbid", validate_by_alias=True, validate_by_name=False, frozen=True, defer_build=True
+    )
 
     @field_validator(*ONE_LINE_FIELDS, mode="after", check_fields=False)
     @classmethod
