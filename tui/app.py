@@ -166,6 +166,9 @@ class PlanwatchApp(App[None]):
             from planwatch.core.transcripts.batch import fork_ahead
 
             fork_ahead(every_core=not self.index.read_in_scan_thread)
+            # The warm-start cache loads on a thread of its own while Textual starts (after
+            # the fork: no thread before it), for the scan to take on mount.
+            self.index.preload_cache()
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on Linux and macOS one that reads a

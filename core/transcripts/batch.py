@@ -121,6 +121,30 @@ def read_file(
     return FileRead(item, reader, results, offset, trace=trace)
 
 
+def read_remembered(item: TranscriptFile, read_plans: bool, remembered: Entry) -> FileRead | None:
+    """A file of lines replayed from what the warm-start cache remembers of it, and any
+    bytes appended since; None, having read nothing from scratch, when the entry no
+    longer fits the file (or the file is gone, or not one replayed: a database, a
+    session folder, a .zst, a whole document). For a warm start's early pass (the
+    index's `_read_early`), which reads only what is cheap and leaves the rest to the
+    scan."""
+    if (
+        not read_plans
+        or item.harness in _NOT_LINES
+        or is_zst(item.path)
+        or is_whole_document(item.path)
+        or item.harness != remembered.harness
+    ):
+        return None
+    try:
+        return _read_warm(item, reader_for(item.harness)(item.path), remembered)
+    except OSError:
+        return None  # gone or unreadable: the scan says so
+    except Exception:
+        log.exception("failed to replay %s", item.path)
+        return None
+
+
 def read_cline(item: TranscriptFile, read_plans: bool, remembered: Entry | None = None) -> FileRead:
     """Read a Cline data folder (every session in it); never raises. Its text-free state
     (the sessions' file stats, row counts and what their messages gave besides text) is

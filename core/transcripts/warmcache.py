@@ -366,6 +366,29 @@ class WarmCache:
         under = _under(roots)
         return sum(1 for key in self._raw if under(key))
 
+    def newest(self, roots: Iterable[Path], count: int) -> list[tuple[Path, str]]:
+        """The `count` files under `roots` whose remembered last activity is the newest
+        (a row without a summary's time: its remembered mtime), newest first, each with
+        its harness: what a warm start reads before it has found every file. Rows are
+        not checked here (`get` checks them); one that is not a row is passed over."""
+        under = _under(roots)
+
+        def when(row: Any) -> int:
+            try:
+                times = [result[2] for result in row[9] or () if type(result[2]) is int]
+                return max(times) if times else int(row[4]) // 1000  # µs, as the summary's
+            except (TypeError, IndexError, KeyError, ValueError):
+                return -1
+
+        rows = (
+            (when(row), key, row[0])
+            for key, row in self._raw.items()
+            if under(key) and type(row) is list and len(row) == 10 and type(row[0]) is str
+        )
+        import heapq  # only a warm start's early pass picks rows
+
+        return [(Path(key), harness) for stamp, key, harness in heapq.nlargest(count, rows) if stamp >= 0]
+
     def holds(self, path: Path) -> bool:
         """Whether the cache has a row under `path` (not checked: `get` checks it)."""
         return str(path) in self._raw
