@@ -111,3 +111,18 @@ def test_a_file_read_early_that_changes_or_goes_before_the_walk_is_read_again_or
     assert entry is not None and entry.plan is not None
     assert [item.status for group in entry.plan.groups for item in group.items][-1] == "in_progress"
     assert as_dicts(index.entries()) == cold_entries(roots)
+
+
+def test_a_warm_scan_of_unchanged_files_leaves_the_cache_as_it_was(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    """The early pass reads a share of the files the cache remembers and the walk the
+    rest: the cache still counts as holding every file, and is not written again."""
+    made = write_sessions(isolated_env.claude)
+    roots = [isolated_env.claude / "projects"]
+    SessionIndex(roots).scan()
+    written = cache_file().stat().st_mtime_ns
+    index = SessionIndex(roots)
+    batches: list[list[SessionEntry]] = []
+    index.scan(batches.append)
+    assert [entry.session.id for entry in batches[0]] == [t.session_id for t in made[:BATCH_FILES]]
+    assert cache_file().stat().st_mtime_ns == written
+    assert index.progress == (SESSIONS, SESSIONS)
