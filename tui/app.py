@@ -21,6 +21,7 @@ which tells the app what a saved change means for what it owns.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import time
 from collections.abc import Sequence
@@ -85,6 +86,10 @@ SCAN_REPAINT_SHARE = 4.0
 # Until the list holds this many sessions (a tall terminal's first screen), each batch of
 # the first scan is shown as it comes: the wait between repaints starts after them.
 FIRST_SCREEN_ROWS = 50
+# The end of a scan is taken in slices of this many sessions, with SCAN_END_GAP seconds
+# of the event loop between them for the keys pressed meanwhile.
+SCAN_END_SLICE = 5000
+SCAN_END_GAP = 0.003
 
 
 def make_app(args_or_options: argparse.Namespace | AppOptions | None = None) -> PlanwatchApp:
@@ -141,6 +146,8 @@ class PlanwatchApp(App[None]):
         # Transcript folders saved while the first scan ran: looked in once it ends.
         self._reroot_after_scan: Settings | None = None
         self.scan_done: ScanFinished | None = None
+        # The scan ended and its end is being taken in slices (`_finish_scan`).
+        self.scan_finishing: ScanFinished | None = None
         # True once the index follows the transcript folders (appends show live).
         self.following = False
         self.timelines = Timelines()
@@ -397,17 +404,42 @@ class PlanwatchApp(App[None]):
 
     @on(ScanFinished)
     def _on_scan_finished(self, event: ScanFinished) -> None:
+        # The end of a scan is several pieces of UI work (the last batch's refresh, every
+        # session's first plan kept, the full repaint), each up to tens of milliseconds at
+        # ten thousand sessions: done in turns of the event loop (`_finish_scan`), so a key
+        # pressed meanwhile is acted on between them, not after all of them. A handler's
+        # own awaits would not do: the app handles no message of its queue (a key is one)
+        # until the handler returns.
+        self.scan_finishing = event
+        self._finish_scan(event)
+
+    @work(group="scan-end", exclusive=True, exit_on_error=True)
+    async def _finish_scan(self, event: ScanFinished) -> None:
+        """Take the scan's end in slices, with a turn of the loop for the keys queued
+        meanwhile between them; `scan_done` is set at the last, with the full repaint
+        (what waited for it, a test or a benchmark, sees the list as the scan left it)."""
+        # The batch of sessions still waiting for its refresh.
+        if self._flush_timer is not None:
+            self._flush_timer.stop()
+        self._flush_changes()
+        await self._between_slices()
+        # Changes seen from here on are the session's timeline; the first read is not a
+        # change (sessions changed meanwhile were noted without being recorded: the scan
+        # is not done yet).
+        entries = self.entries()
+        for start in range(0, len(entries), SCAN_END_SLICE):
+            for entry in entries[start : start + SCAN_END_SLICE]:
+                self.timelines.keep(entry.session.id, entry.plan or EMPTY_PLAN)
+            await self._between_slices()
         first = self.scan_done is None
         self.scan_done = event
+        self.scan_finishing = None
         if self._reroot_after_scan is not None:
             settings, self._reroot_after_scan = self._reroot_after_scan, None
             self._reroot(settings)
         if self._flush_timer is not None:
             self._flush_timer.stop()
-        self._flush_changes()
-        # Changes seen from here on are the session's timeline; the first read is not a change.
-        for entry in self.entries():
-            self.timelines.keep(entry.session.id, entry.plan or EMPTY_PLAN)
+        self._flush_changes()  # sessions changed during the slices (usually none)
         # With the opt-in on, every session's list is kept in the store (docs/store.md, Agents' lists in the store), not
         # only those that change while the app runs (idempotent: unchanged lists write nothing).
         if self.settings.keep_plans_in_store and self.reading:
@@ -416,6 +448,11 @@ class PlanwatchApp(App[None]):
             self.scan_finished.publish(event)
         for note in event.problems if first else ():  # said once; the other harnesses are read
             self.notify(note[:1].upper() + note[1:], severity="warning", markup=False, timeout=10)
+
+    async def _between_slices(self) -> None:
+        """A turn of the event loop long enough for a key queued meanwhile (posted from
+        the driver's thread) to pass from the app to the screen's action."""
+        await asyncio.sleep(SCAN_END_GAP)
 
     @on(FollowingStarted)
     def _following_started(self) -> None:

@@ -73,27 +73,56 @@ class SlowCallbacks:
     that mode records a traceback for every callback and future made (about a sixth of
     the UI thread's time here), which inflates the very waits measured."""
 
-    def __init__(self, limit: float = 0.05) -> None:
+    def __init__(self, limit: float = 0.05, cpu_limit: float = 0.03) -> None:
         self.limit = limit
+        self.cpu_limit = cpu_limit
         self.total: dict[str, float] = defaultdict(float)
         self.count: Counter[str] = Counter()
         self.worst: dict[str, float] = defaultdict(float)
+        # By the UI thread's own CPU (the machine's load left out): every callback over
+        # `cpu_limit`, named by the messages it handled (`Widget.Message`), worst first.
+        self.cpu: list[tuple[float, float, str]] = []
+        self._handled: list[str] = []
         self._real = asyncio.events.Handle._run
+        from textual.message_pump import MessagePump
+
+        self._pump = MessagePump
+        self._real_dispatch = MessagePump._dispatch_message
 
     def install(self) -> None:
-        real, limit, clock = self._real, self.limit, time.perf_counter
+        real, limit, clock, cpu = self._real, self.limit, time.perf_counter, time.thread_time
+        handled = self._handled
+        real_dispatch = self._real_dispatch
 
         def timed(handle: asyncio.events.Handle) -> None:
-            started = clock()
+            handled.clear()
+            started, cpu_started = clock(), cpu()
             real(handle)
-            took = clock() - started
+            took, cpu_took = clock() - started, cpu() - cpu_started
             if took > limit:
                 self.note(handle, took)
+            if cpu_took > self.cpu_limit:
+                what = ", ".join(dict.fromkeys(handled)) or self.name(handle)
+                self.cpu.append((cpu_took, took, what[:160]))
+
+        async def dispatch(pump, message):  # type: ignore[no-untyped-def]
+            handled.append(f"{type(pump).__name__}.{type(message).__name__}")
+            return await real_dispatch(pump, message)
 
         asyncio.events.Handle._run = timed  # type: ignore[method-assign]
+        self._pump._dispatch_message = dispatch  # type: ignore[method-assign]
 
     def uninstall(self) -> None:
         asyncio.events.Handle._run = self._real  # type: ignore[method-assign]
+        self._pump._dispatch_message = self._real_dispatch  # type: ignore[method-assign]
+
+    def name(self, handle: asyncio.events.Handle) -> str:
+        callback = getattr(handle, "_callback", None)
+        owner = getattr(callback, "__self__", None)
+        name = (
+            owner.get_name() if isinstance(owner, asyncio.Task) else getattr(callback, "__qualname__", repr(callback))
+        )
+        return re.sub(r" at 0x[0-9a-f]+", "", name)[:100]
 
     def note(self, handle: asyncio.events.Handle, seconds: float) -> None:
         # The handle's callback names a task (the message pump of a widget, a timer)
@@ -233,6 +262,11 @@ def main() -> None:
     print("callbacks that held the UI thread over 50 ms (total s, count, worst s):")
     for name, total in sorted(slow.total.items(), key=lambda kv: -kv[1])[:12]:
         print(f"  {total:6.2f} {slow.count[name]:4d} {slow.worst[name]:6.3f}  {name}")
+    print(
+        f"callbacks that took over {slow.cpu_limit * 1000:.0f} ms of the UI thread's CPU: {len(slow.cpu)} (CPU, wall ms; the messages handled):"
+    )
+    for cpu_took, took, what in sorted(slow.cpu, reverse=True)[:15]:
+        print(f"  {cpu_took * 1000:5.0f} {took * 1000:6.0f}  {what}")
 
 
 if __name__ == "__main__":

@@ -53,6 +53,8 @@ from planwatch.tui.widgets.session_rows import SessionRow
 from planwatch.tui.widgets.sessions_pane import SessionsPane
 
 if TYPE_CHECKING:
+    from textual.timer import Timer
+
     from planwatch.core.model import Session
     from planwatch.core.sessions import SessionEntry
     from planwatch.tui.messages import ScanFinished
@@ -63,6 +65,12 @@ if TYPE_CHECKING:
 # What a listed session's row is made from besides the session: its pill counts (done,
 # total, partial), its open own items, the home folder (see `_row`).
 RowInputs = tuple[tuple[int, int, bool], int | None, str]
+# Seconds of the event loop between making a batch's rows and showing them while the
+# first scan fills the list: long enough for a key queued meanwhile to reach its action.
+SLICE_GAP = 0.003
+# ... once the list holds this many rows (a shorter list's refresh is a few milliseconds,
+# and the first screen's rows are shown at once).
+SPLIT_FROM_ROWS = 2000
 
 
 class BrowseScreen(SessionScreen):
@@ -100,6 +108,12 @@ class BrowseScreen(SessionScreen):
         self._next_rows: dict[str, tuple[Session, RowInputs, SessionRow]] = {}
         # The store's open counts and the home folder the listed rows were made with.
         self._rows_inputs: tuple[object, str] | None = None
+        # While the first scan fills the list, a batch's rows are made in one turn of the
+        # event loop and shown in the next (`_show_made_rows`): the rows made, and the
+        # sessions changed since the list last showed its rows.
+        self._made_for_list: list[SessionRow] | None = None
+        self._changed_for_list: set[str] = set()
+        self._show_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -175,7 +189,32 @@ class BrowseScreen(SessionScreen):
     # -- data from the app
 
     def sessions_changed(self, changed: set[str]) -> None:
+        if self.model.scan_done is None and self.is_attached and len(self.session_list().rows) >= SPLIT_FROM_ROWS:
+            # While the first scan fills the list, a refresh at ten thousand rows is tens
+            # of milliseconds of the UI thread: its rows are made now and the list, the
+            # followed and the selected session are shown in a later turn of the loop, so
+            # a key pressed meanwhile is acted on between the two, not after both.
+            for session_id in changed:
+                self._counts.pop(session_id, None)
+            self._made_for_list = self._list_rows()
+            self._changed_for_list |= changed
+            if self._show_timer is None:
+                self._show_timer = self.set_timer(SLICE_GAP, self._show_made_rows, name="show-rows")
+            return
         self._repaint(changed)
+
+    def _show_made_rows(self) -> None:
+        """The second half of a refresh while the first scan runs (`sessions_changed`)."""
+        self._show_timer = None
+        rows, changed = self._made_for_list, self._changed_for_list
+        self._made_for_list, self._changed_for_list = None, set()
+        if rows is None:
+            return  # a full repaint came first and showed them
+        self._show_rows(rows)
+        browse_follow.follow(self)
+        if self.selected_id in changed:
+            self._show_selected()
+        self._show_status()
 
     def store_changed(self) -> None:
         self._counts.clear()  # the pill counts hold the store's overrides
@@ -196,6 +235,14 @@ class BrowseScreen(SessionScreen):
         again; the selected session is painted again when it is one of them, the status
         line while the first scan runs, for its progress); None: the change is not one
         session's (the store, the settings, the scan's end), everything is painted."""
+        if self._show_timer is not None:
+            # Rows made for the list and not shown yet: this repaint makes and shows them
+            # anew, and paints the selected session if it was one of their sessions.
+            self._show_timer.stop()
+            self._show_timer = None
+            if changed is not None:
+                changed = changed | self._changed_for_list
+            self._made_for_list, self._changed_for_list = None, set()
         if changed is not None:
             for session_id in changed:
                 self._counts.pop(session_id, None)
@@ -290,15 +337,22 @@ class BrowseScreen(SessionScreen):
         return cached
 
     def _refresh_list(self) -> None:
+        self._show_rows(self._list_rows())
+
+    def _list_rows(self) -> list[SessionRow]:
+        """A row for every session the model holds now, newest first."""
         entries = self.model.entries()
         home = str(Path.home())
         open_counts = self.store.summary.open_counts
         self._next_rows = {}
         rows = self._rows(entries, home, open_counts)
         self._made_rows, self._next_rows = self._next_rows, {}  # only the sessions listed now
+        return rows
+
+    def _show_rows(self, rows: list[SessionRow]) -> None:
         # The list's cursor stays on the newest session until the person chooses one, and
         # moves on when theirs left the list; it says so (SessionHighlighted).
-        self.sessions_pane().show(rows, None if entries else self._empty_text())
+        self.sessions_pane().show(rows, None if rows else self._empty_text())
 
     def _empty_text(self) -> Content:
         return browse_texts.empty_text(self.model.scan_done)

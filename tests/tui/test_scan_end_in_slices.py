@@ -1,0 +1,70 @@
+"""The end of the first scan (the last batch's refresh, every session's first plan kept,
+the full repaint: tens of milliseconds of the UI thread at ten thousand sessions) is taken
+in turns of the event loop, so a key pressed meanwhile is acted on between them, not
+after all of them; and the end still leaves the cursor where the person put it. How long
+keys wait is the benchmark's to say (tests/bench/bench_keys.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from app_transcripts import ClaudeTranscript, until
+
+from planwatch.tui import app as app_module
+from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.widgets.session_list import SessionList
+
+START = datetime.now(UTC).replace(microsecond=0)
+SESSIONS = 120
+
+
+@pytest.fixture
+def sessions(isolated_env) -> list[ClaudeTranscript]:
+    made = []
+    for n in range(SESSIONS):
+        transcript = ClaudeTranscript(isolated_env.claude, f"/home/dev/p{n % 7}", at=START - timedelta(minutes=5 + n))
+        transcript.custom_title(f"Session {n}").todo_write([("Read", "completed"), ("Write", "pending")])
+        made.append(transcript)
+    return made
+
+
+async def _turns_until(condition, what: str, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    """Give the event loop turns (none longer than a millisecond of sleep) until
+    `condition()` holds: a state that lasts only between two slices is seen."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.001)
+
+
+@pytest.mark.asyncio
+async def test_a_key_pressed_while_the_scan_s_end_is_taken_is_acted_on_between_its_slices(
+    sessions, isolated_env, monkeypatch
+) -> None:
+    # One session's plan a slice: the end of 120 sessions takes over a hundred turns of
+    # the loop, so a key pressed at the first is acted on long before the last.
+    monkeypatch.setattr(app_module, "SCAN_END_SLICE", 1)
+    app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await until(pilot, lambda: getattr(app.screen, "id", None) == "browse", what="the browse screen")
+        session_list = app.screen.query_one("#sessions", SessionList)
+        await _turns_until(lambda: app.scan_finishing is not None, "the scan's end to begin")
+        # The loop ran this test between the end's slices: the end is not done yet.
+        assert app.scan_done is None
+        await _turns_until(lambda: session_list.option_count == SESSIONS, "the last batch's refresh")
+        assert session_list.highlighted == 0  # the cursor starts on the newest session
+        newest = session_list.shown_ids[:2]
+        app.simulate_key("j")  # as the terminal's driver hands a key to the loop
+        await _turns_until(lambda: session_list.highlighted == 1, "the key's move")
+        # Acted on before the end's last slice, not after all of them.
+        assert app.scan_done is None
+        await until(pilot, lambda: app.scan_done is not None, what="the scan's end")
+        assert app.scan_finishing is None
+        # The full repaint at the end keeps the person's choice.
+        assert session_list.highlighted == 1
+        assert session_list.selected_id == newest[1]
+        assert app.screen.selected_id == newest[1]
