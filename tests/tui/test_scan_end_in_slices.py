@@ -12,9 +12,12 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from app_transcripts import ClaudeTranscript, until
+from browse_host import BrowseHost, entry
 
 from planwatch.tui import app as app_module
 from planwatch.tui.app import AppOptions, make_app
+from planwatch.tui.messages import ScanFinished
+from planwatch.tui.screens import browse as browse_module
 from planwatch.tui.widgets.session_list import SessionList
 
 START = datetime.now(UTC).replace(microsecond=0)
@@ -68,3 +71,42 @@ async def test_a_key_pressed_while_the_scan_s_end_is_taken_is_acted_on_between_i
         assert session_list.highlighted == 1
         assert session_list.selected_id == newest[1]
         assert app.screen.selected_id == newest[1]
+
+
+@pytest.mark.asyncio
+async def test_while_a_first_scan_fills_a_long_list_a_batch_is_shown_a_turn_after_its_rows_and_a_key_runs_between(
+    isolated_env, monkeypatch
+) -> None:
+    """A batch's refresh while the first scan runs is two callbacks: its rows are made
+    when the batch is told, the list, the followed and the selected session are shown in
+    a later turn of the loop; a key pressed between them is acted on first, and the
+    rows shown after keep the session it chose. A full repaint meanwhile (the scan's end)
+    shows the rows itself and drops those waiting."""
+    # A long gap, so that the key surely comes between the two halves.
+    monkeypatch.setattr(browse_module, "SPLIT_FROM_ROWS", 10)
+    monkeypatch.setattr(browse_module, "SLICE_GAP", 1.0)
+    app = BrowseHost(isolated_env.store, [entry(f"s{n}", f"Session {n}", minutes_ago=n + 1) for n in range(30)])
+    async with app.run_test(size=(120, 36)) as pilot:
+        session_list = app.browse.session_list()
+        await until(pilot, lambda: session_list.option_count == 30, what="the list")
+        assert session_list.highlighted == 0 and app.browse.selected_id == "s0"
+        app.model.scan_done = None  # a first scan still filling the list
+        app.model.put(entry("new", "Newest", minutes_ago=0))
+        assert app.browse._made_for_list is not None  # its rows are made ...
+        assert session_list.option_count == 30  # ... and not shown yet
+        app.simulate_key("j")
+        await _turns_until(lambda: session_list.highlighted == 1, "the key's move")
+        assert session_list.option_count == 30  # the key ran before the batch was shown
+        await _turns_until(lambda: session_list.option_count == 31, "the batch shown")
+        # The person's session stays under the cursor as the new row lands above it.
+        assert session_list.selected_id == "s1"
+        await until(pilot, lambda: app.browse.selected_id == "s1", what="the chosen session")
+
+        app.model.put(entry("newer", "Newer still", minutes_ago=0))
+        assert session_list.option_count == 31
+        app.model.scan_done = ScanFinished([])
+        app.model.scan_finished.publish(app.model.scan_done)
+        # The end's full repaint showed the batch at once and dropped the rows waiting.
+        assert session_list.option_count == 32
+        assert app.browse._made_for_list is None and app.browse._show_timer is None
+        assert session_list.selected_id == "s1"
