@@ -8,7 +8,9 @@ measures, for each, the time until the screen's cursor action ran (the key acted
 the UI thread's own CPU spent meanwhile (what of the wait is the UI's own work) and, on
 Linux, how long the UI thread waited ready to run for a core (the machine's other load;
 the rest is other threads' hold on the interpreter, and locks); every callback that held the loop
-for over 50 ms is named, summed by what it was (timed by wrapping `Handle._run`).
+for over 50 ms is named, summed by what it was (timed by wrapping `Handle._run`), and
+every callback that took over 30 ms of the UI thread's own CPU is listed by the messages
+it handled (`Widget.Message`; a worker's or timer's task by its name).
 
 Usage:
     .venv/bin/python tests/bench/bench_keys.py                  # 10,000 small sessions in tmp
