@@ -48,9 +48,11 @@ async def _turns_until(condition, what: str, timeout: float = 30.0) -> None:  # 
 async def test_a_key_pressed_while_the_scan_s_end_is_taken_is_acted_on_between_its_slices(
     sessions, isolated_env, monkeypatch
 ) -> None:
-    # One session's plan a slice: the end of 120 sessions takes over a hundred turns of
-    # the loop, so a key pressed at the first is acted on long before the last.
+    # One session's plan a slice and 30 ms between slices: the end of 120 sessions takes
+    # over a hundred turns of the loop and 3.6 s, so a key pressed at the first is acted
+    # on before the last even on a loaded machine.
     monkeypatch.setattr(app_module, "SCAN_END_SLICE", 1)
+    monkeypatch.setattr(app_module, "SCAN_END_GAP", 0.03)
     app = make_app(AppOptions(config_path=isolated_env.config, follow=False))
     async with app.run_test(size=(120, 30)) as pilot:
         await until(pilot, lambda: getattr(app.screen, "id", None) == "browse", what="the browse screen")
@@ -84,7 +86,7 @@ async def test_while_a_first_scan_fills_a_long_list_a_batch_is_shown_a_turn_afte
     shows the rows itself and drops those waiting."""
     # A long gap, so that the key surely comes between the two halves.
     monkeypatch.setattr(browse_module, "SPLIT_FROM_ROWS", 10)
-    monkeypatch.setattr(browse_module, "SLICE_GAP", 1.0)
+    monkeypatch.setattr(browse_module, "SLICE_GAP", 2.0)
     app = BrowseHost(isolated_env.store, [entry(f"s{n}", f"Session {n}", minutes_ago=n + 1) for n in range(30)])
     async with app.run_test(size=(120, 36)) as pilot:
         session_list = app.browse.session_list()
