@@ -127,6 +127,10 @@ class SessionIndex:
         # runs (batch.read_all's `local`), as the app does: its UI thread shares the
         # interpreter with the scan's thread.
         self.read_in_scan_thread = True
+        # Called on the scan's thread once a first scan has found every file (after a
+        # warm start's first rows are handed on): the app collects garbage there
+        # rather than before the scan (tui/live.py).
+        self.on_found: Callable[[], None] | None = None
         self._read_plans = read_plans
         self._summaries = summaries
         # The files read and their locks, shared with the collaborators below; the
@@ -220,6 +224,8 @@ class SessionIndex:
             if cache is not None:
                 early = self._read_early(cache, on_batch)
         files = every = discover(self.roots_searched)
+        if self.on_found is not None:
+            self.on_found()
         # A file the early pass read is not read again, unless it is no longer the file
         # it read (changed since, or found as something else).
         found_early = {item.path for item in every if early.get(item.path) == item} if early else set()
@@ -611,7 +617,7 @@ def cyclic_gc_paused() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def cyclic_gc_paused_then_frozen() -> Iterator[Callable[[], bool]]:
+def cyclic_gc_paused_then_frozen(*, collect_first: bool = True) -> Iterator[Callable[[], bool]]:
     """`cyclic_gc_paused` for a process that lives on after its scan (the app): what is
     garbage is collected first, then, when the scan is done, every object alive is moved
     out of the collector's reach (`gc.freeze`) before it runs again. Otherwise its first
@@ -619,12 +625,14 @@ def cyclic_gc_paused_then_frozen() -> Iterator[Callable[[], bool]]:
     a pause of a third of a second on every thread at the first refresh of the list that
     makes objects, and again at each later full collection. Those objects hold no cycles
     (above), so reference counting still frees them. Yields a function that tells,
-    once the block is left, whether this froze anything: only then is an unfreeze ours."""
+    once the block is left, whether this froze anything: only then is an unfreeze ours.
+    `collect_first=False`: the caller collects inside the block, before the freeze."""
     froze = False
     if not gc.isenabled():  # paused by the caller already: nothing of ours to freeze
         yield lambda: froze
         return
-    gc.collect()
+    if collect_first:
+        gc.collect()
     gc.disable()
     try:
         yield lambda: froze
