@@ -20,6 +20,25 @@ def wait_for(check, timeout: float = 60.0) -> None:  # type: ignore[no-untyped-d
         time.sleep(0.05)
 
 
+def host_whose_remote_hangs(tmp_path: Path) -> tuple[Host, Path]:
+    """A host of a shared store whose remote is reached through an ssh that never answers
+    (it records its pid and its child's in the file returned): every network step hangs."""
+    import json
+
+    from tests.core.test_sync_git_groups import SLOW_SSH
+
+    remote = bare_remote(tmp_path / "remote.git")
+    a = Host(tmp_path / "a", "a")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    config = a.store / ".sync" / "config.json"
+    config.write_text(json.dumps({**json.loads(config.read_text()), "remote": "ssh://team.invalid/store.git"}))
+    script, record = tmp_path / "slow-ssh", tmp_path / "pids"
+    script.write_text(SLOW_SSH)
+    script.chmod(0o755)
+    a.env_extra.update({"GIT_SSH_COMMAND": str(script), "PW_PIDS": str(record)})
+    return a, record
+
+
 def test_a_write_on_one_host_reaches_the_other_hosts_store_through_the_background_loops(tmp_path: Path) -> None:
     remote = bare_remote(tmp_path / "remote.git")
     a, b = Host(tmp_path / "a", "a"), Host(tmp_path / "b", "b")
@@ -112,18 +131,10 @@ def test_planwatch_mcp_syncs_in_the_background_and_a_tool_call_never_waits_on_th
     import subprocess
     import sys
 
-    from tests.core.test_sync_git_groups import SLOW_SSH, alive, pids
+    from tests.core.test_sync_git_groups import alive, pids
     from tests.sync_hosts import ROOT
 
-    remote = bare_remote(tmp_path / "remote.git")
-    a = Host(tmp_path / "a", "a")
-    a.ok("sync", "init", str(remote), "--host", "a")
-    config = a.store / ".sync" / "config.json"
-    config.write_text(json.dumps({**json.loads(config.read_text()), "remote": "ssh://team.invalid/store.git"}))
-    script, record = tmp_path / "slow-ssh", tmp_path / "pids"
-    script.write_text(SLOW_SSH)
-    script.chmod(0o755)
-    a.env_extra.update({"GIT_SSH_COMMAND": str(script), "PW_PIDS": str(record)})
+    a, record = host_whose_remote_hangs(tmp_path)
     proc = subprocess.Popen(
         [sys.executable, "-m", "planwatch.tui.cli", "mcp"],
         cwd=ROOT,
@@ -171,21 +182,13 @@ def test_stopping_a_loop_whose_remote_hangs_ends_its_thread_and_its_ssh_at_once(
 ) -> None:
     """`stop()` while the loop's poll waits on a remote that never answers: the thread ends
     well within the network step's timeout, its ssh with it, and no step starts after."""
-    import json
     import os
 
-    from tests.core.test_sync_git_groups import SLOW_SSH, alive, pids
+    from tests.core.test_sync_git_groups import alive, pids
 
-    remote = bare_remote(tmp_path / "remote.git")
-    a = Host(tmp_path / "a", "a")
-    a.ok("sync", "init", str(remote), "--host", "a")
-    config = a.store / ".sync" / "config.json"
-    config.write_text(json.dumps({**json.loads(config.read_text()), "remote": "ssh://team.invalid/store.git"}))
-    script, record = tmp_path / "slow-ssh", tmp_path / "pids"
-    script.write_text(SLOW_SSH)
-    script.chmod(0o755)
-    monkeypatch.setenv("GIT_SSH_COMMAND", str(script))
-    monkeypatch.setenv("PW_PIDS", str(record))
+    a, record = host_whose_remote_hangs(tmp_path)
+    for name, value in a.env_extra.items():  # the loop runs in this process
+        monkeypatch.setenv(name, value)
     loop = SyncLoop(Store(a.store), debounce=0.1, poll=0.2, tick=0.05)
     loop.start()
     thread = loop._thread

@@ -10,35 +10,12 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from textual.app import App, ComposeResult
+from test_list_in_place import TwoLists, drawn, newest_first
 
 from planwatch.tui.widgets.session_list import RowOption, SessionList
 from planwatch.tui.widgets.session_rows import SessionRow
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
-
-
-class TwoLists(App[None]):
-    # The rows' width the same whether or not the scroll bar shows yet.
-    CSS = "SessionList { height: 1fr; scrollbar-gutter: stable; }"
-
-    def compose(self) -> ComposeResult:
-        yield SessionList(id="kept")
-        yield SessionList(id="fresh")
-
-
-def newest_first(rows: list[SessionRow]) -> list[SessionRow]:
-    return sorted(sorted(rows, key=lambda row: row.id), key=lambda row: row.updated, reverse=True)
-
-
-def drawn(session_list: SessionList) -> list[tuple[str, object]]:
-    """Each line on screen: its text and the option a click on it picks."""
-    lines = []
-    for y in range(session_list.scrollable_content_region.height):
-        strip = session_list.render_line(y)
-        metas = {segment.style.meta.get("option") for segment in strip if segment.style is not None}
-        lines.append((strip.text, metas))
-    return lines
 
 
 def texts(session_list: SessionList) -> list[str]:

@@ -8,30 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import UTC, datetime, timedelta
 
 import pytest
-from app_transcripts import ClaudeTranscript, until
+from app_transcripts import until
 from browse_host import BrowseHost, entry
+from test_list_refresh_work import SESSIONS, sessions  # noqa: F401 (the fixture: 120 sessions)
 
 from planwatch.tui import app as app_module
 from planwatch.tui.app import AppOptions, make_app
 from planwatch.tui.messages import ScanFinished
 from planwatch.tui.screens import browse as browse_module
 from planwatch.tui.widgets.session_list import SessionList
-
-START = datetime.now(UTC).replace(microsecond=0)
-SESSIONS = 120
-
-
-@pytest.fixture
-def sessions(isolated_env) -> list[ClaudeTranscript]:
-    made = []
-    for n in range(SESSIONS):
-        transcript = ClaudeTranscript(isolated_env.claude, f"/home/dev/p{n % 7}", at=START - timedelta(minutes=5 + n))
-        transcript.custom_title(f"Session {n}").todo_write([("Read", "completed"), ("Write", "pending")])
-        made.append(transcript)
-    return made
 
 
 async def _turns_until(condition, what: str, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
@@ -45,8 +32,9 @@ async def _turns_until(condition, what: str, timeout: float = 30.0) -> None:  # 
 
 
 @pytest.mark.asyncio
+@pytest.mark.usefixtures("sessions")
 async def test_a_key_pressed_while_the_scan_s_end_is_taken_is_acted_on_between_its_slices(
-    sessions, isolated_env, monkeypatch
+    isolated_env, monkeypatch
 ) -> None:
     # One session's plan a slice and 30 ms between slices: the end of 120 sessions takes
     # over a hundred turns of the loop and 3.6 s, so a key pressed at the first is acted
