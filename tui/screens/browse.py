@@ -43,6 +43,7 @@ from planwatch.tui.screens import browse_follow, browse_items, browse_outside, b
 from planwatch.tui.screens.browse_items import Undo
 from planwatch.tui.screens.browse_model import SessionShown
 from planwatch.tui.session_palette import SessionScreen, SessionSwitcher
+from planwatch.tui.widgets.boxed import sized_by_content
 from planwatch.tui.widgets.checklist import ChecklistView
 from planwatch.tui.widgets.details import DetailsPanel, details_text, hover_card
 from planwatch.tui.widgets.key_footer import KeysFooter
@@ -357,6 +358,8 @@ class BrowseScreen(SessionScreen):
     def _empty_text(self) -> Content:
         return browse_texts.empty_text(self.model.scan_done)
 
+    _status_one_line = False
+
     def _show_status(self) -> None:
         line = self.query_one("#status-line", Static)
         text = browse_texts.status_text(
@@ -366,7 +369,12 @@ class BrowseScreen(SessionScreen):
             self.store.sync_status,
             now=self.model.now(),  # the app's clock (frozen in tests), as every age on screen
         )
-        line.update(text)
+        # The line is as tall as its text (up to three lines): laid out again only when the
+        # text may take another number of lines. Each batch of a first scan changes its
+        # count, and a layout repaints the whole screen (tui/widgets/boxed.py).
+        one_line = "\n" not in text.plain and text.cell_length <= line.content_size.width
+        line.update(text, layout=not (one_line and self._status_one_line and line.display))
+        self._status_one_line = one_line
         line.display = bool(text.plain)
 
     # -- the selected session
@@ -413,7 +421,9 @@ class BrowseScreen(SessionScreen):
         session = entry.session
         checklist = self.model.checklist_for(session.id)
         reading = self.model.reading
-        title.update(browse_texts.head_text(session, self.model.now(), pane=self.pane))
+        # One line high beside the list (a repaint is enough); wrapped in a pane, where a
+        # title of more lines needs the layout (tui/widgets/boxed.py).
+        title.update(browse_texts.head_text(session, self.model.now(), pane=self.pane), layout=sized_by_content(title))
         pill.set_counts(*checklist.counts())
         pill.tooltip = hover_card(checklist, reading)
         error = self.store.summary.error

@@ -8,7 +8,10 @@ from __future__ import annotations
 from typing import Literal
 
 from textual._widget_navigation import find_first_enabled, find_last_enabled, find_next_enabled_no_wrap
+from textual.geometry import Size
+from textual.reactive import Reactive
 
+from planwatch.tui.widgets.boxed import sized_by_content
 from planwatch.tui.widgets.cursor_option_list import CursorPlainOptionList
 
 Direction = Literal[-1, 1]
@@ -17,6 +20,20 @@ Direction = Literal[-1, 1]
 class SteppedOptionList(CursorPlainOptionList):
     """An OptionList whose moves stop at the ends. Each move the person makes calls
     `moved_by_person`, which a list that remembers the person's choice overrides."""
+
+    # The lines the list holds (its scrollable size). Textual's widgets ask for a layout
+    # of the whole screen whenever it changes (tui/widgets/boxed.py): each key that
+    # showed another session's checklist, and each batch of a first scan that lengthened
+    # the session list, cost a repaint of every widget beside the key's own work. A list
+    # whose box the stylesheet sizes (both of the app's are `height: 1fr`) only needs
+    # repainting: its scrollbars follow the new size in OptionList's own update, and a
+    # scrollbar shown or hidden asks for its own layout. A list sized by its lines
+    # (`height: auto`) still asks for one.
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+    def watch_virtual_size(self) -> None:
+        if sized_by_content(self):
+            self.refresh(layout=True)
 
     def moved_by_person(self) -> None:
         """The person put the cursor on a row (a key that moved it, a click)."""

@@ -41,11 +41,16 @@ class Pill(Widget):
     }
     """
 
-    done: reactive[int] = reactive(0, layout=True)
-    total: reactive[int] = reactive(0, layout=True)
+    # Repainted when they change; laid out again only when the pill's width does (its
+    # box is as wide as its text, and a layout repaints the whole screen: boxed.py).
+    done: reactive[int] = reactive(0)
+    total: reactive[int] = reactive(0)
 
     def set_counts(self, done: int, total: int) -> None:
+        width = pill_text(self.done, self.total).cell_length
         self.done, self.total = done, total
+        if pill_text(done, total).cell_length != width:
+            self.refresh(layout=True)
 
     def render(self) -> Content:
         return pill_text(self.done, self.total)

@@ -21,6 +21,7 @@ from textual.widgets import Input, Static
 
 from planwatch.core.text import safe_text, shorten
 from planwatch.tui import colours
+from planwatch.tui.widgets.boxed import sized_by_content
 from planwatch.tui.widgets.session_list import SessionList
 from planwatch.tui.widgets.session_rows import ORDERS, SessionRow, header_text
 
@@ -96,10 +97,15 @@ class SessionsPane(Vertical):
         """The list's frame: its mode line, the column names for the layout now (its
         width, its grouping), and what it says when it shows no session."""
         session_list = self.session_list
-        self.query_one("#sessions-header", Static).update(header_text(session_list.row_layout))
+        # Both lines are one line high: a new text needs a repaint, not a layout of the
+        # screen, which each batch of a first scan would otherwise cost (boxed.py).
+        header = self.query_one("#sessions-header", Static)
+        header.update(header_text(session_list.row_layout), layout=sized_by_content(header))
         shown, total = len(session_list.shown_ids), len(session_list.rows)
-        self.query_one("#sessions-mode", Static).update(
-            mode_line(shown, total, session_list.order, session_list.running_only, session_list.needle)
+        mode = self.query_one("#sessions-mode", Static)
+        mode.update(
+            mode_line(shown, total, session_list.order, session_list.running_only, session_list.needle),
+            layout=sized_by_content(mode),
         )
         message = self.query_one("#sessions-empty", Static)
         message.display = not shown
