@@ -124,4 +124,11 @@ def doing_without_approval(settings: Settings, task: TaskRecord, approvals: Appr
     """Is `task` doing although it could not have started? A `status: doing` written by
     hand (or one from before requireApproval was on, or kept while a non-approver
     retitled it) on a task no counted approval allows: listed, but never silently."""
-    return task.status == "doing" and not may_start(settings, task, approvals)
+    return started_without_approval(task, settings.require_approval, approvals.counts(task))
+
+
+def started_without_approval(task: TaskRecord, required: bool, approval_counts: bool) -> bool:
+    """The rule of `doing_without_approval` on what was already found: whether approval is
+    required, and whether the task's approval counts. The app's store view asks it with
+    what the store's reading thread found (it reads no ledger while a table is filled)."""
+    return task.status == "doing" and required and not approval_counts

@@ -32,6 +32,7 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Input, Select, Static
 
 from planwatch.core.settings import Settings
+from planwatch.core.store import grants
 from planwatch.core.store.identity import Caller
 from planwatch.core.store.schema import TASK_STATUSES, PlanRecord, TaskRecord
 from planwatch.core.store.snapshot import StoreSnapshot
@@ -302,10 +303,8 @@ class StoreScreen(Screen[None]):
         counts = task.id not in self.uncounted
         # Doing, though with approval required it could not have started (a status
         # written by hand): shown as the listings say it, never silently.
-        unapproved = (
-            task.status == "doing"
-            and bool(self.settings.require_approval or self.required)
-            and (task.approved is None or not counts)
+        unapproved = grants.started_without_approval(
+            task, bool(self.settings.require_approval or self.required), task.approved is not None and counts
         )
         cells = task_cells(
             task, self._session_title, table.status_style, counts, self.contests.get(task.id), unapproved
