@@ -72,6 +72,52 @@ SKEW = {"c": "-2d", "d": "+3d"}
 c two days behind, d three days ahead; every process of theirs, git and ssh-keygen
 included, sees that time."""
 
+# libfaketime shares its clock state between a process and its children through a POSIX
+# semaphore and shared memory that the first preloaded process creates, named by its pid,
+# and removes when it exits. A process the git shim kills never removes them, the
+# machine's pids come round again (32,768 here), and a later process whose pid names a
+# stale pair while its parent's is gone exits with "sem_open failed and recreation
+# attempts failed": one run in sixteen failed a `sync join` so. As the `faketime` command
+# does, each faked command is handed a pair made for it (FAKETIME_SHARED), under names no
+# pid can take, and the pairs are removed when the module's tests end.
+_CLOCK_PAIRS: list[tuple[str, str]] = []
+
+
+def _clock_pair() -> str:
+    """A new semaphore and shared memory for one faked command's process tree, as
+    libfaketime would make them (its start times marked unset): FAKETIME_SHARED's value."""
+    import ctypes
+    import struct
+
+    n = len(_CLOCK_PAIRS)
+    sem, shm = f"/planwatch_test_sem_{os.getpid()}_{n}", f"/planwatch_test_shm_{os.getpid()}_{n}"
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.sem_open.restype = ctypes.c_void_p
+    handle = libc.sem_open(sem.encode(), os.O_CREAT | os.O_EXCL, ctypes.c_uint(0o600), ctypes.c_uint(1))
+    if not handle:
+        raise OSError(ctypes.get_errno(), f"sem_open {sem}")
+    libc.sem_close(ctypes.c_void_p(handle))
+    _CLOCK_PAIRS.append((sem, shm))
+    fd = os.open(f"/dev/shm{shm}", os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    try:
+        # ticks, file index, then the start times (real, monotonic, raw, boot): unset.
+        os.write(fd, struct.pack("<QQ8q", 0, 0, 0, -1, 0, -1, 0, -1, 0, -1))
+    finally:
+        os.close(fd)
+    return f"{sem} {shm}"
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _remove_clock_pairs():  # type: ignore[no-untyped-def]
+    yield
+    import ctypes
+
+    libc = ctypes.CDLL(None)
+    for sem, shm in _CLOCK_PAIRS:
+        libc.sem_unlink(sem.encode())
+        Path(f"/dev/shm{shm}").unlink(missing_ok=True)
+    _CLOCK_PAIRS.clear()
+
 
 class ProofHost(Host):
     skew: str | None = None
@@ -109,6 +155,7 @@ class ProofHost(Host):
         if self.skew and FAKETIME:
             env["LD_PRELOAD"] = FAKETIME
             env["FAKETIME"] = self.skew
+            env["FAKETIME_SHARED"] = _clock_pair()
         return env
 
     def run(self, *argv: str, session: str | None = None, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
