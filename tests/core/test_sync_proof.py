@@ -75,11 +75,11 @@ included, sees that time."""
 # libfaketime shares its clock state between a process and its children through a POSIX
 # semaphore and shared memory that the first preloaded process creates, named by its pid,
 # and removes when it exits. A process the git shim kills never removes them, the
-# machine's pids come round again (32,768 here), and a later process whose pid names a
-# stale pair while its parent's is gone exits with "sem_open failed and recreation
-# attempts failed": one run in sixteen failed a `sync join` so. As the `faketime` command
-# does, each faked command is handed a pair made for it (FAKETIME_SHARED), under names no
-# pid can take, and the pairs are removed when the module's tests end.
+# machine's pids come round again (32,768 here), and a process that meets a stale pair
+# where it expects its own can fail to set its clock up and exit ("sem_open failed and
+# recreation attempts failed"): a `sync join` failed so in one run of sixteen. As the
+# `faketime` command does, each faked command is handed a pair made for it
+# (FAKETIME_SHARED), under names no pid can take, removed when the module's tests end.
 _CLOCK_PAIRS: list[tuple[str, str]] = []
 
 
