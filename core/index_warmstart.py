@@ -15,23 +15,25 @@ from pathlib import Path
 
 from planwatch.core.index_state import IndexState
 from planwatch.core.logs import get_logger
-from planwatch.core.sessions import FileState
 from planwatch.core.transcripts import warmcache, warmsummary
 from planwatch.core.transcripts.discover import TranscriptFile
+from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
 from planwatch.core.transcripts.warmcache import Remembered, WarmCache
 
 log = get_logger(__name__)  # logging imported at the first record
 
 
-def _with_summary(trace: warmcache.Trace, state: FileState) -> warmcache.Trace:
-    """A copy of `trace` holding the text-free summary of what the file gave (OpenCode's
-    database keeps its own state: no summary; a Copilot CLI session's summary stands in
-    for its database on a start that shows counts only)."""
+def _with_summary(
+    trace: warmcache.Trace, reader: TranscriptReader | None, results: list[SessionResult]
+) -> warmcache.Trace:
+    """A copy of a file's `trace` holding the text-free summary of what the file gave
+    (OpenCode's database keeps its own state: no summary; a Copilot CLI session's summary
+    stands in for its database on a start that shows counts only)."""
     copy = trace.copy()
     # A source read without a reader (a listing's warm start of a Copilot CLI session
     # folder: batch.read_copilot) had a summary, and keeps one.
-    summarized = trace.ops or (state.reader.warm_summary if state.reader is not None else trace.summary is not None)
-    copy.summary = warmsummary.summarize(state.results) if summarized else None
+    summarized = trace.ops or (reader.warm_summary if reader is not None else trace.summary is not None)
+    copy.summary = warmsummary.summarize(results) if summarized else None
     return copy
 
 
@@ -98,17 +100,31 @@ class WarmStart:
     def save(self) -> None:
         """Write the warm-start cache when it is behind (never with plans off)."""
         state = self._state
-        with state.io_lock, state.lock:
-            if not self._reads_plans() or not state.cache_behind:
-                return
-            state.cache_behind = False
+        # The IO lock keeps every reader and trace as it is while they are summarized;
+        # the index's lock is held only to take the list of files and to look at the
+        # privacy switch: summarizing 10,000 files takes tens of milliseconds, and the
+        # app's UI thread takes that lock to list the sessions.
+        with state.io_lock:
+            with state.lock:
+                if not self._reads_plans() or not state.cache_behind:
+                    return
+                state.cache_behind = False
+                # What each file holds now, taken together (the privacy switch, turned
+                # off, empties them under this lock alone).
+                files = [
+                    (path, file.file.harness, file.trace, file.reader, file.results)
+                    for path, file in state.files.items()
+                    # A file its reader found a problem in (pi's tree cut by a missing
+                    # parent) is not remembered: read afresh, it says the problem each time.
+                    if file.trace is not None and (file.reader is None or file.reader.problem is None)
+                ]
             traces = [
-                (path, file.file.harness, _with_summary(file.trace, file))
-                for path, file in state.files.items()
-                # A file its reader found a problem in (pi's tree cut by a missing
-                # parent) is not remembered: read afresh, it says the problem each time.
-                if file.trace is not None and (file.reader is None or file.reader.problem is None)
+                (path, harness, _with_summary(trace, reader, results))
+                for path, harness, trace, reader, results in files
             ]
+            with state.lock:
+                if not self._reads_plans():
+                    return  # turned off meanwhile: nothing is written (docs/privacy.md)
         try:
             warmcache.save(traces, self._roots())
         except Exception:

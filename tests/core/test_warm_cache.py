@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -317,6 +318,62 @@ def test_with_plan_reading_off_no_cache_is_written(isolated_env) -> None:  # typ
     assert result.returncode == 0
     assert len(json.loads(result.stdout)) == 3
     assert not paths.cache_dir().exists() or not any(paths.cache_dir().iterdir())
+
+
+def _summarizing_held(monkeypatch) -> tuple[threading.Event, threading.Event]:  # type: ignore[no-untyped-def]
+    """Hold the cache's write inside its summaries: (entered, release)."""
+    entered, release = threading.Event(), threading.Event()
+    summarize = warmsummary.summarize
+
+    def held(results):  # type: ignore[no-untyped-def]
+        entered.set()
+        assert release.wait(30)
+        return summarize(results)
+
+    monkeypatch.setattr(warmsummary, "summarize", held)
+    return entered, release
+
+
+def _scanned_unsaved(base: Path) -> SessionIndex:
+    index = SessionIndex([base])
+    index.save_after_scan = False
+    index.scan()
+    return index
+
+
+def test_the_sessions_stay_listable_while_the_cache_is_summarized(isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The app's UI thread lists the sessions under the index's lock; summarizing every
+    file for the cache (tens of milliseconds at 10,000) is done outside it."""
+    index = _scanned_unsaved(sessions_json(isolated_env))
+    entered, release = _summarizing_held(monkeypatch)
+    saving = threading.Thread(target=index.save_cache)
+    saving.start()
+    try:
+        assert entered.wait(30)
+        listed: list[int] = []
+        lister = threading.Thread(target=lambda: listed.append(len(index.entries())))
+        lister.start()
+        lister.join(10)
+        assert listed == [3]  # listed while the summaries are held
+    finally:
+        release.set()
+        saving.join(30)
+    assert warmcache.cache_file().exists()
+
+
+def test_plans_turned_off_while_the_cache_is_summarized_write_nothing(isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    index = _scanned_unsaved(sessions_json(isolated_env))
+    entered, release = _summarizing_held(monkeypatch)
+    saving = threading.Thread(target=index.save_cache)
+    saving.start()
+    try:
+        assert entered.wait(30)
+        index.set_read_plans(False)
+    finally:
+        release.set()
+        saving.join(30)
+    assert not saving.is_alive()
+    assert not warmcache.cache_file().exists()
 
 
 def test_a_removed_file_leaves_the_cache_at_the_next_start(isolated_env) -> None:  # type: ignore[no-untyped-def]
