@@ -2,7 +2,9 @@
 (a real pty) on the demo's sessions, cold (no warm-start cache) and warm (the cache the
 cold start wrote), at 120×36, 80×24 and 40×30, opens with the cursor and the checklist on
 the newest session — whatever order the scan delivers the sessions in — and a terminal's
-replies to queries arriving at start-up are never read as keys."""
+replies to queries arriving at start-up are never read as keys. A cursor moved by keys
+repaints only the rows it leaves and reaches (tui/widgets/list_moves.py): the terminal
+then shows one cursor row, never a row it left still drawn as the cursor."""
 
 from __future__ import annotations
 
@@ -198,5 +200,31 @@ def test_terminal_replies_at_start_up_are_not_keys(tmp_path: Path, demo) -> None
             ),
             "the cursor on row 1 and its checklist beside it",
         )
+    finally:
+        terminal.close()
+
+
+def one_cursor_at(screen: list[Line], sessions: list[dict[str, object]], row: int) -> bool:
+    """Every session listed, exactly one row drawn on the cursor's background, at `row`."""
+    rows = session_rows(screen, sessions)
+    if len(rows) != len(sessions):
+        return False
+    backgrounds = [line.background for _, line in rows]
+    return [n for n, line in rows if backgrounds.count(line.background) == 1] == [row]
+
+
+def test_a_moved_cursor_leaves_no_row_drawn_as_the_cursor(tmp_path: Path, demo) -> None:  # type: ignore[no-untyped-def]
+    transcripts, sessions = demo
+    terminal = start(tmp_path, transcripts, (120, 36), "moves")
+    try:
+        assert_on_newest(terminal, sessions, pane=False)
+        expected = 0
+        for key in ("j", "j", "j", "k", "G", "k", "g", "j"):
+            last = len(sessions) - 1
+            expected = {"j": min(expected + 1, last), "k": max(expected - 1, 0), "G": last, "g": 0}[key]
+            terminal.send_keys(key)
+            terminal.wait_for(
+                lambda s, at=expected: one_cursor_at(s, sessions, at), f"one cursor row, at {expected + 1}"
+            )
     finally:
         terminal.close()
