@@ -6,12 +6,14 @@ once; it holds no text; with plan reading off it is never written."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -320,8 +322,10 @@ def test_with_plan_reading_off_no_cache_is_written(isolated_env) -> None:  # typ
     assert not paths.cache_dir().exists() or not any(paths.cache_dir().iterdir())
 
 
-def _summarizing_held(monkeypatch) -> tuple[threading.Event, threading.Event]:  # type: ignore[no-untyped-def]
-    """Hold the cache's write inside its summaries: (entered, release)."""
+@contextlib.contextmanager
+def _saving_held(index: SessionIndex, monkeypatch) -> Iterator[threading.Thread]:  # type: ignore[no-untyped-def]
+    """The index writing its cache (a thread), held inside the summaries of its files
+    while the block runs; the write goes on and ends when it is left."""
     entered, release = threading.Event(), threading.Event()
     summarize = warmsummary.summarize
 
@@ -331,7 +335,15 @@ def _summarizing_held(monkeypatch) -> tuple[threading.Event, threading.Event]:  
         return summarize(results)
 
     monkeypatch.setattr(warmsummary, "summarize", held)
-    return entered, release
+    saving = threading.Thread(target=index.save_cache)
+    saving.start()
+    try:
+        assert entered.wait(30)
+        yield saving
+    finally:
+        release.set()
+        saving.join(30)
+    assert not saving.is_alive()
 
 
 def _scanned_unsaved(base: Path) -> SessionIndex:
@@ -345,34 +357,19 @@ def test_the_sessions_stay_listable_while_the_cache_is_summarized(isolated_env, 
     """The app's UI thread lists the sessions under the index's lock; summarizing every
     file for the cache (tens of milliseconds at 10,000) is done outside it."""
     index = _scanned_unsaved(sessions_json(isolated_env))
-    entered, release = _summarizing_held(monkeypatch)
-    saving = threading.Thread(target=index.save_cache)
-    saving.start()
-    try:
-        assert entered.wait(30)
+    with _saving_held(index, monkeypatch):
         listed: list[int] = []
         lister = threading.Thread(target=lambda: listed.append(len(index.entries())))
         lister.start()
         lister.join(10)
         assert listed == [3]  # listed while the summaries are held
-    finally:
-        release.set()
-        saving.join(30)
     assert warmcache.cache_file().exists()
 
 
 def test_plans_turned_off_while_the_cache_is_summarized_write_nothing(isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     index = _scanned_unsaved(sessions_json(isolated_env))
-    entered, release = _summarizing_held(monkeypatch)
-    saving = threading.Thread(target=index.save_cache)
-    saving.start()
-    try:
-        assert entered.wait(30)
+    with _saving_held(index, monkeypatch):
         index.set_read_plans(False)
-    finally:
-        release.set()
-        saving.join(30)
-    assert not saving.is_alive()
     assert not warmcache.cache_file().exists()
 
 
