@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+# Seconds the cache's writing waits at most for the app to take the scan's end.
+SAVE_AFTER_SCAN_END_AT_MOST = 3.0
+
+
 class ScanStopped(Exception):
     """Raised from the batch callback to end a scan the app no longer needs (quit)."""
 
@@ -44,6 +48,9 @@ class LiveFeed:
         self._changed: set[str] = set()
         self._all = False  # a full refresh is due (scan batches, settings)
         self._stopped = threading.Event()
+        # Set once the app has taken the scan's end (its last refresh shown): the cache
+        # is written after it (`_scan_then_follow`).
+        self.scan_end_taken = threading.Event()
         self._froze = False  # the first scan froze what it made (given back on stop)
 
     # -- callbacks, called on core threads
@@ -92,6 +99,8 @@ class LiveFeed:
         # The warm-start cache is written once the app is told the scan is done, not by
         # the scan itself.
         self.index.save_after_scan = False
+        if not self._stopped.is_set():
+            self.scan_end_taken.clear()  # this scan's end, not an earlier one's
         try:
             with self._gc_for_scan():
                 self.index.scan(self._on_batch)
@@ -103,6 +112,12 @@ class LiveFeed:
         if self._stopped.is_set():
             return
         self.app.post_message(ScanFinished(list(self.index.roots_searched), error, self.index.problem_notes()))
+        # The cache is written once the app has shown the scan's end: summarizing ten
+        # thousand files is the interpreter's for a few hundred milliseconds, and the
+        # app's last refreshes (its keys too) would share it. Not for ever: a UI that
+        # never says so (stopped, or a screen that takes no refresh) does not keep the
+        # cache from being written.
+        self.scan_end_taken.wait(SAVE_AFTER_SCAN_END_AT_MOST)
         if error is None:
             from planwatch.core.index import cyclic_gc_paused  # an index with a cache is core's
 
@@ -174,6 +189,7 @@ class LiveFeed:
     def stop(self) -> None:
         """Stop the follower; callbacks after this are ignored."""
         self._stopped.set()
+        self.scan_end_taken.set()
         try:
             self.index.stop()
         except Exception:

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import pstats
 import re
 import statistics
 import sys
@@ -85,27 +87,48 @@ class SlowCallbacks:
         # `cpu_limit`, named by the messages it handled (`Widget.Message`), worst first.
         self.cpu: list[tuple[float, float, str]] = []
         self._handled: list[str] = []
+        self.profile: pstats.Stats | None = None
+        self.profiles: list[tuple[float, str, cProfile.Profile]] = []
+        self.timeline: list[tuple[float, float, float, str]] = []
         self._real = asyncio.events.Handle._run
         from textual.message_pump import MessagePump
 
         self._pump = MessagePump
         self._real_dispatch = MessagePump._dispatch_message
 
-    def install(self) -> None:
+    def install(self, *, profile: bool = False) -> None:
         real, limit, clock, cpu = self._real, self.limit, time.perf_counter, time.thread_time
         handled = self._handled
         real_dispatch = self._real_dispatch
 
         def timed(handle: asyncio.events.Handle) -> None:
             handled.clear()
+            profiler = cProfile.Profile() if profile else None
             started, cpu_started = clock(), cpu()
+            if profiler is not None:
+                profiler.enable()
             real(handle)
+            if profiler is not None:
+                profiler.disable()
             took, cpu_took = clock() - started, cpu() - cpu_started
+            if took > 0.002:
+                # Every callback over 2 ms, for what each slow key waited behind.
+                what = ", ".join(dict.fromkeys(handled)) or self.name(handle)
+                self.timeline.append((started, started + took, cpu_took, what[:120]))
             if took > limit:
                 self.note(handle, took)
             if cpu_took > self.cpu_limit:
                 what = ", ".join(dict.fromkeys(handled)) or self.name(handle)
                 self.cpu.append((cpu_took, took, what[:160]))
+                if profiler is not None:
+                    # What the slow callbacks spent their CPU on, summed (the profiler
+                    # roughly doubles a callback's time: read it for shares, not figures),
+                    # and each of them on its own.
+                    self.profiles.append((cpu_took, what[:160], profiler))
+                    if self.profile is None:
+                        self.profile = pstats.Stats(profiler)
+                    else:
+                        self.profile.add(profiler)
 
         async def dispatch(pump, message):  # type: ignore[no-untyped-def]
             handled.append(f"{type(pump).__name__}.{type(message).__name__}")
@@ -140,13 +163,13 @@ class SlowCallbacks:
         self.worst[name] = max(self.worst[name], seconds)
 
 
-async def measure(corpus: Path, work: Path, every: float) -> dict[str, object]:
+async def measure(corpus: Path, work: Path, every: float, *, profile: bool = False) -> dict[str, object]:
     from planwatch.tui.app import AppOptions, make_app
     from planwatch.tui.widgets.session_list import SessionList
 
     loop = asyncio.get_running_loop()
     slow = SlowCallbacks()
-    slow.install()
+    slow.install(profile=profile)
     roots = [corpus / "claude" / "projects"]
     if (corpus / "codex" / "sessions").is_dir():  # bench_start.py's heavy corpus: Codex sessions too
         roots.append(corpus / "codex" / "sessions")
@@ -201,7 +224,9 @@ async def measure(corpus: Path, work: Path, every: float) -> dict[str, object]:
             setattr(screen, name, timed)
         presser = threading.Thread(target=press_keys, daemon=True)
         presser.start()
-        while app.scan_done is None:
+        # Until the scan is done and its thread has written the warm-start cache (which
+        # shares the interpreter with the UI too).
+        while app.scan_done is None or any(w.name == "scan" and not w.is_finished for w in app.workers):
             await asyncio.sleep(0.005)  # sampling the state (a benchmark's resolution: 5 ms)
         stop.set()
         presser.join()
@@ -211,9 +236,14 @@ async def measure(corpus: Path, work: Path, every: float) -> dict[str, object]:
         with lock:
             pairs = list(zip(pressed, acted, strict=False))
         latencies = [done[0] - sent[0] for sent, done in pairs]
+        waited = [
+            (done[0] - sent[0], [t for t in slow.timeline if t[1] > sent[0] and t[0] < done[0]])
+            for sent, done in pairs
+            if done[0] - sent[0] > 0.1
+        ]
         ui_work = [done[1] - sent[1] for sent, done in pairs]
         ui_ready = [done[2] - sent[2] for sent, done in pairs]
-    return {"rows": rows, "latencies": latencies, "ui_work": ui_work, "ui_ready": ui_ready, "slow": slow}
+    return {"rows": rows, "waited": waited, "latencies": latencies, "ui_work": ui_work, "ui_ready": ui_ready, "slow": slow}
 
 
 def ready_waits(thread_id: int) -> Callable[[], float]:
@@ -235,12 +265,13 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--every", type=float, default=50, help="ms between key presses")
     parser.add_argument("--corpus", type=Path, help="an existing corpus (claude/projects inside)")
+    parser.add_argument("--profile", action="store_true", help="profile the UI's slow callbacks (their shares)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="planwatch-bench-keys-") as tmp:
         work = Path(tmp)
         point_folders_into(work)
         corpus = corpus_or_generated(args.corpus, work, args.sessions, generate)
-        got = asyncio.run(measure(corpus, work, args.every / 1000))
+        got = asyncio.run(measure(corpus, work, args.every / 1000, profile=args.profile))
     latencies = sorted(got["latencies"])  # type: ignore[arg-type]
     print(f"rows {got['rows']}, keys acted on during the scan {len(latencies)}")
     if latencies:
@@ -260,6 +291,10 @@ def main() -> None:
             f"UI thread ready but waiting for a core (the machine's load): median {statistics.median(ready):.0f} ms,"
             f" p95 {p95:.0f} ms, worst {ready[-1]:.0f} ms (the rest of a key's wait: other threads, locks)"
         )
+    for latency, behind in got["waited"]:  # type: ignore[attr-defined]
+        print(f"a key acted on after {latency * 1000:.0f} ms waited behind (wall, CPU ms):")
+        for start, end, cpu_took, what in behind:
+            print(f"  {(end - start) * 1000:5.0f} {cpu_took * 1000:5.0f}  {what}")
     slow: SlowCallbacks = got["slow"]  # type: ignore[assignment]
     print("callbacks that held the UI thread over 50 ms (total s, count, worst s):")
     for name, total in sorted(slow.total.items(), key=lambda kv: -kv[1])[:12]:
@@ -269,6 +304,13 @@ def main() -> None:
     )
     for cpu_took, took, what in sorted(slow.cpu, reverse=True)[:15]:
         print(f"  {cpu_took * 1000:5.0f} {took * 1000:6.0f}  {what}")
+    if slow.profile is not None:
+        print("what the slow callbacks spent their CPU on (cProfile, by cumulative time):")
+        slow.profile.sort_stats("cumulative").print_stats(45)
+        slow.profile.sort_stats("tottime").print_stats(30)
+        for cpu_took, what, profiler in sorted(slow.profiles, key=lambda p: -p[0])[:6]:
+            print(f"one slow callback, {cpu_took * 1000:.0f} ms of CPU: {what}")
+            pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
 
 
 if __name__ == "__main__":

@@ -70,8 +70,13 @@ RowInputs = tuple[tuple[int, int, bool], int | None, str]
 # first scan fills the list: long enough for a key queued meanwhile to reach its action.
 SLICE_GAP = 0.003
 # ... once the list holds this many rows (a shorter list's refresh is a few milliseconds,
-# and the first screen's rows are shown at once).
+# and the first screen's rows are shown at once), or a refresh brings this many sessions.
 SPLIT_FROM_ROWS = 2000
+# Rows made in one turn of the event loop while the first scan fills the list: a row
+# (its pill counts, its text's parts, its face) is about 10 us of the UI thread, and the
+# app hands on the scan's batches a few times a second, thousands of sessions at once at
+# ten thousand: made in one turn they held a key back 30-60 ms.
+ROWS_PER_TURN = 500
 
 
 class BrowseScreen(SessionScreen):
@@ -190,22 +195,75 @@ class BrowseScreen(SessionScreen):
     # -- data from the app
 
     def sessions_changed(self, changed: set[str]) -> None:
-        if self.model.scan_done is None and self.is_attached and len(self.session_list().rows) >= SPLIT_FROM_ROWS:
+        if (
+            self.model.scan_done is None
+            and self.is_attached
+            and (len(self.session_list().rows) >= SPLIT_FROM_ROWS or len(changed) >= ROWS_PER_TURN)
+        ):
             # While the first scan fills the list, a refresh at ten thousand rows is tens
-            # of milliseconds of the UI thread: its rows are made now and the list, the
-            # followed and the selected session are shown in a later turn of the loop, so
-            # a key pressed meanwhile is acted on between the two, not after both.
+            # of milliseconds of the UI thread: the changed sessions' rows are made a few
+            # hundred a turn of the loop (`_make_rows`), then the list, the followed and
+            # the selected session are shown in a later turn, so a key pressed meanwhile
+            # is acted on between them, not after all of them.
             for session_id in changed:
                 self._counts.pop(session_id, None)
-            self._made_for_list = self._list_rows()
             self._changed_for_list |= changed
+            self._made_for_list = None  # made again from the sessions as they are now
+            if self._show_timer is not None and self._show_timer.name == "show-rows":
+                self._show_timer.stop()
+                self._show_timer = None
             if self._show_timer is None:
-                self._show_timer = self.set_timer(SLICE_GAP, self._show_made_rows, name="show-rows")
+                self._show_timer = self.set_timer(SLICE_GAP, self._make_rows, name="make-rows")
             return
         self._repaint(changed)
 
+    @property
+    def rows_pending(self) -> bool:
+        """Rows of a refresh still being made or shown in slices (`sessions_changed`)."""
+        return self._show_timer is not None
+
+    def _make_rows(self) -> None:
+        """A turn of a refresh while the first scan runs (`sessions_changed`): up to
+        ROWS_PER_TURN rows made, and again in the next turn while rows are left to make;
+        then every row listed, each made already, and shown in the turn after."""
+        self._show_timer = None
+        if self._make_some_rows():
+            self._show_timer = self.set_timer(SLICE_GAP, self._make_rows, name="make-rows")
+            return
+        self._made_for_list = self._list_rows()
+        self._show_timer = self.set_timer(SLICE_GAP, self._show_made_rows, name="show-rows")
+
+    def _make_some_rows(self) -> bool:
+        """Make the rows of up to ROWS_PER_TURN sessions whose row does not hold (new or
+        changed sessions), and each one's look in the list's columns now; True when rows
+        are left to make. Made as `_rows_kept` would (it then finds them made); when the
+        store's counts or the home folder changed since the last listing, every row is
+        checked in one go by `_list_rows` instead."""
+        home = str(Path.home())
+        open_counts = self.store.summary.open_counts
+        inputs = self._rows_inputs
+        if inputs is None or inputs[0] is not open_counts or inputs[1] != home:
+            return False
+        made_rows, get_counts = self._made_rows, self._counts.get
+        get_made = made_rows.get
+        entries = self.model.entries()
+        missing = [
+            entry
+            for entry in entries
+            if (made := get_made(entry.session.id)) is None
+            or made[0] is not entry.session
+            or made[1][0] is not get_counts(entry.session.id)
+        ]
+        self._next_rows = {}
+        rows = [self._row(entry, home, open_counts) for entry in missing[:ROWS_PER_TURN]]
+        made_rows.update(self._next_rows)
+        self._next_rows = {}
+        pane = self.sessions_pane()
+        pane.session_list.make_looks(rows, pane.clock())
+        return len(missing) > ROWS_PER_TURN
+
     def _show_made_rows(self) -> None:
-        """The second half of a refresh while the first scan runs (`sessions_changed`)."""
+        """The last turn of a refresh while the first scan runs (`sessions_changed`)."""
         self._show_timer = None
         rows, changed = self._made_for_list, self._changed_for_list
         self._made_for_list, self._changed_for_list = None, set()

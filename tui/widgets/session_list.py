@@ -40,27 +40,48 @@ from planwatch.tui.widgets.session_rows import (
 )
 
 
+class _Looks:
+    """The columns a list's rows are shown in now and the clock they were last shown at,
+    shared by the list's options: when the columns change (a wider pill or folder while a
+    first scan fills the list: every row of ten thousand), an option still holding a
+    visual made in other columns is given one in these when it is next drawn or read
+    (`RowOption.row_visual`), not all of them at the change."""
+
+    __slots__ = ("layout", "now", "remake")
+
+    def __init__(self, remake: Callable[[_RowVisual], _RowVisual]) -> None:
+        self.layout: RowLayout | None = None
+        self.now: datetime | None = None
+        self.remake = remake
+
+
 class RowOption(Option):
     """A session's option, drawn from a `_RowVisual`: its text made when first drawn or
     read (of a thousand rows the list draws the few on screen), its height known without
-    the text when the row's cells fit."""
+    the text when the row's cells fit; its visual made in the list's columns now when it
+    was made in others (`_Looks`)."""
 
     # Identity, as Option's own hash, but without a Python call: the list's maps are
     # keyed by option and rebuilt over thousands of rows at a refresh.
     __hash__ = object.__hash__
 
-    def __init__(self, visual: _RowVisual) -> None:
+    def __init__(self, visual: _RowVisual, looks: _Looks | None = None) -> None:
         super().__init__("", id=visual.row.id)
         self._row_visual = visual
         self._visual = visual
+        self._looks = looks
 
     @property
     def row_visual(self) -> _RowVisual:
-        return self._row_visual
+        visual = self._row_visual
+        looks = self._looks
+        if looks is not None and looks.layout is not None and visual.layout is not looks.layout:
+            visual = self._row_visual = self._visual = looks.remake(visual)
+        return visual
 
     @property
     def prompt(self) -> VisualType:
-        return self._row_visual.content
+        return self.row_visual.content
 
     def _set_prompt(self, prompt: VisualType) -> None:
         # The list gives a row option another row's visual only (replace_option_prompt).
@@ -253,6 +274,10 @@ class SessionList(SteppedOptionList):
         self._faces_from: datetime | None = None
         self._faces_until: datetime | None = None
         self.row_layout = RowLayout.for_rows([], 100)
+        # The columns and clock the options are shown in (their visuals follow lazily).
+        self._looks = _Looks(self._remade_in_columns)
+        # Options made ahead of the show that lists their rows (`make_looks`).
+        self._premade: dict[str, RowOption] = {}
         # The pill's hover card of a session (set by the screen, which holds the data):
         # shown as this list's tooltip while the mouse is over a row's pill (docs/app.md, The checklist).
         self.hover_card_for: Callable[[str], Content] | None = None
@@ -339,6 +364,7 @@ class SessionList(SteppedOptionList):
             self._lay_out_rows(now, selected)
         finally:
             self._replacing = False
+            self._premade.clear()  # made for this show: used by it or no longer wanted
         self._announce()
 
     def _lay_out_rows(self, now: datetime, selected: str | None) -> None:
@@ -370,9 +396,9 @@ class SessionList(SteppedOptionList):
             if not faces_hold or faces_from is None or faces_until is None:
                 faces_from, faces_until = now, datetime.max.replace(tzinfo=now.tzinfo)
             for position, option, new in zip(self._positions, self._row_options, shown, strict=True):
+                if faces_hold and option._row_visual.row is new:
+                    continue  # in columns shown before, it is given a visual in these when drawn
                 visual = option.row_visual
-                if faces_hold and visual.row is new:
-                    continue
                 if not visual.holds(new, now, layout):
                     visual = self._visual_for(new, now, layout)
                     self._option_rows[position] = new
@@ -410,16 +436,20 @@ class SessionList(SteppedOptionList):
 
     def _update_in_place(self, shown: list[SessionRow], now: datetime, layout: RowLayout, selected: str | None) -> bool:
         """The options for `shown` when rows were only added or changed since the last
-        refresh (none went, newest first, the same columns, theme and faces): the rows
-        that are the same objects keep their options with no check, only the others are
-        looked at, and the lines drawn above the first change are kept. While a first
+        refresh (none went, newest first, the same theme and faces): the rows that are
+        the same objects keep their options with no check, only the others are looked
+        at, and the lines drawn above the first change are kept. In new columns the kept
+        options take visuals in them when next drawn or read (`_Looks`). While a first
         scan fills the list each refresh adds a batch to thousands of rows, mostly below
         the screen. False (nothing done) when this does not apply: a full rebuild then."""
         theme = self.app.theme if self.is_attached else None
-        if self.order != "recent" or layout is not self._layout_key or theme != self._visuals_theme:
+        if self.order != "recent" or theme != self._visuals_theme or self._layout_key is None:
             return False
         if not self._faces_hold(now):
             return False
+        # New columns (a wider pill or folder): the rows kept are given visuals in them
+        # as they are drawn or read (`_Looks`), not ten thousand of them now.
+        relayout = layout is not self._layout_key
         by_id = self._options_by_id
         get = by_id.get
         options: list[RowOption | None] = [get(row.id) for row in shown]
@@ -432,20 +462,32 @@ class SessionList(SteppedOptionList):
         if len(shown) - added != len(self._shown):
             return False  # a row went (or the filter hid it): laid out anew
         new_ids: dict[str, Option] = {}
+        take_made = self._premade.pop
         for i in stale:
             row = shown[i]
-            visual = self._visual_for(row, now, layout)
             option = options[i]
-            if option is None or option.row_visual is not visual:
-                option = RowOption(visual)
+            made = take_made(row.id, None) if option is None else None
+            if made is not None:
+                visual = made._row_visual
+                if visual.row is row and visual.layout is layout and visual.now <= now < visual.until:
+                    options[i] = by_id[row.id] = new_ids[row.id] = made
+                    self._note_face(visual)
+                    continue
+            visual = self._visual_for(row, now, layout)
+            if option is None or option._row_visual is not visual:
+                option = RowOption(visual, self._looks)
             options[i] = by_id[row.id] = new_ids[row.id] = option
             self._note_face(visual)
         made = cast("list[RowOption]", options)
         unchanged = 0
-        for before, after in zip(self._row_options, made, strict=False):
-            if before is not after:
-                break
-            unchanged += 1
+        if not relayout:  # in new columns every drawn line is drawn again
+            for before, after in zip(self._row_options, made, strict=False):
+                if before is not after:
+                    break
+                unchanged += 1
+        if relayout:
+            self._layout_key = self.row_layout = layout
+        self._looks.layout, self._looks.now = layout, now
         self._shown = shown
         self._option_rows = list(shown)
         self._positions = list(range(len(shown)))
@@ -454,6 +496,40 @@ class SessionList(SteppedOptionList):
         chosen = by_id.get(selected) if self.chosen and selected is not None else None
         self.highlighted = self._option_to_index[chosen] if chosen is not None else 0
         return True
+
+    def _remade_in_columns(self, visual: _RowVisual) -> _RowVisual:
+        """`visual`'s row in the columns shown now, at the clock last shown (`_Looks`):
+        its face kept while it holds, as a relayout of every row at once would make it."""
+        looks = self._looks
+        assert looks.layout is not None and looks.now is not None
+        row = visual.row
+        made = _RowVisual.remade(visual, row, looks.now, looks.layout)
+        if self._visuals.get(row.id) is visual:
+            self._visuals[row.id] = made
+        self._note_face(made)
+        return made
+
+    def _get_visual(self, option: Option) -> Visual:
+        # A row's visual in the columns shown now (RowOption.row_visual), else OptionList's.
+        if type(option) is RowOption:
+            return option.row_visual
+        return super()._get_visual(option)
+
+    def make_looks(self, rows: list[SessionRow], now: datetime) -> None:
+        """Make the visuals of `rows` (sessions about to be listed) in the columns shown
+        now, with the span their face holds for, and the options of those not listed
+        yet: the show that lists them finds them made (`_visual_for`, `_premade`), so a
+        batch of thousands of new rows is made a few hundred a turn of the event loop
+        beforehand (the screen's `_make_rows`), not in the show."""
+        layout = self._layout_key
+        if layout is None:
+            return
+        listed, premade, looks = self._options_by_id, self._premade, self._looks
+        for row in rows:
+            visual = self._visual_for(row, now, layout)
+            visual.until  # noqa: B018 (worked out now, kept)
+            if row.id not in listed:
+                premade[row.id] = RowOption(visual, looks)
 
     def _visual_for(self, row: SessionRow, now: datetime, layout: RowLayout) -> _RowVisual:
         """The row's visual: the one it had if its text would be the same (kept with its
@@ -522,7 +598,7 @@ class SessionList(SteppedOptionList):
             kept[sid] = visual
             option = made.get(sid)
             if option is None:
-                option = RowOption(visual)
+                option = RowOption(visual, self._looks)
             elif option._row_visual is not visual:
                 # The session's option, given its new visual: every map and drawn line
                 # is made again below, so none holds the visual it had.
@@ -536,6 +612,7 @@ class SessionList(SteppedOptionList):
             self._positions = list(range(len(shown)))
             self._row_options = cast("list[RowOption]", list(options))
         self._faces_from, self._faces_until = faces_from, faces_until
+        self._looks.layout, self._looks.now = layout, now
         self._replace_options(options, ids=by_id)  # every option with an id: the rows'
 
     def _replace_options(
