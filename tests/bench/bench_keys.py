@@ -243,7 +243,14 @@ async def measure(corpus: Path, work: Path, every: float, *, profile: bool = Fal
         ]
         ui_work = [done[1] - sent[1] for sent, done in pairs]
         ui_ready = [done[2] - sent[2] for sent, done in pairs]
-    return {"rows": rows, "waited": waited, "latencies": latencies, "ui_work": ui_work, "ui_ready": ui_ready, "slow": slow}
+    return {
+        "rows": rows,
+        "waited": waited,
+        "latencies": latencies,
+        "ui_work": ui_work,
+        "ui_ready": ui_ready,
+        "slow": slow,
+    }
 
 
 def ready_waits(thread_id: int) -> Callable[[], float]:

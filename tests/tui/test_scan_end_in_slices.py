@@ -178,9 +178,7 @@ async def test_the_scan_s_end_waits_for_the_rows_still_made_in_slices(isolated_e
 
 @pytest.mark.asyncio
 @pytest.mark.usefixtures("sessions")
-async def test_the_warm_start_cache_is_written_once_the_app_has_taken_the_scan_s_end(
-    isolated_env, monkeypatch
-) -> None:
+async def test_the_warm_start_cache_is_written_once_the_app_has_taken_the_scan_s_end(isolated_env, monkeypatch) -> None:
     """Summarizing every file for the warm-start cache holds the interpreter the UI shares:
     the scan's thread writes it once the app has taken the scan's end (its last refresh
     and repaint shown), not while the end's slices run."""

@@ -466,11 +466,11 @@ class SessionList(SteppedOptionList):
         for i in stale:
             row = shown[i]
             option = options[i]
-            made = take_made(row.id, None) if option is None else None
-            if made is not None:
-                visual = made._row_visual
+            ahead = take_made(row.id, None) if option is None else None
+            if ahead is not None:
+                visual = ahead._row_visual
                 if visual.row is row and visual.layout is layout and visual.now <= now < visual.until:
-                    options[i] = by_id[row.id] = new_ids[row.id] = made
+                    options[i] = by_id[row.id] = new_ids[row.id] = ahead
                     self._note_face(visual)
                     continue
             visual = self._visual_for(row, now, layout)
