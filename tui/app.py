@@ -437,8 +437,10 @@ class PlanwatchApp(App[None]):
         # A long list makes and shows the last batches' rows a few hundred a turn: those
         # turns first, so the full repaint below finds every row made and shown (done in
         # one turn, it held a key 40-50 ms at ten thousand sessions).
+        from planwatch.tui.screens.browse import BrowseScreen  # loaded with the first screen
+
         for _ in range(SCAN_END_SETTLE_TURNS):
-            if not any(getattr(screen, "rows_pending", False) for screen in self.screen_stack):
+            if not any(isinstance(screen, BrowseScreen) and screen.rows_pending for screen in self.screen_stack):
                 break
             await self._between_slices()
         first = self.scan_done is None
