@@ -12,6 +12,7 @@ import time
 import pytest
 from app_transcripts import until
 from browse_host import BrowseHost, entry
+from conftest import IsolatedEnv
 from test_list_refresh_work import SESSIONS, sessions  # noqa: F401 (the fixture: 120 sessions)
 
 from planwatch.tui import app as app_module
@@ -63,6 +64,20 @@ async def test_a_key_pressed_while_the_scan_s_end_is_taken_is_acted_on_between_i
         assert app.screen.selected_id == newest[1]
 
 
+def _long_list_host(
+    isolated_env: IsolatedEnv, monkeypatch: pytest.MonkeyPatch, count: int, older_by: int, **browse_constants: object
+) -> BrowseHost:
+    """A browse screen over `count` sessions (the newest `older_by` minutes old) whose
+    refreshes while a first scan runs are split from 10 rows on; `browse_constants`:
+    the screen's other constants for the test (SLICE_GAP, ROWS_PER_TURN)."""
+    monkeypatch.setattr(browse_module, "SPLIT_FROM_ROWS", 10)
+    for name, value in browse_constants.items():
+        monkeypatch.setattr(browse_module, name, value)
+    return BrowseHost(
+        isolated_env.store, [entry(f"s{n}", f"Session {n}", minutes_ago=n + older_by) for n in range(count)]
+    )
+
+
 @pytest.mark.asyncio
 async def test_while_a_first_scan_fills_a_long_list_a_batch_is_shown_a_turn_after_its_rows_and_a_key_runs_between(
     isolated_env, monkeypatch
@@ -72,10 +87,8 @@ async def test_while_a_first_scan_fills_a_long_list_a_batch_is_shown_a_turn_afte
     the selected session are shown in the turn after; a key pressed meanwhile is acted
     on first, and the rows shown after keep the session it chose. A full repaint
     meanwhile (the scan's end) shows the rows itself and drops those waiting."""
-    # A long gap, so that the key surely comes between the two halves.
-    monkeypatch.setattr(browse_module, "SPLIT_FROM_ROWS", 10)
-    monkeypatch.setattr(browse_module, "SLICE_GAP", 2.0)
-    app = BrowseHost(isolated_env.store, [entry(f"s{n}", f"Session {n}", minutes_ago=n + 1) for n in range(30)])
+    # A long gap, so that the key surely comes between the turns.
+    app = _long_list_host(isolated_env, monkeypatch, 30, 1, SLICE_GAP=2.0)
     async with app.run_test(size=(120, 36)) as pilot:
         session_list = app.browse.session_list()
         await until(pilot, lambda: session_list.option_count == 30, what="the list")
@@ -110,10 +123,7 @@ async def test_a_batch_of_many_sessions_is_made_a_few_rows_a_turn_and_shows_as_o
     ROWS_PER_TURN makes their rows a few a turn of the loop (a key pressed meanwhile is
     acted on between the turns) and shows them once all are made: the list ends as a full
     repaint shows it, row for row."""
-    monkeypatch.setattr(browse_module, "SPLIT_FROM_ROWS", 10)
-    monkeypatch.setattr(browse_module, "ROWS_PER_TURN", 4)
-    monkeypatch.setattr(browse_module, "SLICE_GAP", 0.05)
-    app = BrowseHost(isolated_env.store, [entry(f"s{n}", f"Session {n}", minutes_ago=n + 30) for n in range(20)])
+    app = _long_list_host(isolated_env, monkeypatch, 20, 30, ROWS_PER_TURN=4, SLICE_GAP=0.05)
     async with app.run_test(size=(120, 36)) as pilot:
         session_list = app.browse.session_list()
         await until(pilot, lambda: session_list.option_count == 20, what="the list")
