@@ -102,6 +102,10 @@ def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[
     return unique
 
 
+def _no_pause() -> None:
+    """A scan nobody holds (`SessionIndex.pause_point` unset)."""
+
+
 class SessionIndex:
     """Sessions of every harness, in memory, kept up to date while following.
 
@@ -131,6 +135,10 @@ class SessionIndex:
         # warm start's first rows are handed on): the app collects garbage there
         # rather than before the scan (tui/live.py).
         self.on_found: Callable[[], None] | None = None
+        # Called on the scan's thread between files and before each batch is handed on:
+        # the app holds the scan there while a key of the person's is on its way
+        # (tui/live.py, `LiveFeed.give_way`); the scan shares the interpreter with its UI.
+        self.pause_point: Callable[[], None] | None = None
         self._read_plans = read_plans
         self._summaries = summaries
         # The files read and their locks, shared with the collaborators below; the
@@ -241,8 +249,10 @@ class SessionIndex:
         size, interval = BATCH_FILES, BATCH_SECONDS  # when the next batch is due (see BATCH_FILES)
         each = self._read_each(files, newest_shown_first=on_batch is not None, cache=cache, every=every)
         first = True
+        pause = self.pause_point or _no_pause
         try:
             for ids in each:
+                pause()
                 if first:
                     # The first batch is due BATCH_FILES files or BATCH_SECONDS after the
                     # first read, not after the cache's load and the workers' start: a
@@ -288,7 +298,9 @@ class SessionIndex:
         read, as it found them (the scan reads again one it finds otherwise)."""
         read: dict[Path, TranscriptFile] = {}
         ids: set[str] = set()
+        pause = self.pause_point or _no_pause
         for path, harness in cache.newest(self.roots_searched, BATCH_FILES):
+            pause()
             entry = cache.get(path, harness)
             item = classify(path) if entry is not None else None
             if entry is None or item is None or item.harness != harness:
@@ -341,6 +353,8 @@ class SessionIndex:
             reads.close()
 
     def _emit_batch(self, ids: set[str], on_batch: Callable[[list[SessionEntry]], None] | None, *, final: bool) -> None:
+        if on_batch is not None and self.pause_point is not None:
+            self.pause_point()
         changed = self._rebuild(ids, orphans=final)
         if on_batch is not None and changed:
             with self._state.lock:

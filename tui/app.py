@@ -24,12 +24,12 @@ import argparse
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
@@ -64,6 +64,8 @@ from planwatch.tui.theme import readable_variables
 from planwatch.tui.widgets.session_rows import RUNNING_WINDOW, untitled
 
 if TYPE_CHECKING:
+    from textual.actions import ActionParseResult
+    from textual.dom import DOMNode
     from textual.driver import Driver
     from textual.timer import Timer
 
@@ -212,6 +214,30 @@ class PlanwatchApp(App[None]):
         release_ahead()  # workers forked for a scan that never took them
         # Let writes already asked for finish: a tick made just before quitting counts.
         self.store_service.stop()
+
+    # -- keys ahead of the scan
+
+    async def on_event(self, event: events.Event) -> None:
+        # A key holds the first scan's thread between files until it is handled
+        # (tui/live.py, `LiveFeed.give_way`): the two share one interpreter. Noted as
+        # it arrives from the terminal, not again as it bubbles back to the app.
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            self.feed.key_arrived()
+        await super().on_event(event)
+
+    async def run_action(
+        self,
+        action: str | ActionParseResult,
+        default_namespace: DOMNode | None = None,
+        namespaces: Mapping[str, DOMNode] | None = None,
+    ) -> bool:
+        # Every binding's action runs here: once it has and the screen is painted
+        # after it, the key is handled. A key no binding takes (typed into the filter)
+        # holds the scan for KEY_WAIT_AT_MOST.
+        try:
+            return await super().run_action(action, default_namespace, namespaces)
+        finally:
+            self.call_after_refresh(self.feed.key_handled)
 
     # -- what the screens read
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,9 @@ log = logging.getLogger(__name__)
 
 # Seconds the cache's writing waits at most for the app to take the scan's end.
 SAVE_AFTER_SCAN_END_AT_MOST = 3.0
+# Seconds the scan waits at most for a key to be handled (`LiveFeed.give_way`): a key
+# the app never reports handled (no binding took it) holds the scan no longer.
+KEY_WAIT_AT_MOST = 0.1
 
 
 class ScanStopped(Exception):
@@ -52,6 +56,12 @@ class LiveFeed:
         # is written after it (`_scan_then_follow`).
         self.scan_end_taken = threading.Event()
         self._froze = False  # the first scan froze what it made (given back on stop)
+        # Clear from a key's arrival until the app has handled it and painted the screen
+        # after it (`key_arrived`, `key_handled`); the scan waits on it between files.
+        self._no_key_on_its_way = threading.Event()
+        self._no_key_on_its_way.set()
+        self._key_arrived_at = 0.0
+        index.pause_point = self.give_way
 
     # -- callbacks, called on core threads
 
@@ -74,7 +84,34 @@ class LiveFeed:
             self._changed.update(ids)
         self.app.post_message(SessionsChanged())
 
+    def give_way(self) -> None:
+        """On the scan's thread, between files: wait while a key is on its way (at most
+        KEY_WAIT_AT_MOST after it arrived). The scan's thread and the UI's share one
+        interpreter, handed between them every few milliseconds: a key's way through the
+        app (a handful of turns of the event loop, 10-20 ms of the UI's work) took two to
+        four times that while the scan held the interpreter half the time. A scan is
+        late by the keys' own work, at most; a key is not late by the scan's."""
+        if self._no_key_on_its_way.is_set():
+            return
+        left = self._key_arrived_at + KEY_WAIT_AT_MOST - time.monotonic()
+        if left > 0:
+            self._no_key_on_its_way.wait(left)
+
     # -- the app's side
+
+    def key_arrived(self) -> None:
+        """A key reached the app (the UI thread): the scan waits until `key_handled`."""
+        self._key_arrived_at = time.monotonic()
+        self._no_key_on_its_way.clear()
+
+    @property
+    def key_on_its_way(self) -> bool:
+        """A key arrived and is not handled yet (the scan waits for it)."""
+        return not self._no_key_on_its_way.is_set()
+
+    def key_handled(self) -> None:
+        """The keys that arrived are handled and the screen painted after them."""
+        self._no_key_on_its_way.set()
 
     def take_changed(self) -> set[str]:
         """The session ids changed since the last call (drains the set)."""
@@ -190,6 +227,7 @@ class LiveFeed:
         """Stop the follower; callbacks after this are ignored."""
         self._stopped.set()
         self.scan_end_taken.set()
+        self._no_key_on_its_way.set()
         try:
             self.index.stop()
         except Exception:

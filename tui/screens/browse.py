@@ -120,6 +120,9 @@ class BrowseScreen(SessionScreen):
         self._made_for_list: list[SessionRow] | None = None
         self._changed_for_list: set[str] = set()
         self._show_timer: Timer | None = None
+        # The entries whose rows the refresh's turns have yet to make, newest last
+        # (`_make_some_rows`); None: found at the next turn.
+        self._to_make: list[SessionEntry] | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -209,6 +212,7 @@ class BrowseScreen(SessionScreen):
                 self._counts.pop(session_id, None)
             self._changed_for_list |= changed
             self._made_for_list = None  # made again from the sessions as they are now
+            self._to_make = None  # and the rows to make found again
             if self._show_timer is not None and self._show_timer.name == "show-rows":
                 self._show_timer.stop()
                 self._show_timer = None
@@ -246,21 +250,28 @@ class BrowseScreen(SessionScreen):
             return False
         made_rows, get_counts = self._made_rows, self._counts.get
         get_made = made_rows.get
-        entries = self.model.entries()
-        missing = [
-            entry
-            for entry in entries
-            if (made := get_made(entry.session.id)) is None
-            or made[0] is not entry.session
-            or made[1][0] is not get_counts(entry.session.id)
-        ]
+        if self._to_make is None:
+            # Found once a refresh (ten thousand entries looked at), not each turn.
+            self._to_make = [
+                entry
+                for entry in self.model.entries()
+                if (made := get_made(entry.session.id)) is None
+                or made[0] is not entry.session
+                or made[1][0] is not get_counts(entry.session.id)
+            ]
+            self._to_make.reverse()  # taken from the end: the newest first
+        to_make = self._to_make
+        turn = [to_make.pop() for _ in range(min(ROWS_PER_TURN, len(to_make)))]
         self._next_rows = {}
-        rows = [self._row(entry, home, open_counts) for entry in missing[:ROWS_PER_TURN]]
+        rows = [self._row(entry, home, open_counts) for entry in turn]
         made_rows.update(self._next_rows)
         self._next_rows = {}
         pane = self.sessions_pane()
         pane.session_list.make_looks(rows, pane.clock())
-        return len(missing) > ROWS_PER_TURN
+        if to_make:
+            return True
+        self._to_make = None
+        return False
 
     def _show_made_rows(self) -> None:
         """The last turn of a refresh while the first scan runs (`sessions_changed`)."""
