@@ -227,7 +227,11 @@ class ClineReader(SourceReader):
             self._file_problems.pop(sid, None)
         if not moved:
             return gone
-        rows = self._board_rows(moved) if self._plans_on and self._board_problem is None else {}
+        rows: dict[str, list[tuple[Any, ...]]] = {}
+        unread = False  # the board refused the rows after giving their counts (locked meanwhile)
+        if self._plans_on and self._board_problem is None:
+            rows = self._board_rows(moved)
+            unread = self._board_problem is not None
         for sid in moved:
             known = self._remembered.get(sid)
             # Its two files as remembered: the messages need no read (its rows are read
@@ -236,7 +240,9 @@ class ClineReader(SourceReader):
             hint = known[1] if known is not None and known[0][:2] == files else None
             session = self._read_session(folders[sid], sid, rows.get(sid), hint)
             self._sessions[sid] = session
-            self._signatures[sid] = signatures[sid]
+            # Rows not read are remembered as not read: the next refresh reads them, even
+            # when nothing on the board changed meanwhile.
+            self._signatures[sid] = (*signatures[sid][:2], (-1, -1)) if unread else signatures[sid]
             self._stamps[sid] = self._board_stamps.get(sid, "")
             if session.problem is None:
                 self._file_problems.pop(sid, None)
@@ -279,6 +285,7 @@ class ClineReader(SourceReader):
             for key in ("started_at", "ended_at"):
                 facts.touch(parse_timestamp(meta.get(key)))
         messages_problem: str | None = None
+        messages: Any = None
         if hint is not None and meta_problem is None and facts.first_prompt is not None:
             updated = hint["updated"]
             facts.touch(None if updated is None else _EPOCH + timedelta(microseconds=updated))
@@ -298,8 +305,11 @@ class ClineReader(SourceReader):
         # Each sentence says how the session is shown (it is listed all the same).
         if meta_problem is not None:
             meta_problem += "; that session is shown with what its other files and the board hold"
+        # Only a document caught half-written takes the plan away (until it reads whole
+        # again); one too large or unreadable says nothing of the board, the plan.
+        torn = messages is _TORN
         if messages_problem is not None:
-            messages_problem += "; that session is shown without a plan"
+            messages_problem += "; that session is shown without a plan" if torn else "; its plan is the board's"
         problem = "; ".join(p for p in (meta_problem, messages_problem) if p) or None
         plan: AgentPlan | None = None
         if rows is not None and self._plans_on:
@@ -307,7 +317,7 @@ class ClineReader(SourceReader):
             problem = "; ".join(p for p in (problem, row_problem) if p) or None
             for row in rows:
                 facts.touch(parse_timestamp(row[4]))
-        if messages_problem is not None:
+        if torn:
             plan = None  # caught half-written: no plan until it reads whole again
         return _Session(facts=facts, plan=plan, problem=problem, hint=hint if problem is None else None)
 
@@ -323,6 +333,8 @@ class ClineReader(SourceReader):
             return {}
 
         def work(db: sqlite3.Connection) -> dict[str, tuple[int, int, str]]:
+            if _no_tables(db):
+                return {}  # made, its schema not written yet: no board yet, nothing to say
             _check_schema(db)
             query = "SELECT team_name, COUNT(*), TOTAL(version), MAX(updated_at) FROM team_tasks GROUP BY team_name"
             return {str(r[0]): (int(r[1]), int(r[2] or 0), str(r[3] or "")) for r in db.execute(query)}
@@ -344,6 +356,8 @@ class ClineReader(SourceReader):
 
         def work(db: sqlite3.Connection) -> dict[str, list[tuple[Any, ...]]]:
             rows: dict[str, list[tuple[Any, ...]]] = {}
+            if _no_tables(db):
+                return rows
             for chunk in chunks(sorted(ids)):
                 marks = ",".join("?" * len(chunk))
                 query = (
@@ -460,6 +474,11 @@ def _ms_time(raw: Any) -> datetime | None:
         return None
 
 
+def _no_tables(db: sqlite3.Connection) -> bool:
+    """The database holds no table yet (Cline made the file and has not written its schema)."""
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' LIMIT 1").fetchone() is None
+
+
 def _check_schema(db: sqlite3.Connection) -> None:
     have = {str(r[1]) for r in db.execute("PRAGMA table_info(team_tasks)")}
     if not have:
@@ -506,9 +525,14 @@ def _stat(path: Path) -> FileSig:
     return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+# What `_document` gives for a document that is not whole JSON (caught half-written).
+_TORN = object()
+
+
 def _document(path: Path) -> tuple[Any, str | None]:
     """A JSON document read whole: (value, None), (None, None) when the file is not
-    there, or (None, what is wrong, naming the file)."""
+    there, or (None, what is wrong, naming the file); (_TORN, what is wrong) when it is
+    not whole JSON."""
     try:
         data = read_regular(path, MAX_DOCUMENT)
     except FileNotFoundError:
@@ -520,7 +544,7 @@ def _document(path: Path) -> tuple[Any, str | None]:
     try:
         return json.loads(data), None
     except (ValueError, RecursionError) as exc:
-        return None, f"{path}: not whole JSON (caught half-written, or broken: {exc}); read again when it changes"
+        return _TORN, f"{path}: not whole JSON (caught half-written, or broken: {exc}); read again when it changes"
 
 
 def _first_prompt(messages: Any) -> str | None:

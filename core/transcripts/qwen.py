@@ -182,6 +182,10 @@ class QwenReader(TranscriptReader):
 _UNKNOWN = object()
 
 
+# How Qwen Code's todo tool words a write it refused without an error (`todoWrite.ts`).
+_REFUSED_DISPLAY = "Error writing todos"
+
+
 def _result_list(record: dict[str, Any]) -> FullList | object | None:
     """The list a `todo_write` result says the harness holds, when the call succeeded;
     `_UNKNOWN` when it succeeded with a list of no known shape; None for any other
@@ -192,6 +196,11 @@ def _result_list(record: dict[str, Any]) -> FullList | object | None:
     if not _names_todo_write(record, outcome.get("callId")):
         return None
     display = outcome.get("resultDisplay")
+    if isinstance(display, str) and display.startswith(_REFUSED_DISPLAY):
+        # Refused by the tool itself, recorded as a success all the same (no `error`):
+        # the list merged with the kept `blockedBy` failed validation, or a todo hook
+        # blocked the write. Its display is the refusal's text; nothing changed.
+        return None
     items = _todos(display.get("todos")) if isinstance(display, dict) else None
     if items is None:
         return _UNKNOWN
