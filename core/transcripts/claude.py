@@ -87,12 +87,15 @@ SIDECHAIN_GROUP = "agent-sidechain"
 MAX_TITLE_CHARS = 1000
 
 # A prompt the person typed: a user message whose content is a string, or a list that
-# starts with a text block (tool results start with a tool_result block instead).
+# starts with a text block or a pasted image before its text (tool results start with a
+# tool_result block instead).
 _PROMPT_MARKERS = (
     b'"role":"user","content":"',
     b'"role": "user", "content": "',
     b'"role":"user","content":[{"type":"text"',
     b'"role": "user", "content": [{"type": "text"',
+    b'"role":"user","content":[{"type":"image"',
+    b'"role": "user", "content": [{"type": "image"',
 )
 # The first user record, prompt or not: it carries the session's cwd, branch and id
 # (and, when it is torn, it is counted as a skipped line).
@@ -261,7 +264,15 @@ class ClaudeReader(Superseding, TranscriptReader):
         if not self.full_list_pattern.occurs(line):
             return False
         record = json_record(line)
-        return record is not None and bool(full_list_calls(record))
+        # Only a list of the transcript's own plan ends the recovery: an inline
+        # subagent's list (isSidechain) replaces nothing of the session's own. An empty
+        # list does not end it either: after a finished list it keeps that list, shown
+        # finished (the replay), so the recovery goes on to the list before it.
+        return (
+            record is not None
+            and self._group(record) == (self._subagent_group or "")
+            and bool(full_list_calls(record, non_empty=True))
+        )
 
     def full_list_result_needles(self, line: bytes) -> tuple[bytes, ...]:
         record = json_record(line)

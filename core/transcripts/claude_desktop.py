@@ -36,11 +36,14 @@ def parse_call(name: str, tool_input: Any, group: str) -> PlanEvent | None:
         return StepWrapUp(group=group)
     if name != UPDATE_PLAN:
         return None
-    if "items" in tool_input:
-        items = parse_items(tool_input["items"])
-        return None if items is None else FullList(group, "claude_desktop", items)
     has_done = "done" in tool_input
     has_start = "start" in tool_input
+    if "items" in tool_input:
+        # A full list together with a step operation is two operations at once: ambiguous.
+        if "advance" in tool_input or has_done or has_start:
+            return None
+        items = parse_items(tool_input["items"])
+        return None if items is None else FullList(group, "claude_desktop", items)
     if "advance" in tool_input:
         # advance together with done/start would be two operations at once: ambiguous.
         if tool_input["advance"] is True and not (has_done or has_start):
@@ -60,7 +63,7 @@ def parse_call(name: str, tool_input: Any, group: str) -> PlanEvent | None:
 
 
 def is_full_list(name: str, tool_input: Any) -> bool:
-    return name == UPDATE_PLAN and isinstance(tool_input, dict) and parse_items(tool_input.get("items")) is not None
+    return isinstance(parse_call(name, tool_input, ""), FullList)
 
 
 def parse_items(raw: Any) -> tuple[PlanItem, ...] | None:

@@ -49,9 +49,10 @@ def blocks(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [block for block in content if isinstance(block, dict)]
 
 
-def full_list_calls(record: dict[str, Any]) -> list[str]:
+def full_list_calls(record: dict[str, Any], *, non_empty: bool = False) -> list[str]:
     """The call ids of the full-list calls an assistant record holds (TodoWrite, ccd
-    update_plan with items), each of a recognised shape."""
+    update_plan with items), each of a recognised shape; `non_empty`: only the lists
+    holding a step (an empty one may keep the finished list before it)."""
     if record.get("type") != "assistant":
         return []
     calls: list[str] = []
@@ -61,7 +62,11 @@ def full_list_calls(record: dict[str, Any]) -> list[str]:
         call_id, name, tool_input = block.get("id"), block.get("name"), block.get("input")
         if not isinstance(call_id, str) or not call_id or not isinstance(name, str):
             continue
-        if (name == TODO_WRITE and todo_list(tool_input) is not None) or claude_desktop.is_full_list(name, tool_input):
+        if name == TODO_WRITE:
+            todos = todo_list(tool_input)
+            if todos is not None and (todos or not non_empty):
+                calls.append(call_id)
+        elif claude_desktop.is_full_list(name, tool_input) and (tool_input["items"] or not non_empty):
             calls.append(call_id)
     return calls
 
