@@ -77,7 +77,8 @@ def todo_items(raw: Any) -> tuple[PlanItem, ...] | None:
         items.append(
             PlanItem(
                 text=todo["content"],
-                status=TODO_STATUS.get(todo.get("status"), "pending"),
+                # A JSON value, not always a word (a list or an object is no key).
+                status=read_status(todo.get("status"), TODO_STATUSES),
                 priority=read_priority(todo.get("priority")),
             )
         )
