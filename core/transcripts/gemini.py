@@ -36,8 +36,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from planwatch.core.model import TODO_STATUSES, AgentPlan, PlanItem, read_status
 from planwatch.core.replay import PlanReplay
 from planwatch.core.transcripts.events import FullList, Gap, PlanEvent
@@ -45,6 +43,7 @@ from planwatch.core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     TranscriptReader,
+    is_json_object,
     json_record,
     json_value_needles,
     line_time,
@@ -62,13 +61,6 @@ MAX_TITLE_CHARS = 1000
 _MESSAGE_HEAD = re.compile(rb'^\s*\{\s*"id"\s*:\s*"((?:[^"\\]|\\.)*)"\s*,\s*"timestamp"\s*:\s*"([^"\\]*)"')
 _USER = (b'"type":"user"', b'"type": "user"')
 
-
-class _Head(msgspec.Struct):
-    """Nothing of a message line is kept by this decode: it only proves the line is one
-    JSON object (every other field is skipped, not built)."""
-
-
-_VALID = msgspec.json.Decoder(_Head).decode
 # A record's time in raw bytes (`touch_line`).
 _TIME = time_pattern("timestamp")
 
@@ -115,7 +107,7 @@ class GeminiReader(TranscriptReader):
             # A message naming no plan call and holding no title: only its id and time
             # matter. Its earlier copy's plan call (if any) is replaced by this copy's: none.
             message_id = _unescape(head.group(1))
-            if message_id is not None and _is_object(line):
+            if message_id is not None and is_json_object(line):
                 self._message_seen(message_id, None)
                 self.facts.touch(parse_timestamp(head.group(2).decode("ascii", "replace")))
                 return
@@ -300,16 +292,6 @@ def _text_of(content: Any) -> str | None:
         return None
     texts = [part["text"] for part in content if isinstance(part, dict) and isinstance(part.get("text"), str)]
     return "".join(texts) if texts else None
-
-
-def _is_object(line: bytes) -> bool:
-    """Whether a line is one valid JSON object (a torn copy of a message is not: the full
-    read skips and counts it, and it takes nothing back)."""
-    try:
-        _VALID(line)
-    except msgspec.DecodeError:
-        return False
-    return True
 
 
 def _unescape(raw: bytes) -> str | None:

@@ -31,7 +31,6 @@ each successful todo result (plan text, in memory only: a branch may go back to 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,7 @@ from planwatch.core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     TranscriptReader,
+    is_json_object,
     json_record,
     json_value_needles,
     line_time,
@@ -100,7 +100,7 @@ class PiReader(TranscriptReader):
         head = _ENTRY_HEAD.match(line)
         if (
             head is not None
-            and _whole(line)
+            and is_json_object(line)
             and not (
                 any(n in line for n in _TODO_RESULT)
                 or (self.facts.first_prompt is None and any(n in line for n in _USER))
@@ -117,7 +117,7 @@ class PiReader(TranscriptReader):
     def touch_line(self, line: bytes) -> bool:
         """A record's time, and (for a line the privacy switch keeps from `feed_line`)
         its place in the tree: ids only, from the raw bytes."""
-        head = _ENTRY_HEAD.match(line) if _whole(line) else None  # a torn line is no entry
+        head = _ENTRY_HEAD.match(line) if is_json_object(line) else None  # a torn line is no entry
         if head is not None:
             entry_id = _text(head.group(2))
             if entry_id is not None and entry_id not in self._parents:
@@ -265,33 +265,6 @@ def _result_list(message: Any) -> FullList | object | None:
             return _UNKNOWN
         items.append(PlanItem(text=todo["text"], status="completed" if todo.get("done") is True else "pending"))
     return FullList(group="", source="pi_todos", items=tuple(items))
-
-
-def _whole(line: bytes) -> bool:
-    """The line is one whole JSON object. A write cut off, with the next entry appended
-    to it on the same line after a crash and a resume, starts as an entry and ends in
-    `}` too, and pi's own loader skips it: it is no entry. Checked by msgspec's decoder
-    into an object of no fields (the JSON validated, nothing built; a line the regular
-    expression alone placed was never parsed); what msgspec refuses is asked of the
-    standard library, as every line is (`load_json_line`)."""
-    global _WHOLE
-    if _WHOLE is None:
-        import msgspec
-
-        class _Object(msgspec.Struct):
-            pass
-
-        _WHOLE = (msgspec.json.Decoder(_Object).decode, msgspec.DecodeError)
-    decode, refused = _WHOLE
-    try:
-        decode(line)
-        return True
-    except refused:
-        return json_record(line) is not None
-
-
-# msgspec's decoder for `_whole` and what it raises, made at the first line checked.
-_WHOLE: tuple[Callable[[bytes], object], type[Exception]] | None = None
 
 
 def _text(raw: bytes | None) -> str | None:

@@ -378,6 +378,35 @@ def load_json_text(text: str) -> Any:
         return _DECODE(text)
 
 
+def is_json_object(line: bytes) -> bool:
+    """Whether a line is one whole JSON object, nothing of it built: for a reader's quick
+    path that places a line by a regular expression over its head alone. A write cut off,
+    with the next record appended to it on the same line after a crash and a resume,
+    starts as a record and may end in `}`: it is no record (the full read skips and
+    counts it). msgspec's decoder into an object of no fields validates the JSON and
+    skips every field; what it refuses is asked of the standard library, as every line
+    is (`load_json_line`: the same lines parse)."""
+    global _OBJECT_CHECK
+    if _OBJECT_CHECK is None:
+        import msgspec
+
+        class _NoFields(msgspec.Struct):
+            pass
+
+        _OBJECT_CHECK = (msgspec.json.Decoder(_NoFields).decode, msgspec.DecodeError)
+    check, refused = _OBJECT_CHECK
+    try:
+        check(line)
+        return True
+    except refused:
+        return json_record(line) is not None
+
+
+# msgspec's decoder for `is_json_object` and what it raises, made at the first line checked
+# (a start that decodes no line never loads msgspec).
+_OBJECT_CHECK: tuple[Callable[[bytes], object], type[Exception]] | None = None
+
+
 def json_record(line: bytes) -> dict[str, Any] | None:
     """A line as a JSON object; None for bad JSON or any other value (not counted: for
     the IO hooks that look at a line again, outside `feed_line`)."""
