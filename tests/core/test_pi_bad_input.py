@@ -49,11 +49,9 @@ def todo_result(entry: str, parent: str, texts: list[str], at: str) -> dict[str,
     }
 
 
-def session_with_torn_line(tmp_path: Path, appended: dict[str, Any]) -> Path:
-    """A session whose last whole entry holds the list ["One", "Two"]; after it, an entry
-    on another branch (child of the first prompt) was cut off mid-write and `appended`
-    (the first entry of the resumed run) was written onto the same line."""
-    records = [
+def head() -> list[dict[str, Any]]:
+    """The session's header, its first prompt and a first list, ["One"]."""
+    return [
         {
             "type": "session",
             "version": 3,
@@ -63,6 +61,15 @@ def session_with_torn_line(tmp_path: Path, appended: dict[str, Any]) -> Path:
         },
         user("a0000001", None, "Plan the loader", "2026-12-01T18:58:52.000Z"),
         todo_result("b0000001", "a0000001", ["One"], "2026-12-01T18:58:53.000Z"),
+    ]
+
+
+def session_with_torn_line(tmp_path: Path, appended: dict[str, Any]) -> Path:
+    """A session whose last whole entry holds the list ["One", "Two"]; after it, an entry
+    on another branch (child of the first prompt) was cut off mid-write and `appended`
+    (the first entry of the resumed run) was written onto the same line."""
+    records = [
+        *head(),
         todo_result("c0000001", "b0000001", ["One", "Two"], "2026-12-01T18:58:54.000Z"),
     ]
     torn = compact(user("d0000001", "a0000001", "Start over", "2026-12-01T18:58:55.000Z"))[:60]
@@ -102,15 +109,7 @@ def test_a_successful_todo_result_without_details_gives_no_plan_rather_than_the_
     bare = todo_result("c0000001", "b0000001", ["One", "Two"], "2026-12-01T18:58:54.000Z")
     del bare["message"]["details"]
     records = [
-        {
-            "type": "session",
-            "version": 3,
-            "id": "01a232f9-5858-71c1-b1b0-7ed98b089974",
-            "timestamp": "2026-12-01T18:58:51.609Z",
-            "cwd": "/home/dev/pi-todos",
-        },
-        user("a0000001", None, "Plan the loader", "2026-12-01T18:58:52.000Z"),
-        todo_result("b0000001", "a0000001", ["One"], "2026-12-01T18:58:53.000Z"),
+        *head(),
         bare,
     ]
     path = tmp_path / NAME
