@@ -28,6 +28,8 @@ record (docs/store.md, What approval guarantees, and the set-up it needs).
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -90,12 +92,28 @@ class Approvals:
         self._append(line, record_id)
 
     def _append(self, line: str, record_id: str) -> None:
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        """Append one whole line, or nothing: a write cut short (a full disk) is taken
+        back, so no torn line is left for the next approval's line to be glued onto."""
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+        data = (line + "\n").encode("utf-8", "surrogatepass")
         try:
-            fd, _st = open_regular_stat(self.path, flags, 0o644, follow=False)
+            fd, st = open_regular_stat(self.path, flags, 0o644, follow=False)
             try:
-                os.write(fd, (line + "\n").encode("utf-8", "surrogatepass"))
-                os.fsync(fd)
+                size = st.st_size
+                if size and os.pread(fd, 1, size - 1) != b"\n":
+                    data = b"\n" + data  # a line torn before (a writer killed) ends there, not in this one
+                try:
+                    view = memoryview(data)
+                    while view:
+                        written = os.write(fd, view)
+                        if written <= 0:
+                            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                        view = view[written:]
+                    os.fsync(fd)
+                except OSError:
+                    with contextlib.suppress(OSError):
+                        os.ftruncate(fd, size)  # the ledger as it was: whole lines only
+                    raise
             finally:
                 os.close(fd)
         except OSError as exc:
