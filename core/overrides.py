@@ -6,15 +6,21 @@ never kept.
 The file is `<state>/overrides.json`:
     {"version": 1, "sessions": {"<session id>": {"<item key>": "completed" | "pending"}}}
 Item keys are hashes (core.checklist.item_key), so the file never holds plan text.
-Writes are atomic (temp file in the same folder, fsync, os.replace).
+Writes are atomic (temp file in the same folder, fsync, os.replace). A save re-reads the
+file under a lock on its folder and applies only this process's changes, so two apps
+open at once (a pane beside a full window) never drop each other's overrides.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import logging
+import os
 import re
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from planwatch.core import paths
@@ -41,16 +47,26 @@ MAX_OVERRIDES_BYTES = 16 << 20
 class Overrides:
     """The person's overrides, loaded once and saved on every change (thread-safe)."""
 
-    def __init__(self, path: Path | None = None) -> None:
-        self.path = path or default_path()
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path else default_path()
         self._lock = threading.Lock()
         # Held for a whole save so two saves from two workers land in order.
         self._save_lock = threading.Lock()
         self._sessions: dict[str, dict[str, OverrideStatus]] = {}
+        # What this process set or removed since the last save: a save applies only
+        # these to the file as it is then, so another app's overrides saved meanwhile stay.
+        self._changes: dict[tuple[str, str], OverrideStatus | None] = {}
         self.load()
 
     def load(self) -> None:
         """(Re)read the file; a missing or broken file means no overrides (logged)."""
+        sessions = self._read()
+        with self._lock:
+            self._sessions = sessions
+            self._changes = {}
+
+    def _read(self) -> dict[str, dict[str, OverrideStatus]]:
+        """The overrides the file holds now ({} when missing or broken, logged)."""
         sessions: dict[str, dict[str, OverrideStatus]] = {}
         try:
             data = read_regular(self.path, MAX_OVERRIDES_BYTES)  # a FIFO is refused, never waited on
@@ -74,8 +90,7 @@ class Overrides:
                 }
                 if clean:
                     sessions[session_id] = clean
-        with self._lock:
-            self._sessions = sessions
+        return sessions
 
     def for_session(self, session_id: str) -> dict[str, OverrideStatus]:
         """A copy of one session's overrides (item key → chosen status)."""
@@ -89,6 +104,7 @@ class Overrides:
         if status is not None and status not in OVERRIDE_STATUSES:
             raise ValueError(f"an override must be one of {OVERRIDE_STATUSES}")
         with self._lock:
+            self._changes[(session_id, key)] = status
             keys = self._sessions.setdefault(session_id, {})
             if status is None:
                 keys.pop(key, None)
@@ -99,10 +115,35 @@ class Overrides:
 
     def save(self) -> None:
         """Write every override atomically. Blocking IO: call it off the UI thread."""
-        with self._save_lock:
+        with self._save_lock, self._file_lock():
+            # Another app (a pane beside a full window) may have saved since this one
+            # read the file: its overrides are kept, and this one's changes put on top.
+            sessions = self._read()
             with self._lock:
-                data = {"version": 1, "sessions": {sid: dict(keys) for sid, keys in self._sessions.items()}}
+                for (session_id, key), status in self._changes.items():
+                    keys = sessions.setdefault(session_id, {})
+                    if status is None:
+                        keys.pop(key, None)
+                    else:
+                        keys[key] = status
+                    if not keys:
+                        del sessions[session_id]
+                self._changes = {}
+                self._sessions = {sid: dict(keys) for sid, keys in sessions.items()}
+                data = {"version": 1, "sessions": sessions}
             self._write(json.dumps(data, indent=1, sort_keys=True))
+
+    @contextlib.contextmanager
+    def _file_lock(self) -> Iterator[None]:
+        """An exclusive `flock` on the file's folder (planwatch's own state folder), so two
+        apps' saves never interleave; the file itself is replaced on every save."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     def _write(self, payload: str) -> None:
         atomic_write(self.path, payload, mode=PRIVATE_FILE_MODE, make_parents=True)
