@@ -252,7 +252,7 @@ class TaskRecord(_Frozen):
     """One task: `tasks/t<n>.md`. Body is the Markdown after the frontmatter."""
 
     id: str = Field(pattern=TASK_ID_PATTERN)
-    title: str = Field(min_length=1, max_length=TITLE_MAX)
+    title: str = Field(min_length=1)  # TITLE_MAX bounds the tools' input; a hand edit may be longer
     status: TaskStatus = "todo"
     priority: TaskPriority = "medium"
     labels: tuple[str, ...] = ()
@@ -310,7 +310,7 @@ class PlanRecord(_Frozen):
 
     id: str = Field(pattern=PLAN_ID_PATTERN)
     scope: Scope | None = None
-    title: str = Field(min_length=1, max_length=TITLE_MAX)
+    title: str = Field(min_length=1)  # TITLE_MAX bounds the tools' input; a hand edit may be longer
     status: PlanStatus = "draft"
     refs: tuple[str, ...] = ()
     created: Stamp | None = None
