@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
-from textual.markup import escape
+from textual.fuzzy import Matcher
 from textual.screen import Screen
 
 from planwatch.core.model import harness_label
@@ -32,6 +32,28 @@ if TYPE_CHECKING:
 
 # The palette lists this many sessions before anything is typed (newest first).
 DISCOVER_LIMIT = 30
+
+
+def literal_markup(text: str) -> str:
+    """`text` as Textual markup that reads back as exactly `text` (for the palette's help,
+    which it reads as markup). Textual's parser takes `\\[` as a literal bracket and every
+    other character as itself, so a bracket escaped is all it takes; `textual.markup.escape`
+    is Rich's and leaves `[$accent]`, `[B]` or `[ @click=…]` as markup (and doubles a
+    backslash before a bracket, which Textual then shows twice)."""
+    return text.replace("[", "\\[")
+
+
+def highlighted(matcher: Matcher, text: str) -> Content:
+    """`text` as literal Content with the query's matched characters highlighted, as
+    `Matcher.highlight` does for markup (which would read a title's `[…]` as markup)."""
+    content = Content(text)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    if not score:
+        return content
+    for offset in offsets:
+        if not text[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
 
 
 class SessionScreen(Screen[None]):
@@ -75,7 +97,7 @@ class SessionsProvider(Provider):
         when = f" · {age(entry.session.updated, screen.clock())} ago"
         harness, _, folder = facts.partition(" ")
         # The palette reads help as markup: a folder's own `[…]` is shown, never styled.
-        return escape(f"{harness} · {folder or 'no folder'}{when}")
+        return literal_markup(f"{harness} · {folder or 'no folder'}{when}")
 
     def _show(self, screen: SessionScreen, session_id: str) -> Any:
         async def show() -> None:
@@ -98,7 +120,7 @@ class SessionsProvider(Provider):
             if score > 0:
                 yield Hit(
                     score,
-                    matcher.highlight(escape(title)),
+                    highlighted(matcher, title),
                     self._show(screen, entry.session.id),
                     text=title,
                     help=self._help(screen, entry, facts),
