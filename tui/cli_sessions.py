@@ -255,9 +255,16 @@ def run_show(args: argparse.Namespace) -> int:
         entries = [entry]
     out: list[str] = []
     for n, entry in enumerate(entries):
+        if args.plain:
+            # Several sessions (a Cline board): each after a header naming it, never a
+            # blank line (every line of --plain is a header, an item or a framed line).
+            if len(entries) > 1:
+                out.append(f"# session {_safe_text(entry.session.id, single_line=True)}")
+            out += _plain(entry)
+            continue
         if n:
             out.append("")
-        out += _plain(entry) if args.plain else _person(entry)
+        out += _person(entry)
     sys.stdout.write("\n".join(out) + "\n")
     return 0
 
