@@ -242,7 +242,12 @@ def run_show(args: argparse.Namespace) -> int:
         index = _index(args)
         entry = index.get(target)
         if entry is None:
-            matches = [e for e in index.entries() if e.session.id.startswith(target)] if target else []
+            # An id as `sessions` prints it (safe text: an escape for an invisible or
+            # control character) names its session as the raw id does.
+            printed = [e for e in index.entries() if _safe_text(e.session.id, single_line=True) == target]
+            entry = printed[0] if len(printed) == 1 else None
+        if entry is None:
+            matches = [e for e in index.entries() if _printed_id_starts(e.session.id, target)] if target else []
             if len(matches) > 1:
                 print(
                     f"planwatch: {shorten(target)} names {len(matches)} sessions; give more of the id", file=sys.stderr
@@ -267,6 +272,11 @@ def run_show(args: argparse.Namespace) -> int:
         out += _person(entry)
     sys.stdout.write("\n".join(out) + "\n")
     return 0
+
+
+def _printed_id_starts(session_id: str, start: str) -> bool:
+    """Whether the id, raw or as `sessions` prints it, begins with `start`."""
+    return session_id.startswith(start) or _safe_text(session_id, single_line=True).startswith(start)
 
 
 def _cline_session(path: Path) -> tuple[SessionIndex, list[SessionEntry]] | None:
