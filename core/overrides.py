@@ -65,8 +65,11 @@ class Overrides:
             self._sessions = sessions
             self._changes = {}
 
-    def _read(self) -> dict[str, dict[str, OverrideStatus]]:
-        """The overrides the file holds now ({} when missing or broken, logged)."""
+    def _read(self, *, to_save: bool = False) -> dict[str, dict[str, OverrideStatus]]:
+        """The overrides the file holds now ({} when missing, or broken: logged). With
+        `to_save` a file that is there and cannot be read whole raises OSError instead:
+        a file planwatch could not fully read is never overwritten (the person may be
+        editing it, or it is not planwatch's)."""
         sessions: dict[str, dict[str, OverrideStatus]] = {}
         try:
             data = read_regular(self.path, MAX_OVERRIDES_BYTES)  # a FIFO is refused, never waited on
@@ -76,6 +79,10 @@ class Overrides:
         except FileNotFoundError:
             raw = {}
         except (OSError, ValueError) as exc:
+            if to_save:
+                raise OSError(
+                    f"{self.path} cannot be read whole ({exc}); it is not overwritten: fix or remove it"
+                ) from exc
             log.warning("overrides file %s is unreadable (%s); starting without overrides", self.path, exc)
             raw = {}
         stored = raw.get("sessions") if isinstance(raw, dict) else None
@@ -118,9 +125,10 @@ class Overrides:
         with self._save_lock, self._file_lock():
             # Another app (a pane beside a full window) may have saved since this one
             # read the file: its overrides are kept, and this one's changes put on top.
-            sessions = self._read()
+            sessions = self._read(to_save=True)
             with self._lock:
-                for (session_id, key), status in self._changes.items():
+                changes = dict(self._changes)
+                for (session_id, key), status in changes.items():
                     keys = sessions.setdefault(session_id, {})
                     if status is None:
                         keys.pop(key, None)
@@ -128,10 +136,15 @@ class Overrides:
                         keys[key] = status
                     if not keys:
                         del sessions[session_id]
-                self._changes = {}
                 self._sessions = {sid: dict(keys) for sid, keys in sessions.items()}
                 data = {"version": 1, "sessions": sessions}
             self._write(json.dumps(data, indent=1, sort_keys=True))
+            with self._lock:
+                # Written: these changes are the file's now (not those made meanwhile,
+                # nor any when the write failed: the next save applies them again).
+                for change, status in changes.items():
+                    if change in self._changes and self._changes[change] == status:
+                        del self._changes[change]
 
     @contextlib.contextmanager
     def _file_lock(self) -> Iterator[None]:

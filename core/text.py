@@ -120,3 +120,13 @@ class SafeWriter(io.TextIOBase):
     @property
     def encoding(self) -> str:  # type: ignore[override]
         return getattr(self.terminal, "encoding", "utf-8")
+
+
+def names_id(session_id: str, target: str, *, by_start: bool = False) -> bool:
+    """Whether `target`, given on a command line, names `session_id`: the id as it is, or
+    as the commands print it (safe text: an escape for an invisible or control character,
+    so a printed id given back names its session); with `by_start`, the start of either."""
+    printed = safe_text(session_id, single_line=True)
+    if by_start:
+        return bool(target) and (session_id.startswith(target) or printed.startswith(target))
+    return target in (session_id, printed)

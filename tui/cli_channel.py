@@ -83,14 +83,18 @@ def _resolve_session(target: str, in_store: set[str], settings: Any) -> str | No
 
     The transcripts are scanned only when the store does not know `target` exactly.
     """
-    from planwatch.core.text import safe_text, shorten
+    from planwatch.core.text import names_id, safe_text, shorten
 
     if target in in_store:
         return target
     known = in_store | _transcript_sessions(settings)
     if target in known:
         return target
-    matches = sorted(s for s in known if target and s.startswith(target))
+    # An id as `sessions` prints it (an escape for an invisible character) names it too.
+    printed = [s for s in known if names_id(s, target)]
+    if len(printed) == 1:
+        return printed[0]
+    matches = sorted(s for s in known if names_id(s, target, by_start=True))
     shown = safe_text(target, single_line=True)
     if len(matches) == 1:
         return matches[0]

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO, cast
 
 # Loaded by the command line before any command (its stderr is made safe by core.text).
+from planwatch.core.text import names_id
 from planwatch.core.text import safe_text as _safe_text
 
 if TYPE_CHECKING:
@@ -244,10 +245,10 @@ def run_show(args: argparse.Namespace) -> int:
         if entry is None:
             # An id as `sessions` prints it (safe text: an escape for an invisible or
             # control character) names its session as the raw id does.
-            printed = [e for e in index.entries() if _safe_text(e.session.id, single_line=True) == target]
+            printed = [e for e in index.entries() if names_id(e.session.id, target)]
             entry = printed[0] if len(printed) == 1 else None
         if entry is None:
-            matches = [e for e in index.entries() if _printed_id_starts(e.session.id, target)] if target else []
+            matches = [e for e in index.entries() if names_id(e.session.id, target, by_start=True)]
             if len(matches) > 1:
                 print(
                     f"planwatch: {shorten(target)} names {len(matches)} sessions; give more of the id", file=sys.stderr
@@ -272,11 +273,6 @@ def run_show(args: argparse.Namespace) -> int:
         out += _person(entry)
     sys.stdout.write("\n".join(out) + "\n")
     return 0
-
-
-def _printed_id_starts(session_id: str, start: str) -> bool:
-    """Whether the id, raw or as `sessions` prints it, begins with `start`."""
-    return session_id.startswith(start) or _safe_text(session_id, single_line=True).startswith(start)
 
 
 def _cline_session(path: Path) -> tuple[SessionIndex, list[SessionEntry]] | None:

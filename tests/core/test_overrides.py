@@ -88,6 +88,21 @@ def test_a_broken_file_means_no_overrides_not_a_crash() -> None:
     assert Overrides().for_session("s") == {}
 
 
+def test_a_file_that_cannot_be_read_whole_is_never_overwritten_and_the_tick_waits_for_the_next_save() -> None:
+    path = default_path()
+    path.parent.mkdir(parents=True)
+    path.write_text('{"version": 1, "sessions": {"s": {')  # the person mid-edit, or a torn copy
+    store = Overrides()
+    key = item_key("a", 0)
+    store.set("s", key, "completed")
+    with pytest.raises(OSError, match="not overwritten"):
+        store.save()
+    assert path.read_text() == '{"version": 1, "sessions": {"s": {'
+    path.unlink()  # the person removed it: the tick made meanwhile is saved
+    store.save()
+    assert Overrides().for_session("s") == {key: "completed"}
+
+
 def test_save_leaves_no_temp_files_behind() -> None:
     store = Overrides()
     store.set("s", item_key("a", 0), "completed")
