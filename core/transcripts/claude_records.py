@@ -66,7 +66,11 @@ def full_list_calls(record: dict[str, Any], *, non_empty: bool = False) -> list[
             todos = todo_list(tool_input)
             if todos is not None and (todos or not non_empty):
                 calls.append(call_id)
-        elif claude_desktop.is_full_list(name, tool_input) and (tool_input["items"] or not non_empty):
+        elif (
+            claude_desktop.is_full_list(name, tool_input)
+            and isinstance(tool_input, dict)
+            and (tool_input.get("items") or not non_empty)
+        ):
             calls.append(call_id)
     return calls
 
