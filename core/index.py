@@ -31,13 +31,13 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planwatch.core import paths
 from planwatch.core.index_databases import DatabaseSources, database_problems
 from planwatch.core.index_following import Following
 from planwatch.core.index_state import IndexState
 from planwatch.core.index_warmstart import WarmStart
 from planwatch.core.logs import get_logger
 from planwatch.core.model import EMPTY_PLAN
+from planwatch.core.paths import default_roots as default_roots  # its home: core/paths.py
 from planwatch.core.sessions import (
     FileState,
     NewestFirst,
@@ -48,7 +48,7 @@ from planwatch.core.sessions import (
     orphan_ids,
     relations,
 )
-from planwatch.core.settings import Settings, load_settings
+from planwatch.core.settings import load_settings
 from planwatch.core.transcripts.batch import FileRead, read_all, read_file, read_remembered
 from planwatch.core.transcripts.discover import (
     DATABASE_HARNESSES,
@@ -76,30 +76,6 @@ BATCH_SECONDS = 0.1
 # And at most this share of the scan's time goes to batches (the time between two is at
 # least the last one's cost times BATCH_COST_SHARE).
 BATCH_COST_SHARE = 4
-
-
-def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[Path]:
-    """Where transcripts are looked for: the harnesses' own folders, planwatch's ACP
-    logs, the settings' extra roots, and any given on the command line."""
-    roots = [
-        paths.claude_projects_dir(),
-        *paths.codex_session_dirs(),
-        paths.acp_log_dir(),
-        paths.gemini_tmp_dir(),
-        paths.qwen_projects_dir(),
-        paths.pi_sessions_dir(),
-        paths.copilot_sessions_dir(),
-        paths.opencode_db(),
-        paths.opencode_storage_dir(),
-        paths.kilo_db(),
-        paths.cline_data_dir(),
-    ]
-    roots += [Path(r).expanduser() for r in (*settings.transcript_roots, *extra)]
-    unique: list[Path] = []
-    for root in roots:
-        if root not in unique:
-            unique.append(root)
-    return unique
 
 
 def _no_pause() -> None:
@@ -483,6 +459,12 @@ class SessionIndex:
         """Every session, newest activity first (a snapshot)."""
         with self._state.lock:
             return self._order.entries()
+
+    def file_states(self) -> dict[Path, FileState]:
+        """Every file read, with what the index knows of it (a snapshot of the map: the
+        remembered listing, core/listing.py, keeps where each file's texts lie)."""
+        with self._state.lock:
+            return dict(self._state.files)
 
     def get(self, session_id: str) -> SessionEntry | None:
         with self._state.lock:

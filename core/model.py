@@ -216,6 +216,10 @@ class AgentPlan:
 EMPTY_PLAN = AgentPlan()
 
 
+# A session's title is shown on one line; the reader keeps more, the index trims it.
+TITLE_LIMIT = 200
+
+
 # Immutable, keyword-only, no per-instance dict.
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Session:

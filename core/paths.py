@@ -11,8 +11,13 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from planwatch.core.settings import Settings
 
 APP = "planwatch"
 
@@ -208,3 +213,27 @@ def cline_data_dir() -> Path:
 def opencode_storage_dir() -> Path:
     """Where OpenCode kept JSON files before its database (`storage/session/…`)."""
     return opencode_data_dir() / "storage"
+
+
+def default_roots(settings: Settings, extra: Sequence[str | Path] = ()) -> list[Path]:
+    """Where transcripts are looked for: the harnesses' own folders, planwatch's ACP
+    logs, the settings' extra roots, and any given on the command line."""
+    roots = [
+        claude_projects_dir(),
+        *codex_session_dirs(),
+        acp_log_dir(),
+        gemini_tmp_dir(),
+        qwen_projects_dir(),
+        pi_sessions_dir(),
+        copilot_sessions_dir(),
+        opencode_db(),
+        opencode_storage_dir(),
+        kilo_db(),
+        cline_data_dir(),
+    ]
+    roots += [Path(r).expanduser() for r in (*settings.transcript_roots, *extra)]
+    unique: list[Path] = []
+    for root in roots:
+        if root not in unique:
+            unique.append(root)
+    return unique

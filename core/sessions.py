@@ -24,13 +24,11 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from planwatch.core.model import EMPTY_PLAN, AgentPlan, Session
+from planwatch.core.model import EMPTY_PLAN, TITLE_LIMIT, AgentPlan, Session
 from planwatch.core.transcripts.discover import TranscriptFile
 from planwatch.core.transcripts.reader import SessionResult, TranscriptReader
 from planwatch.core.transcripts.warmcache import Trace
 
-# A session's title is shown on one line; the reader keeps more, the index trims it.
-TITLE_LIMIT = 200
 _THREAD_ID = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
 
 Owners = dict[str, tuple["FileState", SessionResult]]

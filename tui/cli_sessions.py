@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from planwatch.core.text import safe_text as _safe_text
 
 if TYPE_CHECKING:
     from planwatch.core.index import SessionIndex
+    from planwatch.core.listing import Listed
     from planwatch.core.model import PlanGroup
     from planwatch.core.sessions import SessionEntry
     from planwatch.core.settings import Settings
@@ -411,28 +413,25 @@ def _age(moment: datetime, now: datetime | None = None) -> str:
     return "now"
 
 
-def _summary(entry: SessionEntry) -> dict[str, object]:
+def _summary(row: Listed) -> dict[str, object]:
     """One session for `sessions --json`: facts and counts, never plan text."""
     safe_text = _safe_text  # a thousand rows: no import per row
 
-    session, plan = entry.session, entry.plan
-    done, total = plan.counts()
-    main = plan.main
-    title, cwd, branch, parent = session.title, session.cwd, session.git_branch, session.parent_id
+    title, cwd, branch, parent = row.title, row.cwd, row.git_branch, row.parent_id
     return {
-        "id": safe_text(session.id, single_line=True),
-        "harness": session.harness,
+        "id": safe_text(row.id, single_line=True),
+        "harness": row.harness,
         "title": None if title is None else safe_text(title, single_line=True),
         "cwd": None if cwd is None else safe_text(cwd, single_line=True),
         "git_branch": None if branch is None else safe_text(branch, single_line=True),
-        "path": safe_text(str(session.path), single_line=True),
-        "updated": session.updated.isoformat(),
-        "source": main.source if main is not None else (plan.groups[0].source if plan.groups else None),
-        "done": done,
-        "total": total,
-        "partial": any(g.partial for g in plan.groups),
+        "path": safe_text(row.path, single_line=True),
+        "updated": row.updated,
+        "source": row.source,
+        "done": row.done,
+        "total": row.total,
+        "partial": row.partial,
         "parent_id": None if parent is None else safe_text(parent, single_line=True),
-        "subagents": len(session.subagents),
+        "subagents": row.subagents,
     }
 
 
@@ -474,37 +473,60 @@ def run_sessions(args: argparse.Namespace) -> int:
 
 
 def _list_sessions(args: argparse.Namespace) -> int:
-    from planwatch.core.text import safe_text, shorten
+    from planwatch.core import listing
+    from planwatch.core.paths import default_roots
+    from planwatch.core.text import shorten
 
-    index = _index(args, summaries=True)  # facts and counts only: no plan text shown
-    entries = index.entries()
+    settings = _settings()
+    roots = default_roots(settings, _roots(args))
+    # The last listing, when not one file of it changed (core/listing.py): its rows,
+    # their texts read again from the files, without the index.
+    key = listing.key_for(roots) if settings.read_agent_plans else None
+    rows = listing.remembered_rows(roots, key) if key is not None else None
+    if rows is None:
+        rows = _listed(roots, settings.read_agent_plans, key)
     if args.json:
         # One write: `json.dump` would write each token on its own.
-        sys.stdout.write(json_rows([_summary(e) for e in entries]) + "\n")
+        sys.stdout.write(json_rows([_summary(row) for row in rows]) + "\n")
         return 0
-    if not entries:
-        searched = ", ".join(shorten(str(r), 120) for r in index.roots_searched)
+    if not rows:
+        searched = ", ".join(shorten(str(r), 120) for r in roots)
         print(f"No transcripts found. Looked in: {searched}")
         return 0
     now = datetime.now(UTC)
-    rows = []
-    for entry in entries:
-        session = entry.session
-        done, total = entry.plan.counts()
-        rows.append(
-            (
-                # The whole id, first: what `show` and `todo` take, cut by a script with
-                # `cut -d' ' -f1` or `awk '{print $1}'` (never shortened: a cut id names nothing).
-                safe_text(session.id, single_line=True),
-                _age(session.updated, now),
-                session.harness,
-                f"{done}/{total}" if total else "-",
-                shorten(session.title or f"Session {session.id}", 60),
-                shorten(session.cwd or "", 50),
-            )
+    lines = [
+        (
+            # The whole id, first: what `show` and `todo` take, cut by a script with
+            # `cut -d' ' -f1` or `awk '{print $1}'` (never shortened: a cut id names nothing).
+            _safe_text(row.id, single_line=True),
+            _age(datetime.fromisoformat(row.updated), now),
+            row.harness,
+            f"{row.done}/{row.total}" if row.total else "-",
+            shorten(row.title or f"Session {row.id}", 60),
+            shorten(row.cwd or "", 50),
         )
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    for row in rows:
-        head = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row[:4]))
-        sys.stdout.write(f"{head}  {row[4]}  {row[5]}".rstrip() + "\n")
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in lines) for i in range(4)]
+    for line in lines:
+        head = "  ".join(cell.ljust(widths[i]) for i, cell in enumerate(line[:4]))
+        sys.stdout.write(f"{head}  {line[4]}  {line[5]}".rstrip() + "\n")
     return 0
+
+
+def _listed(roots: list[Path], read_plans: bool, key: str | None) -> list[Listed]:
+    """The listing made by the index (facts and counts only: an unchanged file's plan
+    counts come from the warm-start cache, core/transcripts/batch.read_file), kept for
+    the next one (core/listing.py) when it began with a warm-start cache."""
+    from planwatch.core import listing
+    from planwatch.core.index import SessionIndex
+    from planwatch.core.transcripts.warmcache import cache_file
+
+    warm = key is not None and os.path.exists(cache_file())
+    index = SessionIndex(roots, read_plans=read_plans, summaries=True)
+    scan_with_progress(index)
+    entries = index.entries()
+    rows = [listing.listed(entry) for entry in entries]
+    if warm and key is not None and not index.problem_notes():
+        listing.save(key, entries, index.file_states(), rows)
+    return rows

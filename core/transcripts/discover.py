@@ -76,6 +76,10 @@ class TranscriptFile:
     # ctime in ns; None: no regular log): a warm start compares it with the cache's
     # rather than asking again (warmcache.Identity; not part of the file's equality).
     log_ident: tuple[int, int, int, int, int] | None = field(default=None, compare=False)
+    # A file's own identity as discovery's stat found it (the same five numbers; None
+    # where discovery did not stat the file itself): the remembered listing
+    # (core/listing.py) compares it with the one the file was read at.
+    ident: tuple[int, int, int, int, int] | None = field(default=None, compare=False)
 
     @property
     def agent_id(self) -> str | None:
@@ -400,7 +404,8 @@ def classify(path: Path, stat: os.stat_result | None = None, *, known: Harness |
         )
     elif is_whole_document(path):
         return None
-    return TranscriptFile(path, harness, st.st_mtime, st.st_size, subagent, parent_hint, folder_hint)
+    ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    return TranscriptFile(path, harness, st.st_mtime, st.st_size, subagent, parent_hint, folder_hint, ident=ident)
 
 
 def _walk(root: Path) -> Iterator[tuple[Path, tuple[str, ...], os.stat_result]]:

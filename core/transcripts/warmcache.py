@@ -61,9 +61,7 @@ With plan reading off, no cache is read or written (the index never asks).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import sys
 import zlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -72,7 +70,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from planwatch.core import paths
 from planwatch.core.logs import get_logger
-from planwatch.core.regular_files import open_regular, open_regular_stat, read_regular
+from planwatch.core.regular_files import open_regular, open_regular_stat
+from planwatch.core.signed import UNSIGNED_MAC, code_stamp, decoded, sign, signed
 from planwatch.core.transcripts.reader import TranscriptReader
 from planwatch.core.transcripts.warmsummary import Summary, checked_summary, summary_of_checked
 
@@ -99,11 +98,6 @@ _NOT_FACTS = frozenset((LINE, WHEN, TOUCH))
 MAX_OPS = 200_000
 # A cache file larger than this is not read (a foreign file, or one gone wrong).
 MAX_CACHE_BYTES = 256 << 20
-# A cache up to this size is read by the standard library's decoder unless msgspec is
-# loaded already: importing msgspec costs about 8 ms, more than the standard library
-# loses on a cache of 1,000 sessions (600 KB: 4 ms against 2); a start that reads lines
-# loads msgspec for them anyway (core/transcripts/reader.py).
-SMALL_CACHE_BYTES = 2 << 20
 
 Identity = tuple[int, int, int, int, int]  # st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns
 
@@ -263,32 +257,6 @@ def cache_file() -> Path:
     return paths.cache_dir() / CACHE_NAME
 
 
-_STAMP: list[str] = []
-
-
-def code_stamp() -> str:
-    """A hash of the code that decides what a reader is fed and makes of it (every module
-    of `core` and `core/transcripts`): a cache made by another planwatch — an upgrade, a
-    downgrade, a local change — is discarded. Reading the ~40 small files costs about a
-    millisecond; asking the package metadata for the version costs ten. CRC-32 and
-    Adler-32 of the same bytes (64 bits, two algorithms) tell one version from another
-    without hashlib, whose OpenSSL set-up costs a warm start ~3 ms."""
-    if not _STAMP:
-        crc, adler = 0, 1
-        core = Path(__file__).resolve().parents[1]
-        for folder in (core, core / "transcripts"):
-            try:
-                names = sorted(p for p in os.listdir(folder) if p.endswith(".py"))
-            except OSError:
-                continue
-            for name in names:
-                with contextlib.suppress(OSError):
-                    data = f"{folder.name}/{name}\0".encode() + read_regular(folder / name)
-                    crc, adler = zlib.crc32(data, crc), zlib.adler32(data, adler)
-        _STAMP.append(f"{crc:08x}{adler:08x}")
-    return _STAMP[0]
-
-
 _INT = frozenset((int,))
 _KIND_SET = frozenset(KINDS)
 
@@ -340,11 +308,11 @@ class WarmCache:
             return cls()
         finally:
             os.close(fd)
-        if not _signed(raw):
+        if not signed(raw):
             log.info("the warm-start cache %s is not signed with this host's key: ignored", path)
             return cls()
         try:
-            doc = _decoded(raw)
+            doc = decoded(raw)
         except (ValueError, RecursionError):
             log.info("the warm-start cache %s is not valid JSON: ignored", path)
             return cls()
@@ -491,89 +459,15 @@ def save(
             theirs = WarmCache.load(path)._raw
             merged = {key: row for key, row in theirs.items() if not under(key)}
             merged.update(ours)
-            doc = {"format": FORMAT, "code": code_stamp(), "mac": "0" * _MAC_HEX, "files": merged}
+            doc = {"format": FORMAT, "code": code_stamp(), "mac": UNSIGNED_MAC, "files": merged}
             # msgspec's C encoder: 10 ms for 10,000 sessions (4.8 MB), json.dumps 95 ms.
             import msgspec
 
-            atomic_write(path, _sign(msgspec.json.encode(doc)), mode=PRIVATE_FILE_MODE)
+            atomic_write(path, sign(msgspec.json.encode(doc)), mode=PRIVATE_FILE_MODE)
         return True
     except OSError as exc:
         log.info("cannot write the warm-start cache %s: %s", path, exc)
         return False
-
-
-# -- the keyed checksum ------------------------------------------------------------------
-
-KEY_NAME = "warm-start.key"
-_MAC_FIELD = b'"mac":"'
-_MAC_HEX = 64
-
-
-def _host_key(*, create: bool = False) -> bytes | None:
-    """This host's secret for the cache's checksum: 32 random bytes in the state folder,
-    0600, made on the first save; None when there is none (nothing is trusted then)."""
-    from planwatch.core.regular_files import read_regular
-
-    path = paths.state_dir() / KEY_NAME
-    try:
-        key = read_regular(path, 64, follow=False)
-    except FileNotFoundError:
-        if not create:
-            return None
-        from planwatch.core.atomic import PRIVATE_FILE_MODE, create_exclusive
-
-        path.parent.mkdir(parents=True, exist_ok=True)
-        create_exclusive(path, os.urandom(32), mode=PRIVATE_FILE_MODE)  # a racing creator's key wins
-        key = read_regular(path, 64, follow=False)
-    except OSError:
-        return None
-    return key if len(key) == 32 else None
-
-
-def _mac(key: bytes, raw: bytes, at: int) -> bytes:
-    import hashlib
-    import hmac
-
-    # Two updates over views, no copy of the cache: ~7 ms for 4.5 MB (10,000 sessions).
-    mac = hmac.new(key, digestmod=hashlib.sha256)
-    view = memoryview(raw)
-    mac.update(view[:at])
-    mac.update(view[at + _MAC_HEX :])
-    return mac.hexdigest().encode()
-
-
-def _sign(raw: bytes) -> bytes:
-    """`raw` (holding `"mac":"000…"`) with a keyed checksum of all its other bytes in
-    place of the zeros: a cache edited or forged by hand no longer matches."""
-    key = _host_key(create=True)
-    at = raw.find(_MAC_FIELD) + len(_MAC_FIELD)
-    if key is None:
-        return raw  # no key could be made: a cache nobody will trust
-    return raw[:at] + _mac(key, raw, at) + raw[at + _MAC_HEX :]
-
-
-def _decoded(raw: bytes) -> Any:
-    """The cache's JSON (this code's own strict JSON, signed) as values; ValueError when
-    it is not JSON. msgspec's C decoder reads it in about half the time `json.loads`
-    takes (4.5 MB for 10,000 sessions: 110 -> 60 ms), the standard library a small one
-    when msgspec is not loaded yet (SMALL_CACHE_BYTES): both give the same values."""
-    if len(raw) > SMALL_CACHE_BYTES or "msgspec" in sys.modules:
-        import msgspec
-
-        return msgspec.json.decode(raw)  # its DecodeError is a ValueError
-    return json.loads(raw)
-
-
-def _signed(raw: bytes) -> bool:
-    """True when `raw` carries the keyed checksum of its bytes made with this host's key."""
-    import hmac
-
-    key = _host_key()
-    found = raw.find(_MAC_FIELD)
-    if key is None or found == -1:
-        return False
-    at = found + len(_MAC_FIELD)
-    return hmac.compare_digest(raw[at : at + _MAC_HEX], _mac(key, raw, at))
 
 
 def _under(roots: Iterable[Path]) -> Callable[[str], bool]:

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from bench.corpus import ClaudeWriter
 
-from planwatch.core import paths
+from planwatch.core import paths, signed
 from planwatch.core.index import SessionIndex
 from planwatch.core.transcripts import warmcache, warmsummary
 from planwatch.core.transcripts.batch import FileRead, read_file
@@ -268,7 +268,7 @@ def test_a_cache_from_another_version_or_format_is_discarded(isolated_env) -> No
         cache.write_text(json.dumps({**doc, **change}))
         assert len(WarmCache.load()) == 0
     assert run_cli("sessions", "--json").returncode == 0
-    assert json.loads(cache.read_bytes())["code"] == warmcache.code_stamp()
+    assert json.loads(cache.read_bytes())["code"] == signed.code_stamp()
 
 
 def test_two_processes_writing_the_cache_at_once_keep_both(isolated_env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -476,7 +476,7 @@ def signed_as_this_host(doc: dict[str, object]) -> None:
     """Write `doc` as the cache, signed with this host's key, as planwatch's own save
     does: what a cache that passes the keyed checksum is still checked for."""
     raw = json.dumps(doc, separators=(",", ":")).encode()
-    warmcache.cache_file().write_bytes(warmcache._sign(raw))
+    warmcache.cache_file().write_bytes(signed.sign(raw))
 
 
 def forge(path: Path, change: object) -> None:
@@ -494,7 +494,7 @@ def test_a_forged_summary_is_never_trusted(isolated_env) -> None:  # type: ignor
     first = run_cli("sessions", "--json")
     assert first.returncode == 0, first.stderr
     assert len(WarmCache.load()) == 3  # the positive twin: planwatch's own cache is trusted
-    key = paths.state_dir() / warmcache.KEY_NAME
+    key = paths.state_dir() / signed.KEY_NAME
     assert key.stat().st_mode & 0o777 == 0o600
 
     def done_everywhere(doc: dict) -> None:  # type: ignore[type-arg]
@@ -778,9 +778,9 @@ def test_a_small_cache_and_a_large_one_read_the_same_by_either_decoder(isolated_
     sessions_json(isolated_env, count=5)
     assert run_cli("sessions", "--json").returncode == 0
     raw = warmcache.cache_file().read_bytes()
-    monkeypatch.setattr(warmcache, "SMALL_CACHE_BYTES", 0)
+    monkeypatch.setattr(signed, "SMALL_CACHE_BYTES", 0)
     by_msgspec = WarmCache.load()._raw
-    monkeypatch.setattr(warmcache, "SMALL_CACHE_BYTES", len(raw))
+    monkeypatch.setattr(signed, "SMALL_CACHE_BYTES", len(raw))
     monkeypatch.delitem(sys.modules, "msgspec")
     by_json = WarmCache.load()._raw
     assert len(by_json) == 5 and by_json == by_msgspec

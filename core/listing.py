@@ -1,0 +1,743 @@
+"""The last listing of sessions, remembered without its text: a warm `planwatch
+sessions` in one look (docs/performance.md, "A warm listing in one look").
+
+`planwatch sessions` (facts and counts, no plan text) is what a person runs again and
+again and what a script polls. When no transcript changed since the last listing, its
+answer is the last one's: the index's whole work (readers fed their fact lines again,
+the relations between sessions, the order) would only rebuild the same rows. So a
+listing keeps its rows here, without their text, and the next one asks only:
+
+1. the same planwatch code, settings and folders searched (`key_for`), in a file
+   signed with this host's key (the warm-start cache's: a forged one could show
+   made-up counts), holding no problem to report;
+2. discovery, run as ever, finds the same files, each with the identity the listing
+   read it at (device, inode, size, mtime and ctime in ns; a Copilot CLI session
+   folder: each of its files' — its database's too, never opened here);
+3. each row's text is then read again from the file itself. A title, a folder or a
+   branch is never kept, only where it lies: the offset and length of the JSON string
+   it came from and how it was made from it (as it is, or a first prompt made into a
+   title) — or, for a Copilot CLI session, its `workspace.yaml`, read and parsed again.
+
+Anything else (a file added, gone or changed, another setting, a folder that became a
+FIFO, a database among the roots) and the listing is made by the index as ever. What
+this covers: sessions in files of lines (Claude Code, Codex, ACP logs, Gemini CLI's
+JSON Lines, Qwen Code, pi) and Copilot CLI session folders. A listing holding anything
+else (a database, a Cline folder, a compressed rollout, a Gemini legacy document) or
+reporting a problem is not kept, nor one whose every text cannot be found again
+exactly: what is kept always gives, byte for byte, what the index would.
+
+A listing is kept only when it began with a warm-start cache (a first, cold listing
+pays nothing for it). Keeping it searches the strings of each file's fact lines (the
+warm-start trace says which lines those are); a file whose identity did not change
+since the last snapshot keeps its places without a search.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import zlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from planwatch.core import paths
+from planwatch.core.logs import get_logger
+
+if TYPE_CHECKING:
+    from planwatch.core.sessions import FileState, SessionEntry
+    from planwatch.core.transcripts.discover import TranscriptFile
+
+log = get_logger(__name__)
+
+FORMAT = 1
+SNAPSHOT_NAME = "listing.json"
+# A snapshot larger than this is not read (a foreign file, or one gone wrong).
+MAX_SNAPSHOT_BYTES = 64 << 20
+# Spans of one file closer together than this are read with one `pread`.
+ONE_READ = 64 << 10
+# How a text was made from the JSON string it came from.
+AS_IS, PROMPT = 0, 1
+# Where a text comes from besides a JSON string in the file: the folder discovery tells
+# (Gemini CLI's `.project_root`), a Copilot CLI session's workspace.
+HINT, WORKSPACE_KEY = "hint", "workspace"
+# The harnesses whose files of lines the warm-start trace covers.
+LINE_HARNESSES = frozenset(("claude", "codex", "acp", "gemini", "qwen", "pi"))
+
+Identity = tuple[int, int, int, int, int]
+
+
+class Listed(NamedTuple):
+    """One row of `planwatch sessions`: a session's facts and counts, no plan text
+    (`title`, `cwd` and `git_branch` as read, not yet made safe to print)."""
+
+    id: str
+    harness: str
+    title: str
+    cwd: str | None
+    git_branch: str | None
+    path: str
+    updated: str  # ISO 8601, as `datetime.isoformat` writes it
+    source: str | None
+    done: int
+    total: int
+    partial: bool
+    parent_id: str | None
+    subagents: int
+
+
+def listed(entry: SessionEntry) -> Listed:
+    """An index's entry as a row."""
+    session, plan = entry.session, entry.plan
+    done, total = plan.counts()
+    main = plan.main
+    return Listed(
+        id=session.id,
+        harness=session.harness,
+        title=session.title,
+        cwd=session.cwd,
+        git_branch=session.git_branch,
+        path=str(session.path),
+        updated=session.updated.isoformat(),
+        source=main.source if main is not None else (plan.groups[0].source if plan.groups else None),
+        done=done,
+        total=total,
+        partial=any(g.partial for g in plan.groups),
+        parent_id=session.parent_id,
+        subagents=len(session.subagents),
+    )
+
+
+def snapshot_file() -> Path:
+    return paths.cache_dir() / SNAPSHOT_NAME
+
+
+def key_for(roots: Sequence[Path]) -> str:
+    """What the listing depends on besides the files: the code that reads them and the
+    folders searched (each harness's own among them, which tell a file's harness by its
+    place); a CRC-32 and an Adler-32 of them (no text is kept)."""
+    from planwatch.core.signed import code_stamp
+
+    # Whether a missing OpenCode or Kilo database was named (then its absence is a problem
+    # the listing reports, and no listing with a problem is kept).
+    named = f"{paths.opencode_db_named()}{paths.kilo_db_named()}"
+    parts = [f"{FORMAT}", code_stamp(), named, str(paths.copilot_home()), *(str(root) for root in roots)]
+    data = "\0".join(parts).encode("utf-8", "surrogatepass")
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
+
+
+# -- the warm answer ---------------------------------------------------------------------
+
+# A kept file: [path, harness, dev, ino, size, mtime_ns, ctime_ns] for a file of lines,
+# [path, "copilot", {file name: identity or None}] for a Copilot CLI session folder.
+# A kept row: [id, harness, file (its place in the files), updated, source, done,
+# total, partial, parent_id, subagents, title, cwd, branch], each text None, "", or
+# where it lies: [offset, length, how] (a JSON string in the file), [HINT], or
+# [WORKSPACE_KEY, key, how].
+ROW_LENGTH = 13
+
+
+def remembered_rows(roots: Sequence[Path], key: str) -> list[Listed] | None:
+    """The rows of the last listing, their texts read again, when nothing it depends on
+    changed since; None otherwise (the caller lists as ever)."""
+    doc = _load(snapshot_file())
+    if doc is None or doc.get("key") != key or _root_problems(roots):
+        return None
+    from planwatch.core.model import TITLE_LIMIT
+    from planwatch.core.transcripts.discover import discover
+
+    files: list[Any] = doc["files"]
+    rows: list[Any] = doc["rows"]
+    if not all(type(row) is list and len(row) == ROW_LENGTH and type(row[2]) is int for row in rows):
+        return None
+    # The texts are read from the files themselves (each checked on its descriptor to be
+    # the file kept), so a second core reads them while this one runs discovery.
+    reading = _read_elsewhere(files, rows)
+    items = discover(roots)
+    found = _found(items, files)
+    texts = reading() if found is not None else None
+    if found is None or texts is None:
+        return None
+    out: list[Listed] = []
+    for row, got in zip(rows, texts, strict=True):
+        title, cwd, branch = got
+        if cwd is HINTED:
+            cwd = found[row[2]].folder_hint
+        if type(title) is not str:
+            return None
+        out.append(Listed(row[0], row[1], title[:TITLE_LIMIT], cwd, branch, files[row[2]][0], *row[3:10]))
+    return out
+
+
+def _found(items: Sequence[TranscriptFile], files: list[Any]) -> list[TranscriptFile] | None:
+    """Discovery's files in the order kept, when they are the files kept, each of the
+    identity it was read at; None otherwise."""
+    if len(items) != len(files):
+        return None
+    place = {kept[0]: n for n, kept in enumerate(files) if type(kept) is list and len(kept) > 2}
+    found: list[TranscriptFile | None] = [None] * len(files)
+    for item in items:
+        n = place.get(str(item.path), -1)
+        if n < 0 or found[n] is not None:
+            return None
+        kept = files[n]
+        if kept[1] != item.harness:
+            return None
+        if item.harness == "copilot":
+            if not _same_folder(item, kept[2]):
+                return None
+        elif item.ident is None or tuple(kept[2:]) != item.ident:
+            return None
+        found[n] = item
+    return found  # type: ignore[return-value]  # every place filled: as many items as files, none twice
+
+
+# The stand-in for a folder discovery tells (filled in from its files, not read).
+HINTED = True
+# At least this many rows are read by a forked process (fewer cost less than the fork).
+FORK_ROWS = 200
+
+
+def _read_elsewhere(files: list[Any], rows: list[Any]) -> Callable[[], list[Any] | None]:
+    """Start reading every row's texts (`_row_texts`) on a forked process, when there are
+    enough rows and this process has no other thread (forking one that has is unsafe);
+    the function returned gives them (None when a row's could not be read) — read here
+    when no process was forked or it failed."""
+
+    def here() -> list[Any] | None:
+        return _all_texts(files, rows)
+
+    if len(rows) < FORK_ROWS or (os.cpu_count() or 1) < 2:
+        return here
+    import threading
+
+    if threading.active_count() != 1:
+        return here
+    import marshal
+
+    try:
+        r, w = os.pipe()
+    except OSError:
+        return here
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        return here
+    if pid == 0:  # the child: its answer down the pipe, then gone at once
+        status = 1
+        try:
+            os.close(r)
+            data = marshal.dumps(_all_texts(files, rows))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(w, view) :]
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(w)
+
+    def taken() -> list[Any] | None:
+        chunks = []
+        try:
+            while chunk := os.read(r, 1 << 20):
+                chunks.append(chunk)
+        except OSError:
+            chunks = []
+        finally:
+            os.close(r)
+        _, status = os.waitpid(pid, 0)
+        if status != 0 or not chunks:
+            return here()
+        try:
+            got = marshal.loads(b"".join(chunks))
+        except (ValueError, EOFError, TypeError):
+            return here()
+        return got if type(got) is list and len(got) == len(rows) else here()
+
+    return taken
+
+
+def _all_texts(files: list[Any], rows: list[Any]) -> list[Any] | None:
+    """Every row's three texts; None when one cannot be read as kept."""
+    out = []
+    for row in rows:
+        at = row[2]
+        if not 0 <= at < len(files):
+            return None
+        got = _row_texts(files[at], row[10], row[11], row[12])
+        if got is None:
+            return None
+        out.append(got)
+    return out
+
+
+def _same_folder(item: TranscriptFile, files: Any) -> bool:
+    """Whether a Copilot CLI session folder holds the files the listing read: its log's
+    identity as discovery asked it, every other file's asked here (one not there then
+    must not be there now)."""
+    from planwatch.core.transcripts.copilot import EVENTS, SESSION_FILES
+
+    if type(files) is not dict or len(files) != len(SESSION_FILES):
+        return False
+    base = os.fspath(item.path) + "/"
+    for name in SESSION_FILES:
+        was = files.get(name, False)
+        if was is False:
+            return False
+        if name == EVENTS:
+            now: Any = item.log_ident
+        else:
+            try:
+                st = os.stat(base + name)
+            except FileNotFoundError:
+                now = None
+            except OSError:
+                return False
+            else:
+                if not stat.S_ISREG(st.st_mode):
+                    return False
+                now = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        if (None if was is None else tuple(was)) != now:
+            return False
+    return True
+
+
+def _row_texts(kept: list[Any], *wanted: Any) -> list[Any] | None:
+    """A row's three texts (title, folder, branch), each from where it lies in the file
+    kept (`HINTED`: the folder discovery tells, filled in by the caller)."""
+    out: list[Any] = [None, None, None]
+    spans: list[tuple[int, int, int, int]] = []  # (place in out, offset, length, how)
+    workspace: list[tuple[int, str, int]] = []
+    for at, source in enumerate(wanted):
+        if source is None or source == "":
+            out[at] = source
+        elif type(source) is not list:
+            return None
+        elif len(source) == 3 and type(source[0]) is int:
+            spans.append((at, source[0], source[1], source[2]))
+        elif source == [HINT] and at == 1:
+            out[at] = HINTED
+        elif len(source) == 3 and source[0] == WORKSPACE_KEY and source[1] in ("name", "cwd"):
+            workspace.append((at, source[1], source[2]))
+        else:
+            return None
+    if spans and (kept[1] not in LINE_HARNESSES or not _read_spans(kept[0], kept[2:], spans, out)):
+        return None
+    if workspace:
+        ws = _workspace(Path(kept[0]), kept[2])
+        if ws is None:
+            return None
+        for at, name, how in workspace:
+            value = getattr(ws, name)
+            if value is None:
+                return None
+            out[at] = _made(value, how)
+    return out
+
+
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _read_spans(path: str, ident: list[int], spans: list[tuple[int, int, int, int]], out: list[Any]) -> bool:
+    """Each span's string, read from the file (one `pread` when they lie close)."""
+    # Discovery's stat just found a regular file of this identity here; the descriptor
+    # is checked again (a file swapped in since is refused, never waited on).
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns] != ident:
+            return False
+        low, high = spans[0][1], 0
+        for _at, offset, length, _how in spans:
+            low, high = min(low, offset), max(high, offset + length)
+        together = os.pread(fd, high - low, low) if high - low <= ONE_READ else None
+        pieces = [
+            together[offset - low : offset - low + length] if together is not None else os.pread(fd, length, offset)
+            for _at, offset, length, _how in spans
+        ]
+        # Each piece is one JSON string (as found when the listing was kept, in a file
+        # of the same identity): decoded together, in one call.
+        texts = _strings(b"[" + b",".join(pieces) + b"]")
+        if texts is None or len(texts) != len(spans):
+            return False
+        for (at, _offset, _length, how), text in zip(spans, texts, strict=True):
+            out[at] = _made(text, how) if how else text
+        return True
+    except (OSError, ValueError, TypeError):
+        return False
+    finally:
+        os.close(fd)
+
+
+def _made(text: str, how: int) -> str:
+    if how == PROMPT:
+        from planwatch.core.transcripts.reader import prompt_title
+
+        return prompt_title(text, MAX_TITLE_CHARS)
+    return text
+
+
+# The bound every reader puts on a first prompt made into a title.
+MAX_TITLE_CHARS = 1000
+
+
+def _string(data: bytes) -> str | None:
+    """The JSON string `data` holds, or None when it holds anything else."""
+    try:
+        value = _decode(data)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    return value if type(value) is str else None
+
+
+def _decode(data: bytes) -> Any:
+    import msgspec  # the readers' decoder (core/transcripts/reader.py)
+
+    return msgspec.json.decode(data)
+
+
+_STRINGS: list[Any] = []
+
+
+def _strings(data: bytes) -> list[str] | None:
+    """The JSON array of strings `data` holds, or None when it holds anything else."""
+    if not _STRINGS:
+        import msgspec
+
+        _STRINGS.append(msgspec.json.Decoder(list[str]).decode)
+    try:
+        return _STRINGS[0](data)  # type: ignore[no-any-return]
+    except (ValueError, UnicodeDecodeError, RecursionError):  # msgspec's errors are ValueErrors
+        return None
+
+
+def _workspace(folder: Path, files: Any) -> Any:
+    """A Copilot CLI session's workspace, read again from the file it was read from."""
+    from planwatch.core.transcripts.copilot import WORKSPACE
+    from planwatch.core.transcripts.copilot_files import WORKSPACE_MAX, parse_workspace
+
+    was = files.get(WORKSPACE) if type(files) is dict else None
+    if type(was) is not list:
+        return None
+    try:
+        fd = os.open(folder / WORKSPACE, _OPEN_FLAGS)  # checked regular below, never waited on
+        try:
+            st = os.fstat(fd)
+            if (
+                not stat.S_ISREG(st.st_mode)
+                or [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns] != was
+            ):
+                return None
+            data = os.pread(fd, min(st.st_size, WORKSPACE_MAX) + 1, 0)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None
+    return parse_workspace(data, titles_only=True)
+
+
+def _root_problems(roots: Sequence[Path]) -> bool:
+    """Whether the index could report a problem with a root itself: a FIFO, a socket or
+    a device where a folder was looked for, or a database among the roots (which a
+    snapshot never covers: any `.db` root that is there)."""
+    from planwatch.core.transcripts.discover import unusable_root
+
+    return any(unusable_root(root) is not None or (root.suffix == ".db" and os.path.lexists(root)) for root in roots)
+
+
+def _load(path: Path) -> dict[str, Any] | None:
+    from planwatch.core.regular_files import open_regular_stat
+    from planwatch.core.signed import code_stamp, decoded, signed
+
+    try:
+        fd, st = open_regular_stat(path, follow=False, blocking=False)
+    except OSError:
+        return None
+    try:
+        if st.st_size > MAX_SNAPSHOT_BYTES:
+            return None
+        raw = os.pread(fd, st.st_size + 1, 0)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if not signed(raw):
+        return None
+    try:
+        doc = decoded(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not (
+        type(doc) is dict
+        and doc.get("format") == FORMAT
+        and doc.get("code") == code_stamp()
+        and type(doc.get("files")) is list
+        and type(doc.get("rows")) is list
+    ):
+        return None
+    return doc
+
+
+# -- keeping a listing -------------------------------------------------------------------
+
+
+def save(key: str, entries: Sequence[SessionEntry], states: Mapping[Path, FileState], rows: Sequence[Listed]) -> bool:
+    """Keep the listing `rows` (made from `entries`, read from the files `states`) for
+    the next one, when every file and every text of it can be found again exactly;
+    otherwise remove any snapshot kept before. True when kept."""
+    path = snapshot_file()
+    before = _load(path)
+    doc = _snapshot(key, entries, states, rows, before)
+    if doc is None:
+        with _suppress():
+            path.unlink()
+        return False
+    import msgspec
+
+    from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write
+    from planwatch.core.signed import sign
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, sign(msgspec.json.encode(doc)), mode=PRIVATE_FILE_MODE)
+    except OSError as exc:
+        log.info("cannot keep the listing in %s: %s", path, exc)
+        return False
+    return True
+
+
+def _suppress() -> Any:
+    import contextlib
+
+    return contextlib.suppress(OSError)
+
+
+def _snapshot(
+    key: str,
+    entries: Sequence[SessionEntry],
+    states: Mapping[Path, FileState],
+    rows: Sequence[Listed],
+    before: dict[str, Any] | None,
+) -> dict[str, Any] | None:
+    from planwatch.core.signed import UNSIGNED_MAC, code_stamp
+
+    files: list[list[Any]] = []
+    place: dict[str, int] = {}
+    for state in states.values():
+        kept = _kept_file(state)
+        if kept is None:
+            return None
+        place[kept[0]] = len(files)
+        files.append(kept)
+    # Rows kept before whose file has the same identity: their texts' places carry over.
+    carried: dict[tuple[str, str], list[Any]] = {}
+    if before is not None:
+        old_files = before["files"]
+        for row in before["rows"]:
+            if type(row) is list and len(row) == ROW_LENGTH and type(row[2]) is int and 0 <= row[2] < len(old_files):
+                old = old_files[row[2]]
+                n = place.get(old[0]) if type(old) is list and old else None
+                if n is not None and files[n] == old:
+                    carried[(row[0], old[0])] = row
+    out: list[list[Any]] = []
+    for entry, row in zip(entries, rows, strict=True):
+        n = place.get(row.path)
+        own = states.get(entry.session.path)
+        if n is None or own is None:
+            return None
+        values = [row.id, row.harness, n, *row[6:]]
+        old = carried.get((row.id, row.path))
+        if old is not None and old[3:10] == values[3:]:
+            sources = old[10:]
+        else:
+            found = _sources(entry, own, files[n])
+            if found is None:
+                log.debug("the listing is not kept: the texts of %s were not found again", row.path)
+                return None
+            sources = found
+        out.append([*values, *sources])
+    return {"format": FORMAT, "code": code_stamp(), "key": key, "mac": UNSIGNED_MAC, "files": files, "rows": out}
+
+
+def _kept_file(state: FileState) -> list[Any] | None:
+    """What identifies one file the listing read, as kept; None for a file this does not
+    cover."""
+    item, trace = state.file, state.trace
+    if trace is None:
+        return None
+    if item.harness == "copilot":
+        files = trace.state.get("files") if isinstance(trace.state, dict) else None
+        return [str(item.path), "copilot", files] if isinstance(files, dict) else None
+    from planwatch.core.transcripts.discover import is_whole_document
+    from planwatch.core.transcripts.zst import is_zst
+
+    if item.harness not in LINE_HARNESSES or is_zst(item.path) or is_whole_document(item.path):
+        return None
+    if trace.ident is None:
+        return None
+    return [str(item.path), item.harness, *trace.ident]
+
+
+def _sources(entry: SessionEntry, state: FileState, kept: list[Any]) -> list[Any] | None:
+    """Where each of the row's three texts lies, found in the file as it was read; None
+    when one is not found exactly."""
+    session = entry.session
+    if state.file.harness == "copilot":
+        return _workspace_sources(entry, state, kept)
+    # The facts of this session's own result (any result of the file, when none is
+    # named by its id: whatever a text is found from is checked to give it exactly).
+    facts = [r.facts for r in state.results if r.facts.id == session.id] or [r.facts for r in state.results]
+    if not facts:
+        return None
+    wanted: dict[int, list[tuple[str, int]]] = {}
+    sources: list[Any] = [None, None, None]
+    if session.title:
+        from planwatch.core.model import TITLE_LIMIT
+
+        # The candidate the title was made from (SessionFacts.title), as it is or as a
+        # first prompt made into a title.
+        targets = dict.fromkeys(f.title() for f in facts if f.title()[:TITLE_LIMIT] == session.title)
+        if not targets:
+            return None
+        wanted[0] = [(t, how) for t in targets for how in (AS_IS, PROMPT)]
+    else:
+        sources[0] = session.title  # ""
+    cwd = session.cwd
+    if cwd is None or cwd == "":
+        sources[1] = cwd
+    elif any(f.cwd == cwd for f in facts):
+        wanted[1] = [(cwd, AS_IS)]
+    elif state.file.folder_hint == cwd and not any(f.cwd for f in facts):
+        sources[1] = [HINT]
+    else:
+        return None
+    branch = session.git_branch
+    if branch is None or branch == "":
+        sources[2] = branch
+    else:
+        wanted[2] = [(branch, AS_IS)]
+    if wanted and not _find_spans(state, kept, wanted, sources):
+        return None
+    return sources
+
+
+def _find_spans(
+    state: FileState, kept: list[Any], wanted: dict[int, list[tuple[str, int]]], sources: list[Any]
+) -> bool:
+    """Search the file's fact lines (as the warm-start trace names them) for each wanted
+    text's JSON string; fills `sources`. The file must still be the one read."""
+    from planwatch.core.regular_files import open_regular_stat
+    from planwatch.core.transcripts.warmcache import FACT, MIDDLE
+
+    trace = state.trace
+    if trace is None:
+        return False
+    ops = trace.ops
+    try:
+        fd, st = open_regular_stat(state.file.path, blocking=False)
+    except OSError:
+        return False
+    try:
+        if [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns] != kept[2:]:
+            return False
+        for at in range(0, len(ops) - 3, 4):
+            if ops[at] not in (FACT, MIDDLE):
+                continue
+            offset, length = ops[at + 1], ops[at + 2]
+            data = os.pread(fd, length, offset)
+            if len(data) != length:
+                return False
+            strings: list[str] | None = None
+            for place in [p for p in wanted if sources[p] is None]:
+                for target, how in wanted[place]:
+                    if how == AS_IS:
+                        span = _literal(data, target)
+                    else:
+                        if strings is None:
+                            strings = _strings_of(data)
+                        span = _prompt_literal(data, strings, target)
+                    if span is not None:
+                        sources[place] = [offset + span[0], span[1], how]
+                        break
+            if all(sources[p] is not None for p in wanted):
+                return True
+        return all(sources[p] is not None for p in wanted)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _literal(data: bytes, text: str) -> tuple[int, int] | None:
+    """Where in `data` a JSON string whose value is `text` lies (start, length)."""
+    for encoded in _encodings(text):
+        at = data.find(encoded)
+        while at != -1:
+            piece = data[at : at + len(encoded)]
+            if _string(piece) == text:
+                return at, len(encoded)
+            at = data.find(encoded, at + 1)
+    return None
+
+
+def _encodings(text: str) -> Iterable[bytes]:
+    """The ways a writer spells a JSON string: raw UTF-8 (JavaScript's JSON.stringify,
+    Rust's serde_json) and \\u escapes for what is not ASCII."""
+    try:
+        yield json.dumps(text, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        pass
+    yield json.dumps(text).encode("ascii")
+
+
+def _strings_of(data: bytes) -> list[str]:
+    try:
+        value = _decode(data)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return []
+    found: list[str] = []
+    stack = [value]
+    while stack:
+        value = stack.pop()
+        if type(value) is str:
+            found.append(value)
+        elif type(value) is dict:
+            stack.extend(value.values())
+        elif type(value) is list:
+            stack.extend(value)
+    return found
+
+
+def _prompt_literal(data: bytes, strings: list[str], target: str) -> tuple[int, int] | None:
+    """Where the string lies that `prompt_title` made `target` from."""
+    from planwatch.core.transcripts.reader import prompt_title
+
+    first = target.split(None, 1)[0] if target.split() else target
+    for text in strings:
+        if first in text and prompt_title(text, MAX_TITLE_CHARS) == target:
+            span = _literal(data, text)
+            if span is not None:
+                return span
+    return None
+
+
+def _workspace_sources(entry: SessionEntry, state: FileState, kept: list[Any]) -> list[Any] | None:
+    """A Copilot CLI session's title and folder from its workspace, when that is where
+    they came from (read again now, from the file the listing read)."""
+    session = entry.session
+    if session.git_branch is not None:
+        return None
+    ws = _workspace(state.file.path, kept[2])
+    if ws is None or ws.name is None or ws.cwd is None:
+        return None
+    from planwatch.core.model import TITLE_LIMIT
+
+    if _made(ws.name, PROMPT)[:TITLE_LIMIT] != session.title or ws.cwd != session.cwd:
+        return None
+    return [[WORKSPACE_KEY, "name", PROMPT], [WORKSPACE_KEY, "cwd", AS_IS], None]
