@@ -276,8 +276,8 @@ def _all_texts(files: list[Any], rows: list[Any]) -> list[Any] | None:
 
 def _same_folder(item: TranscriptFile, files: Any) -> bool:
     """Whether a Copilot CLI session folder holds the files the listing read: its log's
-    identity as discovery asked it, every other file's asked here (one not there then
-    must not be there now)."""
+    identity as discovery asked it (when it did), every other file's asked here (one
+    not there then must not be there now)."""
     from planwatch.core.transcripts.copilot import EVENTS, SESSION_FILES
 
     if type(files) is not dict or len(files) != len(SESSION_FILES):
@@ -287,8 +287,8 @@ def _same_folder(item: TranscriptFile, files: Any) -> bool:
         was = files.get(name, False)
         if was is False:
             return False
-        if name == EVENTS:
-            now: Any = item.log_ident
+        if name == EVENTS and item.log_ident is not None:
+            now: Any = item.log_ident  # as Copilot's own folder's listing asked it
         else:
             try:
                 st = os.stat(base + name)
@@ -361,9 +361,9 @@ def _read_spans(path: str, ident: list[int], spans: list[tuple[int, int, int, in
             together[offset - low : offset - low + length] if together is not None else os.pread(fd, length, offset)
             for _at, offset, length, _how in spans
         ]
-        # Each piece is one JSON string (as found when the listing was kept, in a file
-        # of the same identity): decoded together, in one call.
-        texts = _strings(b"[" + b",".join(pieces) + b"]")
+        # Each piece is the inside of a JSON string (as found when the listing was kept,
+        # in a file of the same identity): decoded together, in one call.
+        texts = _strings(b'["' + b'","'.join(pieces) + b'"]')
         if texts is None or len(texts) != len(spans):
             return False
         for (at, _offset, _length, how), text in zip(spans, texts, strict=True):
@@ -675,25 +675,27 @@ def _find_spans(
 
 
 def _literal(data: bytes, text: str) -> tuple[int, int] | None:
-    """Where in `data` a JSON string whose value is `text` lies (start, length)."""
+    """Where in `data` bytes lie that, read as the inside of a JSON string, give `text`
+    (start, length): a whole string's inside, or a part of a longer one (Codex CLI's
+    folder inside its environment context). Any such bytes will do: at the same place of
+    a file of the same identity they give the same text."""
     for encoded in _encodings(text):
         at = data.find(encoded)
         while at != -1:
-            piece = data[at : at + len(encoded)]
-            if _string(piece) == text:
+            if _string(b'"' + data[at : at + len(encoded)] + b'"') == text:
                 return at, len(encoded)
             at = data.find(encoded, at + 1)
     return None
 
 
 def _encodings(text: str) -> Iterable[bytes]:
-    """The ways a writer spells a JSON string: raw UTF-8 (JavaScript's JSON.stringify,
-    Rust's serde_json) and \\u escapes for what is not ASCII."""
+    """The ways a writer spells a text inside a JSON string: raw UTF-8 (JavaScript's
+    JSON.stringify, Rust's serde_json) and \\u escapes for what is not ASCII."""
     try:
-        yield json.dumps(text, ensure_ascii=False).encode("utf-8")
+        yield json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8")
     except UnicodeEncodeError:
         pass
-    yield json.dumps(text).encode("ascii")
+    yield json.dumps(text)[1:-1].encode("ascii")
 
 
 def _strings_of(data: bytes) -> list[str]:
