@@ -38,7 +38,7 @@ import json
 import os
 import stat
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -200,38 +200,39 @@ FORK_ROWS = 200
 
 
 def _read_elsewhere(files: list[Any], rows: list[Any]) -> Callable[[], list[Any] | None]:
-    """Start reading every row's texts (`_row_texts`) on a forked process, when there are
-    enough rows and this process has no other thread (forking one that has is unsafe);
-    the function returned gives them (None when a row's could not be read) — read here
-    when no process was forked or it failed."""
+    """Start reading every row's texts (`_all_texts`) on a forked process; the function
+    returned gives them (None when a row's could not be read)."""
+    return _forked(lambda: _all_texts(files, rows), len(rows))
 
-    def here() -> list[Any] | None:
-        return _all_texts(files, rows)
 
-    if len(rows) < FORK_ROWS or (os.cpu_count() or 1) < 2:
-        return here
+def _forked(work: Callable[[], list[Any] | None], count: int) -> Callable[[], list[Any] | None]:
+    """`work` (of `count` files) started on a forked process, when there are enough files
+    and this process has no other thread (forking one that has is unsafe); the function
+    returned gives its answer (a list of plain values, sent back with `marshal`) — the
+    work done here instead when no process was forked, or it failed."""
+    if count < FORK_ROWS or (os.cpu_count() or 1) < 2:
+        return work
     import threading
 
     if threading.active_count() != 1:
-        return here
+        return work
     import marshal
 
     try:
         r, w = os.pipe()
     except OSError:
-        return here
+        return work
     try:
         pid = os.fork()
     except OSError:
         os.close(r)
         os.close(w)
-        return here
+        return work
     if pid == 0:  # the child: its answer down the pipe, then gone at once
         status = 1
         try:
             os.close(r)
-            data = marshal.dumps(_all_texts(files, rows))
-            view = memoryview(data)
+            view = memoryview(marshal.dumps(work()))
             while view:
                 view = view[os.write(w, view) :]
             status = 0
@@ -249,13 +250,11 @@ def _read_elsewhere(files: list[Any], rows: list[Any]) -> Callable[[], list[Any]
         finally:
             os.close(r)
         _, status = os.waitpid(pid, 0)
-        if status != 0 or not chunks:
-            return here()
         try:
-            got = marshal.loads(b"".join(chunks))
+            got = marshal.loads(b"".join(chunks)) if status == 0 and chunks else False
         except (ValueError, EOFError, TypeError):
-            return here()
-        return got if type(got) is list and len(got) == len(rows) else here()
+            got = False
+        return got if got is None or type(got) is list else work()
 
     return taken
 
@@ -546,6 +545,7 @@ def _snapshot(
                 if n is not None and files[n] == old:
                     carried[(row[0], old[0])] = row
     out: list[list[Any]] = []
+    searched: list[tuple[int, SessionEntry, FileState, list[Any]]] = []  # (row, ...) to search
     for entry, row in zip(entries, rows, strict=True):
         n = place.get(row.path)
         own = states.get(entry.session.path)
@@ -554,14 +554,30 @@ def _snapshot(
         values = [row.id, row.harness, n, *row[6:]]
         old = carried.get((row.id, row.path))
         if old is not None and old[3:10] == values[3:]:
-            sources = old[10:]
+            values += old[10:]
         else:
-            found = _sources(entry, own, files[n])
-            if found is None:
-                log.debug("the listing is not kept: the texts of %s were not found again", row.path)
+            searched.append((len(out), entry, own, files[n]))
+        out.append(values)
+    # The search for the others' texts, half of it on a second core.
+    half = len(searched) // 2
+
+    def search(part: list[tuple[int, SessionEntry, FileState, list[Any]]]) -> list[Any] | None:
+        found = []
+        for _at, entry, own, kept in part:
+            sources = _sources(entry, own, kept)
+            if sources is None:
+                log.debug("the listing is not kept: the texts of %s were not found again", entry.session.path)
                 return None
-            sources = found
-        out.append([*values, *sources])
+            found.append(sources)
+        return found
+
+    first = _forked(lambda: search(searched[:half]), half)
+    second = search(searched[half:])
+    found = first()  # waited for even when this half failed: the child is not left behind
+    if found is None or second is None or len(found) + len(second) != len(searched):
+        return None
+    for (at, _entry, _own, _kept), sources in zip(searched, found + second, strict=True):
+        out[at] += sources
     return {"format": FORMAT, "code": code_stamp(), "key": key, "mac": UNSIGNED_MAC, "files": files, "rows": out}
 
 
@@ -627,51 +643,83 @@ def _sources(entry: SessionEntry, state: FileState, kept: list[Any]) -> list[Any
     return sources
 
 
+# Fact lines lying within this many bytes of each other are read with one `pread`.
+SEARCH_READ = 256 << 10
+
+
 def _find_spans(
     state: FileState, kept: list[Any], wanted: dict[int, list[tuple[str, int]]], sources: list[Any]
 ) -> bool:
     """Search the file's fact lines (as the warm-start trace names them) for each wanted
-    text's JSON string; fills `sources`. The file must still be the one read."""
-    from planwatch.core.regular_files import open_regular_stat
+    text; fills `sources`. The file must still be the one read: every text is first
+    looked for as it is (one byte search, most are found so), and only then are the
+    lines decoded for a string a first prompt was made from."""
     from planwatch.core.transcripts.warmcache import FACT, MIDDLE
 
     trace = state.trace
     if trace is None:
         return False
     ops = trace.ops
+    lines = [(ops[at + 1], ops[at + 2]) for at in range(0, len(ops) - 3, 4) if ops[at] in (FACT, MIDDLE)]
+    if not lines:
+        return False
     try:
-        fd, st = open_regular_stat(state.file.path, blocking=False)
+        fd = os.open(state.file.path, _OPEN_FLAGS)
     except OSError:
         return False
     try:
-        if [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns] != kept[2:]:
+        st = os.fstat(fd)
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns] != kept[2:]
+        ):
             return False
-        for at in range(0, len(ops) - 3, 4):
-            if ops[at] not in (FACT, MIDDLE):
-                continue
-            offset, length = ops[at + 1], ops[at + 2]
-            data = os.pread(fd, length, offset)
-            if len(data) != length:
-                return False
-            strings: list[str] | None = None
-            for place in [p for p in wanted if sources[p] is None]:
-                for target, how in wanted[place]:
-                    if how == AS_IS:
-                        span = _literal(data, target)
-                    else:
-                        if strings is None:
-                            strings = _strings_of(data)
-                        span = _prompt_literal(data, strings, target)
-                    if span is not None:
-                        sources[place] = [offset + span[0], span[1], how]
+        blocks = _blocks(fd, lines)
+        if blocks is None:
+            return False
+        for place, targets in wanted.items():
+            for how in (AS_IS, PROMPT):
+                for target, allowed in targets:
+                    if allowed != how:
+                        continue
+                    for offset, data, ends in blocks:
+                        span = _literal(data, target) if how == AS_IS else _prompt_literal(data, ends, target)
+                        if span is not None:
+                            sources[place] = [offset + span[0], span[1], how]
+                            break
+                    if sources[place] is not None:
                         break
-            if all(sources[p] is not None for p in wanted):
-                return True
-        return all(sources[p] is not None for p in wanted)
+                if sources[place] is not None:
+                    break
+            if sources[place] is None:
+                return False
+        return True
     except OSError:
         return False
     finally:
         os.close(fd)
+
+
+def _blocks(fd: int, lines: list[tuple[int, int]]) -> list[tuple[int, bytes, list[tuple[int, int]]]] | None:
+    """The fact lines' bytes, those lying close together read at once: (offset, bytes,
+    each line's start and end in them)."""
+    lines.sort()
+    groups: list[list[tuple[int, int]]] = [[lines[0]]]
+    for offset, length in lines[1:]:
+        first = groups[-1][0][0]
+        if offset + length - first <= SEARCH_READ:
+            groups[-1].append((offset, length))
+        else:
+            groups.append([(offset, length)])
+    blocks = []
+    for group in groups:
+        low = group[0][0]
+        high = max(offset + length for offset, length in group)
+        data = os.pread(fd, high - low, low)
+        if len(data) != high - low:
+            return None
+        blocks.append((low, data, [(offset - low, offset - low + length) for offset, length in group]))
+    return blocks
 
 
 def _literal(data: bytes, text: str) -> tuple[int, int] | None:
@@ -688,17 +736,42 @@ def _literal(data: bytes, text: str) -> tuple[int, int] | None:
     return None
 
 
-def _encodings(text: str) -> Iterable[bytes]:
+def _encodings(text: str) -> list[bytes]:
     """The ways a writer spells a text inside a JSON string: raw UTF-8 (JavaScript's
     JSON.stringify, Rust's serde_json) and \\u escapes for what is not ASCII."""
+    ascii_form = json.dumps(text)[1:-1].encode("ascii")
+    if text.isascii():
+        return [ascii_form]
     try:
-        yield json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8")
-    except UnicodeEncodeError:
-        pass
-    yield json.dumps(text)[1:-1].encode("ascii")
+        return [json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8"), ascii_form]
+    except UnicodeEncodeError:  # a lone surrogate: only its escape can spell it
+        return [ascii_form]
+
+
+def _prompt_literal(data: bytes, ends: list[tuple[int, int]], target: str) -> tuple[int, int] | None:
+    """Where the string lies that `prompt_title` made `target` from: looked for in the
+    lines (`ends`) holding the title's first word, each decoded."""
+    from planwatch.core.transcripts.reader import prompt_title
+
+    words = target.split(None, 1)
+    if not words:
+        return None
+    first = words[0]
+    needles = _encodings(first)
+    for start, end in ends:
+        line = data[start:end]
+        if not any(needle in line for needle in needles):
+            continue
+        for text in _strings_of(line):
+            if first in text and prompt_title(text, MAX_TITLE_CHARS) == target:
+                span = _literal(line, text)
+                if span is not None:
+                    return start + span[0], span[1]
+    return None
 
 
 def _strings_of(data: bytes) -> list[str]:
+    """Every string value in a JSON line (none when it is not JSON)."""
     try:
         value = _decode(data)
     except (ValueError, UnicodeDecodeError, RecursionError):
@@ -714,19 +787,6 @@ def _strings_of(data: bytes) -> list[str]:
         elif type(value) is list:
             stack.extend(value)
     return found
-
-
-def _prompt_literal(data: bytes, strings: list[str], target: str) -> tuple[int, int] | None:
-    """Where the string lies that `prompt_title` made `target` from."""
-    from planwatch.core.transcripts.reader import prompt_title
-
-    first = target.split(None, 1)[0] if target.split() else target
-    for text in strings:
-        if first in text and prompt_title(text, MAX_TITLE_CHARS) == target:
-            span = _literal(data, text)
-            if span is not None:
-                return span
-    return None
 
 
 def _workspace_sources(entry: SessionEntry, state: FileState, kept: list[Any]) -> list[Any] | None:
