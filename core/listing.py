@@ -497,14 +497,13 @@ def save(key: str, entries: Sequence[SessionEntry], states: Mapping[Path, FileSt
         with _suppress():
             path.unlink()
         return False
-    import msgspec
 
     from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write
-    from planwatch.core.signed import sign
+    from planwatch.core.signed import encoded, sign
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, sign(msgspec.json.encode(doc)), mode=PRIVATE_FILE_MODE)
+        atomic_write(path, sign(encoded(doc, len(doc["files"]))), mode=PRIVATE_FILE_MODE)
     except OSError as exc:
         log.info("cannot keep the listing in %s: %s", path, exc)
         return False

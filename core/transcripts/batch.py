@@ -450,16 +450,18 @@ def read_files(jobs: Sequence[Job], read_plans: bool, *, summaries: bool = False
 
 
 def _cost(item: TranscriptFile) -> int:
+    if item.harness == "copilot":
+        # A few small reads and one query (~0.3 ms): read in this thread (a worker
+        # measured slower for a thousand of them on two busy cores, and no faster on
+        # two quiet ones). Asked first: a listing of Copilot CLI folders alone never
+        # loads the reading code of files of lines (lines.py, its logging, msgspec).
+        return _REPLAY_COST
     # Only files read from scratch are costed: the reading code is loaded by then.
     from planwatch.core.transcripts.lines import HEAD_WINDOW, TAIL_WINDOW
     from planwatch.core.transcripts.linescan import CHUNK
 
     if item.harness in DATABASE_HARNESSES:
         return CHUNK  # SQLite reads what the queries need, not the file
-    if item.harness == "copilot":
-        # A few small reads and one query (~0.3 ms): read in this thread (a worker
-        # measured slower for a thousand of them on two busy cores).
-        return _REPLAY_COST
     whole = HEAD_WINDOW + TAIL_WINDOW + CHUNK  # what read_transcript reads whole
     # A file beyond the head + tail windows costs about the windows plus a backward scan.
     return item.size if item.size <= whole else HEAD_WINDOW + 3 * TAIL_WINDOW

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 
-from planwatch.core.transcripts.reader import json_record, line_time, parse_timestamp, time_pattern
+from planwatch.core.transcripts.reader import json_record_of_few, line_time, parse_timestamp, time_pattern
 
 __all__ = ["EventFacts", "Workspace", "event_facts", "is_copilot_start", "parse_workspace"]
 
@@ -156,7 +156,7 @@ def is_copilot_start(line: bytes) -> bool:
     """Whether a line is Copilot CLI's `session.start` event (the first of its log)."""
     if not any(needle in line for needle in _START):
         return False
-    record = json_record(line)
+    record = json_record_of_few(line)
     data = record.get("data") if record is not None else None
     return (
         isinstance(data, dict)
@@ -202,7 +202,7 @@ def _head_lines(fd: int, size: int) -> Iterator[bytes]:
 
 
 def _take(found: EventFacts, line: bytes) -> None:
-    record = json_record(line)
+    record = json_record_of_few(line)
     if record is None:
         found.bad_lines += 1
         return

@@ -71,7 +71,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from planwatch.core import paths
 from planwatch.core.logs import get_logger
 from planwatch.core.regular_files import open_regular, open_regular_stat
-from planwatch.core.signed import UNSIGNED_MAC, code_stamp, decoded, sign, signed
+from planwatch.core.signed import UNSIGNED_MAC, code_stamp, decoded, encoded, sign, signed
 from planwatch.core.transcripts.reader import TranscriptReader
 from planwatch.core.transcripts.warmsummary import Summary, checked_summary, summary_of_checked
 
@@ -460,10 +460,7 @@ def save(
             merged = {key: row for key, row in theirs.items() if not under(key)}
             merged.update(ours)
             doc = {"format": FORMAT, "code": code_stamp(), "mac": UNSIGNED_MAC, "files": merged}
-            # msgspec's C encoder: 10 ms for 10,000 sessions (4.8 MB), json.dumps 95 ms.
-            import msgspec
-
-            atomic_write(path, sign(msgspec.json.encode(doc)), mode=PRIVATE_FILE_MODE)
+            atomic_write(path, sign(encoded(doc, len(merged))), mode=PRIVATE_FILE_MODE)
         return True
     except OSError as exc:
         log.info("cannot write the warm-start cache %s: %s", path, exc)
