@@ -151,6 +151,9 @@ def remembered_rows(roots: Sequence[Path], key: str) -> list[Listed] | None:
     rows: list[Any] = doc["rows"]
     if not all(type(row) is list and len(row) == ROW_LENGTH and type(row[2]) is int for row in rows):
         return None
+    if any(type(kept) is list and len(kept) > 1 and kept[1] == "copilot" for kept in files):
+        # Both processes need it (the folders' other files, the workspaces): loaded once.
+        import planwatch.core.transcripts.copilot_files  # noqa: F401
     # The texts are read from the files themselves (each checked on its descriptor to be
     # the file kept), so a second core reads them while this one runs discovery.
     reading = _read_elsewhere(files, rows)
@@ -277,7 +280,7 @@ def _same_folder(item: TranscriptFile, files: Any) -> bool:
     """Whether a Copilot CLI session folder holds the files the listing read: its log's
     identity as discovery asked it (when it did), every other file's asked here (one
     not there then must not be there now)."""
-    from planwatch.core.transcripts.copilot import EVENTS, SESSION_FILES
+    from planwatch.core.transcripts.copilot_files import EVENTS, SESSION_FILES
 
     if type(files) is not dict or len(files) != len(SESSION_FILES):
         return False
@@ -418,8 +421,7 @@ def _strings(data: bytes) -> list[str] | None:
 
 def _workspace(folder: Path, files: Any) -> Any:
     """A Copilot CLI session's workspace, read again from the file it was read from."""
-    from planwatch.core.transcripts.copilot import WORKSPACE
-    from planwatch.core.transcripts.copilot_files import WORKSPACE_MAX, parse_workspace
+    from planwatch.core.transcripts.copilot_files import WORKSPACE, WORKSPACE_MAX, parse_workspace
 
     was = files.get(WORKSPACE) if type(files) is dict else None
     if type(was) is not list:

@@ -47,18 +47,22 @@ from typing import Any
 from planwatch.core.logs import get_logger
 from planwatch.core.model import EMPTY_PLAN, AgentPlan
 from planwatch.core.regular_files import NotRegularFile, open_regular_stat, read_regular
-from planwatch.core.transcripts.copilot_files import WORKSPACE_MAX, event_facts, is_copilot_start, parse_workspace
+from planwatch.core.transcripts.copilot_files import (  # the folder's file names too, as ever imported from here
+    DATABASE,
+    DATABASE_FILES,
+    EVENTS,
+    SESSION_FILES,
+    WORKSPACE,
+    WORKSPACE_MAX,
+    event_facts,
+    is_copilot_start,
+    parse_workspace,
+)
 from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
 from planwatch.core.transcripts.warmcache import Identity
 
 log = get_logger(__name__)  # logging imported at the first record
 
-EVENTS = "events.jsonl"
-DATABASE = "session.db"
-WORKSPACE = "workspace.yaml"
-DATABASE_FILES = (DATABASE, DATABASE + "-wal", DATABASE + "-journal")
-# The files of a session folder whose change is the session's change.
-SESSION_FILES = (EVENTS, WORKSPACE, *DATABASE_FILES)
 _FACT_FILES = frozenset((EVENTS, WORKSPACE))
 _RARE = frozenset(DATABASE_FILES[1:])  # the -wal and -journal, there only while written
 _S_ISREG = stat.S_ISREG

@@ -33,6 +33,13 @@ __all__ = ["EventFacts", "Workspace", "event_facts", "is_copilot_start", "parse_
 
 # The first events (session.start, then the first prompt) sit in the first lines; a
 # system message between them can be tens of KB.
+# A session folder's files.
+EVENTS = "events.jsonl"
+DATABASE = "session.db"
+WORKSPACE = "workspace.yaml"
+DATABASE_FILES = (DATABASE, DATABASE + "-wal", DATABASE + "-journal")
+# The files of a session folder whose change is the session's change.
+SESSION_FILES = (EVENTS, WORKSPACE, *DATABASE_FILES)
 HEAD_BYTES = 256 << 10
 # The last line is looked for in this much of the end (an event is ~1 KB), then in four
 # times as much, up to TAIL_MAX (a tool result of several MB can be the last line).

@@ -47,12 +47,15 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from planwatch.core import paths
 from planwatch.core.logs import get_logger
-from planwatch.core.model import Harness
 from planwatch.core.regular_files import read_regular
 from planwatch.core.transcripts.sniff import SNIFF_BYTES, first_lines, is_database_file, read_small, sniff_harness
+
+if TYPE_CHECKING:
+    from planwatch.core.model import Harness  # annotations only: a listing need not load the model
 
 log = get_logger(__name__)  # logging imported at the first record
 

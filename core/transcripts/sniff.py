@@ -20,11 +20,13 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from planwatch.core.logs import get_logger
-from planwatch.core.model import Harness
 from planwatch.core.regular_files import open_regular, read_regular
+
+if TYPE_CHECKING:
+    from planwatch.core.model import Harness  # annotations only: a listing need not load the model
 
 __all__ = ["FIRST_LINE_BOUND", "SNIFF_BYTES", "first_lines", "is_database_file", "read_small", "sniff_harness"]
 
