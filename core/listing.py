@@ -14,9 +14,11 @@ listing keeps its rows here, without their text, and the next one asks only:
    read it at (device, inode, size, mtime and ctime in ns; a Copilot CLI session
    folder: each of its files' — its database's too, never opened here);
 3. each row's text is then read again from the file itself. A title, a folder or a
-   branch is never kept, only where it lies: the offset and length of the JSON string
-   it came from and how it was made from it (as it is, or a first prompt made into a
-   title) — or, for a Copilot CLI session, its `workspace.yaml`, read and parsed again.
+   branch is never kept, only where it lies: the offset and length of the bytes that,
+   read as the inside of a JSON string, give it (a whole string, or a part of one), and
+   how it was made from them (as it is, or a first prompt made into a title) — or, for
+   a Copilot CLI session, its `workspace.yaml`, read and parsed again. Any such bytes
+   will do: in a file of the same identity they are the same bytes.
 
 Anything else (a file added, gone or changed, another setting, a folder that became a
 FIFO, a database among the roots) and the listing is made by the index as ever. What
@@ -65,7 +67,11 @@ HINT, WORKSPACE_KEY = "hint", "workspace"
 # The harnesses whose files of lines the warm-start trace covers.
 LINE_HARNESSES = frozenset(("claude", "codex", "acp", "gemini", "qwen", "pi"))
 
-Identity = tuple[int, int, int, int, int]
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    """A file's identity as the warm-start cache keeps it (warmcache.identity, without
+    loading it): device, inode, size, mtime and ctime in ns."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 class Listed(NamedTuple):
@@ -301,7 +307,7 @@ def _same_folder(item: TranscriptFile, files: Any) -> bool:
             else:
                 if not stat.S_ISREG(st.st_mode):
                     return False
-                now = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+                now = _identity(st)
         if (None if was is None else tuple(was)) != now:
             return False
     return True
@@ -353,7 +359,7 @@ def _read_spans(path: str, ident: list[int], spans: list[tuple[int, int, int, in
         return False
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns] != ident:
+        if not stat.S_ISREG(st.st_mode) or list(_identity(st)) != ident:
             return False
         low, high = spans[0][1], 0
         for _at, offset, length, _how in spans:
@@ -430,10 +436,7 @@ def _workspace(folder: Path, files: Any) -> Any:
         fd = os.open(folder / WORKSPACE, _OPEN_FLAGS)  # checked regular below, never waited on
         try:
             st = os.fstat(fd)
-            if (
-                not stat.S_ISREG(st.st_mode)
-                or [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns] != was
-            ):
+            if not stat.S_ISREG(st.st_mode) or list(_identity(st)) != was:
                 return None
             data = os.pread(fd, min(st.st_size, WORKSPACE_MAX) + 1, 0)
         finally:
@@ -496,8 +499,10 @@ def save(key: str, entries: Sequence[SessionEntry], states: Mapping[Path, FileSt
     before = _load(path)
     doc = _snapshot(key, entries, states, rows, before)
     if doc is None:
-        with _suppress():
-            path.unlink()
+        try:
+            path.unlink(missing_ok=True)  # it could only be refused from now on
+        except OSError:
+            pass
         return False
 
     from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write
@@ -510,12 +515,6 @@ def save(key: str, entries: Sequence[SessionEntry], states: Mapping[Path, FileSt
         log.info("cannot keep the listing in %s: %s", path, exc)
         return False
     return True
-
-
-def _suppress() -> Any:
-    import contextlib
-
-    return contextlib.suppress(OSError)
 
 
 def _snapshot(
@@ -670,10 +669,7 @@ def _find_spans(
         return False
     try:
         st = os.fstat(fd)
-        if (
-            not stat.S_ISREG(st.st_mode)
-            or [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns] != kept[2:]
-        ):
+        if not stat.S_ISREG(st.st_mode) or list(_identity(st)) != kept[2:]:
             return False
         blocks = _blocks(fd, lines)
         if blocks is None:
