@@ -28,10 +28,10 @@ else (a database, a Cline folder, a compressed rollout, a Gemini legacy document
 reporting a problem is not kept, nor one whose every text cannot be found again
 exactly: what is kept always gives, byte for byte, what the index would.
 
-A listing is kept only when it began with a warm-start cache (a first, cold listing
-pays nothing for it). Keeping it searches the strings of each file's fact lines (the
-warm-start trace says which lines those are); a file whose identity did not change
-since the last snapshot keeps its places without a search.
+Every listing made by the index is kept this way (the second listing is answered in
+one look). Keeping it searches each file's fact lines (the warm-start trace says which
+lines those are) for its texts, half of the files on a forked process; a file whose
+identity did not change since the last snapshot keeps its places without a search.
 """
 
 from __future__ import annotations
@@ -546,9 +546,12 @@ def _snapshot(
                     carried[(row[0], old[0])] = row
     out: list[list[Any]] = []
     searched: list[tuple[int, SessionEntry, FileState, list[Any]]] = []  # (row, ...) to search
+    # Looked up by the path's text: a Path's hash and equality (its parts worked out
+    # first) cost several times a string's, 10,000 times.
+    by_name = {str(path): state for path, state in states.items()}
     for entry, row in zip(entries, rows, strict=True):
         n = place.get(row.path)
-        own = states.get(entry.session.path)
+        own = by_name.get(row.path)
         if n is None or own is None:
             return None
         values = [row.id, row.harness, n, *row[6:]]
@@ -590,14 +593,12 @@ def _kept_file(state: FileState) -> list[Any] | None:
     if item.harness == "copilot":
         files = trace.state.get("files") if isinstance(trace.state, dict) else None
         return [str(item.path), "copilot", files] if isinstance(files, dict) else None
-    from planwatch.core.transcripts.discover import is_whole_document
-    from planwatch.core.transcripts.zst import is_zst
-
-    if item.harness not in LINE_HARNESSES or is_zst(item.path) or is_whole_document(item.path):
+    name = str(item.path)
+    # Files of JSON Lines only: not a compressed rollout (`.jsonl.zst`: offsets in a
+    # compressed stream) nor Gemini CLI's legacy whole documents (`.json`).
+    if item.harness not in LINE_HARNESSES or not name.endswith(".jsonl") or trace.ident is None:
         return None
-    if trace.ident is None:
-        return None
-    return [str(item.path), item.harness, *trace.ident]
+    return [name, item.harness, *trace.ident]
 
 
 def _sources(entry: SessionEntry, state: FileState, kept: list[Any]) -> list[Any] | None:
@@ -736,9 +737,11 @@ def _literal(data: bytes, text: str) -> tuple[int, int] | None:
 def _encodings(text: str) -> list[bytes]:
     """The ways a writer spells a text inside a JSON string: raw UTF-8 (JavaScript's
     JSON.stringify, Rust's serde_json) and \\u escapes for what is not ASCII."""
-    ascii_form = json.dumps(text)[1:-1].encode("ascii")
     if text.isascii():
-        return [ascii_form]
+        if text.isprintable() and '"' not in text and "\\" not in text:
+            return [text.encode("ascii")]  # what json.dumps would give, without it
+        return [json.dumps(text)[1:-1].encode("ascii")]
+    ascii_form = json.dumps(text)[1:-1].encode("ascii")
     try:
         return [json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8"), ascii_form]
     except UnicodeEncodeError:  # a lone surrogate: only its escape can spell it

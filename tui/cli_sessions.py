@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from datetime import UTC, datetime
@@ -517,16 +516,14 @@ def _list_sessions(args: argparse.Namespace) -> int:
 def _listed(roots: list[Path], read_plans: bool, key: str | None) -> list[Listed]:
     """The listing made by the index (facts and counts only: an unchanged file's plan
     counts come from the warm-start cache, core/transcripts/batch.read_file), kept for
-    the next one (core/listing.py) when it began with a warm-start cache."""
+    the next one (core/listing.py) unless plans are not read or a problem was said."""
     from planwatch.core import listing
     from planwatch.core.index import SessionIndex
-    from planwatch.core.transcripts.warmcache import cache_file
 
-    warm = key is not None and os.path.exists(cache_file())
     index = SessionIndex(roots, read_plans=read_plans, summaries=True)
     scan_with_progress(index)
     entries = index.entries()
     rows = [listing.listed(entry) for entry in entries]
-    if warm and key is not None and not index.problem_notes():
+    if key is not None and not index.problem_notes():
         listing.save(key, entries, index.file_states(), rows)
     return rows

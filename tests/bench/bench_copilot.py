@@ -13,7 +13,8 @@ wall time and its CPU time, children included):
 - bare: a Python loop that opens each database read-only (`file:…?mode=ro`) and selects
   its todos, as a process of its own (start-up included) — the yardstick;
 - cold: `planwatch sessions --json --root <session-state>` with an empty cache folder;
-- warm: the same again over the cache the cold run wrote (no database opened);
+- warm: the same again, answered from the listing the cold run kept (core/listing.py:
+  each folder's files' identities, its workspace read again; no database opened);
 and, in this process, the CPU of `SessionIndex(...).scan()` cold and warm beside the
 bare loop's.
 Targets: cold within 2x the bare loop, warm within half of it.

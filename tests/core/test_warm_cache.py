@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from bench.corpus import ClaudeWriter
 
-from planwatch.core import paths, signed
+from planwatch.core import listing, paths, signed
 from planwatch.core.index import SessionIndex
 from planwatch.core.transcripts import warmcache, warmsummary
 from planwatch.core.transcripts.batch import FileRead, read_file
@@ -216,6 +216,9 @@ def test_the_same_size_with_another_mtime_is_read_from_scratch(tmp_path: Path) -
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`planwatch ARGS`, the listing the last run kept let go first (core/listing.py):
+    these tests are of the warm-start cache, which answers a listing only then."""
+    listing.snapshot_file().unlink(missing_ok=True)
     return subprocess.run(
         [sys.executable, "-m", "planwatch.tui.cli", *args],
         cwd=ROOT,
@@ -287,6 +290,7 @@ def test_two_processes_writing_the_cache_at_once_keep_both(isolated_env, tmp_pat
     argv = [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"]
     for _ in range(3):  # a few rounds: the two writes race each time
         warmcache.cache_file().unlink(missing_ok=True)
+        listing.snapshot_file().unlink(missing_ok=True)  # not answered from the last listing
         procs = [
             subprocess.Popen([*argv, "--root", str(root)], cwd=ROOT, env=env, stdout=subprocess.PIPE) for root in roots
         ]

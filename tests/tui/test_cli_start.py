@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from bench.corpus import ClaudeWriter
 
+from planwatch.core import listing
 from planwatch.core.index import SessionIndex
 from planwatch.tui import cli_sessions
 
@@ -121,14 +122,18 @@ def test_sessions_json_must_not_import_textual_pydantic_models_it_does_not_use_o
 ) -> None:
     """The lean start's rule (docs/performance.md), on the real CLI in a subprocess over the bundled fixtures of the
     line harnesses (Claude with a subagent, Codex, Gemini CLI, an ACP log): neither the
-    first run nor the warm one imports what `sessions --json` does not use, and the warm
-    one (every file unchanged) not even the reading code."""
+    first run nor a warm one imports what `sessions --json` does not use; a warm one
+    from the warm-start cache (the listing the first run kept let go) not even the
+    reading code; and one answered from the kept listing (core/listing.py) not even
+    the index or a reader."""
     copy_fixture("transcripts/claude", isolated_env.claude)
     copy_fixture("transcripts/codex", isolated_env.codex)
     copy_fixture("transcripts/acp", isolated_env.acp_logs)
     copy_fixture("transcripts/gemini", isolated_env.root / "gemini-home" / ".gemini")
     outputs = []
-    for run in ("cold", "warm"):
+    for run in ("cold", "remembered", "warm"):
+        if run == "warm":
+            listing.snapshot_file().unlink()
         out = subprocess.run(
             [sys.executable, "-c", _MODULES],
             cwd=ROOT,
@@ -140,12 +145,16 @@ def test_sessions_json_must_not_import_textual_pydantic_models_it_does_not_use_o
         assert out.returncode == 0, out.stderr
         outputs.append(out.stdout)
         modules = json.loads(out.stderr.strip().splitlines()[-1])
-        assert "planwatch.core.transcripts.claude" in modules  # the path under test ran
         assert _loaded(modules, _NEVER) == [], run
+        if run == "remembered":
+            assert _loaded(modules, (*_NEVER_WARM, "planwatch.core.index", "planwatch.core.transcripts.claude")) == []
+            continue
+        assert "planwatch.core.transcripts.claude" in modules  # the path under test ran
         if run == "warm":
             assert _loaded(modules, _NEVER_WARM) == []
         else:
             assert "planwatch.core.transcripts.lines" in modules  # the cold run read the files
+    assert outputs[0] == outputs[1] == outputs[2]
     harnesses = {row["harness"] for row in json.loads(outputs[1])}
     assert harnesses == {"claude", "codex", "gemini", "acp"}
     assert outputs[0] == outputs[1]
