@@ -561,8 +561,10 @@ def _snapshot(
         else:
             searched.append((len(out), entry, own, files[n]))
         out.append(values)
-    # The search for the others' texts, half of it on a second core.
-    half = len(searched) // 2
+    # The search for the others' texts, half of the files of lines on a second core (a
+    # Copilot CLI folder's reader says where its texts lie: nothing to search).
+    searched.sort(key=lambda job: job[2].file.harness == "copilot")  # files of lines first
+    half = sum(1 for job in searched if job[2].file.harness != "copilot") // 2
 
     def search(part: list[tuple[int, SessionEntry, FileState, list[Any]]]) -> list[Any] | None:
         found = []
@@ -791,10 +793,19 @@ def _strings_of(data: bytes) -> list[str]:
 
 def _workspace_sources(entry: SessionEntry, state: FileState, kept: list[Any]) -> list[Any] | None:
     """A Copilot CLI session's title and folder from its workspace, when that is where
-    they came from (read again now, from the file the listing read)."""
+    they came from (as its reader says, or read again now from the file the listing
+    read)."""
     session = entry.session
     if session.git_branch is not None:
         return None
+    sources = [[WORKSPACE_KEY, "name", PROMPT], [WORKSPACE_KEY, "cwd", AS_IS], None]
+    trace = state.trace
+    hint = trace.state.get("facts") if trace is not None and isinstance(trace.state, dict) else None
+    if isinstance(hint, dict) and hint.get("workspace") is True:
+        # The reader says the workspace alone gives its title and folder again (what
+        # the warm-start cache's own warm path takes them from, core/transcripts/
+        # copilot.remembered_facts): nothing to read.
+        return sources
     ws = _workspace(state.file.path, kept[2])
     if ws is None or ws.name is None or ws.cwd is None:
         return None
@@ -802,4 +813,4 @@ def _workspace_sources(entry: SessionEntry, state: FileState, kept: list[Any]) -
 
     if _made(ws.name, PROMPT)[:TITLE_LIMIT] != session.title or ws.cwd != session.cwd:
         return None
-    return [[WORKSPACE_KEY, "name", PROMPT], [WORKSPACE_KEY, "cwd", AS_IS], None]
+    return sources
