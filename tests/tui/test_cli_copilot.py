@@ -151,9 +151,9 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 
 def test_a_warm_copilot_listing_loads_neither_sqlite_nor_msgspec_nor_the_plan_replay() -> None:
     """Warm, every session unchanged: no database is opened (sqlite3 is not loaded);
-    the cold run loads it. No run loads msgspec (about 12 ms to import): a thousand
-    folders' caches are written and read by the standard library. The first warm run
-    keeps the listing (core/listing.py); the next answers from it. None loads the plan
+    the cold run loads it. No run loads msgspec (about 12 ms to import): a few folders'
+    caches are written and read by the standard library. The cold run keeps the
+    listing (core/listing.py) and the next ones answer from it. None loads the plan
     replay of the line harnesses (no subagent file to merge) or the reading code of
     files of lines. The remembered listing logs nothing and forks no worker: neither
     `logging` nor `queue` is loaded, nor platformdirs (the folders come from the XDG
@@ -172,6 +172,6 @@ def test_a_warm_copilot_listing_loads_neither_sqlite_nor_msgspec_nor_the_plan_re
             "planwatch.core.transcripts.events",
             "planwatch.core.transcripts.lines",
         }.isdisjoint(modules)
-        if run == "remembered":
+        if run != "cold":
             assert {"logging", "queue", "platformdirs", "shutil", "planwatch.core.index"}.isdisjoint(modules)
     assert loaded == [{"sqlite3"}, set(), set()]
