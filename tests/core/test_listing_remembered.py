@@ -146,6 +146,9 @@ def test_a_remembered_listing_of_generated_sessions_with_every_kind_of_text(tmp_
     assert kept and len(rows) == 300
     assert remembered(roots) == rows
     assert {row.title[:20] for row in rows} >= {" ".join(p.split())[:20] for p in PROMPTS}
+    # Titles kept as they are and titles made from a longer prompt, both placed.
+    kept_rows = json.loads(listing.snapshot_file().read_bytes())["rows"]
+    assert {row[10][2] for row in kept_rows} == {listing.AS_IS, listing.PROMPT}
 
 
 def test_a_remembered_listing_reads_its_texts_on_a_second_process_or_here_the_same(tmp_path: Path) -> None:
