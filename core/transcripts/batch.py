@@ -449,6 +449,114 @@ def read_files(jobs: Sequence[Job], read_plans: bool, *, summaries: bool = False
     ]
 
 
+# At least this many Copilot CLI folders read from scratch for a listing of counts are
+# shared with a forked process (fewer cost less than the fork and the answer's way back).
+COPILOT_HALVES_MIN = 400
+
+
+def _copilot_halves(
+    chunks: deque[list[Job]], read_here: Callable[[list[Job]], list[FileRead]]
+) -> Generator[list[FileRead], None, None]:
+    """The chunks of a listing of counts (`planwatch sessions`) read in this thread —
+    unless most of what they hold is Copilot CLI folders read from scratch (a few small
+    reads and one query each, about 0.2 ms, pure Python and SQLite around them): then a
+    forked process reads the first half of the chunks while this thread reads the rest,
+    and hands its reads back pickled as plain values (`_plain_read`: a listing never
+    follows its files, so no reader; a folder with a problem to say, or anything but a
+    Copilot CLI folder, is read here again). Forked only with no other thread in this process (forking one that has is
+    unsafe) and on a machine of two cores or more."""
+    folders = sum(1 for chunk in chunks for job in chunk if not isinstance(job, tuple) and job.harness == "copilot")
+    total = sum(len(chunk) for chunk in chunks)
+    if folders < COPILOT_HALVES_MIN or folders * 2 < total or _cores() < 2 or threading.active_count() != 1:
+        for each in chunks:
+            yield read_here(each)
+        return
+    ordered = list(chunks)
+    half = len(ordered) // 2
+    mine, theirs = ordered[half:], ordered[:half]
+    import pickle
+
+    try:
+        r, w = os.pipe()
+        pid = os.fork()
+    except OSError:
+        for each in ordered:
+            yield read_here(each)
+        return
+    if pid == 0:  # the child: its reads down the pipe, then gone at once
+        status = 1
+        try:
+            os.close(r)
+            reads = [_plain_read(read) for chunk in theirs for read in read_here(chunk)]
+            view = memoryview(pickle.dumps(reads, protocol=pickle.HIGHEST_PROTOCOL))
+            while view:
+                view = view[os.write(w, view) :]
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(w)
+    try:
+        here = [read_here(each) for each in mine]
+    finally:
+        data = []
+        try:
+            while chunk := os.read(r, 1 << 20):
+                data.append(chunk)
+        finally:
+            os.close(r)
+            _, status = os.waitpid(pid, 0)
+    jobs = [job for chunk in theirs for job in chunk]
+    got: list[Any] | None = None
+    if status == 0 and data:
+        try:
+            got = pickle.loads(b"".join(data))
+        except Exception:  # its answer cannot be taken: read its half here
+            got = None
+    if got is None or len(got) != len(jobs):
+        got = [None] * len(jobs)
+    # In the order of the chunks, as one process reads them (the problems are said in
+    # the order their files are taken in): what the forked process could not hand back
+    # read here, in its place.
+    again = iter(read_here([job for job, plain in zip(jobs, got, strict=True) if plain is None]) if None in got else [])
+    yield [next(again) if plain is None else _from_plain(job, plain) for job, plain in zip(jobs, got, strict=True)]  # type: ignore[arg-type]
+    yield from here
+
+
+def _plain_read(read: FileRead) -> tuple[Any, ...] | None:
+    """A Copilot CLI folder's read as a forked process hands it back, in plain values
+    (pickled several times faster than the objects): its results' facts and their
+    plans' text-free summary (statuses: what a listing of counts shows), its identity
+    and warm-start state — no reader (a listing never follows its files). None when
+    it is not a plain read (a problem to say, lines skipped, gone, another kind of
+    file): the caller reads it again."""
+    from planwatch.core.transcripts.warmsummary import summarize
+
+    reader, trace = read.reader, read.trace
+    if (
+        read.item.harness != "copilot"
+        or read.gone
+        or read.failed
+        or reader is None
+        or reader.problem is not None
+        or reader.skipped_lines
+        or trace is None
+    ):
+        return None
+    facts = [result.facts.as_tuple() for result in read.results]
+    return facts, summarize(read.results), trace.ident, trace.state, read.offset
+
+
+def _from_plain(item: TranscriptFile, plain: tuple[Any, ...]) -> FileRead:
+    """The read `_plain_read` handed back: its results (their plans' items hold a status
+    and no text, as a warm listing's do: `summary_plans`), with no reader."""
+    facts, summary, ident, state, offset = plain
+    plans = summary_plans(summary)
+    results = [SessionResult(facts=SessionFacts.from_tuple(f), plan=p) for f, p in zip(facts, plans, strict=True)]
+    # A summary held: the cache keeps one for the folder, with no reader to say so
+    # (index_warmstart._with_summary), as for a listing's warm read of a folder.
+    return FileRead(item, None, results, offset, trace=Trace(ident=ident, state=state, summary=summary))
+
+
 def _cost(item: TranscriptFile) -> int:
     if item.harness == "copilot":
         # A few small reads and one query (~0.3 ms): read in this thread (a worker
@@ -617,6 +725,9 @@ def _read_all(
     if spares:  # forked ahead, ready now: each is worth using
         workers = max(workers, len(spares))
     if workers < 1 or len(chunks) < 2:
+        if summaries and local:
+            yield from _copilot_halves(chunks, read_here)
+            return
         for each in chunks:
             yield read_here(each)
         return
