@@ -215,55 +215,20 @@ def _read_elsewhere(files: list[Any], rows: list[Any]) -> Callable[[], list[Any]
 
 
 def _forked(work: Callable[[], list[Any] | None], count: int) -> Callable[[], list[Any] | None]:
-    """`work` (of `count` files) started on a forked process, when there are enough files
-    and this process has no other thread (forking one that has is unsafe); the function
-    returned gives its answer (a list of plain values, sent back with `marshal`) — the
-    work done here instead when no process was forked, or it failed."""
-    if count < FORK_ROWS or (os.cpu_count() or 1) < 2:
+    """`work` (of `count` files) started on a forked process when there are enough files
+    (core/forked.py); the function returned gives its answer — the work done here instead
+    when no process was forked, or it failed."""
+    if count < FORK_ROWS:
         return work
-    import threading
+    from planwatch.core.forked import forked
 
-    if threading.active_count() != 1:
+    answer = forked(work)
+    if answer is None:
         return work
-    import marshal
-
-    try:
-        r, w = os.pipe()
-    except OSError:
-        return work
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(r)
-        os.close(w)
-        return work
-    if pid == 0:  # the child: its answer down the pipe, then gone at once
-        status = 1
-        try:
-            os.close(r)
-            view = memoryview(marshal.dumps(work()))
-            while view:
-                view = view[os.write(w, view) :]
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(w)
 
     def taken() -> list[Any] | None:
-        chunks = []
-        try:
-            while chunk := os.read(r, 1 << 20):
-                chunks.append(chunk)
-        except OSError:
-            chunks = []
-        finally:
-            os.close(r)
-        _, status = os.waitpid(pid, 0)
-        try:
-            got = marshal.loads(b"".join(chunks)) if status == 0 and chunks else False
-        except (ValueError, EOFError, TypeError):
-            got = False
-        return got if got is None or type(got) is list else work()
+        ok, got = answer()
+        return got if ok and (got is None or type(got) is list) else work()
 
     return taken
 

@@ -463,56 +463,34 @@ def _copilot_halves(
     forked process reads the first half of the chunks while this thread reads the rest,
     and hands its reads back pickled as plain values (`_plain_read`: a listing never
     follows its files, so no reader; a folder with a problem to say, or anything but a
-    Copilot CLI folder, is read here again). Forked only with no other thread in this process (forking one that has is
-    unsafe) and on a machine of two cores or more."""
+    Copilot CLI folder, is read here again). Forked as core/forked.py allows (no other
+    thread, a second core)."""
     folders = sum(1 for chunk in chunks for job in chunk if not isinstance(job, tuple) and job.harness == "copilot")
     total = sum(len(chunk) for chunk in chunks)
-    if folders < COPILOT_HALVES_MIN or folders * 2 < total or _cores() < 2 or threading.active_count() != 1:
-        for each in chunks:
-            yield read_here(each)
-        return
     ordered = list(chunks)
     half = len(ordered) // 2
     mine, theirs = ordered[half:], ordered[:half]
-    import pickle
+    answer = None
+    if folders >= COPILOT_HALVES_MIN and folders * 2 >= total:
+        import pickle
 
-    try:
-        r, w = os.pipe()
-        pid = os.fork()
-    except OSError:
+        from planwatch.core.forked import forked
+
+        answer = forked(
+            lambda: [_plain_read(read) for chunk in theirs for read in read_here(chunk)],
+            encode=lambda value: pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL),
+            decode=pickle.loads,
+        )
+    if answer is None:
         for each in ordered:
             yield read_here(each)
         return
-    if pid == 0:  # the child: its reads down the pipe, then gone at once
-        status = 1
-        try:
-            os.close(r)
-            reads = [_plain_read(read) for chunk in theirs for read in read_here(chunk)]
-            view = memoryview(pickle.dumps(reads, protocol=pickle.HIGHEST_PROTOCOL))
-            while view:
-                view = view[os.write(w, view) :]
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(w)
     try:
         here = [read_here(each) for each in mine]
     finally:
-        data = []
-        try:
-            while chunk := os.read(r, 1 << 20):
-                data.append(chunk)
-        finally:
-            os.close(r)
-            _, status = os.waitpid(pid, 0)
+        ok, got = answer()  # waited for however this half ends: the child is not left behind
     jobs = [job for chunk in theirs for job in chunk]
-    got: list[Any] | None = None
-    if status == 0 and data:
-        try:
-            got = pickle.loads(b"".join(data))
-        except Exception:  # its answer cannot be taken: read its half here
-            got = None
-    if got is None or len(got) != len(jobs):
+    if not ok or type(got) is not list or len(got) != len(jobs):
         got = [None] * len(jobs)
     # In the order of the chunks, as one process reads them (the problems are said in
     # the order their files are taken in): what the forked process could not hand back
