@@ -7,9 +7,12 @@ function; heavy imports happen inside the handlers so `planwatch show` starts fa
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import importlib
 import os
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 # Modules that add subcommands, in the order they appear in --help, with the commands
@@ -134,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
 # Set by a command that only reads and prints (`sessions`, `show`): `run` may end the
 # process as soon as its answer is written.
 _quick_exit: list[bool] = []
+# Set by `run`: this process ends when `main()` returns (not a caller in the same
+# process, which lives on).
+_process_ends: list[bool] = []
 
 
 def run() -> None:
@@ -143,6 +149,7 @@ def run() -> None:
     interpreter (every module and object freed one by one, about 20 ms after a listing
     of 1,000 sessions) would serve nothing. `main()` itself returns, for callers in the
     same process."""
+    _process_ends[:] = [True]
     status = main()
     if _quick_exit and _only_thread():
         try:
@@ -160,6 +167,25 @@ def _only_thread() -> bool:
     return threading.active_count() == 1
 
 
+@contextlib.contextmanager
+def _collector_paused(paused: bool) -> Iterator[None]:
+    """A command that only reads and prints (`paused`) runs with the cyclic collector
+    paused: its imports (about 100 modules), the index's objects, the rows and their JSON
+    are hundreds of thousands of objects and no garbage cycles worth collecting, which
+    the collector would walk again and again. Reference counting still frees what goes.
+    When the process ends right after (`run`), the collector is left paused: turned on,
+    its first pass, at the next allocation, would walk every object the command made
+    (0.37 s after a cold listing of 10,000 sessions) just before the process ends."""
+    enabled = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        yield
+    finally:
+        if paused and enabled and not _process_ends:
+            gc.enable()
+
+
 def _main(argv: list[str] | None) -> int:
     words = sys.argv[1:] if argv is None else argv
     # The command named first (`planwatch sessions --json`): only its parsers are built.
@@ -174,7 +200,8 @@ def _main(argv: list[str] | None) -> int:
 
         return cli_app.run_app(args)
     try:
-        status = int(handler(args) or 0)
+        with _collector_paused(bool(_quick_exit)):
+            status = int(handler(args) or 0)
         sys.stdout.flush()  # here, not at exit: a reader gone by then is a broken pipe caught below
         return status
     except BrokenPipeError:  # `planwatch sessions | head`: the reader has all it wanted

@@ -455,20 +455,10 @@ def json_rows(rows: list[dict[str, object]]) -> str:
 
 
 def run_sessions(args: argparse.Namespace) -> int:
-    import gc
-
-    # Not only the scan: the index's modules imported (about 100: some 2 ms of
-    # collections while their classes are made), the rows and their JSON are the rest of
-    # a short command that frees nothing worth collecting (about 2 ms more of a warm run).
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        if missing_roots(args):
-            return 2
-        return _list_sessions(args)
-    finally:
-        if enabled:
-            gc.enable()
+    # Run with the cyclic collector paused (tui/cli.py `_collector_paused`).
+    if missing_roots(args):
+        return 2
+    return _list_sessions(args)
 
 
 def _list_sessions(args: argparse.Namespace) -> int:

@@ -305,6 +305,64 @@ def test_a_listing_ends_once_its_answer_is_written_without_tearing_the_interpret
     assert "torn down" in answers["thread"][1]
 
 
+_COLLECTOR_PROBE = """
+import gc, sys
+from planwatch.tui.cli import main, run
+said = []
+gc.callbacks.append(lambda phase, info: phase == "start" and said.append(info["generation"]))
+stdout_write = sys.stdout.write
+def write(text):
+    said.append("written")
+    return stdout_write(text)
+sys.stdout.write = write
+if sys.argv[1] == "main":  # a caller in the same process: the collector back on after
+    main(["sessions", "--json"])
+    sys.stderr.write(f"enabled {gc.isenabled()}\\n")
+    sys.exit(0)
+sys.argv[1:] = ["sessions", "--json"]
+import os
+real_exit = os._exit
+def ending(status):  # the process ends here (run's quick exit): what the collector did
+    sys.stderr.write(repr(said))
+    sys.stderr.flush()
+    real_exit(status)
+os._exit = ending
+run()
+"""
+
+
+def test_a_listing_that_ends_the_process_never_walks_what_it_made_with_the_collector(isolated_env) -> None:  # type: ignore[no-untyped-def]
+    """A listing runs with the cyclic collector paused (its objects hold no cycles worth
+    collecting). When the process ends right after it (`run`), no collection runs once
+    its answer is written: turned back on, the collector's first pass would walk every
+    object the listing made just before the process ends (0.37 s at 10,000 sessions).
+    A caller of `main()` in the same process gets the collector back on."""
+    write_sessions(isolated_env.claude, 300)
+    out = subprocess.run(
+        [sys.executable, "-c", _COLLECTOR_PROBE, "run"],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert len(json.loads(out.stdout)) == 300
+    said = eval(out.stderr.strip().splitlines()[-1])  # a list of generations and "written"
+    assert "written" in said
+    assert said[said.index("written") :] == ["written"], said
+    inside = subprocess.run(
+        [sys.executable, "-c", _COLLECTOR_PROBE, "main"],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert inside.returncode == 0, inside.stderr
+    assert "enabled True" in inside.stderr
+
+
 def test_a_command_named_first_builds_only_its_own_parsers_and_every_command_is_in_the_table() -> None:
     """`planwatch sessions …` builds only the parsers of `sessions` and `show` (the store's,
     sync's and the agents' modules are not even imported), and the table the choice is made
