@@ -461,10 +461,9 @@ def _copilot_halves(
     unless most of what they hold is Copilot CLI folders read from scratch (a few small
     reads and one query each, about 0.2 ms, pure Python and SQLite around them): then a
     forked process reads the first half of the chunks while this thread reads the rest,
-    and hands its reads back pickled as plain values (`_plain_read`: a listing never
-    follows its files, so no reader; a folder with a problem to say, or anything but a
-    Copilot CLI folder, is read here again). Forked as core/forked.py allows (no other
-    thread, a second core)."""
+    and hands its reads back pickled as plain values (`plain_read`: a listing never
+    follows its files, so no reader; a file or folder with a problem to say is read
+    here again). Forked as core/forked.py allows (no other thread, a second core)."""
     folders = sum(1 for chunk in chunks for job in chunk if not isinstance(job, tuple) and job.harness == "copilot")
     total = sum(len(chunk) for chunk in chunks)
     ordered = list(chunks)
@@ -477,7 +476,7 @@ def _copilot_halves(
         from planwatch.core.forked import forked
 
         answer = forked(
-            lambda: [_plain_read(read) for chunk in theirs for read in read_here(chunk)],
+            lambda: [plain_read(read) for chunk in theirs for read in read_here(chunk)],
             encode=lambda value: pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL),
             decode=pickle.loads,
         )
@@ -496,43 +495,51 @@ def _copilot_halves(
     # the order their files are taken in): what the forked process could not hand back
     # read here, in its place.
     again = iter(read_here([job for job, plain in zip(jobs, got, strict=True) if plain is None]) if None in got else [])
-    yield [next(again) if plain is None else _from_plain(job, plain) for job, plain in zip(jobs, got, strict=True)]  # type: ignore[arg-type]
+    yield [next(again) if plain is None else from_plain(job, plain) for job, plain in zip(jobs, got, strict=True)]  # type: ignore[arg-type]
     yield from here
 
 
-def _plain_read(read: FileRead) -> tuple[Any, ...] | None:
-    """A Copilot CLI folder's read as a forked process hands it back, in plain values
-    (pickled several times faster than the objects): its results' facts and their
-    plans' text-free summary (statuses: what a listing of counts shows), its identity
-    and warm-start state — no reader (a listing never follows its files). None when
-    it is not a plain read (a problem to say, lines skipped, gone, another kind of
-    file): the caller reads it again."""
+def plain_read(read: FileRead) -> tuple[Any, ...] | None:
+    """A read as another process hands it back for a listing of counts (`planwatch
+    sessions`), in plain values (pickled and taken back several times faster than the
+    objects: a small file's read and its reader cost ~130 µs to unpickle, its plain
+    values ~10 µs): its results' facts and their plans' text-free summary (statuses:
+    what a listing shows), its trace for the warm-start cache, where reading stopped —
+    no reader (a listing never follows its files). None when it is not a plain read (a
+    problem or skipped lines to say, gone, failed, replayed from the cache, a database's
+    or a Cline folder's): the caller takes it whole, or reads it again."""
     from planwatch.core.transcripts.warmsummary import summarize
 
-    reader, trace = read.reader, read.trace
+    reader, trace, item = read.reader, read.trace, read.item
     if (
-        read.item.harness != "copilot"
-        or read.gone
+        read.gone
         or read.failed
+        or read.warm is not None
         or reader is None
         or reader.problem is not None
         or reader.skipped_lines
         or trace is None
+        or item.harness in DATABASE_HARNESSES
+        or item.harness == "cline"
     ):
         return None
     facts = [result.facts.as_tuple() for result in read.results]
-    return facts, summarize(read.results), trace.ident, trace.state, read.offset
+    # Whether the warm-start cache keeps the summary (index_warmstart._with_summary asks
+    # the reader, which does not come back: the trace says it instead).
+    kept = bool(trace.ops) or reader.warm_summary
+    return facts, summarize(read.results), kept, trace.ops, trace.ident, trace.offset, trace.state, read.offset
 
 
-def _from_plain(item: TranscriptFile, plain: tuple[Any, ...]) -> FileRead:
-    """The read `_plain_read` handed back: its results (their plans' items hold a status
+def from_plain(item: TranscriptFile, plain: tuple[Any, ...]) -> FileRead:
+    """The read `plain_read` handed back: its results (their plans' items hold a status
     and no text, as a warm listing's do: `summary_plans`), with no reader."""
-    facts, summary, ident, state, offset = plain
+    facts, summary, kept, ops, ident, traced_to, state, offset = plain
     plans = summary_plans(summary)
     results = [SessionResult(facts=SessionFacts.from_tuple(f), plan=p) for f, p in zip(facts, plans, strict=True)]
-    # A summary held: the cache keeps one for the folder, with no reader to say so
-    # (index_warmstart._with_summary), as for a listing's warm read of a folder.
-    return FileRead(item, None, results, offset, trace=Trace(ident=ident, state=state, summary=summary))
+    # A summary held when the cache keeps one, with no reader to say so
+    # (index_warmstart._with_summary), as for a listing's warm read.
+    trace = Trace(ops, ident, traced_to, state, summary if kept else None)
+    return FileRead(item, None, results, offset, trace=trace)
 
 
 def _cost(item: TranscriptFile) -> int:
@@ -734,7 +741,8 @@ def _read_all(
         count = len(forked)
     # Each worker's first chunk is handed out now, before this thread starts reading.
     drivers = [
-        Driver(read_plans, resolve(take()), take_back, answers, forked[n] if forked else None) for n in range(count)
+        Driver(read_plans, resolve(take()), take_back, answers, forked[n] if forked else None, plain=summaries)
+        for n in range(count)
     ]
     yield from _driven(
         drivers,

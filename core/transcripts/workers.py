@@ -57,12 +57,17 @@ class Driver(threading.Thread):
         forked: Forked | None = None,
         *,
         facts: bool = False,
+        plain: bool = False,
     ) -> None:
         """`facts`: the chunks are remembered files of a start that shows facts and
-        counts only (batch.warm_facts): each answer is a file's facts, not its read."""
+        counts only (batch.warm_facts): each answer is a file's facts, not its read.
+        `plain`: the scan is a listing of counts (`planwatch sessions`), which never
+        follows its files: a file's read comes back as plain values where it can
+        (batch.plain_read: no reader, the plans' statuses without text)."""
         super().__init__(name="planwatch-scan-worker", daemon=True)
         self._read_plans = read_plans
         self._facts = facts
+        self._plain = plain
         self._first: list[Any] | None = first
         self._take = take
         self._answers = answers
@@ -93,7 +98,8 @@ class Driver(threading.Thread):
                 while len(sent) < IN_FLIGHT and (chunk := chunk or self._take()) is not None:
                     if self._halted:
                         return
-                    pickle.dump((chunk, self._read_plans, self._facts), proc.stdin, pickle.HIGHEST_PROTOCOL)
+                    request = (chunk, self._read_plans, self._facts, self._plain)
+                    pickle.dump(request, proc.stdin, pickle.HIGHEST_PROTOCOL)
                     proc.stdin.flush()
                     sent.append(chunk)
                     chunk = None
@@ -270,25 +276,42 @@ def release(workers: list[Forked]) -> None:
 _BOOT = "from planwatch.core.transcripts.workers import serve; serve()"
 
 
-def strip_items(reads: list[Any]) -> list[Any]:
+def strip_items(reads: list[Any], *, plain: bool = False) -> list[Any]:
     """A worker's reads without the files they are of (and their readers' paths): the
     caller has them already, and a path costs more to unpickle than the rest of a small
-    file's read. `restore_items` puts them back."""
+    file's read. `restore_items` puts them back. `plain`: each read that can be is
+    plain values instead (batch.plain_read)."""
+    from planwatch.core.transcripts.batch import plain_read
+
+    out: list[Any] = []
     for read in reads:
+        values = plain_read(read) if plain else None
+        if values is not None:
+            out.append(values)
+            continue
         read.item = None
         if read.reader is not None:
             read.reader.path = None
-    return reads
+        out.append(read)
+    return out
 
 
 def restore_items(reads: list[Any], chunk: list[Any]) -> list[Any]:
     """The reads of `chunk` (batch.Job: a file, or a file with what the cache remembers)
-    with their files and readers' paths back in place."""
+    with their files and readers' paths back in place (a plain read made a read again)."""
+    from planwatch.core.transcripts.batch import from_plain
+
+    out: list[Any] = []
     for read, job in zip(reads, chunk, strict=True):
-        read.item = job[0] if isinstance(job, tuple) else job
+        item = job[0] if isinstance(job, tuple) else job
+        if type(read) is tuple:
+            out.append(from_plain(item, read))
+            continue
+        read.item = item
         if read.reader is not None:
-            read.reader.path = read.item.path
-    return reads
+            read.reader.path = item.path
+        out.append(read)
+    return out
 
 
 def _relog(records: list[tuple[int, str]]) -> None:
@@ -309,9 +332,10 @@ class _Capture(logging.Handler):
 
 
 def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
-    """A worker process's loop: read a (chunk, read_plans[, facts]) pickle, answer with
-    the chunk's reads (with `facts`, each remembered file's facts: batch.warm_facts)
-    and the log records they made, until stdin ends."""
+    """A worker process's loop: read a (chunk, read_plans[, facts[, plain]]) pickle,
+    answer with the chunk's reads (with `facts`, each remembered file's facts:
+    batch.warm_facts; with `plain`, plain values where they can be: `strip_items`) and
+    the log records they made, until stdin ends."""
     if stdout is None:
         # Only answers may go to the pipe: anything printed goes to stderr instead.
         stdout = os.fdopen(os.dup(1), "wb")
@@ -326,10 +350,11 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> No
 
     while True:
         try:
-            chunk, read_plans, *mode = pickle.load(stdin)  # (chunk, read_plans): reads
+            chunk, read_plans, *mode = pickle.load(stdin)
         except EOFError:
             return
-        reads = warm_facts(chunk) if mode and mode[0] else strip_items(read_files(chunk, read_plans))
+        facts, plain = (*mode, False, False)[:2]
+        reads = warm_facts(chunk) if facts else strip_items(read_files(chunk, read_plans), plain=plain)
         records, capture.records = capture.records, []
         pickle.dump((reads, records), stdout, pickle.HIGHEST_PROTOCOL)
         stdout.flush()

@@ -97,6 +97,52 @@ def test_a_scan_spread_over_a_worker_reads_every_file_once_with_the_same_results
     assert all(read.results and read.results[0].plan.groups for read in spread)
 
 
+def _kept(read: batch.FileRead) -> tuple[object, ...]:
+    """What a listing takes of a read: its facts, its plans' text-free summary, and the
+    trace the warm-start cache keeps (with its summary, as the index writes it)."""
+    from planwatch.core.index_warmstart import _with_summary
+    from planwatch.core.transcripts.warmsummary import summarize
+
+    assert read.trace is not None
+    trace = _with_summary(read.trace, read.reader, read.results)
+    return (
+        [dataclasses.asdict(r.facts) for r in read.results],
+        summarize(read.results),
+        (trace.ops, trace.ident, trace.offset, trace.state, trace.summary),
+        read.offset,
+        read.reader.skipped_lines if read.reader is not None else 0,
+    )
+
+
+def test_a_listings_worker_hands_its_reads_back_as_plain_values_with_the_same_facts_counts_and_traces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A listing of counts never follows its files: a worker hands each read back as
+    plain values (no reader; the plans' statuses without text), several times cheaper to
+    take in. The listing gets the same facts, counts, summaries and warm-start traces as
+    when it reads every file itself; a read with skipped lines (said by `show`) comes
+    back whole."""
+    files = _corpus()
+    broken = {f.path for f in files if f.harness == "claude"}
+    for path in broken:  # a plan call's line cut off: read, and skipped
+        with path.open("ab") as fh:
+            fh.write(b'{"type":"assistant","message":{"content":[{"type":"tool_use","name":"TodoWrite"\n')
+    files = discover(default_roots(Settings()))
+    monkeypatch.setattr(batch, "CHUNK_FILES", 2)
+    alone = [read for chunk in batch.read_all(files, True, workers=0, summaries=True) for read in chunk]
+    spread = [read for chunk in batch.read_all(files, True, workers=1, summaries=True) for read in chunk]
+
+    assert sorted(r.item.path for r in spread) == sorted(f.path for f in files)
+    by_path = {read.item.path: read for read in alone}
+    assert {read.item.path: _kept(read) for read in spread} == {path: _kept(by_path[path]) for path in by_path}
+    plain = [read for read in spread if read.reader is None]
+    assert plain  # the worker's reads came back plain
+    assert all(not read.results or read.results[0].plan.groups for read in plain)
+    whole = [read for read in spread if read.item.path in broken]
+    assert len(whole) == len(broken) == 8
+    assert all(read.reader is not None and read.reader.skipped_lines == 1 for read in whole)
+
+
 def test_a_reader_from_a_worker_goes_on_following_its_file(tmp_path: Path) -> None:
     """A worker answers with the reader itself: its state (a call waiting for its
     result) crosses the process boundary and the index follows the file with it."""
