@@ -150,7 +150,7 @@ def remembered_rows(roots: Sequence[Path], key: str) -> list[Listed] | None:
     doc = _load(snapshot_file())
     if doc is None or doc.get("key") != key or _root_problems(roots):
         return None
-    from planwatch.core.model import TITLE_LIMIT
+    from planwatch.core.titles import TITLE_LIMIT
     from planwatch.core.transcripts.discover import discover
 
     files: list[Any] = doc["files"]
@@ -164,7 +164,7 @@ def remembered_rows(roots: Sequence[Path], key: str) -> list[Listed] | None:
     # the file kept), so a second core reads them while this one runs discovery.
     reading = _read_elsewhere(files, rows)
     items = discover(roots)
-    found = _found(items, files)
+    found = _found(items, files, _workspaces_read(rows))
     texts = reading() if found is not None else None
     if found is None or texts is None:
         return None
@@ -179,9 +179,13 @@ def remembered_rows(roots: Sequence[Path], key: str) -> list[Listed] | None:
     return out
 
 
-def _found(items: Sequence[TranscriptFile], files: list[Any]) -> list[TranscriptFile] | None:
+def _found(
+    items: Sequence[TranscriptFile], files: list[Any], read_elsewhere: frozenset[int] = frozenset()
+) -> list[TranscriptFile] | None:
     """Discovery's files in the order kept, when they are the files kept, each of the
-    identity it was read at; None otherwise."""
+    identity it was read at; None otherwise. `read_elsewhere`: the places of Copilot CLI
+    folders whose workspace the texts' read checks on its own descriptor (`_workspace`),
+    not asked here again."""
     if len(items) != len(files):
         return None
     place = {kept[0]: n for n, kept in enumerate(files) if type(kept) is list and len(kept) > 2}
@@ -194,12 +198,21 @@ def _found(items: Sequence[TranscriptFile], files: list[Any]) -> list[Transcript
         if kept[1] != item.harness:
             return None
         if item.harness == "copilot":
-            if not _same_folder(item, kept[2]):
+            if not _same_folder(item, kept[2], workspace_read=n in read_elsewhere):
                 return None
         elif item.ident is None or tuple(kept[2:]) != item.ident:
             return None
         found[n] = item
     return found  # type: ignore[return-value]  # every place filled: as many items as files, none twice
+
+
+def _workspaces_read(rows: list[Any]) -> frozenset[int]:
+    """The places of the files whose workspace a row's texts are read from."""
+    return frozenset(
+        row[2]
+        for row in rows
+        if any(type(source) is list and len(source) == 3 and source[0] == WORKSPACE_KEY for source in row[10:13])
+    )
 
 
 # The stand-in for a folder discovery tells (filled in from its files, not read).
@@ -247,11 +260,12 @@ def _all_texts(files: list[Any], rows: list[Any]) -> list[Any] | None:
     return out
 
 
-def _same_folder(item: TranscriptFile, files: Any) -> bool:
+def _same_folder(item: TranscriptFile, files: Any, *, workspace_read: bool = False) -> bool:
     """Whether a Copilot CLI session folder holds the files the listing read: its log's
     identity as discovery asked it (when it did), every other file's asked here (one
-    not there then must not be there now)."""
-    from planwatch.core.transcripts.copilot_files import EVENTS, SESSION_FILES
+    not there then must not be there now) — its workspace's not, when `workspace_read`
+    (the texts' read checks it)."""
+    from planwatch.core.transcripts.copilot_files import EVENTS, SESSION_FILES, WORKSPACE
 
     if type(files) is not dict or len(files) != len(SESSION_FILES):
         return False
@@ -262,17 +276,23 @@ def _same_folder(item: TranscriptFile, files: Any) -> bool:
             return False
         if name == EVENTS and item.log_ident is not None:
             now: Any = item.log_ident  # as Copilot's own folder's listing asked it
+        elif name == WORKSPACE and workspace_read and was is not None:
+            continue
+        elif was is None:
+            # Not there then (the -wal and -journal, usually): whether anything is there
+            # now, asked without a stat and its exception (as the reader's own warm
+            # check, core/transcripts/copilot.py `unchanged`).
+            if os.access(base + name, os.F_OK):
+                return False
+            continue
         else:
             try:
                 st = os.stat(base + name)
-            except FileNotFoundError:
-                now = None
             except OSError:
                 return False
-            else:
-                if not stat.S_ISREG(st.st_mode):
-                    return False
-                now = _identity(st)
+            if not stat.S_ISREG(st.st_mode):
+                return False
+            now = _identity(st)
         if (None if was is None else tuple(was)) != now:
             return False
     return True
@@ -300,7 +320,7 @@ def _row_texts(kept: list[Any], *wanted: Any) -> list[Any] | None:
     if spans and (kept[1] not in LINE_HARNESSES or not _read_spans(kept[0], kept[2:], spans, out)):
         return None
     if workspace:
-        ws = _workspace(Path(kept[0]), kept[2])
+        ws = _workspace(kept[0], kept[2])
         if ws is None:
             return None
         for at, name, how in workspace:
@@ -350,14 +370,10 @@ def _read_spans(path: str, ident: list[int], spans: list[tuple[int, int, int, in
 
 def _made(text: str, how: int) -> str:
     if how == PROMPT:
-        from planwatch.core.transcripts.reader import prompt_title
+        from planwatch.core.titles import prompt_title
 
-        return prompt_title(text, MAX_TITLE_CHARS)
+        return prompt_title(text)
     return text
-
-
-# The bound every reader puts on a first prompt made into a title.
-MAX_TITLE_CHARS = 1000
 
 
 def _string(data: bytes) -> str | None:
@@ -390,15 +406,16 @@ def _strings(data: bytes) -> list[str] | None:
         return None
 
 
-def _workspace(folder: Path, files: Any) -> Any:
-    """A Copilot CLI session's workspace, read again from the file it was read from."""
+def _workspace(folder: str, files: Any) -> Any:
+    """A Copilot CLI session's workspace, read again from the file it was read from
+    (`folder`: the session folder's path, as kept)."""
     from planwatch.core.transcripts.copilot_files import WORKSPACE, WORKSPACE_MAX, parse_workspace
 
     was = files.get(WORKSPACE) if type(files) is dict else None
     if type(was) is not list:
         return None
     try:
-        fd = os.open(folder / WORKSPACE, _OPEN_FLAGS)  # checked regular below, never waited on
+        fd = os.open(f"{folder}/{WORKSPACE}", _OPEN_FLAGS)  # checked regular below, never waited on
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or list(_identity(st)) != was:
@@ -582,7 +599,7 @@ def _sources(entry: SessionEntry, state: FileState, kept: list[Any]) -> list[Any
     wanted: dict[int, list[tuple[str, int]]] = {}
     sources: list[Any] = [None, None, None]
     if session.title:
-        from planwatch.core.model import TITLE_LIMIT
+        from planwatch.core.titles import TITLE_LIMIT
 
         # The candidate the title was made from (SessionFacts.title), as it is or as a
         # first prompt made into a title.
@@ -718,7 +735,7 @@ def _encodings(text: str) -> list[bytes]:
 def _prompt_literal(data: bytes, ends: list[tuple[int, int]], target: str) -> tuple[int, int] | None:
     """Where the string lies that `prompt_title` made `target` from: looked for in the
     lines (`ends`) holding the title's first word, each decoded."""
-    from planwatch.core.transcripts.reader import prompt_title
+    from planwatch.core.titles import prompt_title
 
     words = target.split(None, 1)
     if not words:
@@ -730,7 +747,7 @@ def _prompt_literal(data: bytes, ends: list[tuple[int, int]], target: str) -> tu
         if not any(needle in line for needle in needles):
             continue
         for text in _strings_of(line):
-            if first in text and prompt_title(text, MAX_TITLE_CHARS) == target:
+            if first in text and prompt_title(text) == target:
                 span = _literal(line, text)
                 if span is not None:
                     return start + span[0], span[1]
@@ -771,10 +788,10 @@ def _workspace_sources(entry: SessionEntry, state: FileState, kept: list[Any]) -
         # the warm-start cache's own warm path takes them from, core/transcripts/
         # copilot.remembered_facts): nothing to read.
         return sources
-    ws = _workspace(state.file.path, kept[2])
+    ws = _workspace(kept[0], kept[2])
     if ws is None or ws.name is None or ws.cwd is None:
         return None
-    from planwatch.core.model import TITLE_LIMIT
+    from planwatch.core.titles import TITLE_LIMIT
 
     if _made(ws.name, PROMPT)[:TITLE_LIMIT] != session.title or ws.cwd != session.cwd:
         return None

@@ -18,6 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal
 
+from planwatch.core.titles import TITLE_LIMIT as _TITLE_LIMIT
+
 # The statuses an agent item can have once read (docs/reading.md, Statuses and priorities). Anything else a harness
 # writes reads as "pending" (docs/reading.md, No guessing).
 Status = Literal["pending", "in_progress", "completed", "cancelled", "blocked"]
@@ -216,8 +218,9 @@ class AgentPlan:
 EMPTY_PLAN = AgentPlan()
 
 
-# A session's title is shown on one line; the reader keeps more, the index trims it.
-TITLE_LIMIT = 200
+# A session's title is shown on one line; the reader keeps more, the index trims it
+# (core/titles.py, where a warm listing takes it from without loading this module).
+TITLE_LIMIT = _TITLE_LIMIT
 
 
 # Immutable, keyword-only, no per-instance dict.

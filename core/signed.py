@@ -86,15 +86,31 @@ def _host_key(*, create: bool = False) -> bytes | None:
 
 
 def _mac(key: bytes, raw: bytes, at: int) -> bytes:
-    import hashlib
-    import hmac
+    """BLAKE2b in its keyed mode (a MAC by design: no HMAC construction needed) of every
+    byte but the checksum's own place. From `_blake2`, the module `hashlib` takes it
+    from: importing `hashlib` sets up OpenSSL, and `hmac` with it, ~4 ms of a warm
+    listing's start."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # an interpreter built without it: hashlib's, wherever it lives
+        from hashlib import blake2b  # type: ignore[assignment]
 
-    # Two updates over views, no copy of the cache: ~7 ms for 4.5 MB (10,000 sessions).
-    mac = hmac.new(key, digestmod=hashlib.sha256)
+    # Two updates over views, no copy of the cache: ~6 ms for 4.5 MB (10,000 sessions).
+    mac = blake2b(key=key, digest_size=_MAC_HEX // 2)
     view = memoryview(raw)
     mac.update(view[:at])
     mac.update(view[at + _MAC_HEX :])
     return mac.hexdigest().encode()
+
+
+def _same(a: bytes, b: bytes) -> bool:
+    """Compared in a time that does not tell where they differ (hmac.compare_digest,
+    which is this function of `_operator` when OpenSSL's is not loaded)."""
+    try:
+        from _operator import _compare_digest as compare
+    except ImportError:
+        from hmac import compare_digest as compare  # type: ignore[no-redef]
+    return compare(a, b)
 
 
 def sign(raw: bytes) -> bytes:
@@ -138,11 +154,9 @@ def decoded(raw: bytes) -> Any:
 
 def signed(raw: bytes) -> bool:
     """True when `raw` carries the keyed checksum of its bytes made with this host's key."""
-    import hmac
-
     key = _host_key()
     found = raw.find(_MAC_FIELD)
     if key is None or found == -1:
         return False
     at = found + len(_MAC_FIELD)
-    return hmac.compare_digest(raw[at : at + _MAC_HEX], _mac(key, raw, at))
+    return _same(raw[at : at + _MAC_HEX], _mac(key, raw, at))

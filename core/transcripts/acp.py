@@ -31,6 +31,7 @@ from typing import Any
 
 from planwatch.core.model import PlanItem, read_priority, read_status
 from planwatch.core.replay import PlanReplay
+from planwatch.core.titles import PROMPT_TITLE_CHARS, prompt_title
 from planwatch.core.transcripts.events import DocumentSet, FullList, Gap, PlanEvent, PlanRemoved
 from planwatch.core.transcripts.reader import (
     SessionFacts,
@@ -42,7 +43,6 @@ from planwatch.core.transcripts.reader import (
     json_record,
     line_time,
     parse_timestamp,
-    prompt_title,
     time_pattern,
 )
 
@@ -50,7 +50,7 @@ MAX_PENDING = 100
 # The wrapper's time and the session a message names, in raw bytes (`touch_line`).
 _TIME = time_pattern("ts")
 _SESSION_ID = re.compile(rb'"sessionId"\s*:\s*"([^"\\]{1,200})"')
-MAX_TITLE_CHARS = 1000
+MAX_TITLE_CHARS = PROMPT_TITLE_CHARS
 _SESSION_METHODS = ("session/new", "session/load", "session/resume", "session/prompt")
 _PLAN_UPDATES = ("plan", "plan_update", "plan_removed")
 _NEW_SESSION_RESULT = (b'"result":{"sessionId"', b'"result": {"sessionId"')

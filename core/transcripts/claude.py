@@ -36,6 +36,7 @@ from typing import Any
 import msgspec
 
 from planwatch.core.replay import PlanReplay
+from planwatch.core.titles import PROMPT_TITLE_CHARS, prompt_title
 from planwatch.core.transcripts import claude_desktop
 from planwatch.core.transcripts.claude_records import (
     EXIT_PLAN_MODE,
@@ -61,7 +62,6 @@ from planwatch.core.transcripts.reader import (
     json_value_needles,
     line_time,
     parse_timestamp,
-    prompt_title,
     time_pattern,
 )
 from planwatch.core.transcripts.superseded import Superseding, Unproven, line_around
@@ -84,7 +84,7 @@ MAX_PENDING = 100
 # The group of inline sidechain records that name no agent (versions before agentId).
 SIDECHAIN_GROUP = "agent-sidechain"
 # A first prompt is kept only to make a title; the widgets shorten it further.
-MAX_TITLE_CHARS = 1000
+MAX_TITLE_CHARS = PROMPT_TITLE_CHARS
 
 # A prompt the person typed: a user message whose content is a string, or a list that
 # starts with a text block or a pasted image before its text (tool results start with a

@@ -58,13 +58,13 @@ from typing import Any
 
 from planwatch.core.model import EMPTY_PLAN, AgentPlan, Harness, PlanGroup, PlanItem, Source, Status, read_status
 from planwatch.core.regular_files import read_regular
+from planwatch.core.titles import PROMPT_TITLE_CHARS, prompt_title
 from planwatch.core.transcripts.opencode_sql import DatabaseProblem, chunks, read_transaction
 from planwatch.core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     SourceReader,
     parse_timestamp,
-    prompt_title,
 )
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ BOARD_STATUSES: tuple[Status, ...] = ("pending", "in_progress", "blocked", "comp
 REQUIRED_COLUMNS = ("team_name", "task_id", "title", "status", "depends_on_json", "updated_at", "version")
 # A session's JSON is read whole: past this it is named as too large, not read.
 MAX_DOCUMENT = 64 << 20
-MAX_TITLE_CHARS = 1000
+MAX_TITLE_CHARS = PROMPT_TITLE_CHARS
 # Cline wraps the typed prompt in `<user_input mode="…">…</user_input>`.
 _USER_INPUT_OPEN = "<user_input"
 _USER_INPUT_CLOSE = "</user_input>"

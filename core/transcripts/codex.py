@@ -35,6 +35,7 @@ import msgspec
 
 from planwatch.core.model import LIST_STATUSES, PlanItem, read_status
 from planwatch.core.replay import PlanReplay
+from planwatch.core.titles import PROMPT_TITLE_CHARS, prompt_title
 from planwatch.core.transcripts.events import FullList, Gap
 from planwatch.core.transcripts.reader import (
     SessionFacts,
@@ -47,7 +48,6 @@ from planwatch.core.transcripts.reader import (
     line_time,
     load_json_text,
     parse_timestamp,
-    prompt_title,
     time_pattern,
 )
 from planwatch.core.transcripts.superseded import Superseding, Unproven, line_around
@@ -58,7 +58,7 @@ _TIME = time_pattern("timestamp")
 UPDATE_PLAN = "update_plan"
 SUCCESS_OUTPUT = "Plan updated"
 MAX_PENDING = 100
-MAX_TITLE_CHARS = 1000
+MAX_TITLE_CHARS = PROMPT_TITLE_CHARS
 
 _ENVELOPE_KINDS = frozenset(
     {

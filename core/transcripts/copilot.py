@@ -47,6 +47,7 @@ from typing import Any
 from planwatch.core.logs import get_logger
 from planwatch.core.model import EMPTY_PLAN, AgentPlan
 from planwatch.core.regular_files import NotRegularFile, open_regular_stat, read_regular
+from planwatch.core.titles import PROMPT_TITLE_CHARS, prompt_title
 from planwatch.core.transcripts.copilot_files import (  # the folder's file names too, as ever imported from here
     DATABASE,
     DATABASE_FILES,
@@ -58,7 +59,7 @@ from planwatch.core.transcripts.copilot_files import (  # the folder's file name
     is_copilot_start,
     parse_workspace,
 )
-from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader, prompt_title
+from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader
 from planwatch.core.transcripts.warmcache import Identity
 
 log = get_logger(__name__)  # logging imported at the first record
@@ -66,7 +67,7 @@ log = get_logger(__name__)  # logging imported at the first record
 _FACT_FILES = frozenset((EVENTS, WORKSPACE))
 _RARE = frozenset(DATABASE_FILES[1:])  # the -wal and -journal, there only while written
 _S_ISREG = stat.S_ISREG
-MAX_TITLE_CHARS = 1000
+MAX_TITLE_CHARS = PROMPT_TITLE_CHARS
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 

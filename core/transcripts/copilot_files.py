@@ -26,8 +26,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from planwatch.core.transcripts.reader import json_record_of_few, line_time, parse_timestamp, time_pattern
+# The readers' helpers (core/transcripts/reader.py) are imported where they are used: a
+# warm listing reads workspaces only, and loads no reading code.
 
 __all__ = ["EventFacts", "Workspace", "event_facts", "is_copilot_start", "parse_workspace"]
 
@@ -49,7 +51,7 @@ WORKSPACE_MAX = 1 << 20  # a workspace.yaml larger than this is not Copilot CLI'
 
 _START = (b'"type":"session.start"', b'"type": "session.start"')
 _PROMPT = (b'"type":"user.message"', b'"type": "user.message"')
-_TIME = time_pattern("timestamp")
+_TIME: list[Any] = []  # the pattern of a line's time, made at its first use
 
 
 @dataclass
@@ -85,6 +87,8 @@ def parse_workspace(data: bytes, *, titles_only: bool = False) -> Workspace:
         if value is not None and value.strip():
             setattr(found, key, value)
     if not titles_only:
+        from planwatch.core.transcripts.reader import parse_timestamp
+
         found.updated_at = parse_timestamp(values.get("updated_at"))
     return found
 
@@ -163,6 +167,8 @@ def is_copilot_start(line: bytes) -> bool:
     """Whether a line is Copilot CLI's `session.start` event (the first of its log)."""
     if not any(needle in line for needle in _START):
         return False
+    from planwatch.core.transcripts.reader import json_record_of_few
+
     record = json_record_of_few(line)
     data = record.get("data") if record is not None else None
     return (
@@ -209,6 +215,8 @@ def _head_lines(fd: int, size: int) -> Iterator[bytes]:
 
 
 def _take(found: EventFacts, line: bytes) -> None:
+    from planwatch.core.transcripts.reader import json_record_of_few
+
     record = json_record_of_few(line)
     if record is None:
         found.bad_lines += 1
@@ -249,7 +257,11 @@ def _last_time(fd: int, size: int) -> datetime | None:
             continue
         line = tail[begin:end]
         if line.strip():
-            return line_time(line, _TIME)
+            from planwatch.core.transcripts.reader import line_time, time_pattern
+
+            if not _TIME:
+                _TIME.append(time_pattern("timestamp"))
+            return line_time(line, _TIME[0])
         # A blank last line: the one before it (its newline ends the bytes looked at).
         if begin == 0:
             return None

@@ -281,10 +281,13 @@ def classify_copilot(folder: Path, *, checked: bool = False) -> TranscriptFile |
     """A Copilot CLI session folder as a found file (None when it is not one); its time
     is its log's (else the folder's). `checked`: the caller knows it is one (a folder of
     Copilot's own `session-state`)."""
-    from planwatch.core.transcripts.copilot import EVENTS, is_copilot_session
+    from planwatch.core.transcripts.copilot_files import EVENTS
 
-    if not checked and not is_copilot_session(folder):
-        return None
+    if not checked:
+        from planwatch.core.transcripts.copilot import is_copilot_session
+
+        if not is_copilot_session(folder):
+            return None
     try:
         st = os.stat(folder / EVENTS)
     except OSError:
@@ -298,7 +301,7 @@ def classify_copilot(folder: Path, *, checked: bool = False) -> TranscriptFile |
 def _copilot_layout(root: Path) -> Iterator[TranscriptFile]:
     """Copilot CLI's `session-state`: each folder holding a log, a workspace or a
     database is a session (its `.session-operation-locks/` and anything else are not)."""
-    from planwatch.core.transcripts.copilot import DATABASE, EVENTS, WORKSPACE
+    from planwatch.core.transcripts.copilot_files import DATABASE, EVENTS, WORKSPACE
 
     try:
         with os.scandir(root) as it:
@@ -491,7 +494,7 @@ def unusable_root(root: Path) -> str | None:
 
 def _copilot_file(path: Path) -> TranscriptFile | None:
     """One file of a Copilot CLI session folder given by itself: that session."""
-    from planwatch.core.transcripts.copilot import SESSION_FILES
+    from planwatch.core.transcripts.copilot_files import SESSION_FILES
 
     return classify_copilot(path.parent) if path.name in SESSION_FILES else None
 

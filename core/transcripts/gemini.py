@@ -38,6 +38,7 @@ from typing import Any
 
 from planwatch.core.model import TODO_STATUSES, AgentPlan, PlanItem, read_status
 from planwatch.core.replay import PlanReplay
+from planwatch.core.titles import PROMPT_TITLE_CHARS, prompt_title
 from planwatch.core.transcripts.events import FullList, Gap, PlanEvent
 from planwatch.core.transcripts.reader import (
     SessionFacts,
@@ -48,13 +49,12 @@ from planwatch.core.transcripts.reader import (
     json_value_needles,
     line_time,
     parse_timestamp,
-    prompt_title,
     time_pattern,
 )
 
 WRITE_TODOS = "write_todos"
 SESSION_CONTEXT = "<session_context>"
-MAX_TITLE_CHARS = 1000
+MAX_TITLE_CHARS = PROMPT_TITLE_CHARS
 
 # A message record as Gemini CLI writes it: `{"id":"…","timestamp":"…",…` (compact JSON,
 # id first). Lines that carry nothing else the reader needs are read this far only.

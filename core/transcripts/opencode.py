@@ -56,6 +56,7 @@ from planwatch.core.model import (
     read_priority,
 )
 from planwatch.core.replay import merge_plans
+from planwatch.core.titles import prompt_title
 from planwatch.core.transcripts.opencode_parts import MAX_TITLE_CHARS, SOURCE, TODO_STATUS, plan_of
 from planwatch.core.transcripts.opencode_sql import (
     DatabaseProblem,
@@ -71,7 +72,7 @@ from planwatch.core.transcripts.opencode_sql import (
     todowrite_calls,
     user_prompts,
 )
-from planwatch.core.transcripts.reader import SessionFacts, SessionResult, SourceReader, prompt_title
+from planwatch.core.transcripts.reader import SessionFacts, SessionResult, SourceReader
 
 log = logging.getLogger(__name__)
 

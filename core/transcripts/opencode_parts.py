@@ -23,7 +23,7 @@ from planwatch.core.model import (
     read_priority,
     read_status,
 )
-from planwatch.core.transcripts.reader import prompt_title
+from planwatch.core.titles import PROMPT_TITLE_CHARS, prompt_title
 
 __all__ = [
     "MAX_TITLE_CHARS",
@@ -38,7 +38,7 @@ __all__ = [
 
 SOURCE: Source = "opencode_todos"
 TODOWRITE = "todowrite"
-MAX_TITLE_CHARS = 1000
+MAX_TITLE_CHARS = PROMPT_TITLE_CHARS
 # A todo row's status word → ours (docs/reading.md, Statuses and priorities: anything else reads as pending).
 TODO_STATUS: dict[object, Status] = {status: read_status(status, TODO_STATUSES) for status in TODO_STATUSES}
 

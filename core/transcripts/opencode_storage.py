@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from planwatch.core.model import AgentPlan
+from planwatch.core.titles import prompt_title
 from planwatch.core.transcripts.opencode import OpenCodeReader, SessionRow, Signature
 from planwatch.core.transcripts.opencode_parts import MAX_TITLE_CHARS, plan_of, todo_items
 from planwatch.core.transcripts.opencode_sql import DatabaseProblem
-from planwatch.core.transcripts.reader import prompt_title
 from planwatch.core.transcripts.sniff import read_small
 
 __all__ = ["OpenCodeStorageReader"]

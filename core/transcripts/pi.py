@@ -36,6 +36,7 @@ from typing import Any
 
 from planwatch.core.model import AgentPlan, PlanItem
 from planwatch.core.replay import PlanReplay
+from planwatch.core.titles import PROMPT_TITLE_CHARS, prompt_title
 from planwatch.core.transcripts.events import FullList, Gap, PlanEvent
 from planwatch.core.transcripts.reader import (
     SessionFacts,
@@ -46,12 +47,11 @@ from planwatch.core.transcripts.reader import (
     json_value_needles,
     line_time,
     parse_timestamp,
-    prompt_title,
     time_pattern,
 )
 
 TODO = "todo"
-MAX_TITLE_CHARS = 1000
+MAX_TITLE_CHARS = PROMPT_TITLE_CHARS
 
 _TIME = time_pattern("timestamp")
 # An entry as pi writes it: `{"type":"…","id":"…","parentId":null|"…",…` (compact, in

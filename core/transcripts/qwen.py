@@ -35,6 +35,7 @@ from typing import Any
 
 from planwatch.core.model import LIST_STATUSES, AgentPlan, PlanItem, read_status
 from planwatch.core.replay import PlanReplay
+from planwatch.core.titles import PROMPT_TITLE_CHARS, prompt_title
 from planwatch.core.transcripts.events import FullList, Gap, PlanEvent
 from planwatch.core.transcripts.reader import (
     SessionFacts,
@@ -44,12 +45,11 @@ from planwatch.core.transcripts.reader import (
     json_value_needles,
     line_time,
     parse_timestamp,
-    prompt_title,
     time_pattern,
 )
 
 TODO_WRITE = "todo_write"
-MAX_TITLE_CHARS = 1000
+MAX_TITLE_CHARS = PROMPT_TITLE_CHARS
 
 _TIME = time_pattern("timestamp")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")

@@ -445,12 +445,6 @@ def hold(pending: OrderedDict[_K, _V], key: _K, value: _V, limit: int) -> None:
         pending.popitem(last=False)
 
 
-def prompt_title(text: str, limit: int = 1000) -> str:
-    """A first prompt made into a title (docs/reading.md, Claude Code: "the first user prompt, shortened"):
-    one line, runs of whitespace (newlines, indents) as one space, at most `limit`."""
-    return " ".join(text[: limit * 4].split())[:limit]
-
-
 def parse_timestamp(raw: object) -> datetime | None:
     """An ISO 8601 time as harnesses write it (`…Z` included); None when it is not one."""
     if not isinstance(raw, str) or not raw:

@@ -228,6 +228,39 @@ def test_a_new_file_a_removed_one_or_a_renamed_one_is_not_answered(kept_listing)
     assert remembered(roots) is None
 
 
+@pytest.mark.parametrize("change", ["wal", "journal", "database", "workspace", "workspace-same-size", "log"])
+def test_a_copilot_folder_whose_files_changed_is_not_answered(tmp_path: Path, change: str) -> None:
+    """A Copilot CLI session folder is answered only while each of its files is the one
+    read: a `-wal` or `-journal` that appeared (new rows may lie there alone), the
+    database, the workspace (rewritten in place with its size and time put back: its
+    ctime, asked on the descriptor the texts are read from) or the log."""
+    sample = next((FIXTURES / "samples" / "copilot" / "session-state").iterdir())
+    state = copy_unit(sample, tmp_path)
+    folder = state / sample.name
+    roots = roots_of(state)
+    rows, kept = listed_by_index(roots)
+    assert kept and remembered(roots) == rows
+    if change in ("wal", "journal"):
+        (folder / f"session.db-{change}").write_bytes(b"")
+    elif change == "database":
+        st = (folder / "session.db").stat()
+        os.utime(folder / "session.db", ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    elif change == "log":
+        with (folder / "events.jsonl").open("ab") as fh:
+            fh.write(b"\n")
+    else:
+        path = folder / "workspace.yaml"
+        st = path.stat()
+        data = path.read_bytes()
+        if change == "workspace":
+            path.write_bytes(data + b"# edited\n")
+        else:
+            path.write_bytes(data.replace(b"name: ", b"name:\t", 1))
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+            assert path.stat().st_size == st.st_size
+    assert remembered(roots) is None
+
+
 def test_another_root_or_other_code_is_not_answered(kept_listing, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     roots, _rows, _base = kept_listing
     (tmp_path / "more").mkdir()
