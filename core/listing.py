@@ -473,6 +473,17 @@ def _load(path: Path) -> dict[str, Any] | None:
 # -- keeping a listing -------------------------------------------------------------------
 
 
+def save_beside(
+    key: str, entries: Sequence[SessionEntry], states: Mapping[Path, FileState], rows: Sequence[Listed]
+) -> Callable[[], bool]:
+    """`save`, started on a forked process when the listing is large enough to be worth
+    one (core/forked.py), so that the caller writes the warm-start cache and its answer
+    meanwhile; the function returned waits for it and says whether it was kept (it is
+    `save` itself, run then, when no process was forked or the fork failed)."""
+    kept = _forked(lambda: [save(key, entries, states, rows)], len(rows))
+    return lambda: bool((kept() or [False])[0])
+
+
 def save(key: str, entries: Sequence[SessionEntry], states: Mapping[Path, FileState], rows: Sequence[Listed]) -> bool:
     """Keep the listing `rows` (made from `entries`, read from the files `states`) for
     the next one, when every file and every text of it can be found again exactly;

@@ -321,10 +321,11 @@ if sys.argv[1] == "main":  # a caller in the same process: the collector back on
     sys.exit(0)
 sys.argv[1:] = ["sessions", "--json"]
 import os
-real_exit = os._exit
+real_exit, me = os._exit, os.getpid()
 def ending(status):  # the process ends here (run's quick exit): what the collector did
-    sys.stderr.write(repr(said))
-    sys.stderr.flush()
+    if os.getpid() == me:  # not a process forked to write a cache
+        sys.stderr.write(repr(said))
+        sys.stderr.flush()
     real_exit(status)
 os._exit = ending
 run()
