@@ -364,16 +364,23 @@ def _known_harness(path: Path) -> Harness | None:
     return None
 
 
-def classify(path: Path, stat: os.stat_result | None = None, *, known: Harness | None = None) -> TranscriptFile | None:
+def classify(
+    path: Path, stat: os.stat_result | None = None, *, known: Harness | None = None, named: str | None = None
+) -> TranscriptFile | None:
     """What kind of transcript `path` is, or None when it is not one. `known`: the
-    harness its folder already tells (a harness's own folder, found by `discover`)."""
-    if not is_transcript_name(path):
+    harness its folder already tells (a harness's own folder, found by `discover`).
+    `named`: the file's name, from a walk that kept only transcript names (a Path's
+    `name` is worked out again at every ask: ten thousand files a start)."""
+    if named is not None:
+        name = named
+    elif is_transcript_name(path):
+        name = path.name
+    else:
         return None
     try:
         st = stat or path.stat()
     except OSError:
         return None
-    name = path.name
     located: Harness | None = None
     if name.startswith("rollout-"):
         harness: Harness | None = "codex"
@@ -408,8 +415,8 @@ def classify(path: Path, stat: os.stat_result | None = None, *, known: Harness |
         return classify_copilot(
             path.parent, checked=located is None or path.parent.parent == paths.copilot_sessions_dir()
         )
-    elif is_whole_document(path):
-        return None
+    elif name.endswith(".json") and _legacy_gemini_name(name, path.parent.name):
+        return None  # a whole document (is_whole_document) of another harness
     ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     return TranscriptFile(path, harness, st.st_mtime, st.st_size, subagent, parent_hint, folder_hint, ident=ident)
 
@@ -446,36 +453,36 @@ def _child_maker(folder: Path) -> Callable[[str], Path]:
     return make if callable(make) else folder.__truediv__
 
 
-def _claude_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
+def _claude_layout(root: Path) -> Iterator[tuple[Path, str, os.stat_result]]:
     """Claude's projects folder: session files one level down, subagents below them.
     Other JSONL files in a session's folder (tool outputs and the like) are not sessions."""
     for path, rel, st in _walk(root):
         if len(rel) == 2:  # <slug>/<sessionId>.jsonl or <slug>/agent-<id>.jsonl
-            yield path, st
+            yield path, rel[-1], st
         elif len(rel) == 4 and rel[2] == "subagents" and rel[3].startswith("agent-"):
-            yield path, st
+            yield path, rel[-1], st
 
 
-def _gemini_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
+def _gemini_layout(root: Path) -> Iterator[tuple[Path, str, os.stat_result]]:
     """Gemini's tmp folder: `<slug>/chats/session-*` and `<slug>/chats/<parent>/<id>.jsonl`.
     Other files there (logs, checkpoints, tool outputs) are not sessions."""
     for path, rel, st in _walk(root):
         if len(rel) in (3, 4) and rel[1] == "chats" and is_gemini_name(path):
-            yield path, st
+            yield path, rel[-1], st
 
 
-def _qwen_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
+def _qwen_layout(root: Path) -> Iterator[tuple[Path, str, os.stat_result]]:
     """Qwen Code's projects folder: `<slug>/chats/<session id>.jsonl` (docs/reading.md, Qwen Code)."""
     for path, rel, st in _walk(root):
         if len(rel) == 3 and rel[1] == "chats":
-            yield path, st
+            yield path, rel[-1], st
 
 
-def _pi_layout(root: Path) -> Iterator[tuple[Path, os.stat_result]]:
+def _pi_layout(root: Path) -> Iterator[tuple[Path, str, os.stat_result]]:
     """pi's sessions folder: `--<folder>--/<time>_<id>.jsonl` (docs/reading.md, pi)."""
     for path, rel, st in _walk(root):
         if len(rel) == 2:
-            yield path, st
+            yield path, rel[-1], st
 
 
 def unusable_root(root: Path) -> str | None:
@@ -501,7 +508,9 @@ def _copilot_file(path: Path) -> TranscriptFile | None:
 
 def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
     """Every transcript under `roots`, newest first. Missing roots are skipped."""
-    found: dict[Path, TranscriptFile] = {}
+    # Keyed by the path's text: a Path's hash works its parts out first, several times
+    # the cost of a string's (ten thousand files a start); the text is kept on the Path.
+    found: dict[str, TranscriptFile] = {}
     claude_root = paths.claude_projects_dir()
     gemini_root = paths.gemini_tmp_dir()
     qwen_root = paths.qwen_projects_dir()
@@ -514,22 +523,22 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
                 if item is None:
                     item = classify_database(root) if root.suffix == ".db" else classify(root)
                 if item is not None:
-                    found.setdefault(item.path, item)
+                    found.setdefault(str(item.path), item)
             continue
         # Copilot CLI's home or its session-state: a folder per session, not walked.
         copilot = copilot_root(root)
         if copilot is not None:
             for item in _copilot_layout(copilot):
-                found.setdefault(item.path, item)
+                found.setdefault(str(item.path), item)
             continue
         session = classify_copilot(root)
         if session is not None:  # one Copilot CLI session's folder
-            found.setdefault(session.path, session)
+            found.setdefault(str(session.path), session)
             continue
         # Cline's data folder (or CLINE_DIR): its sessions are JSON files and a board.
         cline = classify_cline(root)
         if cline is not None and (cline.path == root or cline.path == root / "data"):
-            found.setdefault(cline.path, cline)
+            found.setdefault(str(cline.path), cline)
             continue
         # OpenCode's data folder (its database, or the storage/ of older versions) and
         # Kilo's hold no transcripts besides: they are not walked (their snapshot folders
@@ -544,9 +553,11 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
         ]
         if databases:
             for item in databases:
-                found.setdefault(item.path, item)
+                found.setdefault(str(item.path), item)
             continue
-        walker: Iterable[tuple[Path, os.stat_result]]
+        # Each file with its name (the walk's: kept only when it is a transcript's or a
+        # database's) and its stat.
+        walker: Iterable[tuple[Path, str, os.stat_result]]
         if root == claude_root:
             walker = _claude_layout(root)
         elif root == gemini_root:
@@ -556,22 +567,22 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
         elif root == pi_root:
             walker = _pi_layout(root)
         else:
-            walker = ((path, st) for path, _rel, st in _walk(root))
+            walker = ((path, rel[-1], st) for path, rel, st in _walk(root))
         # Every file under a harness's own folder is that harness's: told once per root.
         known = _known_harness(root)
-        for path, st in walker:
-            if path in found:
+        for path, name, st in walker:
+            if str(path) in found:
                 continue
-            if path.name == CLINE_BOARD_NAME:
+            if name == CLINE_BOARD_NAME:
                 item = classify_cline(path)  # a Cline data folder met on the walk
-            elif path.name in DATABASE_NAMES:
+            elif name in DATABASE_NAMES:
                 item = classify_database(path)
             else:
-                item = classify(path, st, known=known)
+                item = classify(path, st, known=known, named=name)
             if item is not None:
-                found.setdefault(item.path, item)
+                found.setdefault(str(item.path), item)
     # A plain rollout beside its compressed copy wins (docs/reading.md, Codex CLI).
-    for path in [p for p in found if p.name.endswith(".jsonl.zst")]:
-        if path.with_name(path.name[: -len(".zst")]) in found:
-            del found[path]
+    for name in [p for p in found if p.endswith(".jsonl.zst")]:
+        if name[: -len(".zst")] in found:
+            del found[name]
     return sorted(found.values(), key=lambda f: f.mtime, reverse=True)
