@@ -5,6 +5,7 @@ never on a pipe, and never on stdout."""
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import pty
@@ -339,29 +340,25 @@ def test_a_listing_that_ends_the_process_never_walks_what_it_made_with_the_colle
     object the listing made just before the process ends (0.37 s at 10,000 sessions).
     A caller of `main()` in the same process gets the collector back on."""
     write_sessions(isolated_env.claude, 300)
-    out = subprocess.run(
-        [sys.executable, "-c", _COLLECTOR_PROBE, "run"],
-        cwd=ROOT,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert out.returncode == 0, out.stderr
+
+    def probe(how: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", _COLLECTOR_PROBE, how],
+            cwd=ROOT,
+            env=os.environ.copy(),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        return done
+
+    out = probe("run")
     assert len(json.loads(out.stdout)) == 300
-    said = eval(out.stderr.strip().splitlines()[-1])  # a list of generations and "written"
+    said = ast.literal_eval(out.stderr.strip().splitlines()[-1])  # generations and "written"
     assert "written" in said
     assert said[said.index("written") :] == ["written"], said
-    inside = subprocess.run(
-        [sys.executable, "-c", _COLLECTOR_PROBE, "main"],
-        cwd=ROOT,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert inside.returncode == 0, inside.stderr
-    assert "enabled True" in inside.stderr
+    assert "enabled True" in probe("main").stderr
 
 
 def test_a_command_named_first_builds_only_its_own_parsers_and_every_command_is_in_the_table() -> None:
