@@ -22,7 +22,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from planwatch.core.model import LIST_STATUSES, read_status
+from planwatch.core.model import LIST_STATUSES, pickled_by_slots, read_status
 from planwatch.core.transcripts.events import PlanEvent, TaskCreated, TaskDeleted, TaskUpdated
 from planwatch.core.transcripts.reader import hold
 
@@ -32,6 +32,7 @@ TOOL_NAMES: tuple[str, ...] = (TASK_CREATE, TASK_UPDATE)
 MAX_PENDING = 100
 
 
+@pickled_by_slots
 @dataclass(frozen=True, slots=True)
 class _Request:
     kind: Literal["create", "update"]

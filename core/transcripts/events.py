@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from planwatch.core.model import PlanItem, Source, Status
+from planwatch.core.model import PlanItem, Source, Status, pickled_by_slots
 
 
+@pickled_by_slots
 @dataclass(frozen=True, slots=True)
 class FullList:
     """A call stating a whole list: TodoWrite, ccd `update_plan` with `items`, Codex
@@ -38,6 +39,7 @@ class FullList:
         return self.build() if self.build is not None else self.items
 
 
+@pickled_by_slots
 @dataclass(frozen=True, slots=True)
 class StepAdvance:
     """ccd `update_plan {advance: true}`: the step in progress completes and the first
@@ -47,6 +49,7 @@ class StepAdvance:
     source: Source = "claude_desktop"
 
 
+@pickled_by_slots
 @dataclass(frozen=True, slots=True)
 class StepDoneStart:
     """ccd `update_plan {done: [...], start: ...}`: each reference is a step's exact text
@@ -58,6 +61,7 @@ class StepDoneStart:
     source: Source = "claude_desktop"
 
 
+@pickled_by_slots
 @dataclass(frozen=True, slots=True)
 class StepWrapUp:
     """ccd `wrap_up`: the step in progress completes; other open steps stay open."""
@@ -66,6 +70,7 @@ class StepWrapUp:
     source: Source = "claude_desktop"
 
 
+@pickled_by_slots
 @dataclass(frozen=True, slots=True)
 class TaskCreated:
     """A TaskCreate confirmed by its result (`toolUseResult.task.id`)."""
@@ -75,6 +80,7 @@ class TaskCreated:
     subject: str
 
 
+@pickled_by_slots
 @dataclass(frozen=True, slots=True)
 class TaskUpdated:
     """A TaskUpdate confirmed by its result. `None` means "this field did not change"."""
@@ -85,6 +91,7 @@ class TaskUpdated:
     subject: str | None = None
 
 
+@pickled_by_slots
 @dataclass(frozen=True, slots=True)
 class TaskDeleted:
     """A TaskUpdate to `deleted`, confirmed by its result: the item goes."""
@@ -93,6 +100,7 @@ class TaskDeleted:
     task_id: str
 
 
+@pickled_by_slots
 @dataclass(frozen=True, slots=True)
 class PlanRemoved:
     """ACP `plan_removed`: the group (and any document with the same key) goes."""
@@ -100,6 +108,7 @@ class PlanRemoved:
     group: str
 
 
+@pickled_by_slots
 @dataclass(frozen=True, slots=True)
 class DocumentSet:
     """A plan that is a document: Claude plan mode (ExitPlanMode `input.plan`) or an ACP
@@ -117,6 +126,7 @@ class DocumentSet:
     plan_type: str | None = None
 
 
+@pickled_by_slots
 @dataclass(frozen=True, slots=True)
 class Gap:
     """IO skipped part of a long transcript here. Groups not restated by a full list

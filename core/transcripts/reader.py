@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from planwatch.core.model import AgentPlan, Harness
+from planwatch.core.model import AgentPlan, Harness, pickled_by_slots
 from planwatch.core.transcripts.needles import Needles
 
 
@@ -150,6 +150,7 @@ def facts_key(facts: SessionFacts) -> tuple[object, ...]:
     )
 
 
+@pickled_by_slots
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionResult:
     facts: SessionFacts
