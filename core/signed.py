@@ -4,7 +4,7 @@ the keyed checksum that makes a cache edited or forged by hand worthless.
 
 A cache is trusted only when it was made by this planwatch (`code_stamp`: another
 version's cache is ignored whole) and carries the keyed checksum of its bytes
-(HMAC-SHA256 with a per-host secret, `warm-start.key`: 32 random bytes, 0600, in the
+(BLAKE2b in its keyed mode with a per-host secret, `warm-start.key`: 32 random bytes, 0600, in the
 state folder): a cache's counts are shown without reading the files, so one forged by
 hand could show made-up counts.
 """

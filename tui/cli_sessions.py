@@ -532,7 +532,11 @@ def _listed(roots: list[Path], read_plans: bool, key: str | None) -> tuple[list[
     kept: Callable[[], object] = _nothing
     if key is not None and not index.problem_notes():
         kept = listing.save_beside(key, entries, index.file_states(), rows)
-    index.save_cache()
+    try:
+        index.save_cache()
+    except BaseException:  # interrupted: the listing's keeping is waited for all the same
+        kept()
+        raise
     return rows, kept
 
 
