@@ -383,3 +383,18 @@ def claude_path(projects: Path, cwd: str, session_id: str) -> Path:
 def codex_path(sessions: Path, thread_id: str, when: datetime | None = None) -> Path:
     when = when or datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
     return sessions / when.strftime("%Y/%m/%d") / f"rollout-{when.strftime('%Y-%m-%dT%H-%M-%S')}-{thread_id}.jsonl"
+
+
+def write_jobs(claude: Path, count: int) -> Path:
+    """`count` small Claude Code sessions in one project of the Claude folder `claude`
+    (its `projects/-home-dev-app`, returned): session n's prompt is `Job n` and its plan
+    one step, `Step n`, in progress."""
+    base = claude / "projects" / "-home-dev-app"
+    base.mkdir(parents=True, exist_ok=True)
+    for n in range(count):
+        sid = f"{n:08d}-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+        with (base / f"{sid}.jsonl").open("wb") as fh:
+            w = ClaudeWriter(fh, sid, "/home/dev/app", seed=n)
+            w.prompt(f"Job {n}")
+            w.todo_write([(f"Step {n}", "in_progress")])
+    return base

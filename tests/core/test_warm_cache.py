@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from bench.corpus import ClaudeWriter
+from bench.corpus import ClaudeWriter, write_jobs
 
 from planwatch.core import listing, paths, signed
 from planwatch.core.index import SessionIndex
@@ -230,16 +230,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def sessions_json(isolated_env, count: int = 3) -> Path:  # type: ignore[no-untyped-def]
-    base = isolated_env.claude / "projects" / "-home-dev-app"
-    for n in range(count):
-        sid = f"{n:08d}-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
-        path = base / f"{sid}.jsonl"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as fh:
-            w = ClaudeWriter(fh, sid, "/home/dev/app", seed=n)
-            w.prompt(f"Job {n}")
-            w.todo_write([(f"Step {n}", "in_progress")])
-    return base
+    return write_jobs(isolated_env.claude, count)
 
 
 def test_a_corrupt_cache_file_is_ignored_and_replaced(isolated_env) -> None:  # type: ignore[no-untyped-def]

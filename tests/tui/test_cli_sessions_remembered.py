@@ -63,18 +63,11 @@ def test_a_listing_kept_on_a_forked_process_is_there_when_the_command_ends(tmp_p
     """A listing of many sessions is kept by a forked process while the command writes
     the warm-start cache and its answer: the command waits for it, so the next listing,
     the moment the first has ended, is answered from it (without the index), the same."""
-    from bench.corpus import ClaudeWriter
+    from bench.corpus import write_jobs
 
     root = tmp_path / "claude"
     count = listing.FORK_ROWS + 50
-    for n in range(count):
-        sid = f"{n:08d}-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
-        path = root / "projects" / "-home-dev-app" / f"{sid}.jsonl"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as fh:
-            w = ClaudeWriter(fh, sid, "/home/dev/app", seed=n)
-            w.prompt(f"Job {n}")
-            w.todo_write([(f"Step {n}", "in_progress")])
+    write_jobs(root, count)
     args = ["sessions", "--json", "--root", str(root)]
     cold = planwatch(*args)
     assert cold.returncode == 0, cold.stderr

@@ -17,7 +17,7 @@ from fcntl import ioctl
 from pathlib import Path
 
 import pytest
-from bench.corpus import ClaudeWriter
+from bench.corpus import write_jobs
 
 from planwatch.core import listing
 from planwatch.core.index import SessionIndex
@@ -33,19 +33,8 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 
 
-def write_sessions(claude: Path, count: int) -> None:
-    for n in range(count):
-        sid = f"{n:08d}-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
-        path = claude / "projects" / "-home-dev-app" / f"{sid}.jsonl"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("wb") as fh:
-            w = ClaudeWriter(fh, sid, "/home/dev/app", seed=n)
-            w.prompt(f"Job {n}")
-            w.todo_write([(f"Step {n}", "in_progress")])
-
-
 def test_sessions_json_imports_no_textual_no_mcp_no_store_and_no_watchdog(isolated_env) -> None:  # type: ignore[no-untyped-def]
-    write_sessions(isolated_env.claude, 2)
+    write_jobs(isolated_env.claude, 2)
     for _ in range(2):  # cold, then warm from the cache
         out = subprocess.run(
             [sys.executable, "-c", _MODULES],
@@ -180,7 +169,7 @@ def test_the_command_line_looks_its_version_up_only_when_asked() -> None:
 
 
 def test_a_slow_scan_prints_progress_on_a_terminal_and_clears_it(isolated_env, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    write_sessions(isolated_env.claude, 60)
+    write_jobs(isolated_env.claude, 60)
     monkeypatch.setattr(cli_sessions, "PROGRESS_AFTER", 0.0)  # every scan is "slow" here
     leader, follower = pty.openpty()
     try:
@@ -207,7 +196,7 @@ def test_a_slow_scan_prints_progress_on_a_terminal_and_clears_it(isolated_env, m
 
 
 def test_no_progress_on_a_pipe_and_none_on_stdout(isolated_env) -> None:  # type: ignore[no-untyped-def]
-    write_sessions(isolated_env.claude, 3)
+    write_jobs(isolated_env.claude, 3)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     out = subprocess.run(
         [sys.executable, "-m", "planwatch.tui.cli", "sessions", "--json"],
@@ -248,7 +237,7 @@ async def test_the_app_shows_files_read_of_files_found_while_the_first_scan_runs
 
     from planwatch.tui.app import AppOptions, make_app
 
-    write_sessions(isolated_env.claude, 120)
+    write_jobs(isolated_env.claude, 120)
     index = HeldIndex([isolated_env.claude / "projects"])
     app = make_app(AppOptions(config_path=isolated_env.config, index=index, follow=False))
     async with app.run_test(size=(120, 36)) as pilot:
@@ -282,23 +271,30 @@ run()
 """
 
 
+def probed(script: str, how: str) -> subprocess.CompletedProcess[str]:
+    """`script` run by a Python of its own with `how`, in this test's folders; it must
+    end well."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, how],
+        cwd=ROOT,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def test_a_listing_ends_once_its_answer_is_written_without_tearing_the_interpreter_down(isolated_env) -> None:  # type: ignore[no-untyped-def]
     """The command (`run`) ends a `sessions` listing at once, its whole answer written
     and flushed (more than a pipe holds), with its status: the interpreter's teardown
     (an `atexit` handler stands for it) is skipped. `main()` itself returns (the other
     tests call it in-process), and with another thread alive the usual exit runs."""
-    write_sessions(isolated_env.claude, 400)
+    write_jobs(isolated_env.claude, 400)
     answers = {}
     for how in ("alone", "thread"):
-        out = subprocess.run(
-            [sys.executable, "-c", _TEARDOWN_PROBE, how],
-            cwd=ROOT,
-            env=os.environ.copy(),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert out.returncode == 0, out.stderr
+        out = probed(_TEARDOWN_PROBE, how)
         assert len(out.stdout) > 1 << 16
         answers[how] = (json.loads(out.stdout), out.stderr)
     assert len(answers["alone"][0]) == 400 and answers["alone"][0] == answers["thread"][0]
@@ -339,26 +335,13 @@ def test_a_listing_that_ends_the_process_never_walks_what_it_made_with_the_colle
     its answer is written: turned back on, the collector's first pass would walk every
     object the listing made just before the process ends (0.37 s at 10,000 sessions).
     A caller of `main()` in the same process gets the collector back on."""
-    write_sessions(isolated_env.claude, 300)
-
-    def probe(how: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run(
-            [sys.executable, "-c", _COLLECTOR_PROBE, how],
-            cwd=ROOT,
-            env=os.environ.copy(),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert done.returncode == 0, done.stderr
-        return done
-
-    out = probe("run")
+    write_jobs(isolated_env.claude, 300)
+    out = probed(_COLLECTOR_PROBE, "run")
     assert len(json.loads(out.stdout)) == 300
     said = ast.literal_eval(out.stderr.strip().splitlines()[-1])  # generations and "written"
     assert "written" in said
     assert said[said.index("written") :] == ["written"], said
-    assert "enabled True" in probe("main").stderr
+    assert "enabled True" in probed(_COLLECTOR_PROBE, "main").stderr
 
 
 def test_a_command_named_first_builds_only_its_own_parsers_and_every_command_is_in_the_table() -> None:
