@@ -45,6 +45,8 @@ MAX_TASKS = 100
 
 @dataclass(slots=True)
 class _Group:
+    """One plan group while a replay runs: its list or its tasks, as the events left them."""
+
     source: Source
     # The current list for list sources; None while the group shows tasks.
     items: list[PlanItem] | None = None

@@ -149,6 +149,9 @@ def run() -> None:
     interpreter (every module and object freed one by one, about 20 ms after a listing
     of 1,000 sessions) would serve nothing. `main()` itself returns, for callers in the
     same process."""
+    from planwatch.tui.deferred import defer_inspect
+
+    defer_inspect()  # a process starting here: `inspect` imported only if used (deferred.py)
     _process_ends[:] = [True]
     status = main()
     if _quick_exit and _only_thread():

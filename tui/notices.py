@@ -19,6 +19,8 @@ Kind = Literal["complete", "blocked", "idle"]
 
 @dataclass(frozen=True)
 class Notice:
+    """One notice to show: its kind, the session's title, and what happened."""
+
     kind: Kind
     title: str  # the session's title
     body: str

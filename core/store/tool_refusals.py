@@ -37,6 +37,8 @@ class ToolRefused(Exception):
 
 @dataclass(frozen=True)
 class ToolContext:
+    """What a tool call runs with: the store, the settings, who calls, the clock, the tool's name."""
+
     store: Store
     settings: Settings
     caller: Caller

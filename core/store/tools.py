@@ -91,6 +91,8 @@ TOOL_NAMES: tuple[str, ...] = (
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """One tool of the store: its name, input model, handler, summary and kind."""
+
     name: str
     input_model: type[ToolInput]
     run: Callable[[ToolContext, Any], ToolResult]

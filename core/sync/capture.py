@@ -27,6 +27,8 @@ from planwatch.core.sync.ops import Op, new_op_id, new_uid
 
 @dataclass
 class Clock:
+    """This host's operation counter and Lamport clock while changes are captured."""
+
     host: str
     seq: int = 0
     lamport: int = 0

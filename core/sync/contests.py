@@ -22,6 +22,8 @@ UNVERIFIED = "approved (unverified)"
 
 @dataclass(frozen=True)
 class Contest:
+    """A field two hosts changed at once: the value kept and the values that lost."""
+
     field: str
     kept: Any
     lost: tuple[Any, ...]

@@ -44,6 +44,8 @@ PLAN_PRECEDENCE = {"draft": 0, "active": 1, "dropped": 2, "done": 3}
 
 @dataclass
 class Contest:
+    """A field two hosts changed at once: the value kept and the values that lost."""
+
     field: str
     kept: Any
     lost: list[Any]
@@ -51,6 +53,8 @@ class Contest:
 
 @dataclass
 class MergedRecord:
+    """One record as the merged operations make it."""
+
     uid: str
     kind: str
     id: str
@@ -67,6 +71,8 @@ class MergedRecord:
 
 @dataclass
 class Merged:
+    """Every record the merged operations make, and those they removed."""
+
     records: dict[str, MergedRecord]
     removed: dict[str, tuple[str, str]]
     """uid → (kind, id) of each removed record."""

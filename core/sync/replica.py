@@ -81,6 +81,8 @@ class SyncError(Exception):
 
 @dataclass
 class PassReport:
+    """What one sync pass did: reached or not, what it pulled, pushed, renumbered and held."""
+
     reached: bool
     pulled: int = 0
     hosts: int = 0

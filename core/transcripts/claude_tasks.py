@@ -35,6 +35,8 @@ MAX_PENDING = 100
 @pickled_by_slots
 @dataclass(frozen=True, slots=True)
 class _Request:
+    """One task call, as its input asked (the result decides whether it took effect)."""
+
     kind: Literal["create", "update"]
     group: str
     task_id: str | None = None  # update: the task named by the call

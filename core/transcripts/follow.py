@@ -56,6 +56,8 @@ Consume = Callable[[Path, int, bool], "int | None"]
 
 @dataclass
 class _FileState:
+    """Where a followed file was read to, and the identity it had then."""
+
     offset: int
     ino: tuple[int, int]
     size: int

@@ -153,6 +153,8 @@ def facts_key(facts: SessionFacts) -> tuple[object, ...]:
 @pickled_by_slots
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SessionResult:
+    """One session a transcript held: its facts and its plan."""
+
     facts: SessionFacts
     plan: AgentPlan
 
