@@ -25,7 +25,11 @@ import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TEMP_SUFFIX = ".tmp"
 

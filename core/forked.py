@@ -16,7 +16,11 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
+
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["forked"]
 

@@ -40,14 +40,18 @@ import json
 import os
 import stat
 import zlib
+from collections import namedtuple
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from planwatch.core import paths
 from planwatch.core.logs import get_logger
 
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, NamedTuple
+
     from planwatch.core.sessions import FileState, SessionEntry
     from planwatch.core.transcripts.discover import TranscriptFile
 
@@ -74,23 +78,48 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
-class Listed(NamedTuple):
-    """One row of `planwatch sessions`: a session's facts and counts, no plan text
-    (`title`, `cwd` and `git_branch` as read, not yet made safe to print)."""
+# The fields of a row, in order. Made by `collections.namedtuple` at run time; the class
+# below, the same fields with their types, is what type checkers see (`typing`, whose
+# `NamedTuple` would make it, costs a start about 3 ms: tests/core/test_listing_rows.py
+# checks the two name the same fields).
+LISTED_FIELDS = (
+    "id",
+    "harness",
+    "title",
+    "cwd",
+    "git_branch",
+    "path",
+    "updated",
+    "source",
+    "done",
+    "total",
+    "partial",
+    "parent_id",
+    "subagents",
+)
 
-    id: str
-    harness: str
-    title: str
-    cwd: str | None
-    git_branch: str | None
-    path: str
-    updated: str  # ISO 8601, as `datetime.isoformat` writes it
-    source: str | None
-    done: int
-    total: int
-    partial: bool
-    parent_id: str | None
-    subagents: int
+if TYPE_CHECKING:
+
+    class Listed(NamedTuple):
+        """One row of `planwatch sessions`: a session's facts and counts, no plan text
+        (`title`, `cwd` and `git_branch` as read, not yet made safe to print)."""
+
+        id: str
+        harness: str
+        title: str
+        cwd: str | None
+        git_branch: str | None
+        path: str
+        updated: str  # ISO 8601, as `datetime.isoformat` writes it
+        source: str | None
+        done: int
+        total: int
+        partial: bool
+        parent_id: str | None
+        subagents: int
+else:
+    Listed = namedtuple("Listed", LISTED_FIELDS)
+    Listed.__doc__ = """One row of `planwatch sessions`: a session's facts and counts, no plan text."""
 
 
 def listed(entry: SessionEntry) -> Listed:

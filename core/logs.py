@@ -9,7 +9,10 @@ and the records' caller are as ever.
 
 from __future__ import annotations
 
-from typing import Any
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class LazyLogger:

@@ -14,8 +14,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
 
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from planwatch.core.settings import Settings
 

@@ -50,7 +50,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from planwatch.core import paths
 from planwatch.core.atomic import describe_os_error
@@ -58,7 +57,11 @@ from planwatch.core.logs import get_logger
 from planwatch.core.regular_files import file_identity, open_regular_stat
 from planwatch.core.text import quoted
 
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from planwatch.core.user_directory import UserDirectory
 
 log = get_logger(__name__)  # logging imported at the first record

@@ -17,10 +17,14 @@ import os
 import sys
 import zlib
 from pathlib import Path
-from typing import Any
 
 from planwatch.core import paths
 from planwatch.core.regular_files import read_regular
+
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # A cache up to this size is read by the standard library's decoder unless msgspec is
 # loaded already: importing msgspec costs about 8 ms, more than the standard library

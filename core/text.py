@@ -25,7 +25,11 @@ from __future__ import annotations
 
 import io
 import re
-from typing import TextIO
+
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TextIO
 
 # C0 controls except \t and \n, DEL, and C1 controls (which include the 8-bit CSI 0x9b).
 _CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f"

@@ -13,7 +13,11 @@ import importlib
 import os
 import sys
 from collections.abc import Iterator
-from typing import Any
+
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Modules that add subcommands, in the order they appear in --help, with the commands
 # each adds (a command line naming one first builds only its module's parsers).

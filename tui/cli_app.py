@@ -7,7 +7,11 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # The terminal a --screenshot run pretends to have, and how long it waits for the scan.
 SCREENSHOT_SIZE = (120, 36)

@@ -11,16 +11,18 @@ import argparse
 import json
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO, cast
 
 # Loaded by the command line before any command (its stderr is made safe by core.text).
 from planwatch.core.text import names_id
 from planwatch.core.text import safe_text as _safe_text
 
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from datetime import datetime
+    from typing import TextIO
 
     from planwatch.core.index import SessionIndex
     from planwatch.core.listing import Listed
@@ -155,9 +157,10 @@ def scan_with_progress(index: SessionIndex, stream: TextIO | None = None) -> Non
     place and cleared at the end (stdout stays the answer alone)."""
     # The progress line's carriage return and erase are the command's own: written to
     # the terminal itself, past the safe-text stderr (tui.cli).
-    stream = stream or cast(TextIO, getattr(sys.stderr, "terminal", sys.stderr))
+    terminal: TextIO = getattr(sys.stderr, "terminal", sys.stderr)
+    out = terminal if stream is None else stream
     try:
-        tty = stream.isatty()
+        tty = out.isatty()
     except (AttributeError, ValueError):
         tty = False
     if not tty:
@@ -172,16 +175,16 @@ def scan_with_progress(index: SessionIndex, stream: TextIO | None = None) -> Non
         if time.monotonic() - started < PROGRESS_AFTER:
             return
         done, found = index.progress
-        stream.write(f"\rplanwatch: reading transcripts, {done:,} of {found:,} files read")
-        stream.flush()
+        out.write(f"\rplanwatch: reading transcripts, {done:,} of {found:,} files read")
+        out.flush()
         shown = True
 
     try:
         index.scan(progress)
     finally:
         if shown:
-            stream.write("\r\033[K")  # the line cleared: only the answer stays
-            stream.flush()
+            out.write("\r\033[K")  # the line cleared: only the answer stays
+            out.flush()
     _report_problems(index)
 
 
@@ -407,6 +410,8 @@ def _person(entry: SessionEntry) -> list[str]:
 
 
 def _age(moment: datetime, now: datetime | None = None) -> str:
+    from datetime import UTC, datetime  # loaded here: `sessions --json` never needs it
+
     seconds = max(0, int(((now or datetime.now(UTC)) - moment).total_seconds()))
     for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
         if seconds >= size:
@@ -493,6 +498,8 @@ def _print_rows(args: argparse.Namespace, rows: list[Listed], roots: list[Path])
         searched = ", ".join(shorten(str(r), 120) for r in roots)
         print(f"No transcripts found. Looked in: {searched}")
         return 0
+    from datetime import UTC, datetime
+
     now = datetime.now(UTC)
     lines = [
         (

@@ -25,11 +25,15 @@ import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any
 
 # The readers' helpers (core/transcripts/reader.py) are imported where they are used: a
 # warm listing reads workspaces only, and loads no reading code.
+
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from datetime import datetime
+    from typing import Any
 
 __all__ = ["EventFacts", "Workspace", "event_facts", "is_copilot_start", "parse_workspace"]
 

@@ -47,13 +47,14 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from planwatch.core import paths
 from planwatch.core.logs import get_logger
 from planwatch.core.regular_files import read_regular
 from planwatch.core.transcripts.sniff import SNIFF_BYTES, first_lines, is_database_file, read_small, sniff_harness
 
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from planwatch.core.model import Harness  # annotations only: a listing need not load the model
 

@@ -20,12 +20,15 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
 
 from planwatch.core.logs import get_logger
 from planwatch.core.regular_files import open_regular, read_regular
 
+# `typing` is not loaded at run time: a quick command's start (docs/performance.md)
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import BinaryIO
+
     from planwatch.core.model import Harness  # annotations only: a listing need not load the model
 
 __all__ = ["FIRST_LINE_BOUND", "SNIFF_BYTES", "first_lines", "is_database_file", "read_small", "sniff_harness"]

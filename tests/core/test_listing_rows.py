@@ -1,0 +1,46 @@
+"""A listing's row (`core.listing.Listed`) is made by `collections.namedtuple` at run
+time, and type checkers see a `NamedTuple` class of the same fields: the two must name
+the same fields in the same order."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from planwatch.core import listing
+
+SOURCE = Path(listing.__file__).read_text(encoding="utf-8")
+
+
+def test_the_checked_class_names_the_run_time_fields_in_order() -> None:
+    [checked] = [
+        node for node in ast.walk(ast.parse(SOURCE)) if isinstance(node, ast.ClassDef) and node.name == "Listed"
+    ]
+    fields = tuple(
+        statement.target.id
+        for statement in checked.body
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+    )
+    assert fields == listing.LISTED_FIELDS == listing.Listed._fields
+
+
+def test_a_row_is_a_tuple_with_named_fields() -> None:
+    row = listing.Listed(
+        "id-1", "claude", "A title", None, None, "/x.jsonl", "2026-12-01T00:00:00+00:00", None, 1, 2, False, None, 0
+    )
+    assert row.title == "A title" and row[8:10] == (1, 2) and row._replace(done=2).done == 2
+    assert tuple(row) == (
+        "id-1",
+        "claude",
+        "A title",
+        None,
+        None,
+        "/x.jsonl",
+        "2026-12-01T00:00:00+00:00",
+        None,
+        1,
+        2,
+        False,
+        None,
+        0,
+    )
