@@ -46,15 +46,31 @@ _BLANK = "\u034f\u115f\u1160\u3164\uffa0\u17b4\u17b5\u180b-\u180d\u180f"
 # rare in plans; each of these 254 can hide a byte after any character).
 _SELECTORS = "\ufe00-\ufe0d"
 _SELECTORS_ASTRAL = "\U000e0100-\U000e01ef"
-_UNSAFE = re.compile(f"[{_CONTROLS}{_FORMAT}{_BLANK}{_SELECTORS}{_FORMAT_ASTRAL}{_SELECTORS_ASTRAL}]")
-# The same for text with no character past U+FFFF (nearly all): `re` tests a class
-# without astral ranges about four times faster.
-_UNSAFE_BMP = re.compile(f"[{_CONTROLS}{_FORMAT}{_BLANK}{_SELECTORS}]")
-_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # one range: a fast test
-# VS15/VS16 at the start, after whitespace or after another selector (a second pass,
-# taken only when the text holds one: a lookbehind tried at every character would make
-# every non-ASCII text several times slower).
-_LONE_PRESENTATION = re.compile(f"(?<![^\\s\ufe00-\ufe0f{_SELECTORS_ASTRAL}])[\ufe0e\ufe0f]")
+
+
+class _Patterns:
+    """The patterns `safe_text` tests text with, compiled at its first text that is not
+    printable ASCII (about 1 ms of a start that prints only ids, paths and plain titles)."""
+
+    def __init__(self) -> None:
+        self.unsafe = re.compile(f"[{_CONTROLS}{_FORMAT}{_BLANK}{_SELECTORS}{_FORMAT_ASTRAL}{_SELECTORS_ASTRAL}]")
+        # The same for text with no character past U+FFFF (nearly all): `re` tests a
+        # class without astral ranges about four times faster.
+        self.unsafe_bmp = re.compile(f"[{_CONTROLS}{_FORMAT}{_BLANK}{_SELECTORS}]")
+        self.astral = re.compile("[\U00010000-\U0010ffff]")  # one range: a fast test
+        # VS15/VS16 at the start, after whitespace or after another selector (a second
+        # pass, taken only when the text holds one: a lookbehind tried at every character
+        # would make every non-ASCII text several times slower).
+        self.lone_presentation = re.compile(f"(?<![^\\s\ufe00-\ufe0f{_SELECTORS_ASTRAL}])[\ufe0e\ufe0f]")
+
+
+_PATTERNS: list[_Patterns] = []
+
+
+def _patterns() -> _Patterns:
+    if not _PATTERNS:
+        _PATTERNS.append(_Patterns())
+    return _PATTERNS[0]
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -77,9 +93,10 @@ def safe_text(text: str, *, single_line: bool = False) -> str:
         text = text.replace("\r\n", " ").replace("\n", " ").replace("\t", " ")
         # Unicode line and paragraph separators end a line for str.splitlines too.
         text = text.replace("\u2028", " ").replace("\u2029", " ")
+    patterns = _PATTERNS[0] if _PATTERNS else _patterns()
     if "\ufe0f" in text or "\ufe0e" in text:
-        text = _LONE_PRESENTATION.sub(_escape, text)
-    unsafe = _UNSAFE if _ASTRAL.search(text) else _UNSAFE_BMP
+        text = patterns.lone_presentation.sub(_escape, text)
+    unsafe = patterns.unsafe if patterns.astral.search(text) else patterns.unsafe_bmp
     return unsafe.sub(_escape, text)
 
 
