@@ -45,8 +45,8 @@ from __future__ import annotations
 import math
 import os
 import stat
-import threading
 import time
+from _thread import allocate_lock  # threading's Lock, without importing threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -274,7 +274,7 @@ def names_user(directory: UserDirectory, name: str) -> bool:
 # ---------------------------------------------------------------- loading
 
 _reported: set[str] = set()
-_reported_lock = threading.Lock()
+_reported_lock = allocate_lock()
 
 
 def yaml_problem(exc: Exception) -> str:
@@ -592,7 +592,7 @@ class LiveSettings:
     def __init__(self, path: Path | None = None, *, report: bool = True, initial: Settings | None = None) -> None:
         self.path = Path(path or paths.config_file())
         self._report = report
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._key = file_identity(self.path)
         self._had_directory = False
         self._settings = initial if initial is not None else self._read()

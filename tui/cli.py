@@ -169,9 +169,9 @@ def run() -> None:
 
 
 def _only_thread() -> bool:
-    import threading  # loaded already by every command that asks for a quick exit
+    from planwatch.core.forked import only_thread
 
-    return threading.active_count() == 1
+    return only_thread()
 
 
 @contextlib.contextmanager

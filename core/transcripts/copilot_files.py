@@ -84,7 +84,7 @@ def parse_workspace(data: bytes, *, titles_only: bool = False) -> Workspace:
     `titles_only`: only `cwd` and `name` (a warm start, which has the id and the last
     activity from its cache: the time is not parsed)."""
     text = data.decode("utf-8", "replace").replace("\r\n", "\n")
-    values = _scalars(text, _TITLE_KEYS if titles_only else _KEYS)
+    values = _scalars(text, _TITLE_KEY if titles_only else _TOP_KEY)
     found = Workspace()
     for key in ("id", "cwd", "name"):
         value = values.get(key)
@@ -97,21 +97,20 @@ def parse_workspace(data: bytes, *, titles_only: bool = False) -> Workspace:
     return found
 
 
-_KEYS = frozenset(("id", "cwd", "name", "updated_at"))
-_TITLE_KEYS = frozenset(("cwd", "name"))
 # A plain scalar's first character when it is none of the forms `_scalar` tells apart
 # (block, flow collection, anchor, alias, tag, quoted).
 _NOT_PLAIN = frozenset("|>{[&*!@`'\"")
 
 
-def _scalars(text: str, keys: frozenset[str]) -> dict[str, str]:
-    """Top-level `key: value` pairs of a flat YAML mapping, for `keys`: plain scalars
-    (with continuation lines), single- and double-quoted ones, and `|`/`>` block
-    scalars. Nested mappings, lists and anything else are skipped."""
+def _scalars(text: str, keys: re.Pattern[str]) -> dict[str, str]:
+    """Top-level `key: value` pairs of a flat YAML mapping, for the keys `keys` matches
+    (`_TOP_KEY`, `_TITLE_KEY`): plain scalars (with continuation lines), single- and
+    double-quoted ones, and `|`/`>` block scalars. Nested mappings, lists and anything
+    else are skipped."""
     out: dict[str, str] = {}
-    for match in _TOP_KEY.finditer(text):
+    for match in keys.finditer(text):
         key, rest = match.group(1), match.group(2)
-        if key not in keys or key in out or (rest and rest[0] not in " \t"):
+        if key in out or (rest and rest[0] not in " \t"):
             continue
         at = match.end() + 1
         if at >= len(text) or text[at] not in " \t\n":
@@ -141,6 +140,8 @@ def _scalars(text: str, keys: frozenset[str]) -> dict[str, str]:
 
 # A top-level key planwatch reads (no indent, no list dash) and what follows its colon.
 _TOP_KEY = re.compile(r"^(id|cwd|name|updated_at):(.*)$", re.MULTILINE)
+# Those a warm start reads again (the title and the folder): only their lines are matched.
+_TITLE_KEY = re.compile(r"^(cwd|name):(.*)$", re.MULTILINE)
 
 
 def _scalar(head: str, more: list[str]) -> str | None:

@@ -22,7 +22,7 @@ from planwatch.core.index import SessionIndex, default_roots
 from planwatch.core.sessions import SessionEntry
 from planwatch.core.settings import Settings
 from planwatch.core.transcripts.copilot import CopilotReader, session_folder
-from planwatch.core.transcripts.copilot_files import _KEYS, _TOP_KEY, _scalar, _scalars, parse_workspace
+from planwatch.core.transcripts.copilot_files import _TITLE_KEY, _TOP_KEY, _scalar, _scalars, parse_workspace
 from planwatch.core.transcripts.discover import discover
 from planwatch.core.transcripts.reader import SessionResult
 from planwatch.core.transcripts.sniff import sniff_harness
@@ -433,6 +433,10 @@ def test_copilot_privacy_switch_off_empties_the_plan_and_on_reads_it_again(tmp_p
         index.stop()
 
 
+_KEYS = frozenset(("id", "cwd", "name", "updated_at"))
+_TITLE_KEYS = frozenset(("cwd", "name"))
+
+
 def _scalars_every_line_parsed(text: str, keys: frozenset[str]) -> dict[str, str]:
     """The workspace parser's loop without its one-line shortcut: every value gathered
     with its continuation lines and handed to `_scalar`, as before the shortcut."""
@@ -497,7 +501,9 @@ def test_copilot_workspace_one_line_shortcut_reads_what_the_full_parse_reads(
     lines: list[str], newline_at_end: bool, crlf: bool
 ) -> None:
     text = "\n".join(lines) + ("\n" if newline_at_end else "")
-    assert _scalars(text, _KEYS) == _scalars_every_line_parsed(text, _KEYS)
+    assert _scalars(text, _TOP_KEY) == _scalars_every_line_parsed(text, _KEYS)
+    # A warm start matches only the title's and the folder's lines: the same values.
+    assert _scalars(text, _TITLE_KEY) == _scalars_every_line_parsed(text, _TITLE_KEYS)
     data = text.replace("\n", "\r\n").encode() if crlf else text.encode()
     full, titles = parse_workspace(data), parse_workspace(data, titles_only=True)
     assert (titles.cwd, titles.name, titles.id, titles.updated_at) == (full.cwd, full.name, None, None)
@@ -508,7 +514,8 @@ def test_copilot_workspace_shortcut_reads_every_fixture_as_the_full_parse() -> N
     assert found
     for path in found:
         text = path.read_bytes().decode("utf-8", "replace").replace("\r\n", "\n")
-        assert _scalars(text, _KEYS) == _scalars_every_line_parsed(text, _KEYS), path
+        assert _scalars(text, _TOP_KEY) == _scalars_every_line_parsed(text, _KEYS), path
+        assert _scalars(text, _TITLE_KEY) == _scalars_every_line_parsed(text, _TITLE_KEYS), path
         full, titles = parse_workspace(path.read_bytes()), parse_workspace(path.read_bytes(), titles_only=True)
         assert (titles.cwd, titles.name) == (full.cwd, full.name), path
 
