@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
 log = get_logger(__name__)
 
-FORMAT = 1
+FORMAT = 2  # 2: identities as one string each (`_identity`)
 SNAPSHOT_NAME = "listing.json"
 # A snapshot larger than this is not read (a foreign file, or one gone wrong).
 MAX_SNAPSHOT_BYTES = 64 << 20
@@ -72,10 +72,18 @@ HINT, WORKSPACE_KEY = "hint", "workspace"
 LINE_HARNESSES = frozenset(("claude", "codex", "acp", "gemini", "qwen", "pi"))
 
 
-def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
-    """A file's identity as the warm-start cache keeps it (warmcache.identity, without
-    loading it): device, inode, size, mtime and ctime in ns."""
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+def _identity(st: os.stat_result) -> str:
+    """A file's identity as the listing keeps it: device, inode, size, mtime and ctime in
+    ns, as the warm-start cache's five numbers (warmcache.identity), in one string (one
+    value to decode rather than a list of five: a kept listing of 1,000 Copilot CLI
+    folders decodes in 1.2 ms instead of 2.7)."""
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+
+
+def _identity_of(ident: Sequence[int]) -> str:
+    """`_identity` of the five numbers discovery or a reader's trace keeps."""
+    dev, ino, size, mtime, ctime = ident
+    return f"{dev}:{ino}:{size}:{mtime}:{ctime}"
 
 
 # The fields of a row, in order. Made by `collections.namedtuple` at run time; the class
@@ -164,8 +172,8 @@ def key_for(roots: Sequence[Path]) -> str:
 
 # -- the warm answer ---------------------------------------------------------------------
 
-# A kept file: [path, harness, dev, ino, size, mtime_ns, ctime_ns] for a file of lines,
-# [path, "copilot", {file name: identity or None}] for a Copilot CLI session folder.
+# A kept file: [path, harness, identity] for a file of lines, [path, "copilot", {file
+# name: identity or None}] for a Copilot CLI session folder (`_identity`).
 # A kept row: [id, harness, file (its place in the files), updated, source, done,
 # total, partial, parent_id, subagents, title, cwd, branch], each text None, "", or
 # where it lies: [offset, length, how] (a JSON string in the file), [HINT], or
@@ -229,7 +237,7 @@ def _found(
         if item.harness == "copilot":
             if not _same_folder(item, kept[2], workspace_read=n in read_elsewhere):
                 return None
-        elif item.ident is None or tuple(kept[2:]) != item.ident:
+        elif item.ident is None or kept[2] != _identity_of(item.ident):
             return None
         found[n] = item
     return found  # type: ignore[return-value]  # every place filled: as many items as files, none twice
@@ -304,7 +312,7 @@ def _same_folder(item: TranscriptFile, files: Any, *, workspace_read: bool = Fal
         if was is False:
             return False
         if name == EVENTS and item.log_ident is not None:
-            now: Any = item.log_ident  # as Copilot's own folder's listing asked it
+            now = _identity_of(item.log_ident)  # as Copilot's own folder's listing asked it
         elif name == WORKSPACE and workspace_read and was is not None:
             continue
         elif was is None:
@@ -322,7 +330,7 @@ def _same_folder(item: TranscriptFile, files: Any, *, workspace_read: bool = Fal
             if not stat.S_ISREG(st.st_mode):
                 return False
             now = _identity(st)
-        if (None if was is None else tuple(was)) != now:
+        if was != now:
             return False
     return True
 
@@ -346,7 +354,7 @@ def _row_texts(kept: list[Any], *wanted: Any) -> list[Any] | None:
             workspace.append((at, source[1], source[2]))
         else:
             return None
-    if spans and (kept[1] not in LINE_HARNESSES or not _read_spans(kept[0], kept[2:], spans, out)):
+    if spans and (kept[1] not in LINE_HARNESSES or not _read_spans(kept[0], kept[2], spans, out)):
         return None
     if workspace:
         ws = _workspace(kept[0], kept[2])
@@ -363,7 +371,7 @@ def _row_texts(kept: list[Any], *wanted: Any) -> list[Any] | None:
 _OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _read_spans(path: str, ident: list[int], spans: list[tuple[int, int, int, int]], out: list[Any]) -> bool:
+def _read_spans(path: str, ident: str, spans: list[tuple[int, int, int, int]], out: list[Any]) -> bool:
     """Each span's string, read from the file (one `pread` when they lie close)."""
     # Discovery's stat just found a regular file of this identity here; the descriptor
     # is checked again (a file swapped in since is refused, never waited on).
@@ -373,7 +381,7 @@ def _read_spans(path: str, ident: list[int], spans: list[tuple[int, int, int, in
         return False
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or list(_identity(st)) != ident:
+        if not stat.S_ISREG(st.st_mode) or _identity(st) != ident:
             return False
         low, high = spans[0][1], 0
         for _at, offset, length, _how in spans:
@@ -441,13 +449,13 @@ def _workspace(folder: str, files: Any) -> Any:
     from planwatch.core.transcripts.copilot_files import WORKSPACE, WORKSPACE_MAX, parse_workspace
 
     was = files.get(WORKSPACE) if type(files) is dict else None
-    if type(was) is not list:
+    if type(was) is not str:
         return None
     try:
         fd = os.open(f"{folder}/{WORKSPACE}", _OPEN_FLAGS)  # checked regular below, never waited on
         try:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or list(_identity(st)) != was:
+            if not stat.S_ISREG(st.st_mode) or _identity(st) != was:
                 return None
             data = os.pread(fd, min(st.st_size, WORKSPACE_MAX) + 1, 0)
         finally:
@@ -616,13 +624,16 @@ def _kept_file(state: FileState) -> list[Any] | None:
         return None
     if item.harness == "copilot":
         files = trace.state.get("files") if isinstance(trace.state, dict) else None
-        return [str(item.path), "copilot", files] if isinstance(files, dict) else None
+        if not isinstance(files, dict):
+            return None
+        kept = {name: None if ident is None else _identity_of(ident) for name, ident in files.items()}
+        return [str(item.path), "copilot", kept]
     name = str(item.path)
     # Files of JSON Lines only: not a compressed rollout (`.jsonl.zst`: offsets in a
     # compressed stream) nor Gemini CLI's legacy whole documents (`.json`).
     if item.harness not in LINE_HARNESSES or not name.endswith(".jsonl") or trace.ident is None:
         return None
-    return [name, item.harness, *trace.ident]
+    return [name, item.harness, _identity_of(trace.ident)]
 
 
 def _sources(entry: SessionEntry, state: FileState, kept: list[Any]) -> list[Any] | None:
@@ -694,7 +705,7 @@ def _find_spans(
         return False
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or list(_identity(st)) != kept[2:]:
+        if not stat.S_ISREG(st.st_mode) or _identity(st) != kept[2]:
             return False
         blocks = _blocks(fd, lines)
         if blocks is None:
