@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 log = get_logger(__name__)  # logging imported at the first record
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class TranscriptFile:
     """One transcript file found on disk."""
 
@@ -84,6 +84,34 @@ class TranscriptFile:
     # where discovery did not stat the file itself): the remembered listing
     # (core/listing.py) compares it with the one the file was read at.
     ident: tuple[int, int, int, int, int] | None = field(default=None, compare=False)
+
+    def __init__(
+        self,
+        path: Path,
+        harness: Harness,
+        mtime: float,
+        size: int,
+        subagent: bool = False,
+        parent_hint: str | None = None,
+        folder_hint: str | None = None,
+        log_ident: tuple[int, int, int, int, int] | None = None,
+        ident: tuple[int, int, int, int, int] | None = None,
+    ) -> None:
+        # The fields in one write of the instance's dict: the frozen class's own
+        # `__init__` sets each through `object.__setattr__` (1.8 -> 0.8 µs a file found,
+        # 10 ms of a 10,000-file discovery). Its parameters are the fields, in order, with
+        # their defaults (tests/core/test_discover_file.py).
+        self.__dict__.update(
+            path=path,
+            harness=harness,
+            mtime=mtime,
+            size=size,
+            subagent=subagent,
+            parent_hint=parent_hint,
+            folder_hint=folder_hint,
+            log_ident=log_ident,
+            ident=ident,
+        )
 
     @property
     def agent_id(self) -> str | None:
