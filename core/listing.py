@@ -80,6 +80,11 @@ def _identity(st: os.stat_result) -> str:
     return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
 
 
+def _five_numbers(ident: object) -> bool:
+    """Whether `ident` is an identity's five numbers (a list or tuple of ints)."""
+    return isinstance(ident, (list, tuple)) and len(ident) == 5 and all(type(n) is int for n in ident)
+
+
 def _identity_of(ident: Sequence[int]) -> str:
     """`_identity` of the five numbers discovery or a reader's trace keeps."""
     dev, ino, size, mtime, ctime = ident
@@ -629,7 +634,11 @@ def _kept_file(state: FileState) -> list[Any] | None:
         files = trace.state.get("files") if isinstance(trace.state, dict) else None
         if not isinstance(files, dict):
             return None
-        kept = {name: None if ident is None else _identity_of(ident) for name, ident in files.items()}
+        kept: dict[str, str | None] = {}
+        for file_name, ident in files.items():
+            if ident is not None and not _five_numbers(ident):
+                return None  # not an identity this code made: the folder is not covered
+            kept[file_name] = None if ident is None else _identity_of(ident)
         return [str(item.path), "copilot", kept]
     name = str(item.path)
     # Files of JSON Lines only: not a compressed rollout (`.jsonl.zst`: offsets in a

@@ -44,3 +44,25 @@ def test_a_row_is_a_tuple_with_named_fields() -> None:
         None,
         0,
     )
+
+
+def test_a_copilot_folder_is_kept_with_each_file_s_identity_as_one_string_and_not_when_one_is_foreign() -> None:
+    """A Copilot CLI folder's files as its reader traced them: each identity kept as one
+    string, an absent file as None; an identity that is not five numbers (not one this
+    code made) leaves the folder uncovered (no listing kept) rather than failing."""
+    from planwatch.core.sessions import FileState
+    from planwatch.core.transcripts.discover import TranscriptFile
+    from planwatch.core.transcripts.warmcache import Trace
+
+    def kept(files: dict[str, object]) -> object:
+        trace = Trace(state={"files": files})
+        state = FileState(TranscriptFile(Path("/s/abc"), "copilot", 1.0, 0), None, trace=trace)
+        return listing._kept_file(state)
+
+    assert kept({"session.db": [1, 2, 3, 4, 5], "session.db-wal": None}) == [
+        "/s/abc",
+        "copilot",
+        {"session.db": "1:2:3:4:5", "session.db-wal": None},
+    ]
+    assert kept({"session.db": [1, 2, 3]}) is None
+    assert kept({"session.db": ["1", 2, 3, 4, 5]}) is None
