@@ -137,6 +137,12 @@ def test_a_listings_worker_hands_its_reads_back_as_plain_values_with_the_same_fa
     assert {read.item.path: _kept(read) for read in spread} == {path: _kept(by_path[path]) for path in by_path}
     plain = [read for read in spread if read.reader is None]
     assert plain  # the worker's reads came back plain
+    # The warm-start cache keeps a plain read's summary as it came (index_warmstart
+    # `_with_summary`): what summarizing its results again would give.
+    from planwatch.core.transcripts.warmsummary import summarize
+
+    assert all(read.trace.summary == summarize(read.results) for read in plain if read.trace and read.trace.summary)
+    assert any(read.trace and read.trace.summary for read in plain)
     assert all(not read.results or read.results[0].plan.groups for read in plain)
     whole = [read for read in spread if read.item.path in broken]
     assert len(whole) == len(broken) == 8
