@@ -46,6 +46,12 @@ from pathlib import Path
 
 from planwatch.core import paths
 from planwatch.core.logs import get_logger
+from planwatch.core.titles import TITLE_LIMIT, prompt_title
+
+# Copilot CLI's file names and workspace parser (a small module: its reader's helpers are
+# imported where they are used): imported here once, not by each folder's check (an
+# `import` statement in a function costs ~0.7 µs a call, 2 ms of a warm listing of 1,000).
+from planwatch.core.transcripts import copilot_files
 
 # `typing` is not loaded at run time: a quick command's start (docs/performance.md)
 TYPE_CHECKING = False
@@ -192,7 +198,6 @@ def remembered_rows(roots: Sequence[Path], key: str) -> list[Listed] | None:
     doc = _load(snapshot_file())
     if doc is None or doc.get("key") != key or _root_problems(roots):
         return None
-    from planwatch.core.titles import TITLE_LIMIT
     from planwatch.core.transcripts.discover import discover
 
     files: list[Any] = doc["files"]
@@ -200,9 +205,6 @@ def remembered_rows(roots: Sequence[Path], key: str) -> list[Listed] | None:
     for row in rows:  # a loop, not a generator: a thousand rows checked in a third of the time
         if type(row) is not list or len(row) != ROW_LENGTH or type(row[2]) is not int:
             return None
-    if any(type(kept) is list and len(kept) > 1 and kept[1] == "copilot" for kept in files):
-        # Both processes need it (the folders' other files, the workspaces): loaded once.
-        import planwatch.core.transcripts.copilot_files  # noqa: F401
     # The texts are read from the files themselves (each checked on its descriptor to be
     # the file kept), so a second core reads them while this one runs discovery.
     reading = _read_elsewhere(files, rows)
@@ -310,18 +312,18 @@ def _same_folder(item: TranscriptFile, files: Any, *, workspace_read: bool = Fal
     identity as discovery asked it (when it did), every other file's asked here (one
     not there then must not be there now) — its workspace's not, when `workspace_read`
     (the texts' read checks it)."""
-    from planwatch.core.transcripts.copilot_files import EVENTS, SESSION_FILES, WORKSPACE
+    events, session_files, workspace = copilot_files.EVENTS, copilot_files.SESSION_FILES, copilot_files.WORKSPACE
 
-    if type(files) is not dict or len(files) != len(SESSION_FILES):
+    if type(files) is not dict or len(files) != len(session_files):
         return False
     base = os.fspath(item.path) + "/"
-    for name in SESSION_FILES:
+    for name in session_files:
         was = files.get(name, False)
         if was is False:
             return False
-        if name == EVENTS and item.log_ident is not None:
+        if name == events and item.log_ident is not None:
             now = _identity_of(item.log_ident)  # as Copilot's own folder's listing asked it
-        elif name == WORKSPACE and workspace_read and was is not None:
+        elif name == workspace and workspace_read and was is not None:
             continue
         elif was is None:
             # Not there then (the -wal and -journal, usually): whether anything is there
@@ -415,8 +417,6 @@ def _read_spans(path: str, ident: str, spans: list[tuple[int, int, int, int]], o
 
 def _made(text: str, how: int) -> str:
     if how == PROMPT:
-        from planwatch.core.titles import prompt_title
-
         return prompt_title(text)
     return text
 
@@ -454,23 +454,22 @@ def _strings(data: bytes) -> list[str] | None:
 def _workspace(folder: str, files: Any) -> Any:
     """A Copilot CLI session's workspace, read again from the file it was read from
     (`folder`: the session folder's path, as kept)."""
-    from planwatch.core.transcripts.copilot_files import WORKSPACE, WORKSPACE_MAX, parse_workspace
-
-    was = files.get(WORKSPACE) if type(files) is dict else None
+    name = copilot_files.WORKSPACE
+    was = files.get(name) if type(files) is dict else None
     if type(was) is not str:
         return None
     try:
-        fd = os.open(f"{folder}/{WORKSPACE}", _OPEN_FLAGS)  # checked regular below, never waited on
+        fd = os.open(f"{folder}/{name}", _OPEN_FLAGS)  # checked regular below, never waited on
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or _identity(st) != was:
                 return None
-            data = os.pread(fd, min(st.st_size, WORKSPACE_MAX) + 1, 0)
+            data = os.pread(fd, min(st.st_size, copilot_files.WORKSPACE_MAX) + 1, 0)
         finally:
             os.close(fd)
     except OSError:
         return None
-    return parse_workspace(data, titles_only=True)
+    return copilot_files.parse_workspace(data, titles_only=True)
 
 
 def _root_problems(roots: Sequence[Path]) -> bool:
@@ -662,8 +661,6 @@ def _sources(entry: SessionEntry, state: FileState, kept: list[Any]) -> list[Any
     wanted: dict[int, list[tuple[str, int]]] = {}
     sources: list[Any] = [None, None, None]
     if session.title:
-        from planwatch.core.titles import TITLE_LIMIT
-
         # The candidate the title was made from (SessionFacts.title), as it is or as a
         # first prompt made into a title.
         targets = dict.fromkeys(f.title() for f in facts if f.title()[:TITLE_LIMIT] == session.title)
@@ -798,8 +795,6 @@ def _encodings(text: str) -> list[bytes]:
 def _prompt_literal(data: bytes, ends: list[tuple[int, int]], target: str) -> tuple[int, int] | None:
     """Where the string lies that `prompt_title` made `target` from: looked for in the
     lines (`ends`) holding the title's first word, each decoded."""
-    from planwatch.core.titles import prompt_title
-
     words = target.split(None, 1)
     if not words:
         return None
@@ -854,8 +849,6 @@ def _workspace_sources(entry: SessionEntry, state: FileState, kept: list[Any]) -
     ws = _workspace(kept[0], kept[2])
     if ws is None or ws.name is None or ws.cwd is None:
         return None
-    from planwatch.core.titles import TITLE_LIMIT
-
     if _made(ws.name, PROMPT)[:TITLE_LIMIT] != session.title or ws.cwd != session.cwd:
         return None
     return sources
