@@ -274,21 +274,24 @@ def _read_elsewhere(files: list[Any], rows: list[Any]) -> Callable[[], list[Any]
     return _forked(lambda: _all_texts(files, rows), len(rows))
 
 
-def _forked(work: Callable[[], list[Any] | None], count: int) -> Callable[[], list[Any] | None]:
+def _forked(work: Callable[[], list[Any] | None], count: int) -> Callable[..., list[Any] | None]:
     """`work` (of `count` files) started on a forked process when there are enough files
     (core/forked.py); the function returned gives its answer — the work done here instead
-    when no process was forked, or it failed."""
-    if count < FORK_ROWS:
-        return work
-    from planwatch.core.forked import forked
+    when no process was forked, or it failed, unless it is called with `again=False`
+    (the caller was interrupted: the child is waited for, nothing is done here; None)."""
+    if count >= FORK_ROWS:
+        from planwatch.core.forked import forked
 
-    answer = forked(work)
-    if answer is None:
-        return work
+        answer = forked(work)
+    else:
+        answer = None
 
-    def taken() -> list[Any] | None:
-        ok, got = answer()
-        return got if ok and (got is None or type(got) is list) else work()
+    def taken(again: bool = True) -> list[Any] | None:
+        if answer is not None:
+            ok, got = answer()
+            if ok and (got is None or type(got) is list):
+                return got
+        return work() if again else None
 
     return taken
 
@@ -519,13 +522,19 @@ def _load(path: Path) -> dict[str, Any] | None:
 
 def save_beside(
     key: str, entries: Sequence[SessionEntry], states: Mapping[Path, FileState], rows: Sequence[Listed]
-) -> Callable[[], bool]:
+) -> Callable[..., bool]:
     """`save`, started on a forked process when the listing is large enough to be worth
     one (core/forked.py), so that the caller writes the warm-start cache and its answer
     meanwhile; the function returned waits for it and says whether it was kept (it is
-    `save` itself, run then, when no process was forked or the fork failed)."""
+    `save` itself, run then, when no process was forked or the fork failed). Called with
+    `again=False` (the command was interrupted: Ctrl-C reaches the child too), it only
+    waits for the child, and keeps nothing itself."""
     kept = _forked(lambda: [save(key, entries, states, rows)], len(rows))
-    return lambda: bool((kept() or [False])[0])
+
+    def waited(again: bool = True) -> bool:
+        return bool((kept(again) or [False])[0])
+
+    return waited
 
 
 def save(key: str, entries: Sequence[SessionEntry], states: Mapping[Path, FileState], rows: Sequence[Listed]) -> bool:

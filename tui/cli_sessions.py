@@ -536,16 +536,16 @@ def _listed(roots: list[Path], read_plans: bool, key: str | None) -> tuple[list[
     scan_with_progress(index)
     entries = index.entries()
     rows = [listing.listed(entry) for entry in entries]
-    kept: Callable[[], object] = _nothing
+    kept: Callable[..., object] = _nothing
     if key is not None and not index.problem_notes():
         kept = listing.save_beside(key, entries, index.file_states(), rows)
     try:
         index.save_cache()
-    except BaseException:  # interrupted: the listing's keeping is waited for all the same
-        kept()
+    except BaseException:  # interrupted: the listing's keeping is waited for, not done here
+        kept(False)
         raise
     return rows, kept
 
 
-def _nothing() -> None:
+def _nothing(again: bool = True) -> None:
     """Nothing to wait for."""

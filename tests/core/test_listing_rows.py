@@ -66,3 +66,37 @@ def test_a_copilot_folder_is_kept_with_each_file_s_identity_as_one_string_and_no
     ]
     assert kept({"session.db": [1, 2, 3]}) is None
     assert kept({"session.db": ["1", 2, 3, 4, 5]}) is None
+
+
+_INTERRUPTED = """
+import json, os, sys
+from planwatch.core import listing
+parent = os.getpid()
+calls = []
+
+def save(key, entries, states, rows):
+    if os.getpid() != parent:
+        raise KeyboardInterrupt  # Ctrl-C reaches the forked child too
+    calls.append("here")
+    return True
+
+listing.save = save
+rows = [None] * listing.FORK_ROWS
+interrupted = listing.save_beside("k", [], {}, rows)(False)
+again = listing.save_beside("k", [], {}, rows)()
+print(json.dumps({"interrupted": interrupted, "again": again, "calls": calls}))
+"""
+
+
+def test_an_interrupted_listing_waits_for_its_forked_keeping_and_does_not_keep_it_again() -> None:
+    """The listing is kept on a forked process beside the warm-start cache's writing; when
+    the command is interrupted (Ctrl-C, which the child gets too, so its keeping fails),
+    the child is waited for and nothing is kept in its place, where an ordinary failure of
+    the child has the keeping done here. A fresh interpreter (no other thread: it forks)."""
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _INTERRUPTED], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {"interrupted": False, "again": True, "calls": ["here"]}
