@@ -1,7 +1,7 @@
 """`inspect`, loaded when first used rather than when `dataclasses` is imported.
 
 `dataclasses` imports `inspect` at its top, and `inspect` brings `ast`, `dis`,
-`tokenize`, `linecache` and `copy` with it: about 9 ms of a command's start, a tenth of a
+`tokenize` and `linecache` with it: about 9 ms of a command's start, a tenth of a
 warm `planwatch sessions` of 1,000 Copilot CLI folders (docs/performance.md). On
 Python 3.11 `dataclasses` uses it only to write a docstring for a class that has none;
 planwatch's classes all have one, so a quick command (`sessions`, `show`) never needs
