@@ -36,15 +36,7 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 def test_sessions_json_imports_no_textual_no_mcp_no_store_and_no_watchdog(isolated_env) -> None:  # type: ignore[no-untyped-def]
     write_jobs(isolated_env.claude, 2)
     for _ in range(2):  # cold, then warm from the cache
-        out = subprocess.run(
-            [sys.executable, "-c", _MODULES],
-            cwd=ROOT,
-            env=os.environ.copy(),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert out.returncode == 0, out.stderr
+        out = probed(_MODULES)
         assert len(json.loads(out.stdout)) == 2
         modules = json.loads(out.stderr.strip().splitlines()[-1])
         heavy = [m for m in modules if m.split(".")[0] in ("textual", "rich", "mcp", "watchdog")]
@@ -271,11 +263,11 @@ run()
 """
 
 
-def probed(script: str, how: str) -> subprocess.CompletedProcess[str]:
-    """`script` run by a Python of its own with `how`, in this test's folders; it must
+def probed(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`script` run by a Python of its own with `args`, in this test's folders; it must
     end well."""
     done = subprocess.run(
-        [sys.executable, "-c", script, how],
+        [sys.executable, "-c", script, *args],
         cwd=ROOT,
         env=os.environ.copy(),
         capture_output=True,
