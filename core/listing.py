@@ -53,6 +53,8 @@ from planwatch.core.titles import TITLE_LIMIT, prompt_title
 # `import` statement in a function costs ~0.7 µs a call, 2 ms of a warm listing of 1,000).
 from planwatch.core.transcripts import copilot_files
 
+_EVENTS, _WORKSPACE = copilot_files.EVENTS, copilot_files.WORKSPACE
+
 # `typing` is not loaded at run time: a quick command's start (docs/performance.md)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -206,11 +208,12 @@ def remembered_rows(roots: Sequence[Path], key: str) -> list[Listed] | None:
         if type(row) is not list or len(row) != ROW_LENGTH or type(row[2]) is not int:
             return None
     # The texts are read from the files themselves (each checked on its descriptor to be
-    # the file kept), so a second core reads them while this one runs discovery.
+    # the file kept), so a second core reads them while this one runs discovery, and this
+    # one reads what is left once it is done (`_read_elsewhere`).
     reading = _read_elsewhere(files, rows)
     items = discover(roots)
     found = _found(items, files, _workspaces_read(rows))
-    texts = reading() if found is not None else None
+    texts = reading(found is not None)
     if found is None or texts is None:
         return None
     out: list[Listed] = []
@@ -266,12 +269,101 @@ def _workspaces_read(rows: list[Any]) -> frozenset[int]:
 HINTED = True
 # At least this many rows are read by a forked process (fewer cost less than the fork).
 FORK_ROWS = 200
+# The texts of this many rows are read by one process before it looks again at where
+# the other has got to (about half a millisecond of reading).
+RUN_ROWS = 32
 
 
-def _read_elsewhere(files: list[Any], rows: list[Any]) -> Callable[[], list[Any] | None]:
-    """Start reading every row's texts (`_all_texts`) on a forked process; the function
-    returned gives them (None when a row's could not be read)."""
-    return _forked(lambda: _all_texts(files, rows), len(rows))
+def _read_elsewhere(files: list[Any], rows: list[Any]) -> Callable[[bool], list[Any] | None]:
+    """Start reading the rows' texts (`_row_texts`) on a forked process, first row
+    first, while this one runs discovery; the function returned reads them here from the
+    last row back until the two meet, and gives them all (None when a row's could not
+    be read). Where they meet is where each has got to: the two share two numbers (a
+    page mapped before the fork), the end of the rows the child has read and the start
+    of those this process took, and each looks at the other's before each run of
+    `RUN_ROWS`. Which half is faster does not matter (discovery of a thousand folders
+    takes about as long as their workspaces' read, less for files of lines). A stale
+    look only makes both read a run (the same texts twice, never a row by neither):
+    the child stops at a start this process has taken, this one at an end the child
+    has read. Called with False (discovery found other files), it stops the child and
+    gives None."""
+    count = len(rows)
+    meeting: Any = _meeting(count) if count >= FORK_ROWS else None
+    answer = None
+    if meeting is not None:
+        from planwatch.core.forked import forked
+
+        answer = forked(lambda: _texts_ahead(files, rows, meeting))
+
+    def taken(wanted: bool) -> list[Any] | None:
+        back = _texts_back(files, rows, meeting if answer is not None else None) if wanted else None
+        if back is None:
+            if answer is not None:
+                meeting[1] = 0  # the child stops at its next run
+                answer()  # and is reaped; its answer is not needed
+            return None
+        start, texts = back
+        front: list[Any] | None = []
+        if answer is not None:
+            ok, got = answer()
+            front = got if ok and (got is None or type(got) is list) else []
+        if front is None:
+            return None
+        if len(front) < start:  # the child failed on the way: the rest read here
+            rest = _texts(files, rows, len(front), start)
+            if rest is None:
+                return None
+            front = front + rest
+        return front[:start] + texts
+
+    return taken
+
+
+def _meeting(count: int) -> Any:
+    """Two shared numbers: the end of the rows read from the front (0), the start of
+    those taken from the back (`count`); None when no page can be mapped."""
+    import mmap
+
+    try:
+        page = mmap.mmap(-1, 8)  # anonymous and shared: the forked child writes the same page
+    except (OSError, ValueError):
+        return None
+    numbers = memoryview(page).cast("i")
+    numbers[0], numbers[1] = 0, count
+    return numbers
+
+
+def _texts_ahead(files: list[Any], rows: list[Any], meeting: Any) -> list[Any] | None:
+    """The forked child's part: rows' texts from the first on, a run at a time, until
+    it reaches the rows the other process took."""
+    out: list[Any] = []
+    end = 0
+    while end < (limit := meeting[1]):
+        texts = _texts(files, rows, end, min(end + RUN_ROWS, limit))
+        if texts is None:
+            return None
+        out += texts
+        end = len(out)
+        meeting[0] = end
+    return out
+
+
+def _texts_back(files: list[Any], rows: list[Any], meeting: Any) -> tuple[int, list[Any]] | None:
+    """This process's part: rows' texts from the last back, a run at a time, until it
+    reaches the rows the child has read (all of them when no child reads: `meeting`
+    None); where it started, and the texts."""
+    runs: list[list[Any]] = []
+    start = len(rows)
+    while start > (done := meeting[0] if meeting is not None else 0):
+        first = max(start - RUN_ROWS, done)
+        if meeting is not None:
+            meeting[1] = first  # taken before it is read: the child stops short of it
+        texts = _texts(files, rows, first, start)
+        if texts is None:
+            return None
+        runs.append(texts)
+        start = first
+    return start, [text for run in reversed(runs) for text in run]
 
 
 def _forked(work: Callable[[], list[Any] | None], count: int) -> Callable[..., list[Any] | None]:
@@ -296,10 +388,10 @@ def _forked(work: Callable[[], list[Any] | None], count: int) -> Callable[..., l
     return taken
 
 
-def _all_texts(files: list[Any], rows: list[Any]) -> list[Any] | None:
-    """Every row's three texts; None when one cannot be read as kept."""
+def _texts(files: list[Any], rows: list[Any], first: int, end: int) -> list[Any] | None:
+    """The three texts of rows `first` to `end`; None when one cannot be read as kept."""
     out = []
-    for row in rows:
+    for row in rows[first:end]:
         at = row[2]
         if not 0 <= at < len(files):
             return None
@@ -310,41 +402,39 @@ def _all_texts(files: list[Any], rows: list[Any]) -> list[Any] | None:
     return out
 
 
+# The files of a Copilot CLI session folder the listing keeps an identity (or None) of.
+_SESSION_NAMES = frozenset(copilot_files.SESSION_FILES)
+
+
 def _same_folder(item: TranscriptFile, files: Any, *, workspace_read: bool = False) -> bool:
     """Whether a Copilot CLI session folder holds the files the listing read: its log's
     identity as discovery asked it (when it did), every other file's asked here (one
     not there then must not be there now) — its workspace's not, when `workspace_read`
     (the texts' read checks it)."""
-    events, session_files, workspace = copilot_files.EVENTS, copilot_files.SESSION_FILES, copilot_files.WORKSPACE
-
-    if type(files) is not dict or len(files) != len(session_files):
+    if type(files) is not dict or files.keys() != _SESSION_NAMES:
         return False
-    base = os.fspath(item.path) + "/"
-    for name in session_files:
-        was = files.get(name, False)
-        if was is False:
-            return False
-        if name == events and item.log_ident is not None:
-            now = _identity_of(item.log_ident)  # as Copilot's own folder's listing asked it
-        elif name == workspace and workspace_read and was is not None:
-            continue
-        elif was is None:
+    base = f"{item.path}/"
+    log_ident = item.log_ident
+    # One pass over the five kept, in a plain loop (a thousand folders a warm listing).
+    for name, was in files.items():
+        if was is None:
             # Not there then (the -wal and -journal, usually): whether anything is there
             # now, asked without a stat and its exception (as the reader's own warm
             # check, core/transcripts/copilot.py `unchanged`).
             if os.access(base + name, os.F_OK):
                 return False
+        elif name == _EVENTS and log_ident is not None:
+            if was != _identity_of(log_ident):  # as Copilot's own folder's listing asked it
+                return False
+        elif name == _WORKSPACE and workspace_read:
             continue
         else:
             try:
                 st = os.stat(base + name)
             except OSError:
                 return False
-            if not stat.S_ISREG(st.st_mode):
+            if not stat.S_ISREG(st.st_mode) or was != _identity(st):
                 return False
-            now = _identity(st)
-        if was != now:
-            return False
     return True
 
 

@@ -36,3 +36,17 @@ def test_a_found_file_is_frozen_equal_by_its_compared_fields_hashable_and_pickla
     assert back == one and back.log_ident == (1, 2, 3, 4, 5)
     assert dataclasses.replace(one, size=11).size == 11
     assert "TranscriptFile(path=" in repr(one)
+
+
+@pytest.mark.parametrize("folder", ["/", "/t", "/t/u/", ".", "rel", "rel/sub", "./rel", "..", "//t"])
+def test_a_child_path_made_by_the_walk_is_the_path_slash_makes(folder: str) -> None:
+    """Discovery makes each found file's path with pathlib's own child maker and, on
+    3.11, sets its text as 3.12 does: the same path (text, parts, equality, hash) as
+    `folder / name` makes."""
+    from planwatch.core.transcripts.discover import _child_maker
+
+    for name in ("a.jsonl", "x y", "é", ".hidden"):
+        made = _child_maker(Path(folder))(name)
+        slash = Path(folder) / name
+        assert (str(made), made.parts, made, hash(made)) == (str(slash), slash.parts, slash, hash(slash))
+        assert (made.parent, made.name, made.is_absolute()) == (slash.parent, slash.name, slash.is_absolute())

@@ -169,6 +169,68 @@ def test_a_remembered_listing_reads_its_texts_on_a_second_process_or_here_the_sa
         other.join()
 
 
+def kept_texts(tmp_path: Path, count: int) -> tuple[list, list, list]:  # type: ignore[type-arg]
+    """A kept listing of `count` generated sessions: its files, its rows, and every row's
+    texts read in one go."""
+    generated(tmp_path / "claude", count)
+    roots = roots_of(tmp_path / "claude")
+    assert listed_by_index(roots)[1]
+    doc = listing._load(listing.snapshot_file())
+    assert doc is not None
+    files, rows = doc["files"], doc["rows"]
+    whole = listing._texts(files, rows, 0, len(rows))
+    assert whole is not None and len(whole) == count
+    return files, rows, whole
+
+
+def test_a_remembered_listings_texts_are_read_from_both_ends_until_they_meet(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A forked child reads the rows' texts from the first row, this process from the
+    last: wherever the two meet (each side's speed, each run's size), every row's texts
+    come back once, in order, as read in one go."""
+    from planwatch.core.forked import only_thread
+
+    assert only_thread()  # the child is forked (with another thread running, none is)
+    files, rows, whole = kept_texts(tmp_path, listing.FORK_ROWS + 40)
+    count = len(rows)
+    for met in (0, 1, listing.RUN_ROWS - 1, count // 2, count - 1, count):
+        meeting = listing._meeting(count)
+        meeting[0] = met  # the child has read this far: this process reads the rest
+        assert listing._texts_back(files, rows, meeting) == (met, whole[met:])
+        assert meeting[1] == met  # and took each run before reading it
+        meeting = listing._meeting(count)
+        meeting[1] = met  # this process has taken the rows from here: the child stops there
+        assert listing._texts_ahead(files, rows, meeting) == whole[:met]
+        assert meeting[0] == met
+    for run in (1, 7, listing.RUN_ROWS, count + 1):
+        monkeypatch.setattr(listing, "RUN_ROWS", run)
+        assert listing._read_elsewhere(files, rows)(True) == whole
+
+
+def test_a_child_that_fails_on_the_way_leaves_its_rows_to_this_process(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The child read some rows and failed (its answer lost): this process reads every
+    row it did not take itself, and the texts are whole."""
+    files, rows, whole = kept_texts(tmp_path, listing.FORK_ROWS + 10)
+
+    def fails(files, rows, meeting):  # type: ignore[no-untyped-def]
+        meeting[0] = 50  # as if it had read fifty rows
+        raise RuntimeError("the child fails")
+
+    monkeypatch.setattr(listing, "_texts_ahead", fails)
+    assert listing._read_elsewhere(files, rows)(True) == whole
+
+
+def test_a_row_that_cannot_be_read_again_fails_the_texts_on_either_side(tmp_path: Path) -> None:
+    """A file changed since the listing was kept, met by the child (a first row) or by
+    this process (a last row): no texts, and the listing is made as ever; not wanted
+    (discovery found other files), the child is stopped and nothing is given."""
+    for which in (0, -1):
+        files, rows, _whole = kept_texts(tmp_path / str(which), listing.FORK_ROWS + 10)
+        assert listing._read_elsewhere(files, rows)(False) is None
+        with Path(files[rows[which][2]][0]).open("ab") as fh:
+            fh.write(b"\n")
+        assert listing._read_elsewhere(files, rows)(True) is None
+
+
 # -- only while nothing changed ------------------------------------------------------------
 
 

@@ -256,28 +256,51 @@ def test_show_plain_keeps_every_item_on_one_line_whatever_its_text() -> None:
 
 
 def test_sessions_json_rows_are_the_text_json_dumps_writes_with_indent_one() -> None:
-    """`sessions --json` lays its rows out by the C encoder (json_rows): byte for byte
-    what `json.dumps(rows, ensure_ascii=False, indent=1)` writes, for every kind of
-    scalar and for strings holding what could look like a separator."""
-    rows: list[dict[str, object]] = [
-        {
-            "id": "a",
-            "title": 'x\ny "q" \\ é 😀 \x00 \u2028 ,\n  "k": 1',
-            "cwd": None,
-            "partial": True,
-            "done": 0,
-            "total": -3,
-            "ratio": 1.5,
-            "off": False,
-        },
-        {},
-        {"": ""},
+    """`sessions --json` lays its rows out by a template (rows_json): byte for byte what
+    `json.dumps(rows, ensure_ascii=False, indent=1)` writes of the rows' fields, every
+    text made safe, for every kind of value and for strings holding what could look like
+    a separator or a template's own `%s`."""
+    from planwatch.core.listing import Listed
+    from planwatch.core.text import safe_text
+
+    hostile = 'x\ny "q" \\ é 😀 \x00 \x1b[31m \u2028 ,\n  "k": 1 %s %(id)s },\n  {"'
+    rows = [
+        Listed(
+            hostile,
+            "claude",
+            hostile,
+            hostile,
+            hostile,
+            hostile,
+            "2026-01-01T00:00:00+00:00",
+            "claude_todos",
+            3,
+            7,
+            True,
+            hostile,
+            2,
+        ),
+        Listed("b", "copilot", None, None, None, "/p", "2026-01-01T00:00:00.5+00:00", None, 0, 0, False, None, 0),
+        Listed("c}", "codex", "}", "{", "", "p}", "2025-12-31T23:59:59+00:00", "codex_plan", -1, 10**20, False, "", 0),
     ]
-    # Rows none of which is empty are encoded in one call and cut apart between rows:
-    # strings that end in a brace or hold what a cut looks like stay whole.
-    braces = [rows[0], {"t": "}", "u": "x}"}, {"v": '},\n  {"', "w": "{"}, rows[2]]
-    for case in (rows, [], [{}], rows[:1], braces):
-        assert cli_sessions.json_rows(case) == json.dumps(case, ensure_ascii=False, indent=1)
+    made_safe = {"id", "title", "cwd", "git_branch", "path", "parent_id"}
+
+    def expected(rows: list[Listed]) -> str:
+        return json.dumps(
+            [
+                {
+                    name: safe_text(value, single_line=True) if name in made_safe and value is not None else value
+                    for name, value in row._asdict().items()
+                }
+                for row in rows
+            ],
+            ensure_ascii=False,
+            indent=1,
+        )
+
+    for case in (rows, [], rows[:1], rows[1:], rows[::-1]):
+        assert cli_sessions.rows_json(case) == expected(case)
+    assert json.loads(cli_sessions.rows_json(rows))[0]["title"] == safe_text(hostile, single_line=True)
 
 
 def test_sessions_into_a_pipe_its_reader_closed_exits_0_and_says_nothing() -> None:
