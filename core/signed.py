@@ -134,20 +134,28 @@ def sign(raw: bytes) -> bytes:
     return raw[:at] + _mac(key, raw, at) + raw[at + _MAC_HEX :]
 
 
-# A cache of more entries than this is encoded by msgspec even when it is not loaded yet.
-LARGE_CACHE_ENTRIES = 500
+# A cache of more entries than this is encoded by msgspec even when it is not loaded yet
+# (a listing that read no line, of Copilot CLI folders or databases: 1,000 Copilot CLI
+# folders' warm-start cache is encoded by the standard library in 6 ms, its listing in
+# 4, where importing msgspec costs 15, in each of the two processes that write them).
+LARGE_CACHE_ENTRIES = 2000
 
 
 def encoded(doc: Any, entries: int) -> bytes:
     """A cache document as compact JSON. msgspec's C encoder takes about 1 µs an entry
-    (10 ms for 10,000 sessions, 4.8 MB), the standard library's about 10; importing
-    msgspec costs about 12 ms, more than the standard library takes for a few hundred
-    entries (a listing of a few Copilot CLI sessions, which never loads msgspec
-    otherwise). A listing writes two caches (the warm-start cache and the listing)."""
+    (10 ms for 10,000 sessions, 4.8 MB), the standard library's 4-10; importing msgspec
+    costs 12-15 ms, more than the standard library takes for a couple of thousand small
+    entries (a listing of Copilot CLI sessions, which never loads msgspec otherwise). A
+    listing writes two caches (the warm-start cache and the listing). A path holding a
+    lone surrogate (a file name's byte that is not UTF-8) cannot be written as UTF-8:
+    such a cache is written by the standard library, which escapes it."""
     if entries > LARGE_CACHE_ENTRIES or "msgspec" in sys.modules:
         import msgspec
 
-        return msgspec.json.encode(doc)
+        try:
+            return msgspec.json.encode(doc)
+        except UnicodeEncodeError:
+            pass  # a path holding a lone surrogate (a name's byte that is not UTF-8): escaped below
     return json.dumps(doc, separators=(",", ":")).encode("ascii")
 
 
@@ -155,11 +163,16 @@ def decoded(raw: bytes) -> Any:
     """The cache's JSON (this code's own strict JSON, signed) as values; ValueError when
     it is not JSON. msgspec's C decoder reads it in about half the time `json.loads`
     takes (4.5 MB for 10,000 sessions: 110 -> 60 ms), the standard library a small one
-    when msgspec is not loaded yet (SMALL_CACHE_BYTES): both give the same values."""
+    when msgspec is not loaded yet (SMALL_CACHE_BYTES): both give the same values. A
+    path holding a lone surrogate (a file name's byte that is not UTF-8, which `encoded`
+    writes as an escape) is read by the standard library, which msgspec refuses."""
     if len(raw) > SMALL_CACHE_BYTES or "msgspec" in sys.modules:
         import msgspec
 
-        return msgspec.json.decode(raw)  # its DecodeError is a ValueError
+        try:
+            return msgspec.json.decode(raw)
+        except msgspec.DecodeError:  # an escaped lone surrogate (the file is signed: no other error is likely)
+            pass
     return json.loads(raw)
 
 

@@ -9,6 +9,8 @@ strings.
 
 What is shown as an escape instead of sent (docs/privacy.md, Untrusted text):
 - C0 controls except tab and newline, DEL, and C1 controls (the 8-bit CSI 0x9b too);
+- lone surrogates (U+D800..U+DFFF: an escaped `\ud800` in a JSON line, a file name's
+  undecodable byte), which are no character and cannot be written as UTF-8;
 - every format character (Unicode category Cf): bidi overrides, isolates and marks,
   zero-width space, joiners and non-joiner, word joiner, invisible operators, the byte
   order mark, interlinear annotation marks, the tag characters U+E0000..U+E007F (the
@@ -31,8 +33,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import TextIO
 
-# C0 controls except \t and \n, DEL, and C1 controls (which include the 8-bit CSI 0x9b).
-_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f"
+# C0 controls except \t and \n, DEL, and C1 controls (which include the 8-bit CSI 0x9b);
+# and lone surrogates (a JSON line's `\ud800` escape, a file name's undecodable byte as
+# Python keeps it): no character at all, which no UTF-8 output can even carry.
+_CONTROLS = "\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff"
 # Category Cf as of Unicode 15.1 (a test checks this against the running Python's
 # unicodedata), with the whole tag block rather than only its assigned characters.
 _FORMAT = "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"

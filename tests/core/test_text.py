@@ -67,6 +67,19 @@ def test_every_format_character_of_this_pythons_unicode_is_shown_as_an_escape() 
     assert kept == []
 
 
+def test_lone_surrogates_are_shown_as_escapes_and_the_text_then_encodes_as_utf8() -> None:
+    """A JSON line's `\\ud800` (the standard library decodes it to a lone surrogate) and
+    a file name's undecodable byte (`\\udcff`, as Python keeps it) are no characters:
+    shown as escapes, so the text can be written as UTF-8 (it used to stop a listing)."""
+    every = "".join(chr(c) for c in range(0xD800, 0xE000))
+    shown = safe_text(f"a{every}b")
+    assert shown == "a" + "".join(f"\\u{c:04x}" for c in range(0xD800, 0xE000)) + "b"
+    assert safe_text("fix \ud800 the \udcff bug 😀", single_line=True) == "fix \\ud800 the \\udcff bug 😀"
+    assert safe_text("\ud83d\ude00") == "\\ud83d\\ude00"  # a pair in a Python str is still two lone halves
+    assert safe_text(shown) == shown
+    shown.encode("utf-8")
+
+
 def test_stderr_through_safe_writer_gets_every_sentence_and_log_line_as_safe_text() -> None:
     sink = io.StringIO()
     writer = SafeWriter(sink)

@@ -152,7 +152,8 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 def test_a_warm_copilot_listing_loads_neither_sqlite_nor_msgspec_nor_the_plan_replay() -> None:
     """Warm, every session unchanged: no database is opened (sqlite3 is not loaded);
     the cold run loads it. No run loads msgspec (about 12 ms to import): a few folders'
-    caches are written and read by the standard library. The cold run keeps the
+    caches are written and read by the standard library, their temp files made without
+    `tempfile` (random and shutil with it, about 3-7 ms). The cold run keeps the
     listing (core/listing.py) and the next ones answer from it. None loads the plan
     replay of the line harnesses (no subagent file to merge) or the reading code of
     files of lines. The remembered listing logs nothing and forks no worker: neither
@@ -166,7 +167,7 @@ def test_a_warm_copilot_listing_loads_neither_sqlite_nor_msgspec_nor_the_plan_re
         assert out.returncode == 0, out.stderr
         assert {row["harness"] for row in json.loads(out.stdout)} == {"copilot"}
         modules = set(json.loads(out.stderr.strip().splitlines()[-1]))
-        loaded.append({name for name in ("msgspec", "sqlite3") if name in modules})
+        loaded.append({name for name in ("msgspec", "sqlite3", "tempfile") if name in modules})
         assert {
             "planwatch.core.replay",
             "planwatch.core.transcripts.events",

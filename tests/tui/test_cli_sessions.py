@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import re
@@ -253,6 +254,39 @@ def test_show_plain_keeps_every_item_on_one_line_whatever_its_text() -> None:
     assert all(line.startswith("pending\t") and line.count("\t") == 1 for line in lines[1:])
     rows = json.loads(planwatch("sessions", "--json").stdout)
     assert len(rows[0]["title"].splitlines()) == 1
+
+
+def test_lone_surrogates_in_a_transcript_and_in_a_file_name_are_listed_as_escapes() -> None:
+    """A prompt, a folder and an item holding `\\ud800` (an escape of no character, which
+    the standard library decodes), and a session under a folder whose name is not UTF-8
+    (Python keeps its byte as `\\udcff`): every listing and `show` print them as escapes,
+    in valid UTF-8, and succeed; the caches are written (the file name escaped in them)
+    and read back, and the next listings say the same. They used to stop with "a bug"."""
+    folder = paths.claude_projects_dir() / "-home-dev-s"
+    folder.mkdir(parents=True)
+    # Written as the standard library writes them: `\ud800` escapes in the JSON text.
+    buffer = io.BytesIO()
+    w = corpus.ClaudeWriter(buffer, SID, "/home/dev/s<D800>")
+    w.prompt("Fix <D800> the <DCFF> bug")
+    w.todo_write([("Step <D800> one", "pending")])
+    text = buffer.getvalue().replace(b"<D800>", b"\\ud800").replace(b"<DCFF>", b"\\udcff")
+    (folder / f"{SID}.jsonl").write_bytes(text)
+    other = "6e0c2a4b-1f3d-4e6a-9b8c-7d0e1f2a3b4c"
+    odd = Path(os.fsdecode(os.fsencode(paths.claude_projects_dir()) + b"/-home-dev-\xff"))
+    odd.mkdir()
+    with (odd / f"{other}.jsonl").open("wb") as fh:
+        corpus.ClaudeWriter(fh, other, "/home/dev/plain").prompt("A plain title")
+    runs = [planwatch("sessions", "--json") for _ in range(3)]  # cold, warm, remembered
+    assert all(run.returncode == 0 and run.stderr == "" for run in runs), [run.stderr for run in runs]
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout
+    rows = {row["id"]: row for row in json.loads(runs[0].stdout)}
+    assert (rows[SID]["title"], rows[SID]["cwd"]) == ("Fix \\ud800 the \\udcff bug", "/home/dev/s\\ud800")
+    assert rows[other]["path"].endswith("/-home-dev-\\udcff/" + f"{other}.jsonl")
+    assert (paths.cache_dir() / "warm-start.json").is_file()
+    plain = planwatch("sessions")
+    assert plain.returncode == 0 and "Fix \\ud800 the \\udcff bug" in plain.stdout, plain.stderr
+    shown = planwatch("show", "--plain", SID)
+    assert (shown.returncode, shown.stdout) == (0, "# claude_todos\npending\tStep \\ud800 one\n"), shown.stderr
 
 
 def test_sessions_json_rows_are_the_text_json_dumps_writes_with_indent_one() -> None:
