@@ -36,7 +36,6 @@ identity did not change since the last snapshot keeps its places without a searc
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import zlib
@@ -880,15 +879,9 @@ def _literal(data: bytes, text: str) -> tuple[int, int] | None:
 def _encodings(text: str) -> list[bytes]:
     """The ways a writer spells a text inside a JSON string: raw UTF-8 (JavaScript's
     JSON.stringify, Rust's serde_json) and \\u escapes for what is not ASCII."""
-    if text.isascii():
-        if text.isprintable() and '"' not in text and "\\" not in text:
-            return [text.encode("ascii")]  # what json.dumps would give, without it
-        return [json.dumps(text)[1:-1].encode("ascii")]
-    ascii_form = json.dumps(text)[1:-1].encode("ascii")
-    try:
-        return [json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8"), ascii_form]
-    except UnicodeEncodeError:  # a lone surrogate: only its escape can spell it
-        return [ascii_form]
+    from planwatch.core.transcripts.reader import quoted_needles  # keeping a listing loads it already
+
+    return [needle[1:-1] for needle in quoted_needles(text)]
 
 
 def _prompt_literal(data: bytes, ends: list[tuple[int, int]], target: str) -> tuple[int, int] | None:

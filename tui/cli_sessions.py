@@ -8,7 +8,9 @@ terminal escape ever reaches the terminal or a pipe.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -90,7 +92,7 @@ def missing_roots(args: argparse.Namespace) -> bool:
 
     wrong = False
     for root in _roots(args):
-        if not Path(root).expanduser().exists():
+        if not _there(Path(root).expanduser()):
             print(f"planwatch: --root {shorten(str(root), 200)}: no such file or folder", file=sys.stderr)
         elif (problem := unusable_root(Path(root))) is not None:
             print(f"planwatch: --root {shorten(problem, 300)}", file=sys.stderr)
@@ -98,6 +100,19 @@ def missing_roots(args: argparse.Namespace) -> bool:
             continue
         wrong = True
     return wrong
+
+
+def _there(path: Path) -> bool:
+    """Whether something is at `path`, or at least may be: False only when nothing is
+    (a name the system cannot look up at all, too long or looping, or not allowed, is
+    left to `unusable_root` to say so, where `Path.exists` raised)."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _settings() -> Settings:
@@ -207,9 +222,18 @@ def run_show(args: argparse.Namespace) -> int:
     target: str = args.target
     if missing_roots(args):
         return 2
-    path = Path(target).expanduser()
-    copilot = _copilot_session(path)
-    cline = _cline_session(path) if copilot is None else None
+    path: Path | None = Path(target).expanduser()
+    try:
+        os.stat(Path(target).expanduser())
+    except (FileNotFoundError, NotADirectoryError, ValueError):
+        pass  # no such file: an id, a file's name taken by a Copilot CLI folder's, or nothing
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:  # no permission, a loop: said, not raised
+            print(f"planwatch: {shorten(target, 200)}: cannot be looked at ({exc.strerror or exc})", file=sys.stderr)
+            return 1
+        path = None  # too long for a name: no file, but it may still start an id
+    copilot = _copilot_session(path) if path is not None else None
+    cline = _cline_session(path) if copilot is None and path is not None else None
     if cline is not None:
         # A Cline session is a folder whose plan sits on its data folder's board: the
         # folder or either of its files names it, the board every session of it.
@@ -225,20 +249,20 @@ def run_show(args: argparse.Namespace) -> int:
         if not entries:
             print(f"planwatch: {shorten(str(path), 200)} is not a session planwatch can read", file=sys.stderr)
             return 1
-    elif path.is_dir():
+    elif path is not None and path.is_dir():
         print(
             f"planwatch: {shorten(str(path), 200)} is a folder, not a transcript: give a transcript file or a "
             f"session id (planwatch sessions --root {shorten(str(path), 200)} lists the sessions in it)",
             file=sys.stderr,
         )
         return 1
-    elif path.exists() and not path.is_file():
+    elif path is not None and path.exists() and not path.is_file():
         from planwatch.core.regular_files import describe_kind
 
         kind = describe_kind(path.stat().st_mode)
         print(f"planwatch: {shorten(str(path), 200)} is {kind}, not a regular file: not read", file=sys.stderr)
         return 1
-    elif path.is_file():
+    elif path is not None and path.is_file():
         path = path.resolve()
         index = _file_index(path, args)
         entries = [e for e in index.entries() if e.session.path == path]

@@ -56,12 +56,14 @@ from planwatch.core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     TranscriptReader,
+    find_first,
     hold,
     json_needles,
     json_record,
     json_value_needles,
     line_time,
     parse_timestamp,
+    quoted_needles,
     time_pattern,
 )
 from planwatch.core.transcripts.superseded import Superseding, Unproven, line_around
@@ -205,7 +207,7 @@ class ClaudeReader(Superseding, TranscriptReader):
         # or a piece of a long line, and it passes whenever one of its lines would.
         # Results can be tens of MB (file reads, images): only those answering a call we
         # hold pass. Quoted, so one id is never found inside a longer one.
-        needles = [f'"{call_id}"'.encode() for call_id in self._waiting_ids()]
+        needles = [needle for call_id in self._waiting_ids() for needle in quoted_needles(call_id)]
         if self.facts.first_prompt is None:
             # Until the first real prompt: it names the session, and its record carries
             # the cwd, branch and session id.
@@ -277,7 +279,7 @@ class ClaudeReader(Superseding, TranscriptReader):
     def full_list_result_needles(self, line: bytes) -> tuple[bytes, ...]:
         record = json_record(line)
         calls = full_list_calls(record) if record is not None else []
-        return tuple(f'"{call_id}"'.encode() for call_id in calls)
+        return tuple(needle for call_id in calls for needle in quoted_needles(call_id))
 
     def full_list_result(self, line: bytes, later: bytes) -> bool | None:
         record, result = json_record(line), json_record(later)
@@ -320,7 +322,7 @@ class ClaudeReader(Superseding, TranscriptReader):
         group = self._group(record)
         if group != (self._subagent_group or ""):
             return None
-        ids = [
+        ids: list[Any] = [
             block.get("id")
             for block in blocks(record)
             if block.get("type") == "tool_use" and block.get("name") == TODO_WRITE and todo_list(block.get("input"))
@@ -331,7 +333,7 @@ class ClaudeReader(Superseding, TranscriptReader):
         # then never the last (a branch is the latest a record names).
         branch = record.get("gitBranch")
         self._anchor_branch = isinstance(branch, str) and bool(branch)
-        return group, tuple(f'"{call_id}"'.encode() for call_id in ids)
+        return group, tuple(needle for call_id in ids for needle in quoted_needles(call_id))
 
     def skip_superseded(self, line: bytes, end: int, data: bytes, anchor: int, max_line: int) -> bool:
         record = _decoded(line)
@@ -353,7 +355,7 @@ class ClaudeReader(Superseding, TranscriptReader):
             return False  # no list the full read would hold: fed as always
         self._settled(record)
         for call_id in calls:
-            at = data.find(f'"{call_id}"'.encode(), end)
+            at = find_first(data, quoted_needles(call_id), end)
             span = line_around(data, at) if 0 <= at < anchor else None
             if span is None or span[1] - span[0] > max_line:
                 raise Unproven("a call answered after the anchor, or never")

@@ -41,6 +41,7 @@ from planwatch.core.transcripts.reader import (
     SessionFacts,
     SessionResult,
     TranscriptReader,
+    find_first,
     hold,
     json_needles,
     json_record,
@@ -48,6 +49,7 @@ from planwatch.core.transcripts.reader import (
     line_time,
     load_json_text,
     parse_timestamp,
+    quoted_needles,
     time_pattern,
 )
 from planwatch.core.transcripts.superseded import Superseding, Unproven, line_around
@@ -152,7 +154,7 @@ class CodexReader(Superseding, TranscriptReader):
         # Only positive byte tests (no "and not"), so that IO may test a block of lines,
         # or a piece of a long line, and it passes whenever one of its lines would.
         # Outputs can be huge (command output): only those answering a held call pass.
-        needles = [f'"{call_id}"'.encode() for call_id in self._pending]
+        needles = [needle for call_id in self._pending for needle in quoted_needles(call_id)]
         if self.facts.id is None:
             needles += _BARE_META  # a bare rollout's meta line: `{"id":…, "timestamp":…, "git":…}`
         if self.facts.first_prompt is None or self.facts.cwd is None:
@@ -196,7 +198,7 @@ class CodexReader(Superseding, TranscriptReader):
 
     def full_list_result_needles(self, line: bytes) -> tuple[bytes, ...]:
         call_id = _payload(line).get("call_id")
-        return (f'"{call_id}"'.encode(),) if isinstance(call_id, str) and call_id else ()
+        return quoted_needles(call_id) if isinstance(call_id, str) and call_id else ()
 
     def full_list_result(self, line: bytes, later: bytes) -> bool | None:
         call_id = _payload(line).get("call_id")
@@ -233,7 +235,7 @@ class CodexReader(Superseding, TranscriptReader):
         call_id = item.get("call_id")
         if event is None or event.build is None or not isinstance(call_id, str) or not call_id:
             return None
-        return "", (f'"{call_id}"'.encode(),)
+        return "", quoted_needles(call_id)
 
     def skip_superseded(self, line: bytes, end: int, data: bytes, anchor: int, max_line: int) -> bool:
         record = _decoded(line)
@@ -252,7 +254,7 @@ class CodexReader(Superseding, TranscriptReader):
             raise Unproven("arguments the typed decode does not read") from exc
         if plan is None:
             return False  # no list the full read would hold: fed as always
-        at = data.find(f'"{call_id}"'.encode(), end)
+        at = find_first(data, quoted_needles(call_id), end)
         span = line_around(data, at) if 0 <= at < anchor else None
         if span is None or span[1] - span[0] > max_line:
             raise Unproven("a call answered after the anchor, or never")

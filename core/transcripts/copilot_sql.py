@@ -70,7 +70,9 @@ def read_plan(path: Path | str, *, texts: bool = True) -> AgentPlan:
     name = os.fspath(path)
     # A name of only the characters `quote` leaves alone is its own quoted form (most
     # are: `quote` costs about a tenth of a database's read).
-    uri = f"file:{name if _UNQUOTED(name) else quote(name)}?mode=ro"
+    # Quoted from the name's own bytes: a folder's byte that is not UTF-8 (a lone surrogate
+    # in the str) is %-escaped as the byte SQLite then opens.
+    uri = f"file:{name if _UNQUOTED(name) else quote(os.fsencode(name))}?mode=ro"
 
     def attach() -> sqlite3.Connection:
         db = _connection()

@@ -531,16 +531,21 @@ def _pi_layout(root: Path) -> Iterator[tuple[Path, str, os.stat_result]]:
 
 def unusable_root(root: Path) -> str | None:
     """What is wrong with a transcript folder that is there but is neither a folder nor a
-    regular file (a FIFO, a socket, a device: never opened, so never waited on); None
-    for a folder, a file, or nothing there (a harness's folder may come later)."""
+    regular file (a FIFO, a socket, a device: never opened, so never waited on), or that
+    cannot be looked at (its name too long, no permission); None for a folder, a file,
+    or nothing there (a harness's folder may come later)."""
+    from planwatch.core.text import shorten
+
     try:
         mode = os.stat(Path(root).expanduser()).st_mode
-    except OSError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    except OSError as exc:  # not to be looked at: a name too long for the system, no permission, a loop
+        return f"{shorten(str(root), 200)}: cannot be looked at ({exc.strerror or exc}); nothing is read from it"
     if stat.S_ISDIR(mode) or stat.S_ISREG(mode):
         return None
     kind = "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device or other special file"
-    return f"{root}: is {kind}, not a folder or a transcript file; nothing is read from it"
+    return f"{shorten(str(root), 200)}: is {kind}, not a folder or a transcript file; nothing is read from it"
 
 
 def _copilot_file(path: Path) -> TranscriptFile | None:
@@ -561,8 +566,12 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
     pi_root = paths.pi_sessions_dir()
     for root in roots:
         root = Path(root).expanduser()
-        if not root.is_dir():
-            if root.is_file():  # a single file given as a root
+        try:
+            mode = os.stat(root).st_mode
+        except OSError:  # not there, or not to be looked at (`unusable_root` says which)
+            continue
+        if not stat.S_ISDIR(mode):
+            if stat.S_ISREG(mode):  # a single file given as a root
                 item = _copilot_file(root) or classify_cline(root)
                 if item is None:
                     item = classify_database(root) if root.suffix == ".db" else classify(root)

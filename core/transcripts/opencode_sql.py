@@ -15,6 +15,7 @@ OpenCode's schema, apart from how the reader turns sessions into results
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -74,7 +75,9 @@ def read_transaction(path: Path, work: Callable[[sqlite3.Connection], T], *, one
     (a thousand small Copilot CLI databases are opened one after another)."""
 
     def open_db() -> sqlite3.Connection:
-        uri = f"file:{quote(str(path))}?mode=ro"
+        # The name's own bytes, quoted: a folder's byte that is not UTF-8 (a lone
+        # surrogate in the str) is %-escaped as the byte SQLite then opens.
+        uri = f"file:{quote(os.fsencode(path))}?mode=ro"
         return sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
 
     def read(connection: sqlite3.Connection) -> T:

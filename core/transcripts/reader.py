@@ -505,6 +505,29 @@ def line_time(line: bytes, pattern: TimePattern) -> datetime | None:
     return latest
 
 
+def quoted_needles(value: str) -> tuple[bytes, ...]:
+    """The JSON string `value`, quotes included, as a writer may spell it: its UTF-8
+    bytes with only quotes, backslashes and controls escaped (JavaScript's
+    JSON.stringify, Rust's serde_json), and every character past ASCII a `\\u` escape
+    (Python's json.dumps); one needle where the two agree (a plain ASCII id: nearly
+    every call id). Quoted, so one id is never found inside a longer one. A lone
+    surrogate can only be spelt as its escape."""
+    if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+        return (f'"{value}"'.encode("ascii"),)  # what json.dumps gives, without it
+    escaped = json.dumps(value).encode("ascii")
+    try:
+        raw = json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return (escaped,)
+    return (raw,) if raw == escaped else (raw, escaped)
+
+
+def find_first(data: bytes, needles: Sequence[bytes], start: int) -> int:
+    """The first place at or after `start` where one of `needles` is (-1: none)."""
+    found = [at for needle in needles if (at := data.find(needle, start)) >= 0]
+    return min(found) if found else -1
+
+
 def json_needles(key: str, value: str) -> tuple[bytes, ...]:
     """`"key":"value"` as raw bytes, compact and with a space. A quoted pair like this
     only matches JSON structure: inside a JSON string its quotes would be escaped."""

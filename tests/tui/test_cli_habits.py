@@ -163,6 +163,33 @@ def test_a_fifo_as_a_transcript_folder_is_named_and_never_opened(isolated_env: I
     assert f"planwatch: skipped {fifo}: is a FIFO, not a folder or a transcript file" in listed.stderr
 
 
+def test_a_name_too_long_or_a_loop_is_said_never_raised(isolated_env: IsolatedEnv, transcripts: Path) -> None:
+    """A name longer than any the system can look up (a mistyped id, a pasted line), as
+    `show`'s argument, `--root` or a settings root, and a symbolic link that loops: each
+    is said in a sentence (the name shortened) and the rest works; none is "a bug"."""
+    long_name = "a" * 300
+    shown = planwatch("show", long_name)  # it may start an id: looked for as one
+    assert (shown.returncode, shown.stderr) == (1, f"planwatch: no session or file {'a' * 79}…\n")
+    assert planwatch("show", "a/" * 2100).returncode == 1
+    root = planwatch("sessions", "--root", long_name)
+    assert (root.returncode, root.stdout) == (2, "")
+    assert root.stderr.startswith("planwatch: --root aaa") and root.stderr.endswith(
+        "…: cannot be looked at (File name too long); nothing is read from it\n"
+    )
+    isolated_env.config.write_text(f"transcriptRoots:\n  - /tmp/{long_name}\n")
+    listed = planwatch("sessions", "--json")
+    assert listed.returncode == 0 and json.loads(listed.stdout), listed.stderr  # the other sessions
+    assert "cannot be looked at (File name too long); nothing is read from it" in listed.stderr
+    assert "a bug" not in listed.stderr + root.stderr + shown.stderr
+    loop = isolated_env.root / "loop"
+    loop.symlink_to(isolated_env.root / "loop")
+    looped = planwatch("show", str(loop))
+    assert (looped.returncode, looped.stderr) == (
+        1,
+        f"planwatch: {loop}: cannot be looked at (Too many levels of symbolic links)\n",
+    )
+
+
 def test_show_of_a_folder_says_it_is_a_folder_not_a_transcript(transcripts: Path) -> None:
     folder = transcripts / "-home-dev-api"
     out = planwatch("show", str(folder))

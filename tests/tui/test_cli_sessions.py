@@ -289,6 +289,30 @@ def test_lone_surrogates_in_a_transcript_and_in_a_file_name_are_listed_as_escape
     assert (shown.returncode, shown.stdout) == (0, "# claude_todos\npending\tStep \\ud800 one\n"), shown.stderr
 
 
+def test_databases_under_a_folder_whose_name_is_not_utf8_are_read(tmp_path: Path) -> None:
+    """A Copilot CLI session folder, an OpenCode and a Kilo data folder and a Cline one,
+    each under a folder whose name holds a byte that is not UTF-8: every database is
+    opened (its name given to SQLite as its own bytes) and its plan counted; it used to
+    stop the listing with "a bug"."""
+    import shutil
+
+    fixtures = ROOT / "fixtures" / "transcripts"
+    odd = Path(os.fsdecode(os.fsencode(tmp_path) + b"/odd-\xff"))
+    copilot = next((fixtures / "copilot" / "session-state").iterdir())
+    shutil.copytree(copilot, odd / "copilot" / "session-state" / copilot.name)
+    shutil.copytree(fixtures / "opencode", odd / "opencode")
+    shutil.copytree(fixtures / "kilo", odd / "kilo")
+    shutil.copytree(fixtures / "cline" / "data", odd / "cline" / "data")
+    roots = [odd / "copilot" / "session-state", odd / "opencode", odd / "kilo", odd / "cline" / "data"]
+    args = [arg for root in roots for arg in ("--root", str(root))]
+    runs = [planwatch("sessions", "--json", *args) for _ in range(2)]
+    assert [(run.returncode, run.stderr) for run in runs] == [(0, ""), (0, "")]
+    assert runs[0].stdout == runs[1].stdout
+    rows = json.loads(runs[0].stdout)
+    assert {"copilot", "opencode", "kilo", "cline"} <= {row["harness"] for row in rows}
+    assert all(row["total"] > 0 for row in rows if row["harness"] in ("copilot", "kilo")), rows
+
+
 def test_sessions_json_rows_are_the_text_json_dumps_writes_with_indent_one() -> None:
     """`sessions --json` lays its rows out by a template (rows_json): byte for byte what
     `json.dumps(rows, ensure_ascii=False, indent=1)` writes of the rows' fields, every
