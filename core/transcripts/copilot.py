@@ -72,8 +72,10 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def is_copilot_session(folder: Path) -> bool:
-    """A folder that is a Copilot CLI session: its `events.jsonl` opens with Copilot's
-    `session.start`, or (no log yet) it holds a `workspace.yaml` naming an `id`."""
+    """A folder that is a Copilot CLI session: its `events.jsonl` holds Copilot's
+    `session.start` among its first lines (a torn or foreign line before it is read past,
+    as the listing reads past it), or it holds a `workspace.yaml` naming an `id` (no
+    log yet, or a log whose head says nothing)."""
     try:
         fd, st = open_regular_stat(folder / EVENTS)
     except OSError:
@@ -85,11 +87,8 @@ def is_copilot_session(folder: Path) -> bool:
             head = b""
         finally:
             os.close(fd)
-        first = head.split(b"\n", 1)[0]
-        if is_copilot_start(first):
+        if any(is_copilot_start(line) for line in head.split(b"\n")):
             return True
-        if head.strip():
-            return False  # a log of another kind
     try:
         data = read_regular(folder / WORKSPACE, WORKSPACE_MAX)
     except OSError:

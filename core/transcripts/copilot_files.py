@@ -116,6 +116,9 @@ def parse_workspace(data: bytes, *, titles_only: bool = False) -> Workspace:
 # A plain scalar's first character when it is none of the forms `_scalar` tells apart
 # (block, flow collection, anchor, alias, tag, quoted).
 _NOT_PLAIN = frozenset("|>{[&*!@`'\"")
+# The plain scalars YAML reads as null (`name: ~`): no value, as if the key were absent
+# (quoted, `"~"` is the text itself).
+_NULLS = frozenset(("~", "null", "Null", "NULL"))
 
 
 def _scalars(text: str, keys: re.Pattern[str]) -> dict[str, str]:
@@ -134,7 +137,8 @@ def _scalars(text: str, keys: re.Pattern[str]) -> dict[str, str]:
             # line's rest as `_scalar` would give it, without building its parts.
             head = rest.strip()
             if not head or (head[0] not in _NOT_PLAIN and " #" not in head):
-                out[key] = head
+                if head not in _NULLS:
+                    out[key] = head
                 continue
         # Continuation lines: indented ones (and blank ones between them).
         more: list[str] = []
@@ -181,7 +185,7 @@ def _scalar(head: str, more: list[str]) -> str | None:
         return value if isinstance(value, str) else None
     if " #" in joined:
         joined = joined.split(" #", 1)[0].rstrip()  # a comment after a plain scalar
-    return joined
+    return None if joined in _NULLS else joined
 
 
 def is_copilot_start(line: bytes) -> bool:

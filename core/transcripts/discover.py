@@ -167,6 +167,7 @@ def is_gemini_name(path: Path) -> bool:
 
 
 _GEMINI_KEYS = (b'"sessionId"', b'"projectHash"', b'"startTime"')
+_BOM = b"\xef\xbb\xbf"
 
 
 def is_gemini_session(path: Path) -> bool:
@@ -180,12 +181,13 @@ def is_gemini_session(path: Path) -> bool:
             head = read_regular(path, SNIFF_BYTES - 1)
         except OSError:
             return False
-        return head.lstrip().startswith(b"{") and all(key in head for key in _GEMINI_KEYS)
+        # A byte order mark before it (an editor's save) is read past, as the reader does.
+        return head.removeprefix(_BOM).lstrip().startswith(b"{") and all(key in head for key in _GEMINI_KEYS)
     lines = first_lines(path)
     if not lines:
         return False
     try:
-        record = json.loads(lines[0])
+        record = json.loads(lines[0].removeprefix(_BOM))
     except (ValueError, UnicodeDecodeError, RecursionError):
         return False
     return isinstance(record, dict) and all(

@@ -159,7 +159,8 @@ class PiReader(TranscriptReader):
         if not isinstance(entry_id, str):
             return
         parent = record.get("parentId")
-        self._entry(entry_id, parent if isinstance(parent, str) else None)
+        # null is the root; anything but a string or null names no entry: the path is cut there.
+        self._entry(entry_id, parent if isinstance(parent, str) or parent is None else _NOT_AN_ID)
         self.facts.last_record(parse_timestamp(record.get("timestamp")))
         if kind != "message":
             return
@@ -218,6 +219,13 @@ class PiReader(TranscriptReader):
         at = self._leaf
         while at is not None and at not in seen:
             seen.add(at)
+            if at is _NOT_AN_ID:
+                self.problem = (
+                    f"{self.path}: an entry's parentId is neither null nor an entry's id; "
+                    "the session is shown without the plan that branch may hold"
+                )
+                found = _UNKNOWN
+                break
             if at not in self._parents:
                 # The path leaves what was read: an entry names a parent the file does
                 # not hold (or one in a part IO skipped).
@@ -243,6 +251,22 @@ class PiReader(TranscriptReader):
         replay = PlanReplay()
         replay.apply_all(events)
         return replay.snapshot()
+
+
+class _NotAnId(str):
+    """The parent of an entry whose `parentId` is neither null nor a string (a number, a
+    list): a str for the tree's types, told apart by identity, never equal to an id."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        return other is self
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+_NOT_AN_ID = _NotAnId("")
 
 
 def _result_list(message: Any) -> FullList | object | None:

@@ -118,6 +118,20 @@ def test_extra_roots_are_sniffed_per_file(tmp_path: Path) -> None:
     }
 
 
+def test_a_gemini_session_with_a_byte_order_mark_is_found_under_any_root(tmp_path: Path) -> None:
+    """A byte order mark before a Gemini CLI session (an editor's save), a legacy whole
+    document or a session of lines, is read past where the file is judged by its
+    content (an extra root), as in Gemini's own folder."""
+    legacy = ROOT / "fixtures/transcripts/rules/gemini/tmp/oldproj/chats/session-2026-11-29T17-00-a1000000.json"
+    chats = tmp_path / "extra" / "proj" / "chats"
+    chats.mkdir(parents=True)
+    (chats / legacy.name).write_bytes(b"\xef\xbb\xbf" + legacy.read_bytes())
+    lines = SAMPLES / "gemini-cli-session.jsonl"
+    (chats / "session-2026-11-30T10-00-b2000000.jsonl").write_bytes(b"\xef\xbb\xbf" + lines.read_bytes())
+    found = {f.path.name: f.harness for f in discover([tmp_path / "extra"])}
+    assert found == {legacy.name: "gemini", "session-2026-11-30T10-00-b2000000.jsonl": "gemini"}
+
+
 def test_a_first_line_longer_than_the_sniff_window_is_judged_by_its_bytes(tmp_path: Path) -> None:
     path = tmp_path / "big.jsonl"
     path.write_bytes(b'{"jsonrpc":"2.0","method":"session/update","params":{"x":"' + b"a" * 200_000 + b'"}}\n')

@@ -116,3 +116,21 @@ def test_a_successful_todo_result_without_details_gives_no_plan_rather_than_the_
     path.write_text("".join(compact(r) + "\n" for r in records))
     _, plan = read(path)
     assert plan is None
+
+
+def test_a_parent_id_that_is_neither_null_nor_a_string_cuts_the_path_and_is_named(tmp_path: Path) -> None:
+    """An entry whose `parentId` is a number (or a list, an object) names no entry: the
+    path is cut there, as at a parent the file does not hold — no plan (the branch may
+    hold another list) and the file named — never taken for the root."""
+    for parent in (5, ["b0000001"], {"id": "b0000001"}, True):
+        later = user("c0000001", "b0000001", "Next", "2026-12-01T18:58:54.000Z")
+        later["parentId"] = parent
+        records = [*head(), later, user("d0000001", "c0000001", "And then", "2026-12-01T18:58:55.000Z")]
+        path = tmp_path / NAME
+        path.write_text("".join(compact(r) + "\n" for r in records))
+        reader, plan = read(path)
+        assert plan is None, parent
+        assert reader.problem is not None and "parentId is neither null nor an entry's id" in reader.problem
+    records = [*head(), user("c0000001", "b0000001", "Next", "2026-12-01T18:58:54.000Z")]
+    path.write_text("".join(compact(r) + "\n" for r in records))
+    assert read(path)[1] == ["One"]  # the same tree with the id: the list on its path

@@ -282,6 +282,12 @@ def test_copilot_a_name_in_the_workspace_is_the_title_and_an_emptied_table_is_no
         ("name: >-\n  folded\n  text\nnext: 1\n", "folded text"),
         ("name: a long prompt\n  that goes on\nuser_named: false\n", "a long prompt that goes on"),
         ("name: [1, 2]\n", None),
+        ("name: ~\n", None),  # YAML's null: no name (the first prompt is the title)
+        ("name: null  # none yet\n", None),
+        ("name: NULL\n", None),
+        ("name: '~'\n", "~"),  # quoted: the text itself
+        ('name: "null"\n', "null"),
+        ("name: ~ and more\n", "~ and more"),
         ("name: 'unterminated\n", None),
         ("  name: nested\n", None),
     ],
@@ -478,6 +484,9 @@ _WORKSPACE_LINES = [
     "name: {a: 1}",
     "name: &anchor value",
     "name: *alias",
+    "name: ~",
+    "name: null  # later",
+    "cwd: Null",
     "name: !tag value",
     "name: @at",
     "name: `tick",

@@ -66,6 +66,22 @@ def test_show_plain_header_is_copilot_todos_by_id_prefix_by_folder_and_by_each_f
         assert shown.stdout.splitlines() == PLAIN, target
 
 
+@pytest.mark.parametrize("before", [b"garbage\n", b'{"type":"torn', b"\n\n"])
+def test_show_reads_a_copilot_folder_whose_log_opens_with_a_line_not_its_start(tmp_path: Path, before: bytes) -> None:
+    """A torn or foreign line before the log's `session.start` is read past, as the
+    listing reads past it: `show` takes the folder and each of its files as ever (it
+    used to call the folder "a folder, not a transcript")."""
+    folder = tmp_path / "session-state" / SAMPLE_ID
+    shutil.copytree(SAMPLE, folder)
+    log = folder / "events.jsonl"
+    log.write_bytes(before + b"\n" + log.read_bytes())
+    for target in (folder, log, folder / "session.db"):
+        shown = planwatch("show", "--plain", str(target))
+        assert (shown.returncode, shown.stdout.splitlines()) == (0, PLAIN), (target, shown.stderr)
+    listed = planwatch("sessions", "--json", "--root", str(folder))
+    assert [row["id"] for row in json.loads(listed.stdout)] == [SAMPLE_ID], listed.stderr
+
+
 def test_show_tells_a_person_what_a_copilot_step_waits_for() -> None:
     shown = planwatch("show", "--root", str(RULES), "e1000000-0000-4000-8000-000000000002")
     assert shown.returncode == 0, shown.stderr
