@@ -104,6 +104,15 @@ def safe_text(text: str, *, single_line: bool = False) -> str:
     return unsafe.sub(_escape, text)
 
 
+def kept_unless_typed(value: str, raw: str | None) -> str:
+    """What a form's field saves: `raw`, the text it opened with, while the field still
+    holds it as shown (`safe_text`, one line), else what was typed. A text shown safely
+    (an escape in place of a control character) is never written back as its escape."""
+    if raw is not None and value == safe_text(raw, single_line=True):
+        return raw
+    return value
+
+
 def shorten(text: str, limit: int = 80) -> str:
     """One safe line of at most `limit` characters, with an ellipsis when cut."""
     line = " ".join(safe_text(text, single_line=True).split())

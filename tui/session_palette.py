@@ -76,9 +76,9 @@ class SessionScreen(Screen[None]):
 class SessionsProvider(Provider):
     """Sessions as palette hits; choosing one shows it on the browse screen."""
 
-    def _sessions(self) -> Iterator[tuple[SessionScreen, SessionEntry, str, str]]:
-        """(the screen, the session, title shown, what else a search matches: folder and
-        harness) for each session of a screen that shows sessions."""
+    def _sessions(self) -> Iterator[tuple[SessionScreen, SessionEntry, str, str, str]]:
+        """(the screen, the session, title shown, its harness's name, its folder) for each
+        session of a screen that shows sessions (a search matches the last three)."""
         screen = self.screen
         if not isinstance(screen, SessionScreen):
             return
@@ -86,16 +86,11 @@ class SessionsProvider(Provider):
             session = entry.session
             title = safe_text(session.title or untitled(session.harness), single_line=True)
             folder = short_folder(session.cwd or "", str(Path.home()))
-            yield (
-                screen,
-                entry,
-                shorten(title, 80),
-                f"{harness_label(session.harness)} {safe_text(folder, single_line=True)}",
-            )
+            yield screen, entry, shorten(title, 80), harness_label(session.harness), safe_text(folder, single_line=True)
 
-    def _help(self, screen: SessionScreen, entry: SessionEntry, facts: str) -> str:
+    def _help(self, screen: SessionScreen, entry: SessionEntry, harness: str, folder: str) -> str:
+        """`Claude Code · ~/api · 2h ago`: the harness's name as a whole (two words, some)."""
         when = f" · {age(entry.session.updated, screen.clock())} ago"
-        harness, _, folder = facts.partition(" ")
         # The palette reads help as markup: a folder's own `[…]` is shown, never styled.
         return literal_markup(f"{harness} · {folder or 'no folder'}{when}")
 
@@ -106,24 +101,24 @@ class SessionsProvider(Provider):
         return show
 
     async def discover(self) -> Hits:
-        for n, (screen, entry, title, facts) in enumerate(self._sessions()):
+        for n, (screen, entry, title, harness, folder) in enumerate(self._sessions()):
             if n >= DISCOVER_LIMIT:
                 break
             yield DiscoveryHit(
-                Content(title), self._show(screen, entry.session.id), help=self._help(screen, entry, facts)
+                Content(title), self._show(screen, entry.session.id), help=self._help(screen, entry, harness, folder)
             )
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for screen, entry, title, facts in self._sessions():
-            score = matcher.match(f"{title} {facts}")
+        for screen, entry, title, harness, folder in self._sessions():
+            score = matcher.match(f"{title} {harness} {folder}")
             if score > 0:
                 yield Hit(
                     score,
                     highlighted(matcher, title),
                     self._show(screen, entry.session.id),
                     text=title,
-                    help=self._help(screen, entry, facts),
+                    help=self._help(screen, entry, harness, folder),
                 )
 
 

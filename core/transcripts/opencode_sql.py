@@ -107,9 +107,12 @@ def with_retries(
     except OSError:
         raise DatabaseProblem(f"{path}: no database there") from None
     last: Exception | None = None
-    for attempt in range(RETRIES + 1):
+    lenient = False  # text columns decoded with U+FFFD for bytes that are not UTF-8
+    for attempt in range(RETRIES + 2):
         try:
             db = open_db()
+            if lenient and isinstance(db, sqlite3.Connection):
+                db.text_factory = _lenient_text
         except sqlite3.OperationalError as exc:
             if is_busy(exc):
                 last = exc
@@ -127,12 +130,27 @@ def with_retries(
                 last = exc
                 time.sleep(RETRY_PAUSE * (attempt + 1))
                 continue
+            if not lenient and str(exc).startswith(_UNDECODABLE):
+                # A text that is not UTF-8 (one bad row): read again with it replaced,
+                # rather than losing every session the database holds.
+                lenient = True
+                continue
             raise DatabaseProblem(f"{path}: {wording(exc)}") from exc
         except sqlite3.DatabaseError as exc:  # not a database, malformed
             raise DatabaseProblem(f"{path}: {wording(exc)}") from exc
         finally:
+            if lenient and isinstance(db, sqlite3.Connection):
+                db.text_factory = str  # a thread's kept connection (Copilot CLI's) back as it was
             close_db(db)
     raise DatabaseProblem(f"{path}: locked by another program for too long ({last})")
+
+
+# How sqlite3 says a text column held bytes that are not UTF-8.
+_UNDECODABLE = "Could not decode to UTF-8"
+
+
+def _lenient_text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
 
 
 def moment_of(ms: int) -> datetime | None:

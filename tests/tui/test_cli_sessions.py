@@ -313,6 +313,45 @@ def test_databases_under_a_folder_whose_name_is_not_utf8_are_read(tmp_path: Path
     assert all(row["total"] > 0 for row in rows if row["harness"] in ("copilot", "kilo")), rows
 
 
+def test_a_database_row_whose_text_is_not_utf8_costs_only_that_text(tmp_path: Path) -> None:
+    """One row's text holding bytes that are not UTF-8 (a session's title, a todo's, a
+    board task's) in a Copilot CLI, OpenCode, Kilo and Cline database: every session is
+    listed with its plan, the bad bytes shown as U+FFFD, nothing reported. It used to
+    lose every session of the database (or its plan) over one row."""
+    import shutil
+    import sqlite3
+
+    fixtures = ROOT / "fixtures" / "transcripts"
+    copilot = next((fixtures / "copilot" / "session-state").iterdir())
+    shutil.copytree(copilot, tmp_path / "copilot" / "session-state" / copilot.name)
+    shutil.copytree(fixtures / "opencode", tmp_path / "opencode")
+    shutil.copytree(fixtures / "kilo", tmp_path / "kilo")
+    shutil.copytree(fixtures / "cline" / "data", tmp_path / "cline" / "data")
+    roots = [
+        tmp_path / "copilot" / "session-state",
+        tmp_path / "opencode",
+        tmp_path / "kilo",
+        tmp_path / "cline" / "data",
+    ]
+    args = [arg for root in roots for arg in ("--root", str(root))]
+    clean = planwatch("sessions", "--json", *args)
+    assert clean.returncode == 0 and clean.stderr == "", clean.stderr
+    for db, table in (
+        (tmp_path / "copilot" / "session-state" / copilot.name / "session.db", "todos"),
+        (tmp_path / "opencode" / "opencode.db", "session"),
+        (tmp_path / "kilo" / "kilo.db", "session"),
+        (tmp_path / "cline" / "data" / "db" / "teams.db", "team_tasks"),
+    ):
+        with sqlite3.connect(db) as connection:
+            connection.execute(f"UPDATE {table} SET title = title || CAST(X'20EDA080FF' AS TEXT)")
+        connection.close()
+    damaged = planwatch("sessions", "--json", *args)
+    assert damaged.returncode == 0 and damaged.stderr == "", damaged.stderr
+    before, after = json.loads(clean.stdout), json.loads(damaged.stdout)
+    assert [(r["id"], r["done"], r["total"]) for r in after] == [(r["id"], r["done"], r["total"]) for r in before]
+    assert any(r["title"] != b["title"] and "\ufffd" in r["title"] for r, b in zip(after, before, strict=True))
+
+
 def test_sessions_json_rows_are_the_text_json_dumps_writes_with_indent_one() -> None:
     """`sessions --json` lays its rows out by a template (rows_json): byte for byte what
     `json.dumps(rows, ensure_ascii=False, indent=1)` writes of the rows' fields, every

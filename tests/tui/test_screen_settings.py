@@ -304,3 +304,47 @@ async def test_settings_problems_quoting_a_hostile_key_and_file_name_are_shown_a
     assert shown == problems_text(settings)
     assert "\x1b" not in shown and "\x07" not in shown
     assert "\\x1b]0;pwned\\x07" in shown and "\\x1b[31mred" in shown
+
+
+HOSTILE_OWNER = "evil\x1b]0;pwned\x07[bold red]O[/]\u202e"
+HOSTILE_ROOT = "/tmp/x\x1b]0;rootpwn\x07[b]r[/]"
+
+
+@pytest.mark.asyncio
+async def test_a_hostile_owner_and_folder_are_shown_as_safe_text_and_kept_as_written(isolated_env) -> None:
+    """An owner and a transcript folder holding a terminal escape (an agent with a shell
+    can write the settings file): the fields show their escapes, never the raw text (it
+    set the terminal's title); a save with them left as shown keeps them as written, and
+    a field changed saves what was typed."""
+    import json
+
+    config: Path = isolated_env.config
+    config.write_text(
+        f"owner: {json.dumps(HOSTILE_OWNER)}\ntranscriptRoots:\n  - {json.dumps(HOSTILE_ROOT)}\n  - /tmp/plain\n",
+        encoding="utf-8",
+    )
+    app = Host(config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        owner = app.screen.query_one("#owner", Input).value
+        roots = app.screen.query_one("#transcript-roots", TextArea).text
+        assert owner == "evil\\x1b]0;pwned\\x07[bold red]O[/]\\u202e"
+        assert roots == "/tmp/x\\x1b]0;rootpwn\\x07[b]r[/]\n/tmp/plain"
+        assert "\x1b" not in owner + roots
+        assert not app.screen.unsaved()
+        app.screen.query_one("#sweep-after-days", Input).value = "3"  # another change: the file is written
+        await _save(app, pilot)
+    saved = load_settings(config)
+    assert (saved.owner, saved.transcript_roots, saved.sweep_after_days) == (
+        HOSTILE_OWNER,
+        [HOSTILE_ROOT, "/tmp/plain"],
+        3,
+    )
+    app = Host(config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#owner", Input).value = "dana"
+        app.screen.query_one("#transcript-roots", TextArea).text = "/tmp/plain\n/tmp/other"
+        await _save(app, pilot)
+    saved = load_settings(config)
+    assert (saved.owner, saved.transcript_roots) == ("dana", ["/tmp/plain", "/tmp/other"])

@@ -50,7 +50,7 @@ async def test_a_title_and_folder_holding_markup_are_shown_literally_in_the_swit
         await until(pilot, lambda: any("Deploy" in hit for hit in hits(app)), what="the search hit")
         [hit] = [hit for hit in hits(app) if "Deploy" in hit]
         assert TITLE in hit, hit
-        assert "[$accent]web" in hit, hit
+        assert f"Claude Code · {FOLDER} · " in hit, hit
 
 
 async def test_a_folder_holding_markup_is_shown_literally_in_the_switchers_first_hits(isolated_env) -> None:  # type: ignore[no-untyped-def]
@@ -61,6 +61,8 @@ async def test_a_folder_holding_markup_is_shown_literally_in_the_switchers_first
         await until(pilot, lambda: any("Deploy" in hit for hit in hits(app)), what="the hit before any search")
         [hit] = [hit for hit in hits(app) if "Deploy" in hit]
         assert TITLE in hit and "[$accent]web" in hit, hit
+        # The harness's whole name, then the folder (a two-word name used to be cut at its space).
+        assert f"Claude Code · {FOLDER} · " in hit, hit
 
 
 async def test_a_click_on_a_switcher_hit_never_runs_an_action_written_in_its_title(isolated_env) -> None:  # type: ignore[no-untyped-def]

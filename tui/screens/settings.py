@@ -37,7 +37,7 @@ from textual.widgets import Button, Input, Label, Static, Switch, TextArea
 from planwatch.core import paths
 from planwatch.core.settings import SettingInvalid, Settings, load_settings
 from planwatch.core.settings_save import SettingsNotSaved, changed_settings, save_settings
-from planwatch.core.text import safe_text
+from planwatch.core.text import kept_unless_typed, safe_text
 from planwatch.tui.messages import SettingsSaved
 from planwatch.tui.screens.help import ScreenKeysProvider
 from planwatch.tui.widgets.key_footer import KeysFooter
@@ -197,15 +197,17 @@ class SettingsScreen(Screen[Settings | None]):
             with Vertical(classes="section", id="settings-sessions"):
                 yield Label("Sessions", classes="section-title")
                 yield Label("Extra transcript folders, one per line", classes="field-label")
+                # Shown as safe text (an agent with a shell can write the file); a line
+                # left as shown saves the folder it opened with (`edited`).
                 yield TextArea(
-                    "\n".join(s.transcript_roots),
+                    "\n".join(safe_text(root, single_line=True) for root in s.transcript_roots),
                     id="transcript-roots",
                     soft_wrap=False,
                     placeholder="e.g. ~/work/old-transcripts",
                 )
                 with Horizontal(classes="field"):
                     yield Label("Owner", classes="field-label")
-                    yield Input(s.owner or "", placeholder="your login name", id="owner")
+                    yield Input(safe_text(s.owner or "", single_line=True), placeholder="your login name", id="owner")
             with Horizontal(id="settings-buttons"):
                 yield Button("Save", variant="primary", id="save")
                 yield Button("Cancel", id="cancel")
@@ -235,13 +237,17 @@ class SettingsScreen(Screen[Settings | None]):
             raise ValueError(
                 "Sweep after days must be a number of days (0 or more), or blank to keep forever."
             ) from None
-        owner = self.query_one("#owner", Input).value.strip() or None
+        owner = kept_unless_typed(self.query_one("#owner", Input).value, self.initial.owner).strip() or None
+        shown_roots = {safe_text(root, single_line=True).strip(): root for root in self.initial.transcript_roots}
         update: dict[str, Any] = {
             "read_agent_plans": self.query_one("#read-agent-plans", Switch).value,
             "keep_plans_in_store": self.query_one("#keep-plans-in-store", Switch).value,
             "require_approval": self.query_one("#require-approval", Switch).value,
             "sweep_after_days": sweep,
-            "transcript_roots": parse_folders(self.query_one("#transcript-roots", TextArea).text),
+            "transcript_roots": [
+                shown_roots.get(line, line)
+                for line in parse_folders(self.query_one("#transcript-roots", TextArea).text)
+            ],
             "owner": owner,
             "notify_plan_complete": self.query_one("#notify-plan-complete", Switch).value,
             "notify_item_blocked": self.query_one("#notify-item-blocked", Switch).value,

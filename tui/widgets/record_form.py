@@ -17,7 +17,7 @@ from textual import on
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
-from planwatch.core.text import safe_text
+from planwatch.core.text import kept_unless_typed, safe_text
 
 
 class Titled(Protocol):
@@ -53,11 +53,7 @@ class RecordForm(ModalScreen[DraftT | None]):
     def taken(self, field_id: str) -> str:
         """The field's value for the draft: the record's own text while the field still
         holds what `shown` put in it, else what the person typed."""
-        value = self.query_one(f"#{field_id}", Input).value
-        raw = self._raw.get(field_id)
-        if raw is not None and value == safe_text(raw, single_line=True):
-            return raw
-        return value
+        return kept_unless_typed(self.query_one(f"#{field_id}", Input).value, self._raw.get(field_id))
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#save")
