@@ -149,12 +149,33 @@ _text = _optional_text("text")
 _theme = _optional_text("the name of a theme")
 
 
+def _unnameable(path: str) -> str | None:
+    """Why no file system can name `path` (a NUL, a lone surrogate that is no file
+    name's byte: `"\\ud800"` written in the file), or None."""
+    if "\0" in path:
+        return "holds a NUL character, which no path can"
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        return "holds a lone surrogate (an escape of no character), which no path can"
+    return None
+
+
+def _folder(value: object) -> str | None:
+    folder = _text(value)
+    if folder is not None and (why := _unnameable(folder)) is not None:
+        raise ValueError(f"should be a folder, but {_found(folder)} {why}")
+    return folder
+
+
 def _folders(value: object) -> list[str]:
     if not isinstance(value, list):
         raise ValueError(f"should be a list of folders, one `- folder` line each, not {_found(value)}")
     for number, item in enumerate(value, 1):
         if not isinstance(item, str):
             raise ValueError(f"should be a list of folders, but item {number} is {_found(item)}, not a folder")
+        if (why := _unnameable(item)) is not None:
+            raise ValueError(f"should be a list of folders, but item {number} {why}")
     return list(value)
 
 
@@ -165,7 +186,7 @@ _TABLE: dict[str, tuple[str, Callable[[object], Any]]] = {
     "keep_plans_in_store": ("keepPlansInStore", _switch),
     "require_approval": ("requireApproval", _switch),
     "sweep_after_days": ("sweepAfterDays", _days),
-    "store": ("store", _text),
+    "store": ("store", _folder),
     "transcript_roots": ("transcriptRoots", _folders),
     "owner": ("owner", _text),
     "theme": ("theme", _theme),

@@ -183,7 +183,7 @@ def fast_front(front: str) -> dict[str, Any] | None:
             if nested is None:
                 return None
             m = _SUB_LINE.fullmatch(line)
-            if m is None or m.group(1) in nested:
+            if m is None or m.group(1) in nested or m.group(1) in _WORDS:
                 return None
             value = _fast_value(m.group(2))
             if value is _NOT_FAST or isinstance(value, list) or (m.group(2) is None):
@@ -191,7 +191,8 @@ def fast_front(front: str) -> dict[str, Any] | None:
             nested[m.group(1)] = value
             continue
         m = _KEY_LINE.fullmatch(line)
-        if m is None or m.group(1) in out:
+        # A key YAML reads as no text (`null:`, `true:`) is the full parser's to refuse.
+        if m is None or m.group(1) in out or m.group(1) in _WORDS:
             return None
         key, raw = m.group(1), m.group(2)
         if raw is None or raw.strip(" ") == "":

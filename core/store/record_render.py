@@ -167,15 +167,23 @@ def render_record(rec: TaskRecord | PlanRecord, existing_text: str | None = None
     The text is read back before it is returned: ruamel's emitter writes a few plain
     scalars it cannot read again (`[?']` in a flow list). When any text field does not
     come back equal, the record is written again in the safe style (every string
-    double-quoted, every list a block list).
+    double-quoted, every list a block list); when that does not read back either,
+    RecordInvalid is raised and nothing is written.
     """
     text = _render(rec, existing_text, safe=False)
     if _reads_back(rec, text):
         return text
-    return _render(rec, existing_text, safe=True)
+    text = _render(rec, existing_text, safe=True)
+    # The body is laid out by the writer (it ends with a newline): the fields must come
+    # back, and the whole must read as a record at all.
+    if _reads_back(rec, text, with_body=False):
+        return text
+    # Not even that (a key of the file's own that YAML reads as no name, kept from the
+    # existing text): nothing is written rather than a file that is no record.
+    raise RecordInvalid("the record would not read back as written; nothing was written")
 
 
-def _reads_back(rec: TaskRecord | PlanRecord, text: str) -> bool:
+def _reads_back(rec: TaskRecord | PlanRecord, text: str, *, with_body: bool = True) -> bool:
     try:
         front, body = split_frontmatter(text)
         data = load_frontmatter(front)
@@ -186,6 +194,8 @@ def _reads_back(rec: TaskRecord | PlanRecord, text: str) -> bool:
         return False
     for name in type(rec).model_fields:
         value = getattr(rec, name)
+        if not with_body and name in ("body", "goal"):
+            continue
         if isinstance(value, str | tuple) and getattr(back, name) != value:
             return False
     return True

@@ -75,7 +75,12 @@ def run_sweep(store: Store, settings: Settings, now: datetime | None = None) -> 
     if settings.sweep_after_days is None:
         return report
     now = now or datetime.now(UTC)
-    cutoff = now - timedelta(days=settings.sweep_after_days)
+    try:
+        cutoff = now - timedelta(days=settings.sweep_after_days)
+    except (OverflowError, ValueError):
+        # More days than a date can count back (999999: "keep practically forever"):
+        # nothing is that old.
+        return report
     with store.lock():
         snap = store.load()
         all_tasks = snap.tasks_sorted()

@@ -15,7 +15,15 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from planwatch.core.store.schema import (
     PLAN_ID_PATTERN,
@@ -181,10 +189,12 @@ class TaskListInput(ToolInput):
     status: TaskStatus | list[TaskStatus] | None = Field(
         None, description="Only tasks with this status (or any of a list): todo, doing, blocked, review, done, dropped."
     )
-    approved: bool | None = Field(
+    # Strict: true or false as JSON writes them; "yes" or 1 is refused, as every other
+    # input of the wrong type is (pydantic's lax mode would read them as true).
+    approved: StrictBool | None = Field(
         None, description="true: only tasks with an approved stamp; false: only tasks without."
     )
-    ready: bool | None = Field(
+    ready: StrictBool | None = Field(
         None,
         description="true: only tasks ready to start (todo, every blockedBy done, approved when approval is required); false: the others.",
     )

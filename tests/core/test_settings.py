@@ -76,7 +76,7 @@ def test_the_owner_defaults_to_the_login_name_even_without_a_terminal() -> None:
     # agent): the password database still names the person.
     env = {k: v for k, v in os.environ.items() if k not in ("USER", "LOGNAME", "LNAME", "USERNAME")}
     out = subprocess.run(
-        [sys.executable, "-c", "from core.settings import Settings; print(Settings().owner_name())"],
+        [sys.executable, "-c", "from planwatch.core.settings import Settings; print(Settings().owner_name())"],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -63,6 +63,30 @@ def test_a_lenient_value_is_reported_in_plain_words_and_never_turns_a_guard_off(
 
 
 @pytest.mark.parametrize(
+    ("line", "key", "why"),
+    [
+        ('store: "a\\0b"', "store", "holds a NUL character, which no path can"),
+        ('store: "/tmp/\\ud800"', "store", "holds a lone surrogate (an escape of no character), which no path can"),
+        ('transcriptRoots: ["/ok", "a\\0b"]', "transcriptRoots", "item 2 holds a NUL character, which no path can"),
+        ('transcriptRoots: ["/tmp/\\ud800"]', "transcriptRoots", "item 1 holds a lone surrogate"),
+    ],
+)
+def test_a_folder_no_path_can_name_is_a_problem_not_a_crash(tmp_path: Path, line: str, key: str, why: str) -> None:
+    """A NUL or a lone surrogate (an escape of no character) in a folder setting: no
+    file system takes such a name (it stopped every command with "a bug", and `planwatch
+    mcp` at its start); reported in words and left at its default."""
+    path = tmp_path / "config.yaml"
+    path.write_text(line + "\n")
+    settings = load_settings(path, report=False)
+    assert (settings.store, settings.transcript_roots) == (None, [])
+    [problem] = settings.problems
+    assert problem.key == key and why in problem.problem, problem.problem
+    path.write_text('store: "/tmp/\\udcff"\ntranscriptRoots: ["/tmp/\\udcff"]\n')  # a byte no UTF-8 holds: a name
+    settings = load_settings(path, report=False)
+    assert (settings.problems, settings.store, settings.transcript_roots) == ((), "/tmp/\udcff", ["/tmp/\udcff"])
+
+
+@pytest.mark.parametrize(
     ("line", "found"),
     [
         ("sweepAfterDays: -3", "the number -3"),

@@ -239,7 +239,7 @@ def test_a_failed_write_keeps_the_old_record_and_says_so(tmp_path: Path) -> None
         "import resource, signal, sys\n"
         "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
         "resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))\n"
-        "from core.store.store import Store, StoreError\n"
+        "from planwatch.core.store.store import Store, StoreError\n"
         f"s = Store({str(tmp_path)!r})\n"
         "try:\n"
         "    s.update_task('t1', lambda t: t.model_copy(update={'body': 'y' * 5000}))\n"

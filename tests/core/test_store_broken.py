@@ -133,3 +133,33 @@ def test_a_broken_record_cannot_be_changed_through_the_tools_and_the_refusal_say
         "blocked, review, done, or dropped.); fix or remove the file."
     )
     assert (broken / "tasks" / "t3.md").read_bytes() == before
+
+
+@pytest.mark.parametrize("key", ["null", "true", "False", "NULL"])
+def test_a_key_yaml_reads_as_no_text_is_a_broken_record_for_every_reader_and_never_rewritten(
+    tmp_path: Path, key: str
+) -> None:
+    """A hand-written key `null:` or `true:` (YAML reads it as null or a boolean, not a
+    name): the record is reported and left out whichever reader reads it (the quick one
+    used to take it as text, and a tool's write then left a file that was no record);
+    a tool refuses to change it and the file stays as the person wrote it."""
+    from planwatch.core.store.record_render import render_record
+    from planwatch.core.store.schema import RecordInvalid
+    from planwatch.core.store.tool_refusals import ToolRefused
+
+    (tmp_path / "tasks").mkdir()
+    text = f"---\nid: t1\ntitle: Write the parser\nstatus: todo\n{key}: hand note\n---\n"
+    nested = "---\nid: t2\ntitle: Nested\nstatus: todo\nsource:\n  kind: x\n  " + key + ": y\n---\n"
+    (tmp_path / "tasks" / "t1.md").write_text(text)
+    (tmp_path / "tasks" / "t2.md").write_text(nested)
+    snap = Store(tmp_path).load()
+    assert sorted(p.path.name for p in snap.problems) == ["t1.md", "t2.md"] and not snap.tasks
+    with pytest.raises(ToolRefused):
+        run_tool("task_set", Store(tmp_path), Settings(), Caller(by="dana"), {"task": "t1", "status": "doing"})
+    assert (tmp_path / "tasks" / "t1.md").read_text() == text
+    # Even given such a text to keep hand edits from, the writer never writes what does not read back.
+    from planwatch.core.store.record_mapping import task_from_frontmatter
+
+    rec = task_from_frontmatter({"id": "t1", "title": "Write the parser", "status": "todo"}, "")
+    with pytest.raises(RecordInvalid, match="would not read back"):
+        render_record(rec, text)

@@ -59,6 +59,16 @@ def test_finished_plans_and_their_tasks_go_after_the_setting(world: World) -> No
     assert sorted(snap.tasks) == ["t3", "t4", "t5"]
 
 
+@pytest.mark.parametrize("days", [999_999, 1_000_000_000, 10.0**20, 1e308])
+def test_more_days_than_a_date_can_count_back_keep_everything(world: World, days: float) -> None:
+    """`sweepAfterDays: 999999` ("keep practically forever") is a number of days no date
+    can go back: nothing is old enough, nothing goes, and the pass says no error (it
+    used to stop `planwatch sweep` with "a bug", and fail every pass of `planwatch mcp`)."""
+    report = run_sweep(world.store, Settings(sweep_after_days=days), T0 + timedelta(days=100_000))
+    assert (report.plans, report.tasks, report.after_days) == ([], [], days)
+    assert len(world.store.load().tasks) == 5
+
+
 def test_the_newest_stamp_among_plan_and_tasks_counts(world: World) -> None:
     world.now = T0 + timedelta(days=5)
     world.run("task_review", task="t1")  # a late stamp on p1's task keeps p1 around

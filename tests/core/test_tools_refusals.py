@@ -119,6 +119,10 @@ CASES: list[tuple[str, dict[str, object], str]] = [
     ("task_list", {"status": ["todo", "open"]}, TASK_STATUS),
     ("task_list", {"ready": "maybe"}, "ready must be true or false."),
     ("task_list", {"approved": "perhaps"}, "approved must be true or false."),
+    # Only JSON's true and false: lenient spellings are refused as every other wrong type is.
+    ("task_list", {"approved": "yes"}, "approved must be true or false."),
+    ("task_list", {"ready": 1}, "ready must be true or false."),
+    ("task_list", {"ready": "true"}, "ready must be true or false."),
     ("task_list", {"since": "last week"}, "since must be a date and time."),
     # A bare number is not a moment (pydantic would read it as seconds since 1970).
     ("task_list", {"since": 1764460800}, "since must be a date and time."),

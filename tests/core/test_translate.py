@@ -325,8 +325,8 @@ def test_two_processes_translating_at_once_make_each_task_once(store: Store) -> 
 
     script = (
         "import sys\n"
-        "from core.store.store import Store\n"
-        "from core.store.translate import translate_list\n"
+        "from planwatch.core.store.store import Store\n"
+        "from planwatch.core.store.translate import translate_list\n"
         "steps = [(f'Step {n}', 'pending') for n in range(8)]\n"
         "for _ in range(3):\n"
         "    translate_list(Store(sys.argv[1]), sys.argv[2], 'Together', steps, tool='TodoWrite')\n"
