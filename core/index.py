@@ -180,7 +180,9 @@ class SessionIndex:
             noted, files = dict(self._problems), dict(self._state.files)
         for path, problem in database_problems(self.roots_searched, noted, set(files)).items():
             state = files.get(path)
-            notes.append(problem if state is not None and state.results else f"skipped {problem}")
+            # A source may say several problems, one a line (a Cline folder's broken files).
+            for line in problem.splitlines():
+                notes.append(line if state is not None and state.results else f"skipped {line}")
         return notes
 
     # -- reading -----------------------------------------------------------------------

@@ -210,7 +210,7 @@ def _report_problems(index: SessionIndex) -> None:
     from planwatch.core.text import shorten
 
     for note in index.problem_notes():
-        print(f"planwatch: {shorten(note, 300)}", file=sys.stderr)
+        print(f"planwatch: {shorten(note, 600)}", file=sys.stderr)  # a path and its reason, whole
 
 
 # -- show ------------------------------------------------------------------------------

@@ -146,9 +146,10 @@ class ClineReader(SourceReader):
 
     def _say_problems(self) -> None:
         """`problem`: what could not be read (the board, a session's file), each naming
-        its file; None when everything was read."""
+        its file, one a line (said one a line: a folder of many broken files is not one
+        sentence cut short); None when everything was read."""
         found = [p for p in (self._board_problem, *sorted(self._file_problems.values())) if p]
-        self.problem = "; ".join(found) if found else None
+        self.problem = "\n".join(found) if found else None
 
     def read(self, *, plans: bool = True, remembered: object = None) -> list[SessionResult]:
         """Read every session; never raises. `remembered` (an earlier `warm_state()`):

@@ -95,6 +95,32 @@ def test_a_cline_board_that_cannot_be_read_is_named_once_and_its_sessions_are_li
     assert out.stderr.rstrip().endswith("; every session of the folder is listed without a plan")
 
 
+def test_each_broken_file_of_a_cline_folder_is_named_on_a_line_of_its_own() -> None:
+    """Several sessions whose metadata file is broken: each is said on a line of its own,
+    naming its file (they were one line, cut short after the first two or three)."""
+    data = _home_data()
+    sessions = data / "sessions"
+    [original] = [p for p in sessions.iterdir() if p.is_dir()]
+    broken = []
+    for n in range(6):
+        sid = f"17960904{n:05d}_brk{n:02d}"
+        folder = sessions / sid
+        shutil.copytree(original, folder)
+        for file in list(folder.iterdir()):
+            file.rename(folder / file.name.replace(original.name, sid))
+        (folder / f"{sid}.json").write_text("{ not json")
+        broken.append(folder / f"{sid}.json")
+    out = planwatch("sessions", "--json")
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.splitlines()
+    assert len(lines) == len(broken), lines
+    for path in broken:
+        [line] = [line for line in lines if str(path) in line]
+        assert line.startswith(f"planwatch: {path}: ") and line.endswith(
+            "shown with what its other files and the board hold"
+        )
+
+
 @pytest.mark.asyncio
 async def test_a_cline_row_inserted_by_another_process_shows_in_the_pane(isolated_env) -> None:  # type: ignore[no-untyped-def]
     data = _home_data()
