@@ -307,8 +307,8 @@ def run_show(args: argparse.Namespace) -> int:
 
 def _cline_session(path: Path) -> tuple[SessionIndex, list[SessionEntry]] | None:
     """A Cline session given by its folder or one of its two files (that session), or
-    the board `db/teams.db` (every session of its data folder), read from the data
-    folder; None when `path` is no such thing."""
+    the board `db/teams.db` or the data folder itself (every session of it), read from
+    the data folder; None when `path` is no such thing."""
     from planwatch.core.index import SessionIndex
     from planwatch.core.transcripts.discover import CLINE_BOARD_NAME, cline_data_of, cline_session_of
 
@@ -316,9 +316,11 @@ def _cline_session(path: Path) -> tuple[SessionIndex, list[SessionEntry]] | None
         return None
     path = path.resolve()
     found = cline_session_of(path)
-    if found is None and path.name == CLINE_BOARD_NAME:
+    if found is None and (path.name == CLINE_BOARD_NAME or path.is_dir()):
+        # The board, or the data folder itself (the path `sessions --json` lists for a
+        # Cline session): every session of it.
         data = cline_data_of(path)
-        found = (data, None) if data is not None else None  # type: ignore[assignment]
+        found = (data, None) if data is not None and (data == path or path.name == CLINE_BOARD_NAME) else None  # type: ignore[assignment]
     if found is None:
         return None
     data, sid = found

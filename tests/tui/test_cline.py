@@ -65,6 +65,8 @@ def test_show_plain_headers_cline_tasks_by_id_prefix_and_by_path() -> None:
         folder / f"{SAMPLE_ID}.json",
         folder / f"{SAMPLE_ID}.messages.json",
         data / "db" / "teams.db",
+        data,  # the path `sessions --json` gives a Cline session: every session of the folder
+        Path(json.loads(planwatch("sessions", "--json").stdout)[0]["path"]),
     ):
         shown = planwatch("show", "--plain", str(given))
         assert shown.returncode == 0, (given, shown.stderr)
