@@ -176,6 +176,22 @@ async def test_settings_leaving_with_a_change_and_answering_save_writes_it(isola
     assert [event.settings for event in app.changed] == [saved]
 
 
+async def _saved_after_typing(config: Path, typed: dict[str, str]) -> Settings:
+    """The settings file's values after the screen saved what was typed into its fields
+    (an Input's value, the folders' TextArea's text)."""
+    app = Host(config)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        for selector, text in typed.items():
+            field = app.screen.query_one(selector)
+            if isinstance(field, TextArea):
+                field.text = text
+            else:
+                app.screen.query_one(selector, Input).value = text
+        await _save(app, pilot)
+    return load_settings(config)
+
+
 @pytest.mark.asyncio
 async def test_settings_save_with_nothing_changed_says_so_and_writes_nothing(isolated_env) -> None:
     config: Path = isolated_env.config
@@ -199,13 +215,7 @@ async def test_settings_save_with_nothing_changed_says_so_and_writes_nothing(iso
 async def test_settings_blank_owner_and_sweep_mean_unset(isolated_env) -> None:
     config: Path = isolated_env.config
     config.write_text("owner: dana\nsweepAfterDays: 7\n", encoding="utf-8")
-    app = Host(config)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await pilot.pause()
-        app.screen.query_one("#owner", Input).value = "  "
-        app.screen.query_one("#sweep-after-days", Input).value = ""
-        await _save(app, pilot)
-    saved = load_settings(config)
+    saved = await _saved_after_typing(config, {"#owner": "  ", "#sweep-after-days": ""})
     assert saved.owner is None
     assert saved.sweep_after_days is None
 
@@ -340,11 +350,5 @@ async def test_a_hostile_owner_and_folder_are_shown_as_safe_text_and_kept_as_wri
         [HOSTILE_ROOT, "/tmp/plain"],
         3,
     )
-    app = Host(config)
-    async with app.run_test(size=(100, 40)) as pilot:
-        await pilot.pause()
-        app.screen.query_one("#owner", Input).value = "dana"
-        app.screen.query_one("#transcript-roots", TextArea).text = "/tmp/plain\n/tmp/other"
-        await _save(app, pilot)
-    saved = load_settings(config)
+    saved = await _saved_after_typing(config, {"#owner": "dana", "#transcript-roots": "/tmp/plain\n/tmp/other"})
     assert (saved.owner, saved.transcript_roots) == ("dana", ["/tmp/plain", "/tmp/other"])
