@@ -10,9 +10,11 @@ becomes one read, then asks the consumer to read each dirty file:
 - `reset` False: read only the bytes appended since `offset` (a line start) and return
   the offset just after the last complete line, so a partial last line waits for its
   newline.
-- `reset` True: the file is new, was truncated (size < offset) or replaced (another
-  inode), or has no append offset (compressed .zst, a whole-document Gemini .json, a
-  database): read it from scratch whenever its size or mtime moved.
+- `reset` True: the file is new, was truncated (size < offset), replaced (another
+  inode) or rewritten in place (its mark, a CRC-32 of its first bytes and of those
+  before the offset, moved: `_mark`), or has no append offset (compressed .zst, a
+  whole-document Gemini .json, a database): read it from scratch whenever its size or
+  mtime moved.
 - Returning None stops following that file (not a transcript after all).
 
 A database (and any file `rewritten` names) read while it was changing is read once
@@ -30,8 +32,10 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +66,35 @@ class _FileState:
     ino: tuple[int, int]
     size: int
     mtime_ns: int
+    # `_mark` of the file at `offset` (None: not taken yet): an append leaves it as it
+    # was, a rewrite in place (or a new file on a reused inode) almost never does.
+    mark: int | None = None
+
+
+# The bytes of a file's head, and of those just before its offset, a mark is taken of.
+MARK_BYTES = 64
+_MARK_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _mark(path: Path, offset: int) -> int | None:
+    """A CRC-32 of the file's first bytes and of those just before `offset` (at most
+    `MARK_BYTES` each; no text is kept); None when it cannot be read as a regular file."""
+    if offset <= 0:
+        return 0
+    try:
+        fd = os.open(path, _MARK_FLAGS)  # checked regular below, never waited on
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        size = min(MARK_BYTES, offset)
+        head, tail = os.pread(fd, size, 0), os.pread(fd, size, offset - size)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return zlib.crc32(tail, zlib.crc32(head))
 
 
 class _Handler(FileSystemEventHandler):
@@ -71,10 +104,14 @@ class _Handler(FileSystemEventHandler):
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.is_directory or event.event_type in ("opened", "closed_no_write"):
             return
-        paths = [event.src_path]
+        paths = [Path(os.fsdecode(event.src_path))]
         if getattr(event, "dest_path", ""):
-            paths.append(event.dest_path)
-        self._follower.poke(Path(os.fsdecode(p)) for p in paths)
+            dest = Path(os.fsdecode(event.dest_path))
+            # A file moved out of every root is not followed where it went: its old
+            # path is gone (and said so), as a fresh read would not find it either.
+            if self._follower.inside(dest):
+                paths.append(dest)
+        self._follower.poke(paths)
 
 
 class Follower:
@@ -159,6 +196,12 @@ class Follower:
         with self._lock:
             self._dirty.update(picked)
             self._wake.set()
+
+    def inside(self, path: Path) -> bool:
+        """Whether `path` is in what is watched (a root, or a flat root's own files)."""
+        return any(path.is_relative_to(root) for root in self.roots) or any(
+            path.parent == root for root in self.flat_roots
+        )
 
     # -- life ------------------------------------------------------------------------
 
@@ -302,10 +345,19 @@ class Follower:
             if (st.st_size, st.st_mtime_ns) == (state.size, state.mtime_ns):
                 return False
             start, reset = 0, True  # no append offset: read it again
-        elif st.st_size == state.offset:
-            return False  # nothing new (or only the partial line we wait on is unchanged)
-        elif st.st_size == state.size and st.st_mtime_ns == state.mtime_ns:
-            return False  # seen already: a partial last line still waits for its newline
+        elif (same := st.st_size == state.offset or (st.st_size, st.st_mtime_ns) == (state.size, state.mtime_ns)) and (
+            state.mark is None or st.st_mtime_ns == state.mtime_ns
+        ):
+            # Nothing new (or only the partial line waited on is unchanged). A file seen
+            # for the first time since it was read is marked now (the follower's first
+            # look at every file it tracks: `start`).
+            if state.mark is None:
+                self._take_mark(path, state)
+            return False
+        elif state.mark is not None and _mark(path, state.offset) != state.mark:
+            start, reset = 0, True  # rewritten in place, or a new file on a reused inode
+        elif same:
+            return False  # touched, its bytes as they were
         else:
             start, reset = state.offset, False
         new_offset = self._call(self._consume, path, start, reset)
@@ -317,16 +369,26 @@ class Follower:
             # abs: a file stamped far in the future (a skewed clock) is not read for ever
             and abs(time.time_ns() - st.st_mtime_ns) < self.settle * 1e9
         )
-        with self._lock:
-            if new_offset is None:
+        if new_offset is None:
+            with self._lock:
                 self._files.pop(path, None)
                 self._settling.pop(path, None)
-            else:
-                size = -1 if racy else st.st_size
-                self._files[path] = _FileState(int(new_offset), ino, size, st.st_mtime_ns)
-                if racy:
-                    self._settling[path] = time.monotonic() + self.settle
+            return True
+        read = _FileState(int(new_offset), ino, -1 if racy else st.st_size, st.st_mtime_ns)
+        with self._lock:
+            self._files[path] = read
+            if racy:
+                self._settling[path] = time.monotonic() + self.settle
+        if not self._rewritten(path):
+            self._take_mark(path, read)
         return True
+
+    def _take_mark(self, path: Path, state: _FileState) -> None:
+        """Mark `state` (the file at its offset), unless its record moved on meanwhile."""
+        mark = _mark(path, state.offset)
+        with self._lock:
+            if self._files.get(path) is state:
+                state.mark = mark
 
     @staticmethod
     def _call(fn: Callable[..., object], *args: object) -> int | None:

@@ -127,6 +127,53 @@ def test_a_replaced_file_is_read_again_from_scratch(follow: tuple[Follower, Reco
     recorder.wait_for(lambda: recorder.texts(path) == ["c", "d", "e"])
 
 
+@pytest.mark.parametrize("longer", [True, False])
+def test_a_file_rewritten_in_place_is_read_again_from_scratch(
+    follow: tuple[Follower, Recorder, Path], longer: bool
+) -> None:
+    """Rewritten in place (`cat new > file`: the same inode, the truncate and the write
+    one burst), to a longer content or one of the same length: the bytes before the
+    offset are no longer the ones read (the follower's mark of them), so it is read from
+    scratch, never taken for an append read from the middle of a line."""
+    _, recorder, root = follow
+    path = root / "s.jsonl"
+    path.write_bytes(_line("old one") + _line("old two"))
+    recorder.wait_for(lambda: recorder.texts(path) == ["old one", "old two"])
+    ino = path.stat().st_ino
+    new = _line("new one") + _line("new two") + (_line("and a third, longer") if longer else b"")
+    with path.open("r+b") as fh:
+        fh.write(new)
+        fh.truncate()
+    assert path.stat().st_ino == ino and (len(new) == 2 * len(_line("old one"))) != longer
+    expected = ["new one", "new two", *(["and a third, longer"] if longer else [])]
+    recorder.wait_for(lambda: recorder.texts(path) == expected)
+    assert recorder.calls[-1][1:] == (0, True)
+    with path.open("ab") as fh:  # and followed on from there as ever
+        fh.write(_line("appended"))
+    recorder.wait_for(lambda: recorder.texts(path) == [*expected, "appended"])
+
+
+def test_a_file_moved_out_of_the_roots_is_gone_not_followed_there(
+    follow: tuple[Follower, Recorder, Path], tmp_path: Path
+) -> None:
+    follower, recorder, root = follow
+    path = root / "s.jsonl"
+    path.write_bytes(_line("one"))
+    recorder.wait_for(lambda: recorder.texts(path) == ["one"])
+    outside = tmp_path / "elsewhere.jsonl"
+    os.rename(path, outside)
+    recorder.wait_for(lambda: path in recorder.removed)
+    with outside.open("ab") as fh:
+        fh.write(_line("two"))
+    inside = root / "t.jsonl"  # a file moved within the roots is followed where it went
+    inside.write_bytes(_line("three"))
+    recorder.wait_for(lambda: recorder.texts(inside) == ["three"])
+    moved = root / "u.jsonl"
+    os.rename(inside, moved)
+    recorder.wait_for(lambda: recorder.texts(moved) == ["three"])
+    assert outside not in recorder.lines and follower.offset(outside) is None
+
+
 def test_a_new_file_in_a_new_folder_appears(follow: tuple[Follower, Recorder, Path]) -> None:
     _, recorder, root = follow
     day = root / "2026" / "11" / "30"
