@@ -35,7 +35,7 @@ from typing import Any
 
 from planwatch.core.store.approvals import digest_of
 from planwatch.core.sync.fields import EXTRA, LATEST_STAMPS, ONCE_STAMPS, lww_fields, set_fields, text_field
-from planwatch.core.sync.ops import Op, encode, rank
+from planwatch.core.sync.ops import Op, approval_key, encode, rank
 from planwatch.core.sync.text3 import merge3
 
 TASK_PRECEDENCE = {"todo": 0, "doing": 1, "blocked": 2, "review": 3, "dropped": 4, "done": 5}
@@ -80,10 +80,13 @@ class Merged:
 
 
 def unique_ops(ops: Iterable[Op]) -> list[Op]:
-    """One operation per op id (a copy read twice is the same line), in rank order."""
-    seen: dict[str, Op] = {}
+    """One operation per host and op id (a copy read twice is the same line), in rank
+    order. An approval is one per its whole text: a copy of a signed approval given
+    another record, digest or host under the same op id (a forgery) is another
+    operation, which never takes the genuine one's place and is verified on its own."""
+    seen: dict[object, Op] = {}
     for op in ops:
-        key = op["o"]
+        key: object = approval_key(op) if op["t"] == "approve" else (op["h"], op["o"])
         other = seen.get(key)
         if other is None or encode(op) < encode(other):
             seen[key] = op
@@ -168,7 +171,7 @@ HELD = "doing, moved on host {host} with no verified approval of its title and b
 def _held_moves(uid: str, create: Op, group: list[Op], moves: list[Op], verified: frozenset[str]) -> set[str]:
     """The moves to doing (`moves`: the create or a set of status) that no verified
     approval ranked before them approved, for the title and body the task had then."""
-    approvals = [op for op in group if op["t"] == "approve" and op["o"] in verified]
+    approvals = [op for op in group if op["t"] == "approve" and approval_key(op) in verified]
     held: set[str] = set()
     for move in moves:
         when = rank(move)
@@ -290,7 +293,7 @@ def _merge_record(uid: str, create: Op, group: list[Op], verified: frozenset[str
         else:
             fields[name] = max(candidates, key=lambda c: c[1])[0]
     approvals = [op for op in group if op["t"] == "approve"]
-    good = [op for op in approvals if op["o"] in verified]
+    good = [op for op in approvals if approval_key(op) in verified]
     fields["approved"] = max(good, key=rank)["v"] if good else None
     if started_after is not None:
         # `started` belongs to a move to doing: a stamp no applied move came before is not rendered
@@ -298,6 +301,6 @@ def _merge_record(uid: str, create: Op, group: list[Op], verified: frozenset[str
         stamps = [op for op in stamps if started_after != () and rank(op) > started_after]
         fields["started"] = min((op["v"] for op in stamps), key=lambda v: str(v.get("at")), default=None)
     record = MergedRecord(uid, kind, create["i"], fields, heads, create, contests)
-    record.unverified = [op for op in approvals if op["o"] not in verified]
+    record.unverified = [op for op in approvals if approval_key(op) not in verified]
     record.held = held_ops
     return record

@@ -20,6 +20,7 @@ bytes wherever it is written.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 from typing import Any
@@ -45,6 +46,13 @@ def rank(op: Op) -> tuple[int, str, str]:
 
 def encode(op: Op) -> str:
     return json.dumps(op, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def approval_key(op: Op) -> str:
+    """What an approval's verification is known by: its whole text (a SHA-256 of its
+    encoding), never its op id alone — a copy of a signed approval with another record,
+    digest or host under the same op id is another operation, verified on its own."""
+    return hashlib.sha256(encode(op).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def decode_line(line: str, host: str) -> Op | None:

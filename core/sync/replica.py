@@ -53,7 +53,7 @@ from planwatch.core.sync.fields import fields_of, record_of, render
 from planwatch.core.sync.git import Git, GitUnreachable
 from planwatch.core.sync.merge import Merged, MergedRecord, merge
 from planwatch.core.sync.mint import in_ranges, left_in_ranges, read_mint, write_mint
-from planwatch.core.sync.ops import Op, decode_line, encode, new_uid
+from planwatch.core.sync.ops import Op, approval_key, decode_line, encode, new_uid
 from planwatch.core.sync.policy_check import write_check
 
 log = logging.getLogger(__name__)
@@ -851,11 +851,13 @@ class Replica:
     # -- approvals
 
     def _verified(self, ops: list[Op]) -> frozenset[str]:
-        """The approvals whose signatures verify against the policy (cached per op and policy)."""
+        """The approvals whose signatures verify against the policy, by `approval_key`
+        (their whole text: a copy with another record under a verified op id is checked
+        on its own, and fails); cached per approval and policy."""
         key = signing.policy_key(self)
         cache = self.state.get("verified") or {}
-        if cache.get("policy") != key:
-            cache = {"policy": key, "ops": {}}
+        if cache.get("policy") != key or cache.get("by") != "text":
+            cache = {"policy": key, "by": "text", "ops": {}}  # a cache by op id (before) is dropped
         self.state["verified"] = cache
         known: dict[str, bool] = cache["ops"]
         policy = self._policy()
@@ -863,12 +865,13 @@ class Replica:
         for op in ops:
             if op["t"] != "approve":
                 continue
-            found = known.get(op["o"])
+            text = approval_key(op)
+            found = known.get(text)
             if found is None:
                 found = policy is not None and signing.verify_approval(self, op, policy)
-                known[op["o"]] = found
+                known[text] = found
             if found:
-                good.add(op["o"])
+                good.add(text)
         return frozenset(good)
 
     # -- rebuild: operations → files

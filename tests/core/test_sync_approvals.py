@@ -18,7 +18,8 @@ def ssh_key(folder: Path, name: str) -> tuple[Path, str]:
     return key, (folder / f"{name}.pub").read_text().strip()
 
 
-def team(tmp_path: Path) -> tuple[Host, Host, Path]:
+def team(tmp_path: Path, settings: dict[str, object] | None = None) -> tuple[Host, Host, Path]:
+    """Hosts a (ana's) and b (bo's) sharing a store; `settings`: the team policy's."""
     remote = bare_remote(tmp_path / "remote.git")
     key, public = ssh_key(tmp_path, "ana")
     _other, other_public = ssh_key(tmp_path, "mallory")
@@ -29,7 +30,8 @@ def team(tmp_path: Path) -> tuple[Host, Host, Path]:
                 "users": {
                     "ana": {"roles": ["lead"], "keys": [public]},
                     "bo": {"roles": ["member"], "keys": [other_public]},
-                }
+                },
+                **({"settings": settings} if settings else {}),
             }
         )
     )
@@ -264,3 +266,57 @@ def test_a_policy_check_that_cannot_be_read_fails_closed_naming_the_file(tmp_pat
     assert f"{check} cannot be read" in out.stderr
     b.ok("sync")  # the next pass checks the policy again
     assert b.run("task", "list").returncode == 0
+
+
+def forged_log(remote: Path, ref: str, lines: list[dict[str, object]], scratch: Path) -> None:
+    """Push a commit holding `lines` as `ops.jsonl` to `ref` on `remote`, as a third
+    party with push access would (no host of planwatch made it)."""
+    env = {**os.environ, "GIT_AUTHOR_NAME": "x", "GIT_AUTHOR_EMAIL": "x@x", "GIT_COMMITTER_NAME": "x"}
+    env["GIT_COMMITTER_EMAIL"] = "x@x"
+    repo = scratch / "forge.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(repo)], check=True)
+    ops = scratch / "ops.jsonl"
+    ops.write_text("".join(json.dumps(line, sort_keys=True, separators=(",", ":")) + "\n" for line in lines))
+
+    def git(*args: str, data: str | None = None) -> str:
+        return subprocess.run(
+            ["git", "-C", str(repo), *args], input=data, capture_output=True, text=True, env=env, check=True
+        ).stdout.strip()
+
+    blob = git("hash-object", "-w", str(ops))
+    tree = git("mktree", data=f"100644 blob {blob}\tops.jsonl\n")
+    commit = git("commit-tree", tree, "-m", "forged")
+    git("push", "-q", str(remote), f"{commit}:{ref}")
+
+
+def test_a_signed_approval_copied_onto_another_task_counts_for_neither_but_its_own(tmp_path: Path) -> None:
+    """A third party copies ana's signed approval of t1 (its op id and signature) into a
+    log of its own, aimed at t2 (another record, the digest of t2's text), and moves t2
+    to doing. The copy is another operation, checked on its own signature, which is not
+    ana's for it: t2 is not approved and its move stays held back on every host (it was
+    counted: the check was remembered by op id), and t1's approval still counts."""
+    import hashlib
+
+    a, b, remote = team(tmp_path, {"requireApproval": True})
+    a.ok("task", "add", "Deploy")
+    a.ok("task", "approve", "t1")
+    a.ok("task", "add", "Evil task")
+    a.ok("sync")
+    b.ok("sync")
+    log = subprocess.run(
+        ["git", "-C", str(remote), "show", "refs/planwatch/log/a:ops.jsonl"], capture_output=True, text=True, check=True
+    ).stdout
+    ops = [json.loads(line) for line in log.splitlines()]
+    [approval] = [op for op in ops if op["t"] == "approve"]
+    [t2] = [op for op in ops if op["t"] == "new" and op["i"] == "t2"]
+    digest = hashlib.sha256(json.dumps([t2["v"]["title"], t2["v"]["body"]], ensure_ascii=False).encode()).hexdigest()
+    forged = {**approval, "h": "c", "c": 0, "s": 1, "u": t2["u"], "d": digest}
+    move = {"c": 100, "h": "c", "k": "task", "o": "f" * 16, "s": 2, "t": "set", "f": "status"}
+    move.update({"u": t2["u"], "v": "doing", "b": [t2["o"]]})
+    forged_log(remote, "refs/planwatch/log/c", [forged, move], tmp_path)
+    for host in (b, a):
+        host.ok("sync")
+        assert "approved:" not in host.task_text("t2") and "status: doing" not in host.task_text("t2")
+        assert "by: ana" in host.task_text("t1")
+        assert [line.split()[0] for line in host.ok("task", "list", "--approved").splitlines()] == ["t1"]
+        assert host.run("task", "set", "t2", "--status", "doing").returncode == 2

@@ -17,7 +17,7 @@ from planwatch.core.store.schema import TaskRecord
 from planwatch.core.sync.capture import Clock, change_ops, create_ops
 from planwatch.core.sync.fields import fields_of, render
 from planwatch.core.sync.merge import merge
-from planwatch.core.sync.ops import Op
+from planwatch.core.sync.ops import Op, approval_key
 from planwatch.core.sync.text3 import merge3
 
 STAMP = {"at": "2026-11-30T09:00:00.000Z", "by": "ana"}
@@ -148,7 +148,7 @@ def test_approved_holds_only_verified_approvals() -> None:
     approval = a.op(uid, "task", "approve", v=STAMP, d="0" * 64, sig=None)
     assert merge(ops + [approval]).records[uid].fields["approved"] is None
     assert merge(ops + [approval]).records[uid].unverified == [approval]
-    assert merge(ops + [approval], frozenset({approval["o"]})).records[uid].fields["approved"] == STAMP
+    assert merge(ops + [approval], frozenset({approval_key(approval)})).records[uid].fields["approved"] == STAMP
 
 
 def test_three_way_text_merge_takes_both_sides_apart() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from planwatch.core.store.approvals import digest_of
 from planwatch.core.sync.capture import Clock, create_ops
 from planwatch.core.sync.merge import HELD, merge
-from planwatch.core.sync.ops import Op
+from planwatch.core.sync.ops import Op, approval_key
 from tests.core.test_sync_merge import STAMP, edit, task_fields
 
 STARTED = {"at": "2026-11-30T10:00:00.000Z", "by": "bo"}
@@ -55,7 +55,7 @@ def test_a_move_after_a_verified_approval_of_the_same_text_is_applied() -> None:
     ops.append(approval)
     b.see(a.lamport)
     ops += start(b, ops, uid)
-    rec = merged(ops, {approval["o"]})
+    rec = merged(ops, {approval_key(approval)})
     assert rec.fields["status"] == "doing" and not rec.held and not rec.contests
     # the same approval unverified (no signature that checks out) holds the move back
     assert merged(ops, set()).fields["status"] == "todo"
@@ -68,14 +68,14 @@ def test_an_approval_of_another_text_or_made_after_the_move_does_not_count() -> 
     b.see(a.lamport)
     ops += edit(b, ops, uid, title="Delete the reports")  # changed after it was approved
     ops += start(b, ops, uid)
-    assert merged(ops, {approval["o"]}).fields["status"] == "todo"
+    assert merged(ops, {approval_key(approval)}).fields["status"] == "todo"
     # approved after the move: the move is still held back (approve first, then start)
     a2, b2, ops2, uid2 = setup()
     ops2 += start(b2, ops2, uid2)
     a2.see(b2.lamport)
     late = approve(a2, ops2, uid2, "Write the report")
     ops2.append(late)
-    assert merged(ops2, {late["o"]}).fields["status"] == "todo"
+    assert merged(ops2, {approval_key(late)}).fields["status"] == "todo"
 
 
 def test_a_change_of_the_text_after_an_approved_move_keeps_the_task_doing() -> None:
@@ -85,7 +85,7 @@ def test_a_change_of_the_text_after_an_approved_move_keeps_the_task_doing() -> N
     b.see(a.lamport)
     ops += start(b, ops, uid)
     ops += edit(b, ops, uid, title="Write the report, with figures")
-    rec = merged(ops, {approval["o"]})
+    rec = merged(ops, {approval_key(approval)})
     assert rec.fields["status"] == "doing" and rec.fields["title"] == "Write the report, with figures"
 
 
@@ -116,12 +116,12 @@ def test_any_order_and_duplication_renders_the_same_held_back_store() -> None:
     ops += start(c, ops, uid)  # approved then, for the same text: applied
     ops += create_ops(c, "task", "t2", task_fields("Another"))
     ops += start(c, ops, ops[-1]["u"])  # never approved: held back
-    want = merge(ops, frozenset({approval["o"]}), require_approval=True)
+    want = merge(ops, frozenset({approval_key(approval)}), require_approval=True)
     rng = random.Random(7)
     for _ in range(20):
         shuffled = ops + rng.sample(ops, 3)
         rng.shuffle(shuffled)
-        got = merge(shuffled, frozenset({approval["o"]}), require_approval=True)
+        got = merge(shuffled, frozenset({approval_key(approval)}), require_approval=True)
         assert {u: r.fields for u, r in got.records.items()} == {u: r.fields for u, r in want.records.items()}
     statuses = sorted(r.fields["status"] for r in want.records.values())
     assert statuses == ["doing", "todo"]
