@@ -9,7 +9,9 @@ for a password never waits (`GIT_TERMINAL_PROMPT=0`).
 - `Git(repo)`; `init()`, `commit(files, parent, message)`, `ref(name)`, `refs(prefix)`,
   `update_ref(name, new, old)` (a local compare-and-swap), `read(specs)` (one
   `cat-file --batch` for many blobs), `is_ancestor(a, b)`, `commit_times(commits)`.
-- `fetch(remote, refspec)`, `push(remote, updates)` → True, or False when rejected;
+- `fetch(remote, refspec)`, `push(remote, updates)` → True, or False when rejected
+  (the remote always after `--`: a remote named `--upload-pack=…` is a name, never an
+  option that runs a command);
   `ls_remote(remote, pattern)`; each raises `GitUnreachable` with git's own last line.
 - `kill_running(thread)` — the network steps running now (of one thread, or all),
   ended with their children; `end_network()` — that, and none starts after (the process
@@ -278,7 +280,7 @@ class Git:
     # -- the network
 
     def fetch(self, remote: str, refspec: str) -> None:
-        out = self._run("fetch", "--no-tags", "-q", remote, refspec, timeout=self.network_timeout, check=False)
+        out = self._run("fetch", "--no-tags", "-q", "--", remote, refspec, timeout=self.network_timeout, check=False)
         if out.returncode != 0:
             raise GitUnreachable(_last_line(out.stderr.decode("utf-8", "replace")))
 
@@ -287,7 +289,7 @@ class Git:
         because a ref moved (the compare-and-swap lost)."""
         specs = [f"{sha}:{ref}" for ref, sha in sorted(updates.items())]
         out = self._run(
-            "push", "--atomic", "--porcelain", "-q", remote, *specs, timeout=self.network_timeout, check=False
+            "push", "--atomic", "--porcelain", "-q", "--", remote, *specs, timeout=self.network_timeout, check=False
         )
         if out.returncode == 0:
             return True
@@ -297,7 +299,7 @@ class Git:
         raise GitUnreachable(_last_line(out.stderr.decode("utf-8", "replace")))
 
     def ls_remote(self, remote: str, pattern: str) -> dict[str, str]:
-        out = self._run("ls-remote", remote, pattern, timeout=self.network_timeout, check=False)
+        out = self._run("ls-remote", "--", remote, pattern, timeout=self.network_timeout, check=False)
         if out.returncode != 0:
             raise GitUnreachable(_last_line(out.stderr.decode("utf-8", "replace")))
         found: dict[str, str] = {}

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 from typing import Any
 
@@ -74,4 +75,54 @@ def decode_line(line: str, host: str) -> Op | None:
         return None
     if op["t"] in ("set", "add", "rem", "stamp") and not isinstance(op.get("f"), str):
         return None
+    if _shape_problem(op):
+        return None
     return op
+
+
+# The fields whose values are lists of text, text, and stamps (`{at, by, in}`).
+_LIST_FIELDS = frozenset(("labels", "blockedBy", "refs"))
+_TEXT_FIELDS = frozenset(
+    ("title", "status", "priority", "topic", "plan", "bot", "folder", "session", "active", "note", "body", "goal")
+)
+_STAMP_FIELDS = frozenset(("created", "started", "finished", "reviewed", "approved"))
+_RECORD_ID = {"task": re.compile(r"t[1-9][0-9]{0,8}"), "plan": re.compile(r"p[1-9][0-9]{0,8}")}
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _field_problem(name: str, value: object) -> bool:
+    """Whether `value` is of a type field `name` never holds (None is an absent field)."""
+    if value is None:
+        return False
+    if name in _LIST_FIELDS:
+        return not _strings(value)
+    if name in _TEXT_FIELDS:
+        return not isinstance(value, str)
+    if name in _STAMP_FIELDS:
+        return not isinstance(value, dict)
+    return False
+
+
+def _shape_problem(op: Op) -> bool:
+    """Whether an operation's values are of types no host writes (a number for the
+    operations it comes after, a text where a list goes): such a line is skipped as a
+    torn one is, never fed to the merge (one in any log stopped every host's passes)."""
+    if "b" in op and not _strings(op["b"]):
+        return True
+    kind, value = op["t"], op.get("v")
+    if kind == "new":
+        if not _RECORD_ID[op["k"]].fullmatch(op["i"]):
+            return True
+        return any(_field_problem(str(name), item) for name, item in value.items())
+    if kind in ("add", "rem"):
+        return not isinstance(value, str)
+    if kind == "stamp":
+        return value is not None and not isinstance(value, dict)
+    if kind == "approve":
+        return not isinstance(value, dict) or not isinstance(op.get("d"), str)
+    if kind == "set":
+        return _field_problem(op["f"], value)
+    return False

@@ -55,6 +55,7 @@ from planwatch.core.sync.merge import Merged, MergedRecord, merge
 from planwatch.core.sync.mint import in_ranges, left_in_ranges, read_mint, write_mint
 from planwatch.core.sync.ops import Op, approval_key, decode_line, encode, new_uid
 from planwatch.core.sync.policy_check import write_check
+from planwatch.core.text import shorten
 
 log = logging.getLogger(__name__)
 
@@ -908,10 +909,21 @@ class Replica:
         for rec in live:
             if taken.get(rec.id) != rec.uid:
                 continue
+            try:
+                text = render(rec.kind, rec.id, rec.fields)
+            except (ValueError, TypeError) as exc:  # RecordInvalid: fields no record holds
+                # A bad operation in a log (another host's, or a third party's): this
+                # record is left as it is here, said; every other record goes on.
+                reason = exc.reason if isinstance(exc, RecordInvalid) else str(exc)
+                report.problems.append(
+                    f"{rec.kind} {rec.id} (made on host {rec.create['h']}): the logs' operations make no valid "
+                    f"record ({shorten(reason, 200)}); left as it is"
+                )
+                continue
+            known = rec.uid in records
             state = records.setdefault(rec.uid, {"kind": rec.kind, "id": rec.id, "renders": [], "sha": None})
             state["id"], state["create"] = rec.id, rec.create["o"]
             state.pop("gone", None)
-            text = render(rec.kind, rec.id, rec.fields)
             path = self._path(rec.kind, rec.id)
             current = _text_or_none(path)
             if current is None and os.path.lexists(path):
@@ -928,6 +940,12 @@ class Replica:
                     # diffs it against the closer of the two
                     self._remember_render(state, rec)
                     continue
+                if not known:
+                    # This host never rendered that record there: the file is another
+                    # record (one made here while the pass ran, under the same id), which
+                    # the next capture takes as a record of its own, never as an edit of
+                    # this one.
+                    records.pop(rec.uid, None)
                 report.problems.append(
                     f"{relative_name(path)} changed since this host rendered it and could not be captured; not overwritten"
                 )

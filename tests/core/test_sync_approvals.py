@@ -320,3 +320,35 @@ def test_a_signed_approval_copied_onto_another_task_counts_for_neither_but_its_o
         assert "by: ana" in host.task_text("t1")
         assert [line.split()[0] for line in host.ok("task", "list", "--approved").splitlines()] == ["t1"]
         assert host.run("task", "set", "t2", "--status", "doing").returncode == 2
+
+
+def test_an_operation_of_a_shape_no_host_writes_is_skipped_and_every_pass_goes_on(tmp_path: Path) -> None:
+    """A log holding operations of types no host writes (a stamp that is text, a list of
+    causes that is a number, a list field given a number, a record id that is a path)
+    and one whose record is no valid record (an unknown status): each host's passes go
+    on (one such line in any log stopped every pass of every host, for good), the bad
+    record is said and left out, and every other record is as it was."""
+    a, b, remote = team(tmp_path)
+    a.ok("task", "add", "Fine")
+    a.ok("sync")
+    b.ok("sync")
+    log = subprocess.run(
+        ["git", "-C", str(remote), "show", "refs/planwatch/log/a:ops.jsonl"], capture_output=True, text=True, check=True
+    ).stdout
+    [new] = [json.loads(line) for line in log.splitlines() if json.loads(line)["t"] == "new"]
+    base = {"h": "c", "k": "task", "c": 50}
+    lines: list[dict[str, object]] = [
+        {**base, "o": "c1", "s": 1, "u": new["u"], "t": "stamp", "f": "started", "v": "yesterday"},
+        {**base, "o": "c2", "s": 2, "u": new["u"], "t": "set", "f": "title", "v": "x", "b": 5},
+        {**base, "o": "c3", "s": 3, "u": "u-c3", "t": "new", "i": "t7", "v": {"title": "x", "blockedBy": 5}},
+        {**base, "o": "c4", "s": 4, "u": "u-c4", "t": "new", "i": "../../x", "v": {"title": "x"}},
+        {**base, "o": "c5", "s": 5, "u": "u-c5", "t": "new", "i": "t9", "v": {"title": "Bogus", "status": "bogus"}},
+    ]
+    forged_log(remote, "refs/planwatch/log/c", lines, tmp_path)
+    for host in (a, b, a):
+        out = host.run("sync")
+        assert out.returncode == 0, out.stderr
+        assert "a bug" not in out.stderr and "Traceback" not in out.stderr
+        assert "task t9 (made on host c): the logs' operations make no valid record" in out.stderr
+        assert host.ok("task", "list").splitlines() == ["t1 todo medium Fine"]
+    assert not (tmp_path / "x.md").exists() and not list(tmp_path.rglob("x.md"))

@@ -420,3 +420,15 @@ def test_a_record_file_this_host_cannot_read_is_never_replaced_by_a_sync(tmp_pat
     assert path.is_fifo()
     b.ok("sync")
     assert "status: doing" in b.task_text("t1")  # and nothing of it lost elsewhere
+
+
+def test_a_remote_that_looks_like_an_option_is_a_name_never_an_option_that_runs(tmp_path: Path) -> None:
+    """`sync init "--upload-pack=touch X"`: git is given the remote after `--`, so it is
+    a remote's name (none such: a clear refusal), never an option running a command."""
+    a = Host(tmp_path / "a", "a")
+    a.ok("task", "add", "Keep me")
+    pwned = tmp_path / "PWNED"
+    out = a.run("sync", "init", f"--upload-pack=touch {pwned}", "--host", "a")
+    assert out.returncode != 0 and "a bug" not in out.stderr, out.stderr
+    assert not pwned.exists()
+    assert a.ok("task", "list").splitlines() == ["t1 todo medium Keep me"]
