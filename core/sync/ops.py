@@ -116,7 +116,8 @@ def _shape_problem(op: Op) -> bool:
     if kind == "new":
         if not _RECORD_ID[op["k"]].fullmatch(op["i"]):
             return True
-        return any(_field_problem(str(name), item) for name, item in value.items())
+        fields = value if isinstance(value, dict) else {}
+        return any(_field_problem(str(name), item) for name, item in fields.items())
     if kind in ("add", "rem"):
         return not isinstance(value, str)
     if kind == "stamp":
