@@ -432,3 +432,59 @@ def test_a_remote_that_looks_like_an_option_is_a_name_never_an_option_that_runs(
     assert out.returncode != 0 and "a bug" not in out.stderr, out.stderr
     assert not pwned.exists()
     assert a.ok("task", "list").splitlines() == ["t1 todo medium Keep me"]
+
+
+def test_a_task_added_while_a_pass_pushes_is_a_record_of_its_own_and_loses_none(tmp_path: Path) -> None:
+    """A adds a task while its sync pass is pushing (the app's, `planwatch mcp`'s or
+    `channel`'s passes run while agents add tasks), under the id B's task, merged in
+    by that pass, takes here. The file is a record of its own (renumbered by the next
+    pass), never an edit of B's: both tasks are there on both hosts. (B's task was
+    lost: the pass remembered the file as B's record before finding it not its render.)
+    A git on PATH holds the push until the test has added the task."""
+    import shutil
+    import time
+
+    remote = bare_remote(tmp_path / "remote.git")
+    pushing, go = tmp_path / "pushing", tmp_path / "go"
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    real_git = shutil.which("git")
+    (shim / "git").write_text(
+        "#!/bin/sh\n"
+        f'for a in "$@"; do if [ "$a" = push ] && [ ! -e {go} ]; then : > {pushing}; '
+        f"while [ ! -e {go} ]; do sleep 0.05; done; break; fi; done\n"
+        f'exec {real_git} "$@"\n'
+    )
+    (shim / "git").chmod(0o755)
+    a = Host(tmp_path / "a", "a", env_extra={"PATH": f"{shim}:{os.environ['PATH']}"})
+    b = Host(tmp_path / "b", "b", owner="bo")
+    go.touch()  # no holding while the hosts are set up
+    a.ok("sync", "init", str(remote), "--host", "a", "--range", "4")
+    b.ok("sync", "join", str(remote), "--host", "b", "--range", "4")
+    for n in range(1, 5):
+        a.ok("task", "add", f"A {n}")
+    b.ok("task", "add", "B's task")
+    b.ok("sync")
+    go.unlink()
+    held = subprocess.Popen(
+        [sys.executable, "-m", "planwatch.tui.cli", "sync"],
+        cwd=ROOT,
+        env=a.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not pushing.exists():  # the pass has merged B's task and is pushing
+            assert held.poll() is None and time.monotonic() < deadline, held.communicate()
+            time.sleep(0.02)
+        a.ok("task", "add", "A added during the pass")
+    finally:
+        go.touch()
+        held.communicate(timeout=60)
+    for host in (a, b, a):
+        host.ok("sync")
+    for host in (a, b):
+        titles = sorted(line.split(None, 3)[3] for line in host.ok("task", "list").splitlines())
+        assert titles == ["A 1", "A 2", "A 3", "A 4", "A added during the pass", "B's task"], host.name
