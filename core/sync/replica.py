@@ -33,7 +33,7 @@ import logging
 import os
 import re
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -43,7 +43,7 @@ from typing import Any
 from planwatch.core.atomic import atomic_write, fsync_dir
 from planwatch.core.regular_files import read_regular
 from planwatch.core.store.approvals import approvals_of, digest
-from planwatch.core.store.recordfile import RecordProblem, read_record_settled, relative_name
+from planwatch.core.store.recordfile import MAX_RECORD_BYTES, RecordProblem, read_record_settled, relative_name
 from planwatch.core.store.schema import RecordInvalid, format_stamp, id_number
 from planwatch.core.store.store import Store
 from planwatch.core.sync import signing
@@ -204,14 +204,34 @@ class Replica:
         }
         self._write_json("config.json", self.config)
 
+    def _configured_until_reached(self, remote: str, host: str | None, **options: Any) -> Callable[[], None]:
+        """`configure`, and the function that puts the settings back as they were: an
+        init or join that never reached the remote (a typo) leaves the store unshared,
+        so the next passes do nothing and the corrected one keeps every record's id."""
+        before = dict(self.config)
+        path = self.dir / "config.json"
+        existed = path.exists()
+        self.configure(remote, host, **options)
+
+        def put_back() -> None:
+            self.config = before
+            if existed:
+                self._write_json("config.json", before)
+            else:
+                path.unlink(missing_ok=True)
+
+        return put_back
+
     def init(self, remote: str, host: str | None = None, policy: bytes | None = None, **options: Any) -> PassReport:
         """Publish this store to an empty remote: every record keeps its id."""
-        self.configure(remote, host, **options)
+        put_back = self._configured_until_reached(remote, host, **options)
         try:
             self.git.fetch(remote, REFSPEC)
         except GitUnreachable as exc:
+            put_back()
             raise SyncError(f"Could not reach {remote}: {exc}.") from exc
         if self.git.ref(FETCHED + "ids"):
+            put_back()
             raise SyncError(f"{remote} already holds a shared store; use planwatch sync join {remote}.")
         with self._locked():
             counter = self.store.read_ids()
@@ -235,14 +255,17 @@ class Replica:
 
     def join(self, remote: str, host: str | None = None, **options: Any) -> PassReport:
         """Make this store a replica of the remote's; its own records are kept (renumbered where they clash)."""
-        self.configure(remote, host, **options)
+        put_back = self._configured_until_reached(remote, host, **options)
         try:
             self.git.fetch(remote, REFSPEC)
         except GitUnreachable as exc:
+            put_back()
             raise SyncError(f"Could not reach {remote}: {exc}.") from exc
         if not self.git.ref(FETCHED + "ids"):
+            put_back()
             raise SyncError(f"{remote} holds no shared store yet; use planwatch sync init {remote} to publish one.")
         if self.git.ref(FETCHED + "log/" + self.host):
+            put_back()
             raise SyncError(
                 f"{remote} already has a log for the host id {self.host} (a copied .sync folder?); "
                 "join with another --host."
@@ -918,6 +941,14 @@ class Replica:
                 report.problems.append(
                     f"{rec.kind} {rec.id} (made on host {rec.create['h']}): the logs' operations make no valid "
                     f"record ({shorten(reason, 200)}); left as it is"
+                )
+                continue
+            if len(text.encode("utf-8", "surrogatepass")) > MAX_RECORD_BYTES:
+                # Two hosts' edits merged past what a record may hold: no host could read
+                # it back; left as it is here, said (its contests say what each wrote).
+                report.problems.append(
+                    f"{rec.kind} {rec.id}: the hosts' edits merged would be larger than {MAX_RECORD_BYTES} bytes; "
+                    "left as it is"
                 )
                 continue
             known = rec.uid in records

@@ -488,3 +488,40 @@ def test_a_task_added_while_a_pass_pushes_is_a_record_of_its_own_and_loses_none(
     for host in (a, b):
         titles = sorted(line.split(None, 3)[3] for line in host.ok("task", "list").splitlines())
         assert titles == ["A 1", "A 2", "A 3", "A 4", "A added during the pass", "B's task"], host.name
+
+
+@pytest.mark.parametrize("how", ["init", "join"])
+def test_an_init_or_join_that_never_reached_its_remote_leaves_the_store_unshared(tmp_path: Path, how: str) -> None:
+    """A mistyped remote: the command says it could not reach it, and the store is as it
+    was (a pass says it is not shared), so the corrected init keeps every record's id
+    (it renumbered them: the failed one had already made the store a replica)."""
+    a = Host(tmp_path / "a", "a")
+    a.ok("task", "add", "Keep my id")
+    out = a.run("sync", how, str(tmp_path / "typo.git"), "--host", "a")
+    assert out.returncode == 1 and "Could not reach" in out.stderr, out.stderr
+    assert "not shared" in a.run("sync").stderr
+    remote = bare_remote(tmp_path / "remote.git")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    assert a.ok("task", "list").splitlines() == ["t1 todo medium Keep my id"]
+
+
+def test_two_hosts_edits_merged_past_a_records_size_are_said_and_never_written(tmp_path: Path) -> None:
+    """Two hosts each write about 600 KB into a task's body, in different places: their
+    merge would be larger than a record may be (no host could read it back). It is said
+    on each pass, each host keeps the file it has, and the other records go on."""
+    remote = bare_remote(tmp_path / "remote.git")
+    a, b = Host(tmp_path / "a", "a"), Host(tmp_path / "b", "b", owner="bo")
+    a.ok("task", "add", "Shared", "--body", "A\nm1\nm2\nm3\nB\n")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b")
+    for host, body in ((a, "a" * 99 + "\n"), (b, "b" * 99 + "\n")):
+        text = host.task_text("t1")
+        front, _, old = text.partition("\n---\n")
+        new = body * 6000 + old[old.index("m1") :] if host is a else old[: old.index("m3") + 3] + "\n" + body * 6000
+        (host.store / "tasks" / "t1.md").write_text(front + "\n---\n" + new)
+    for host in (a, b, a):
+        out = host.run("sync")
+        assert out.returncode == 0 and "a bug" not in out.stderr, out.stderr
+    assert "larger than 1000000 bytes; left as it is" in out.stderr
+    for host in (a, b):
+        assert "t1 todo medium Shared" in host.ok("task", "list")  # still a record both can read
