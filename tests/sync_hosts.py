@@ -86,6 +86,18 @@ class Host:
             timeout=120,
         )
 
+    def started(self, *argv: str) -> subprocess.Popen[str]:
+        """`planwatch ARGV` started as this host, its output piped as text (the caller
+        waits for it: `communicate`)."""
+        return subprocess.Popen(
+            [sys.executable, "-m", "planwatch.tui.cli", *argv],
+            cwd=ROOT,
+            env=self.env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
     def ok(self, *argv: str, session: str | None = None) -> str:
         out = self.run(*argv, session=session)
         assert out.returncode == 0, (

@@ -268,6 +268,17 @@ def test_a_policy_check_that_cannot_be_read_fails_closed_naming_the_file(tmp_pat
     assert b.run("task", "list").returncode == 0
 
 
+def logged_ops(remote: Path, host: str) -> list[dict[str, object]]:
+    """The operations `host`'s log holds on `remote`."""
+    log = subprocess.run(
+        ["git", "-C", str(remote), "show", f"refs/planwatch/log/{host}:ops.jsonl"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return [json.loads(line) for line in log.splitlines()]
+
+
 def forged_log(remote: Path, ref: str, lines: list[dict[str, object]], scratch: Path) -> None:
     """Push a commit holding `lines` as `ops.jsonl` to `ref` on `remote`, as a third
     party with push access would (no host of planwatch made it)."""
@@ -303,10 +314,7 @@ def test_a_signed_approval_copied_onto_another_task_counts_for_neither_but_its_o
     a.ok("task", "add", "Evil task")
     a.ok("sync")
     b.ok("sync")
-    log = subprocess.run(
-        ["git", "-C", str(remote), "show", "refs/planwatch/log/a:ops.jsonl"], capture_output=True, text=True, check=True
-    ).stdout
-    ops = [json.loads(line) for line in log.splitlines()]
+    ops = logged_ops(remote, "a")
     [approval] = [op for op in ops if op["t"] == "approve"]
     [t2] = [op for op in ops if op["t"] == "new" and op["i"] == "t2"]
     digest = hashlib.sha256(json.dumps([t2["v"]["title"], t2["v"]["body"]], ensure_ascii=False).encode()).hexdigest()
@@ -332,10 +340,7 @@ def test_an_operation_of_a_shape_no_host_writes_is_skipped_and_every_pass_goes_o
     a.ok("task", "add", "Fine")
     a.ok("sync")
     b.ok("sync")
-    log = subprocess.run(
-        ["git", "-C", str(remote), "show", "refs/planwatch/log/a:ops.jsonl"], capture_output=True, text=True, check=True
-    ).stdout
-    [new] = [json.loads(line) for line in log.splitlines() if json.loads(line)["t"] == "new"]
+    [new] = [op for op in logged_ops(remote, "a") if op["t"] == "new"]
     base = {"h": "c", "k": "task", "c": 50}
     lines: list[dict[str, object]] = [
         {**base, "o": "c1", "s": 1, "u": new["u"], "t": "stamp", "f": "started", "v": "yesterday"},

@@ -466,14 +466,7 @@ def test_a_task_added_while_a_pass_pushes_is_a_record_of_its_own_and_loses_none(
     b.ok("task", "add", "B's task")
     b.ok("sync")
     go.unlink()
-    held = subprocess.Popen(
-        [sys.executable, "-m", "planwatch.tui.cli", "sync"],
-        cwd=ROOT,
-        env=a.env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    held = a.started("sync")
     try:
         deadline = time.monotonic() + 60
         while not pushing.exists():  # the pass has merged B's task and is pushing

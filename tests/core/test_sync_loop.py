@@ -88,24 +88,13 @@ def test_a_store_that_is_not_shared_starts_no_loop(tmp_path: Path) -> None:
 
 
 def test_the_plan_channel_on_another_host_sends_a_remote_change_as_an_action(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-
-    from tests.sync_hosts import ROOT
 
     remote = bare_remote(tmp_path / "remote.git")
     a, b = Host(tmp_path / "a", "a"), Host(tmp_path / "b", "b")
     a.ok("plan", "create", "Release", "--scope", "folder:/srv")
     a.ok("sync", "init", str(remote), "--host", "a")
     b.ok("sync", "join", str(remote), "--host", "b", "--poll", "0.5")
-    feed = subprocess.Popen(
-        [sys.executable, "-m", "planwatch.tui.cli", "channel", "x-ahpd-plans://p1"],
-        cwd=ROOT,
-        env=b.env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    feed = b.started("channel", "x-ahpd-plans://p1")
     try:
         assert feed.stdout is not None
         first = feed.stdout.readline()  # the state: the feed (and its loop) is running
