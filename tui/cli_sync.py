@@ -212,6 +212,9 @@ def _status(replica: Any, as_json: bool, withheld: str | None = None) -> int:
             say(f"contested {c['id']} {c['field']}")
             continue
         lost = "; ".join(safe_text(str(v), single_line=True) for v in c["lost"])
+        if c["kept"] is None:  # a text both hosts edited: merged, some lines of one side left out
+            say(f"contested {c['id']} {c['field']}: both edits merged; lines one host wrote that could not be: {lost}")
+            continue
         say(
             f"contested {c['id']} {c['field']}: kept {safe_text(str(c['kept']), single_line=True)}, also written: {lost}"
         )

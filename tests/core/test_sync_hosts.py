@@ -518,3 +518,23 @@ def test_two_hosts_edits_merged_past_a_records_size_are_said_and_never_written(t
     assert "larger than 1000000 bytes; left as it is" in out.stderr
     for host in (a, b):
         assert "t1 todo medium Shared" in host.ok("task", "list")  # still a record both can read
+
+
+def test_a_body_two_hosts_edited_on_the_same_line_is_said_merged_with_the_lines_left_out(
+    tmp_path: Path, remote: Path
+) -> None:
+    """Both hosts change the same line of a task's body: the merge keeps one and lists
+    the other's line; `sync --status` says so in words (it said "kept None")."""
+    a, b = hosts(tmp_path, "a", "b")
+    a.ok("task", "add", "Shared", "--body", "line1\nline2\nline3")
+    a.ok("sync", "init", str(remote), "--host", "a")
+    b.ok("sync", "join", str(remote), "--host", "b")
+    a.ok("task", "set", "t1", "--body", "line1 A\nline2\nline3")
+    b.ok("task", "set", "t1", "--body", "line1 B\nline2\nline3")
+    for host in (a, b, a):
+        host.ok("sync")
+    status = a.ok("sync", "--status")
+    assert "kept None" not in status
+    [line] = [line for line in status.splitlines() if line.startswith("contested t1 body")]
+    assert line.startswith("contested t1 body: both edits merged; lines one host wrote that could not be: ")
+    assert "line1 A" in line or "line1 B" in line
