@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import logging
 import os
-import stat
 import threading
 import time
 import zlib
@@ -45,6 +44,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 from watchdog.observers.polling import PollingObserver
 
+from planwatch.core.regular_files import open_regular_stat
 from planwatch.core.transcripts.discover import is_transcript_name, is_whole_document
 
 log = logging.getLogger(__name__)
@@ -73,28 +73,44 @@ class _FileState:
 
 # The bytes of a file's head, and of those just before its offset, a mark is taken of.
 MARK_BYTES = 64
-_MARK_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
-def _mark(path: Path, offset: int) -> int | None:
-    """A CRC-32 of the file's first bytes and of those just before `offset` (at most
-    `MARK_BYTES` each; no text is kept); None when it cannot be read as a regular file."""
+def _mark(path: Path, offset: int, head: bytes | None = None) -> int | None:
+    """A CRC-32 of the file's first bytes (`head`, when read before: `_head`) and of
+    those just before `offset` (at most `MARK_BYTES` each; no text is kept); None when it
+    cannot be read as a regular file."""
     if offset <= 0:
         return 0
     try:
-        fd = os.open(path, _MARK_FLAGS)  # checked regular below, never waited on
-    except OSError:
+        fd, _st = open_regular_stat(path, blocking=False)  # never waited on
+    except OSError:  # NotRegularFile among them
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
         size = min(MARK_BYTES, offset)
-        head, tail = os.pread(fd, size, 0), os.pread(fd, size, offset - size)
+        if head is None:
+            head = os.pread(fd, MARK_BYTES, 0)
+        tail = os.pread(fd, size, offset - size)
     except OSError:
         return None
     finally:
         os.close(fd)
-    return zlib.crc32(tail, zlib.crc32(head))
+    return zlib.crc32(tail, zlib.crc32(head[:size]))
+
+
+def _head(path: Path) -> bytes | None:
+    """The file's first `MARK_BYTES`, read before it is read on: the mark taken after
+    that read holds them, so a rewrite while the consumer read (or before the mark was
+    taken) is told by them at the next look."""
+    try:
+        fd, _st = open_regular_stat(path, blocking=False)
+    except OSError:
+        return None
+    try:
+        return os.pread(fd, MARK_BYTES, 0)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 class _Handler(FileSystemEventHandler):
@@ -360,6 +376,7 @@ class Follower:
             return False  # touched, its bytes as they were
         else:
             start, reset = state.offset, False
+        head = None if self._rewritten(path) else _head(path)
         new_offset = self._call(self._consume, path, start, reset)
         # Changing until just now (module docstring): its size is recorded unknown, so
         # the look once it is still reads it again.
@@ -379,13 +396,14 @@ class Follower:
             self._files[path] = read
             if racy:
                 self._settling[path] = time.monotonic() + self.settle
-        if not self._rewritten(path):
-            self._take_mark(path, read)
+        if head is not None:
+            self._take_mark(path, read, head)
         return True
 
-    def _take_mark(self, path: Path, state: _FileState) -> None:
-        """Mark `state` (the file at its offset), unless its record moved on meanwhile."""
-        mark = _mark(path, state.offset)
+    def _take_mark(self, path: Path, state: _FileState, head: bytes | None = None) -> None:
+        """Mark `state` (the file at its offset; `head`: its first bytes as read before
+        it was read), unless its record moved on meanwhile."""
+        mark = _mark(path, state.offset, head)
         with self._lock:
             if self._files.get(path) is state:
                 state.mark = mark
