@@ -394,7 +394,11 @@ def _texts(files: list[Any], rows: list[Any], first: int, end: int) -> list[Any]
         at = row[2]
         if not 0 <= at < len(files):
             return None
-        got = _row_texts(files[at], row[10], row[11], row[12])
+        kept = files[at]
+        if row[10] == _WORKSPACE_TITLE and row[11] == _WORKSPACE_FOLDER and row[12] is None and type(kept) is list:
+            got = _workspace_texts(kept[0], kept[2])  # a Copilot CLI row, the usual sources
+        else:
+            got = _row_texts(kept, row[10], row[11], row[12])
         if got is None:
             return None
         out.append(got)
@@ -408,25 +412,39 @@ _SESSION_NAMES = frozenset(copilot_files.SESSION_FILES)
 def _same_folder(item: TranscriptFile, files: Any, *, workspace_read: bool = False) -> bool:
     """Whether a Copilot CLI session folder holds the files the listing read: its log's
     identity as discovery asked it (when it did), every other file's asked here (one
-    not there then must not be there now) — its workspace's not, when `workspace_read`
-    (the texts' read checks it)."""
+    not there then must not be there now) — its workspace's and database's not, when
+    `workspace_read` (the texts' read checks them, `_workspace`, on whichever of the two
+    processes reads that row: the stat calls shared between two cores)."""
     if type(files) is not dict or files.keys() != _SESSION_NAMES:
         return False
-    base = f"{item.path}/"
     log_ident = item.log_ident
-    # One pass over the five kept, in a plain loop (a thousand folders a warm listing).
-    for name, was in files.items():
+    if log_ident is not None:
+        if files[_EVENTS] != _identity_of(log_ident):  # as Copilot's own folder's listing asked it
+            return False
+        names = _AFTER_LOG if not workspace_read else ()
+    else:
+        names = _EVERY_NAME if not workspace_read else (_EVENTS,)
+    return _same_files(f"{item.path}/", files, names)
+
+
+# The names `_same_folder` asks of a folder whose log discovery asked; every name.
+_AFTER_LOG = tuple(name for name in copilot_files.SESSION_FILES if name != _EVENTS)
+_EVERY_NAME = tuple(copilot_files.SESSION_FILES)
+# The names the texts' read asks of a folder whose workspace it reads (`_workspace`).
+_BESIDE_WORKSPACE = copilot_files.DATABASE_FILES
+
+
+def _same_files(base: str, files: dict[str, Any], names: Sequence[str]) -> bool:
+    """Whether each of `names` in the folder `base` is as kept: of the identity kept, or
+    not there when it was not (a plain loop: a thousand folders a warm listing)."""
+    for name in names:
+        was = files[name]
         if was is None:
             # Not there then (the -wal and -journal, usually): whether anything is there
             # now, asked without a stat and its exception (as the reader's own warm
             # check, core/transcripts/copilot.py `unchanged`).
             if os.access(base + name, os.F_OK):
                 return False
-        elif name == _EVENTS and log_ident is not None:
-            if was != _identity_of(log_ident):  # as Copilot's own folder's listing asked it
-                return False
-        elif name == _WORKSPACE and workspace_read:
-            continue
         else:
             try:
                 st = os.stat(base + name)
@@ -543,12 +561,35 @@ def _strings(data: bytes) -> list[str] | None:
         return None
 
 
+# A Copilot CLI row's usual sources (`_workspace_sources`): its title the workspace's
+# name made a title, its folder the workspace's cwd, no branch.
+_WORKSPACE_TITLE, _WORKSPACE_FOLDER = [WORKSPACE_KEY, "name", PROMPT], [WORKSPACE_KEY, "cwd", AS_IS]
+
+
+def _workspace_texts(folder: Any, files: Any) -> list[Any] | None:
+    """`_row_texts` of a row with the usual Copilot CLI sources, the same texts in a
+    third of its time (a thousand rows a warm listing)."""
+    if type(folder) is not str:
+        return None
+    ws = _workspace(folder, files)
+    if ws is None:
+        return None
+    title, cwd = ws.name, ws.cwd
+    if title is None or cwd is None:
+        return None
+    return [prompt_title(title), cwd, None]
+
+
 def _workspace(folder: str, files: Any) -> Any:
     """A Copilot CLI session's workspace, read again from the file it was read from
     (`folder`: the session folder's path, as kept)."""
     name = copilot_files.WORKSPACE
     was = files.get(name) if type(files) is dict else None
-    if type(was) is not str:
+    if (
+        type(was) is not str
+        or files.keys() != _SESSION_NAMES
+        or not _same_files(f"{folder}/", files, _BESIDE_WORKSPACE)
+    ):
         return None
     try:
         fd = os.open(f"{folder}/{name}", _OPEN_FLAGS)  # checked regular below, never waited on
