@@ -45,6 +45,7 @@ from pathlib import Path
 
 from planwatch.core import paths
 from planwatch.core.logs import get_logger
+from planwatch.core.signed import UNSIGNED_MAC
 from planwatch.core.titles import TITLE_LIMIT, prompt_title
 
 # Copilot CLI's file names and workspace parser (a small module: its reader's helpers are
@@ -64,8 +65,18 @@ if TYPE_CHECKING:
 
 log = get_logger(__name__)
 
-FORMAT = 2  # 2: identities as one string each (`_identity`)
-SNAPSHOT_NAME = "listing.json"
+FORMAT = 3  # 2: identities as one string each (`_identity`); 3: marshal's values
+SNAPSHOT_NAME = "listing.marshal"
+# The name a listing was kept under before (JSON): removed when one is kept now.
+OLD_SNAPSHOT_NAME = "listing.json"
+# The snapshot's first line: the keyed checksum's place, as core/signed.py signs a cache
+# (`"mac":"…"`); the document follows it in `marshal`'s format, version 4 (Python 3.4
+# on), which loads a thousand rows in about a third of the time JSON takes, with no
+# decoder to import (the `json` package costs a start about 2 ms). `marshal` reads
+# only what it wrote, and this file is read only when its checksum, made with this
+# host's secret, holds.
+_HEAD = b'{"mac":"' + UNSIGNED_MAC.encode() + b'"}\n'
+_MARSHAL_VERSION = 4
 # A snapshot larger than this is not read (a foreign file, or one gone wrong).
 MAX_SNAPSHOT_BYTES = 64 << 20
 # Spans of one file closer together than this are read with one `pread`.
@@ -616,7 +627,7 @@ def _root_problems(roots: Sequence[Path]) -> bool:
 
 def _load(path: Path) -> dict[str, Any] | None:
     from planwatch.core.regular_files import open_regular_stat
-    from planwatch.core.signed import code_stamp, decoded, signed
+    from planwatch.core.signed import code_stamp, signed
 
     try:
         fd, st = open_regular_stat(path, follow=False, blocking=False)
@@ -630,11 +641,13 @@ def _load(path: Path) -> dict[str, Any] | None:
         return None
     finally:
         os.close(fd)
-    if not signed(raw):
+    if not (raw.startswith(_HEAD[:8]) and raw[len(_HEAD) - 3 : len(_HEAD)] == _HEAD[-3:] and signed(raw)):
         return None
+    import marshal
+
     try:
-        doc = decoded(raw)
-    except (ValueError, RecursionError):
+        doc = marshal.loads(memoryview(raw)[len(_HEAD) :])
+    except (ValueError, EOFError, TypeError):
         return None
     if not (
         type(doc) is dict
@@ -681,12 +694,15 @@ def save(key: str, entries: Sequence[SessionEntry], states: Mapping[Path, FileSt
             pass
         return False
 
+    import marshal
+
     from planwatch.core.atomic import PRIVATE_FILE_MODE, atomic_write
-    from planwatch.core.signed import encoded, sign
+    from planwatch.core.signed import sign
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, sign(encoded(doc, len(doc["files"]))), mode=PRIVATE_FILE_MODE)
+        atomic_write(path, sign(_HEAD + marshal.dumps(doc, _MARSHAL_VERSION)), mode=PRIVATE_FILE_MODE)
+        (path.parent / OLD_SNAPSHOT_NAME).unlink(missing_ok=True)
     except OSError as exc:
         log.info("cannot keep the listing in %s: %s", path, exc)
         return False
@@ -700,7 +716,7 @@ def _snapshot(
     rows: Sequence[Listed],
     before: dict[str, Any] | None,
 ) -> dict[str, Any] | None:
-    from planwatch.core.signed import UNSIGNED_MAC, code_stamp
+    from planwatch.core.signed import code_stamp
 
     files: list[list[Any]] = []
     place: dict[str, int] = {}
@@ -759,7 +775,7 @@ def _snapshot(
         return None
     for (at, _entry, _own, _kept), sources in zip(searched, found + second, strict=True):
         out[at] += sources
-    return {"format": FORMAT, "code": code_stamp(), "key": key, "mac": UNSIGNED_MAC, "files": files, "rows": out}
+    return {"format": FORMAT, "code": code_stamp(), "key": key, "files": files, "rows": out}
 
 
 def _kept_file(state: FileState) -> list[Any] | None:

@@ -11,7 +11,6 @@ hand could show made-up counts.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import zlib
@@ -156,6 +155,8 @@ def encoded(doc: Any, entries: int) -> bytes:
             return msgspec.json.encode(doc)
         except UnicodeEncodeError:
             pass  # a path holding a lone surrogate (a name's byte that is not UTF-8): escaped below
+    import json
+
     return json.dumps(doc, separators=(",", ":")).encode("ascii")
 
 
@@ -173,6 +174,8 @@ def decoded(raw: bytes) -> Any:
             return msgspec.json.decode(raw)
         except msgspec.DecodeError:  # an escaped lone surrogate (the file is signed: no other error is likely)
             pass
+    import json
+
     return json.loads(raw)
 
 

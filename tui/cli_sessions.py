@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
 import os
 import sys
 import time
@@ -445,6 +444,16 @@ def _age(moment: datetime, now: datetime | None = None) -> str:
     return "now"
 
 
+def _other(value: object) -> str:
+    """A count or flag that is not an int (or a bool) as JSON: `null`, or what `json`
+    makes of it (loaded only then)."""
+    if value is None:
+        return "null"
+    import json
+
+    return json.dumps(value)
+
+
 def rows_json(rows: list[Listed]) -> str:
     """`sessions --json`: each session's facts and counts (never plan text), every text
     made safe to print: byte for byte `json.dumps([row._asdict() …], ensure_ascii=False,
@@ -452,7 +461,12 @@ def rows_json(rows: list[Listed]) -> str:
     a line, the row's fields in order) and only the values encoded, each string by the
     C encoder's own string function: the encoder itself cannot indent in C, and with
     `indent` sends every token through Python (tests/tui/test_cli_sessions.py)."""
-    from json.encoder import encode_basestring as string  # C, as ensure_ascii=False encodes a string
+    try:
+        # C, as ensure_ascii=False encodes a string; from `_json`, whose `json` package
+        # (its decoder and scanner included) a warm listing need not import: about 2 ms.
+        from _json import encode_basestring as string
+    except ImportError:  # an interpreter without the C module
+        from json.encoder import encode_basestring as string
 
     from planwatch.core.listing import LISTED_FIELDS
 
@@ -475,11 +489,11 @@ def rows_json(rows: list[Listed]) -> str:
                 string(safe(row.path, single_line=True)),
                 string(row.updated),
                 "null" if source is None else string(source),
-                done if type(done) is int else json.dumps(done),
-                total if type(total) is int else json.dumps(total),
-                "true" if row.partial is True else "false" if row.partial is False else json.dumps(row.partial),
+                done if type(done) is int else _other(done),
+                total if type(total) is int else _other(total),
+                "true" if row.partial is True else "false" if row.partial is False else _other(row.partial),
                 "null" if parent is None else string(safe(parent, single_line=True)),
-                subagents if type(subagents) is int else json.dumps(subagents),
+                subagents if type(subagents) is int else _other(subagents),
             )
         )
     return "[\n " + ",\n ".join(out) + "\n]"

@@ -20,7 +20,6 @@ event envelope) change with its releases, apart from the plan's table
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -179,6 +178,8 @@ def _scalar(head: str, more: list[str]) -> str | None:
         return joined[1:-1].replace("''", "'")
     if joined.startswith('"'):
         try:
+            import json  # loaded here: a warm listing's workspaces are plain scalars
+
             value = json.loads(joined)  # YAML's double-quoted escapes are JSON's, mostly
         except (ValueError, RecursionError):
             return None

@@ -41,7 +41,6 @@ sniff.py's job, reading them lines.py's.
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import sys
@@ -52,7 +51,14 @@ from pathlib import Path
 from planwatch.core import paths
 from planwatch.core.logs import get_logger
 from planwatch.core.regular_files import read_regular
-from planwatch.core.transcripts.sniff import SNIFF_BYTES, first_lines, is_database_file, read_small, sniff_harness
+from planwatch.core.transcripts.sniff import (
+    SNIFF_BYTES,
+    first_lines,
+    is_database_file,
+    json_loads,
+    read_small,
+    sniff_harness,
+)
 
 # `typing` is not loaded at run time: a quick command's start (docs/performance.md)
 TYPE_CHECKING = False
@@ -187,7 +193,7 @@ def is_gemini_session(path: Path) -> bool:
     if not lines:
         return False
     try:
-        record = json.loads(lines[0].removeprefix(_BOM))
+        record = json_loads(lines[0].removeprefix(_BOM))
     except (ValueError, UnicodeDecodeError, RecursionError):
         return False
     return isinstance(record, dict) and all(
@@ -209,7 +215,7 @@ def gemini_folder(path: Path) -> str | None:
     if data is None:
         return None
     try:
-        projects = json.loads(data).get("projects")
+        projects = json_loads(data).get("projects")
     except (ValueError, UnicodeDecodeError, RecursionError, AttributeError):
         return None
     if isinstance(projects, dict):

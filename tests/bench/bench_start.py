@@ -303,7 +303,7 @@ def measure_cli(root: Path, rounds: int) -> dict[str, object]:
         # unchanged file).
         for name, times in (("cold", cold), ("remembered", remembered), ("warm", warm)):
             if name == "warm":
-                (cache / "listing.json").unlink(missing_ok=True)
+                (cache / "listing.marshal").unlink(missing_ok=True)
             seconds, out, rss = _timed(argv, env)
             if not times or seconds < min(times):
                 CPU[name] = _timed.cpu  # type: ignore[attr-defined]

@@ -8,6 +8,7 @@ listing, and compares `remembered_rows` with the index's rows over the same file
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import shutil
 import threading
@@ -147,7 +148,9 @@ def test_a_remembered_listing_of_generated_sessions_with_every_kind_of_text(tmp_
     assert remembered(roots) == rows
     assert {row.title[:20] for row in rows} >= {" ".join(p.split())[:20] for p in PROMPTS}
     # Titles kept as they are and titles made from a longer prompt, both placed.
-    kept_rows = json.loads(listing.snapshot_file().read_bytes())["rows"]
+    doc = listing._load(listing.snapshot_file())
+    assert doc is not None
+    kept_rows = doc["rows"]
     assert {row[10][2] for row in kept_rows} == {listing.AS_IS, listing.PROMPT}
 
 
@@ -346,10 +349,14 @@ def test_a_forged_or_edited_snapshot_is_not_trusted(kept_listing) -> None:  # ty
     roots, _rows, _base = kept_listing
     path = listing.snapshot_file()
     raw = path.read_bytes()
-    doc = json.loads(raw)
-    doc["rows"][0][5] = 99  # made-up counts
-    path.write_bytes(json.dumps(doc).encode())
+    doc = listing._load(path)
+    assert doc is not None
+    doc["rows"][0][5] = 99  # made-up counts, the checksum kept
+    head = raw[: len(listing._HEAD)]
+    path.write_bytes(head + marshal.dumps(doc, 4))
     assert remembered(roots) is None
+    path.write_bytes(raw)
+    assert remembered(roots) is not None  # the file put back is trusted again
     path.write_bytes(raw[:-40])
     assert remembered(roots) is None
 
@@ -400,7 +407,8 @@ def test_the_remembered_listing_holds_no_text(tmp_path: Path) -> None:
     rows, kept = listed_by_index(roots)
     assert kept
     raw = listing.snapshot_file().read_bytes()
-    doc = json.loads(raw)
+    doc = listing._load(listing.snapshot_file())
+    assert doc is not None
     paths = " ".join(kept_file[0] for kept_file in doc["files"])
     for row in rows:
         for text in (row.title, row.git_branch, row.cwd):
