@@ -22,7 +22,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["forked", "only_thread"]
+__all__ = ["PROCESS_ENDS", "detached", "forked", "only_thread", "wait_detached"]
+
+# Holds True once the installed command has started (tui/cli.py `run`): this process
+# ends when its command returns, so work may outlive it (`detached`); empty for a
+# caller of the command line's `main()` in a process that lives on.
+PROCESS_ENDS: list[bool] = []
 
 
 def forked(
@@ -83,6 +88,76 @@ def forked(
             return False, None
 
     return answer
+
+
+def detached(work: Callable[[], object], lock: str) -> bool:
+    """Start `work` on a forked process that outlives this one, holding an exclusive
+    `flock` on the file `lock` (made when missing) until it is done; False when none was
+    started (another thread runs, the lock is held by another such process or cannot be
+    taken, the fork refused): the caller does the work itself. The process is a session
+    of its own (the terminal's Ctrl-C or hang-up for the next command does not reach it)
+    with its standard streams on /dev/null (a pipe reading this command's output ends
+    when this command does); it ends with `os._exit`, flushing nothing of this one's.
+    Another process waits for it with `wait_detached(lock)`. What `planwatch sessions`
+    writes after its answer (its caches, tui/cli_sessions.py): a write is atomic, so a
+    process killed on the way leaves the file it had."""
+    if not only_thread():
+        return False
+    try:
+        import fcntl
+
+        from planwatch.core.regular_files import open_regular
+
+        fd = open_regular(lock, os.O_RDWR | os.O_CREAT, 0o600, follow=False)
+    except (ImportError, OSError):
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        pid = os.fork()
+    except OSError:
+        os.close(fd)  # closing releases a lock taken
+        return False
+    if pid == 0:  # the child: the lock held through `fd` until it ends
+        try:
+            os.setsid()
+            null = os.open(os.devnull, os.O_RDWR)
+            for stream in (0, 1, 2):
+                os.dup2(null, stream)
+            work()
+        finally:
+            os._exit(0)
+    os.close(fd)  # the child's copy holds the lock
+    return True
+
+
+def wait_detached(lock: str, at_most: float = 5.0) -> bool:
+    """Wait until no process started by `detached(…, lock)` runs, at most `at_most`
+    seconds (then go on: what it writes is written atomically, so a reader finds the
+    file before or after, never half of it). False when one still ran at the end."""
+    try:
+        import fcntl
+
+        from planwatch.core.regular_files import open_regular
+
+        fd = open_regular(lock, follow=False)
+    except (ImportError, OSError):
+        return True  # no lock file (nothing was ever detached), or none to look at
+    try:
+        import time
+
+        deadline = time.monotonic() + at_most
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(0.002)  # flock has no timeout of its own
+            except OSError:
+                return True
+    finally:
+        os.close(fd)
 
 
 def only_thread() -> bool:

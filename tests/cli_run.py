@@ -10,6 +10,8 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from waiting import caches_written
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -23,7 +25,7 @@ def planwatch(
     """Run `planwatch ARGS` and return what it did (stdout and stderr as text)."""
     dropped = set(without)
     environ = {k: v for k, v in os.environ.items() if k not in dropped}
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "planwatch.tui.cli", *args],
         cwd=ROOT,
         capture_output=True,
@@ -32,6 +34,8 @@ def planwatch(
         timeout=timeout,
         stdin=stdin,
     )
+    caches_written({**environ, **(env or {})})  # a listing's, written after its answer
+    return done
 
 
 def planwatch_as(*args: str, token: str | None = None) -> subprocess.CompletedProcess[str]:

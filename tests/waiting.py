@@ -68,3 +68,18 @@ def waits_for_flock(path: Path) -> bool:
             if "->" in fields and "FLOCK" in fields and device in fields:
                 return True
     return False
+
+
+def caches_written(environ: dict[str, str] | None = None, timeout: float = DEADLINE) -> None:
+    """Return once the caches a `planwatch sessions` process wrote after its answer
+    (tui/cli_sessions.py `_listed`, core/forked.py `detached`) are written: no process
+    holds the caches' writing lock. Its folder is the one `environ` names (the
+    command's environment), else this process's (conftest's)."""
+    from unittest import mock
+
+    from planwatch.core.forked import wait_detached
+    from planwatch.tui.cli_sessions import writing_lock
+
+    with mock.patch.dict(os.environ, environ or {}, clear=environ is not None):
+        lock = writing_lock()
+    assert wait_detached(str(lock), at_most=timeout), "the caches were still being written"

@@ -14,6 +14,8 @@ import os
 import sys
 from collections.abc import Iterator
 
+from planwatch.core.forked import PROCESS_ENDS, only_thread
+
 # `typing` is not loaded at run time: a quick command's start (docs/performance.md)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -142,8 +144,10 @@ def main(argv: list[str] | None = None) -> int:
 # process as soon as its answer is written.
 _quick_exit: list[bool] = []
 # Set by `run`: this process ends when `main()` returns (not a caller in the same
-# process, which lives on).
-_process_ends: list[bool] = []
+# process, which lives on). Kept in core/forked.py, one list for the process: run as
+# `python -m planwatch.tui.cli`, this module is `__main__`, and a command module that
+# imports `planwatch.tui.cli` gets a second copy of it.
+_process_ends = PROCESS_ENDS
 
 
 def run() -> None:
@@ -158,7 +162,7 @@ def run() -> None:
     defer_inspect()  # a process starting here: `inspect` imported only if used (deferred.py)
     _process_ends[:] = [True]
     status = main()
-    if _quick_exit and _only_thread():
+    if _quick_exit and only_thread():
         try:
             sys.stdout.flush()
             sys.stderr.flush()
@@ -166,12 +170,6 @@ def run() -> None:
             sys.exit(status)  # let the interpreter's own exit say what it makes of it
         os._exit(status)
     sys.exit(status)
-
-
-def _only_thread() -> bool:
-    from planwatch.core.forked import only_thread
-
-    return only_thread()
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 # Loaded by the command line before any command (its stderr is made safe by core.text).
+from planwatch.core.forked import PROCESS_ENDS, detached, wait_detached
 from planwatch.core.text import names_id
 from planwatch.core.text import safe_text as _safe_text
 
@@ -512,6 +513,8 @@ def _list_sessions(args: argparse.Namespace) -> int:
 
     settings = _settings()
     roots = default_roots(settings, _roots(args))
+    # The caches the last listing wrote after its answer (`_listed`), once written.
+    wait_detached(str(writing_lock()))
     # The last listing, when not one file of it changed (core/listing.py): its rows,
     # their texts read again from the files, without the index.
     key = listing.key_for(roots) if settings.read_agent_plans else None
@@ -574,8 +577,25 @@ def _listed(roots: list[Path], read_plans: bool, key: str | None) -> tuple[list[
     scan_with_progress(index)
     entries = index.entries()
     rows = [listing.listed(entry) for entry in entries]
+    keep = key is not None and not index.problem_notes()
+    if PROCESS_ENDS and read_plans:  # the installed command (tui/cli.py `run`); caches are kept
+        # The command ends with its answer: the caches are written after it, by a
+        # process of its own (0.3-0.4 s of a cold listing of 10,000 sessions, which the
+        # answer need not wait for); the next listing waits for it (`_list_sessions`).
+        def write() -> None:
+            if keep and key is not None:
+                listing.save(key, entries, index.file_states(), rows)
+            index.save_cache()
+
+        lock = writing_lock()
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)  # the caches' folder, as a save makes it
+        except OSError:
+            pass  # the lock cannot be made: written here below, as ever
+        if detached(write, str(lock)):
+            return rows, _nothing
     kept: Callable[..., object] = _nothing
-    if key is not None and not index.problem_notes():
+    if keep and key is not None:
         kept = listing.save_beside(key, entries, index.file_states(), rows)
     try:
         index.save_cache()
@@ -583,6 +603,13 @@ def _listed(roots: list[Path], read_plans: bool, key: str | None) -> tuple[list[
         kept(False)
         raise
     return rows, kept
+
+
+def writing_lock() -> Path:
+    """The lock a listing's caches are written under after its answer (`_listed`)."""
+    from planwatch.core.paths import cache_dir
+
+    return cache_dir() / "writing.lock"
 
 
 def _nothing(again: bool = True) -> None:

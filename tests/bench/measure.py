@@ -36,6 +36,29 @@ def point_folders_into(work: Path) -> None:
         os.environ[name] = str(work / sub)
 
 
+def adopt_orphans() -> bool:
+    """Make this process the reaper of its descendants' orphans (Linux's
+    PR_SET_CHILD_SUBREAPER): what a command leaves running after its answer (the caches
+    `planwatch sessions` writes after it, core/forked.py `detached`) becomes this
+    process's child, so `reap_orphans` can wait for it and its CPU time counts in this
+    process's RUSAGE_CHILDREN. False where it cannot be done."""
+    try:
+        import ctypes
+
+        return bool(ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        return False
+
+
+def reap_orphans() -> None:
+    """Wait for every child left (`adopt_orphans`)."""
+    while True:
+        try:
+            os.wait()
+        except ChildProcessError:
+            return
+
+
 def timed(fn: Callable[[], object], runs: int) -> tuple[float, float]:
     """Median wall time and median CPU time of this process over `runs` calls of `fn`
     (the CPU time is what the work costs when other programs share the cores; work done

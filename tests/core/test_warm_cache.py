@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from bench.corpus import ClaudeWriter, write_jobs
+from waiting import caches_written
 
 from planwatch.core import listing, paths, signed
 from planwatch.core.index import SessionIndex
@@ -219,7 +220,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
     """`planwatch ARGS`, the listing the last run kept let go first (core/listing.py):
     these tests are of the warm-start cache, which answers a listing only then."""
     listing.snapshot_file().unlink(missing_ok=True)
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "planwatch.tui.cli", *args],
         cwd=ROOT,
         env=os.environ.copy(),
@@ -227,6 +228,8 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
     )
+    caches_written()  # written after the answer, by a process of its own
+    return done
 
 
 def sessions_json(isolated_env, count: int = 3) -> Path:  # type: ignore[no-untyped-def]
@@ -287,6 +290,7 @@ def test_two_processes_writing_the_cache_at_once_keep_both(isolated_env, tmp_pat
         ]
         outs = [proc.communicate(timeout=120)[0] for proc in procs]
         assert [proc.returncode for proc in procs] == [0, 0]
+        caches_written()  # one wrote after its answer, the other (the lock taken) before
         cache = WarmCache.load()
         assert len(cache) == 40  # both processes' files, merged under the lock
     both = run_cli("sessions", "--json", "--root", str(roots[0]), "--root", str(roots[1]))

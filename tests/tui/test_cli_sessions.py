@@ -12,6 +12,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from waiting import caches_written
+
 from planwatch.core import paths
 from planwatch.tui import cli_sessions
 
@@ -32,9 +34,11 @@ def planwatch(*args: str, script: bool = False) -> subprocess.CompletedProcess[s
     command = (
         [str(Path(sys.executable).parent / "planwatch")] if script else [sys.executable, "-m", "planwatch.tui.cli"]
     )
-    return subprocess.run(
+    done = subprocess.run(
         [*command, *args], cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=60
     )
+    caches_written()  # a listing's, written after its answer by a process of its own
+    return done
 
 
 def _claude_with_subagent(start: datetime = LONG_AGO) -> None:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from waiting import caches_written
 
 from planwatch.core import listing
 from planwatch.core.transcripts import warmcache
@@ -23,13 +24,15 @@ ROOTS = ["acp", "claude", "codex", "gemini", "qwen", "pi", "rules", "hostile"]
 
 
 def sessions(*args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "planwatch.tui.cli", "sessions", *args],
         cwd=ROOT,
         env=os.environ.copy(),
         capture_output=True,
         timeout=120,
     )
+    caches_written()  # written after the answer, by a process of its own
+    return done
 
 
 @pytest.mark.parametrize("name", ROOTS)
