@@ -119,10 +119,13 @@ def detached(work: Callable[[], object], lock: str) -> bool:
         return False
     if pid == 0:  # the child: the lock held through `fd` until it ends
         try:
-            os.setsid()
-            null = os.open(os.devnull, os.O_RDWR)
-            for stream in (0, 1, 2):
-                os.dup2(null, stream)
+            try:  # best effort: the work is done either way
+                os.setsid()
+                null = os.open(os.devnull, os.O_RDWR)
+                for stream in (0, 1, 2):
+                    os.dup2(null, stream)
+            except OSError:
+                pass
             work()
         finally:
             os._exit(0)
