@@ -21,8 +21,10 @@ def planwatch(
     without: Iterable[str] = (),
     timeout: float = 60,
     stdin: int | None = None,
+    settled: bool = True,
 ) -> subprocess.CompletedProcess[str]:
-    """Run `planwatch ARGS` and return what it did (stdout and stderr as text)."""
+    """Run `planwatch ARGS` and return what it did (stdout and stderr as text), once
+    the caches a listing writes after its answer are written (unless not `settled`)."""
     dropped = set(without)
     environ = {k: v for k, v in os.environ.items() if k not in dropped}
     done = subprocess.run(
@@ -34,7 +36,8 @@ def planwatch(
         timeout=timeout,
         stdin=stdin,
     )
-    caches_written({**environ, **(env or {})})  # a listing's, written after its answer
+    if settled:
+        caches_written({**environ, **(env or {})})  # a listing's, written after its answer
     return done
 
 

@@ -70,14 +70,7 @@ def test_a_listing_kept_after_the_answer_answers_the_next_listing_at_once(tmp_pa
     count = listing.FORK_ROWS + 50
     write_jobs(root, count)
     args = ["sessions", "--json", "--root", str(root)]
-    cold = subprocess.run(  # not cli_run's `planwatch`, which waits for the caches
-        [sys.executable, "-m", "planwatch.tui.cli", *args],
-        cwd=ROOT,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    cold = planwatch(*args, settled=False)  # not waited for: the next listing waits itself
     assert cold.returncode == 0, cold.stderr
     assert len(json.loads(cold.stdout)) == count
     warm, modules = listed(*args)  # at once
