@@ -182,8 +182,10 @@ class QwenReader(TranscriptReader):
 _UNKNOWN = object()
 
 
-# How Qwen Code's todo tool words a write it refused without an error (`todoWrite.ts`).
-_REFUSED_DISPLAY = "Error writing todos"
+# How Qwen Code's todo tool words a write it refused without an error (`todoWrite.ts`):
+# the list merged with the kept `blockedBy` failed validation, or a TodoCreated or
+# TodoCompleted hook blocked the write (`createBlockedTodoResult`).
+_REFUSED_DISPLAYS = ("Error writing todos", "Todo creation blocked", "Todo completion blocked")
 
 
 def _result_list(record: dict[str, Any]) -> FullList | object | None:
@@ -196,10 +198,12 @@ def _result_list(record: dict[str, Any]) -> FullList | object | None:
     if not _names_todo_write(record, outcome.get("callId")):
         return None
     display = outcome.get("resultDisplay")
-    if isinstance(display, str) and display.startswith(_REFUSED_DISPLAY):
+    if isinstance(display, str) and display.startswith(_REFUSED_DISPLAYS):
         # Refused by the tool itself, recorded as a success all the same (no `error`):
-        # the list merged with the kept `blockedBy` failed validation, or a todo hook
-        # blocked the write. Its display is the refusal's text; nothing changed.
+        # the list merged with the kept `blockedBy` failed validation ("Error writing
+        # todos: …"), or a todo hook blocked the write ("Todo creation blocked: …",
+        # "Todo completion blocked: …"). Its display is the refusal's text; nothing
+        # changed.
         return None
     items = _todos(display.get("todos")) if isinstance(display, dict) else None
     if items is None:

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from planwatch.core.transcripts.lines import read_transcript
 from planwatch.core.transcripts.qwen import QwenReader
 
@@ -85,7 +87,7 @@ def session_with_a_refusal(tmp_path: Path, display: str) -> Path:
     result["toolCallResult"] = {
         "callId": "call_refused",
         "status": "success",
-        "resultDisplay": f"Error writing todos: {display}",
+        "resultDisplay": display,
         "executionStatus": "success",
     }
     path = tmp_path / SAMPLE.name
@@ -99,8 +101,18 @@ def session_with_a_refusal(tmp_path: Path, display: str) -> Path:
     return path
 
 
-def test_a_todo_write_the_tool_refused_leaves_the_list_before_it(tmp_path: Path) -> None:
-    path = session_with_a_refusal(tmp_path, 'Todo "tests" references unknown dependency "yaml".')
+@pytest.mark.parametrize(
+    "display",
+    [
+        'Error writing todos: Todo "tests" references unknown dependency "yaml".',
+        # A TodoCreated or TodoCompleted hook's block (`createBlockedTodoResult`).
+        "Todo creation blocked: Hook blocked todo creation",
+        "Todo completion blocked: tests must pass",
+    ],
+    ids=["validation", "creation-hook", "completion-hook"],
+)
+def test_a_todo_write_the_tool_refused_leaves_the_list_before_it(tmp_path: Path, display: str) -> None:
+    path = session_with_a_refusal(tmp_path, display)
     reader = QwenReader(path)
     read_transcript(reader, path)
     [result] = reader.results()
