@@ -127,14 +127,14 @@ class PiReader(TranscriptReader):
         return moment is not None
 
     def is_full_list(self, line: bytes) -> bool:
-        assert self.full_list_pattern is not None
-        if not self.full_list_pattern.occurs(line):
-            return False
-        record = json_record(line)
-        if record is None:
-            return False
-        found = _result_list(record.get("message"))
-        return isinstance(found, FullList)
+        """Never: a todo result is the plan only when it lies on the path from the last
+        entry back to the root, which a line alone cannot tell (a later result may sit on
+        a branch the session left, and the list that holds before it). So a long file's
+        tail and backward scan stop at no result: the replay reads forward from as far
+        back as the bound allows (docs/reading.md, Bounded reading), and the path walked
+        from the last entry either reaches its list or leaves what was read (no plan,
+        the part skipped said)."""
+        return False
 
     def results(self) -> list[SessionResult]:
         plan = self._plan()

@@ -263,3 +263,50 @@ def test_a_qwen_folder_and_a_pi_folder_saved_as_transcript_folders_are_read_and_
         assert index.get(qwen_id) is None and index.get(pi_id) is None
     finally:
         index.stop()
+
+
+def test_pi_plan_on_the_current_branch_through_any_windows_of_a_long_file(tmp_path: Path) -> None:
+    """A long file is read by its head and tail and a backward scan (docs/reading.md,
+    Bounded reading); the latest todo result in the file may sit on a branch the session
+    left while the list on the current path lies before it, in the skipped middle or the
+    tail. Through every window the plan is the one on the path, as read whole."""
+    lines = BRANCHED.read_text().splitlines(keepends=True)
+    last_id = json.loads(lines[-1])["id"]
+    # The current branch goes on: entries of bash output after the file's last entry.
+    padding = []
+    for n in range(60):
+        entry_id = f"b{n:07x}"
+        padding.append(
+            json.dumps(
+                {
+                    "type": "message",
+                    "id": entry_id,
+                    "parentId": last_id,
+                    "timestamp": "2026-11-29T10:05:00.000Z",
+                    "message": {
+                        "role": "toolResult",
+                        "toolCallId": f"call_{n}",
+                        "toolName": "bash",
+                        "content": [{"type": "text", "text": "output " * 60}],
+                        "isError": False,
+                    },
+                },
+                separators=(",", ":"),
+            )
+            + "\n"
+        )
+        last_id = entry_id
+    path = tmp_path / BRANCHED.name
+    path.write_text("".join(lines + padding))
+    _, whole = read(path)
+    expected = plan_of(whole)
+    assert expected == [
+        ("Inspect the loader", "pending"),
+        ("Add YAML parsing", "pending"),
+        ("Run the tests", "pending"),
+    ]
+    size = path.stat().st_size
+    for tail in range(200, size, size // 40):
+        _, result = read(path, head=300, tail=tail, chunk=256, bound=1 << 20)
+        assert plan_of(result) == expected, f"tail window {tail} of {size}"
+        assert result.plan.main is not None and not result.plan.main.partial
