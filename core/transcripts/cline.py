@@ -317,7 +317,7 @@ class ClineReader(SourceReader):
             plan, row_problem = _plan_of(rows, self.path / BOARD, sid)
             problem = "; ".join(p for p in (problem, row_problem) if p) or None
             for row in rows:
-                facts.touch(parse_timestamp(row[4]))
+                facts.touch(parse_timestamp(row[3]))  # (task_id, title, status, updated_at, depends_on_json)
         if torn:
             plan = None  # caught half-written: no plan until it reads whole again
         return _Session(facts=facts, plan=plan, problem=problem, hint=hint if problem is None else None)

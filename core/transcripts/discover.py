@@ -42,6 +42,7 @@ sniff.py's job, reading them lines.py's.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -242,7 +243,9 @@ def cline_data_of(path: Path) -> Path | None:
     two files; None for anything else."""
     for candidate in (path, path / "data"):
         if (candidate / "sessions").is_dir() and (
-            (candidate / "db" / CLINE_BOARD_NAME).is_file() or candidate == paths.cline_data_dir()
+            (candidate / "db" / CLINE_BOARD_NAME).is_file()
+            or candidate == paths.cline_data_dir()
+            or _holds_cline_sessions(candidate / "sessions")
         ):
             return candidate
     if path.name == CLINE_BOARD_NAME and path.parent.name == "db":
@@ -254,6 +257,34 @@ def cline_data_of(path: Path) -> Path | None:
     ):
         return cline_data_of(folder.parent.parent) if folder.parent.parent != path else None
     return None
+
+
+# A Cline session id (`1796150957437_jfzg6`: the time in ms, a short tag).
+_CLINE_ID = re.compile(r"[0-9]{10,}_[0-9A-Za-z]+")
+# How many of `sessions/`'s entries are looked at for a Cline session's folder.
+_CLINE_LOOKS = 64
+
+
+def _holds_cline_sessions(sessions: Path) -> bool:
+    """Whether `sessions` holds a Cline session's folder (`<id>/<id>.json` or
+    `<id>.messages.json`, the id of Cline's shape): a data folder with no board yet
+    (Cline makes `db/teams.db` only once agent teams are on; its yolo and ACP modes turn
+    them off), given as a root or holding a session `show` was given. Names are matched
+    before anything is asked of the disk, and at most `_CLINE_LOOKS` entries are."""
+    try:
+        with os.scandir(sessions) as entries:
+            for looked, entry in enumerate(entries):
+                if looked >= _CLINE_LOOKS:
+                    return False
+                name = entry.name
+                if _CLINE_ID.fullmatch(name) and any(
+                    os.path.isfile(os.path.join(sessions, name, f"{name}{suffix}"))
+                    for suffix in (".json", ".messages.json")
+                ):
+                    return True
+    except OSError:
+        return False
+    return False
 
 
 def cline_session_of(path: Path) -> tuple[Path, str] | None:

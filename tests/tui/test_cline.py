@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -148,3 +149,45 @@ async def test_o_pages_a_cline_sessions_messages_document_as_safe_text(isolated_
         await until(pilot, read.exists, what="the pager")
     paged = read.read_text()
     assert '"sessionId": "1796150957437_jfzg6"' in paged and "team_task" in paged
+
+
+def test_a_cline_rows_updated_at_is_the_sessions_activity(tmp_path: Path) -> None:
+    """docs/reading.md, Cline CLI: the session's activity is the `updated_at` of its rows or its files
+    changing. A row updated after the session's files were last written (a teammate, a
+    resumed run) moves the session's last activity."""
+    data = tmp_path / "data"
+    shutil.copytree(SAMPLES / SAMPLE_ID, data / "sessions" / SAMPLE_ID)
+    (data / "db").mkdir(parents=True)
+    shutil.copy(SAMPLES / "teams.db", data / "db" / "teams.db")
+    before = json.loads(planwatch("sessions", "--json", "--root", str(data)).stdout)[0]["updated"]
+    db = sqlite3.connect(data / "db" / "teams.db")
+    with db:
+        db.execute(
+            "UPDATE team_tasks SET version = version + 1, updated_at = '2026-12-05T09:00:00.000Z' "
+            "WHERE team_name = ? AND task_id = 'task_0003'",
+            (SAMPLE_ID,),
+        )
+    db.close()
+    [row] = json.loads(planwatch("sessions", "--json", "--root", str(data)).stdout)
+    assert before < "2026-12-05" and row["updated"] == "2026-12-05T09:00:00+00:00"
+
+
+def test_a_cline_data_folder_with_no_board_yet_is_found_by_root_and_by_path(tmp_path: Path) -> None:
+    """Cline makes its board only once agent teams are on (its yolo and ACP modes turn
+    them off): a data folder of such sessions, given as a root or by a session's path,
+    lists its sessions (title, folder, activity) without a plan."""
+    data = tmp_path / "data"
+    shutil.copytree(SAMPLES / SAMPLE_ID, data / "sessions" / SAMPLE_ID)
+    out = planwatch("sessions", "--json", "--root", str(data))
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    [row] = json.loads(out.stdout)
+    assert row["id"] == SAMPLE_ID and row["harness"] == "cline" and row["cwd"] == "/home/dev/cline-todos"
+    assert row["title"].startswith("Add YAML support") and row["total"] == 0
+    folder = data / "sessions" / SAMPLE_ID
+    for given in (folder, folder / f"{SAMPLE_ID}.json", folder / f"{SAMPLE_ID}.messages.json"):
+        shown = planwatch("show", "--plain", str(given))
+        assert shown.returncode == 0 and shown.stdout.splitlines() == ["# none"], (given, shown.stderr)
+    # A folder of pi's shape (`sessions/--<folder>--/…`) is no Cline data folder.
+    pi = tmp_path / "pi"
+    (pi / "sessions" / "--home-dev-x--").mkdir(parents=True)
+    assert json.loads(planwatch("sessions", "--json", "--root", str(pi)).stdout) == []
