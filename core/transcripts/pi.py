@@ -244,13 +244,31 @@ class PiReader(TranscriptReader):
             if at is not None:  # a loop in the tree: the walk came back to an entry
                 self.problem = f"{self.path}: its entries' parents make a loop at {at[:40]!r}; no plan is shown"
                 found = _UNKNOWN
+        cleared = self._before_cleared(found, at, seen)
         if isinstance(found, FullList):
+            if cleared is not None:
+                events.append(cleared)  # cleared after every step was done: it stays (PlanReplay)
             events.append(found)
         elif found is _UNKNOWN and self._gap:
             events.append(Gap())
         replay = PlanReplay()
         replay.apply_all(events)
         return replay.snapshot()
+
+    def _before_cleared(self, found: object, at: str | None, seen: set[str]) -> FullList | None:
+        """When the list found is empty (the agent cleared it), the list of the
+        successful todo result before it on the path, if one is there: the replay keeps
+        it, marked cleared, when every step of it was done."""
+        if not (isinstance(found, FullList) and not found.items and at is not None):
+            return None
+        at = self._parents.get(at)
+        while at is not None and at not in seen and at is not _NOT_AN_ID and at in self._parents:
+            seen.add(at)
+            earlier = self._lists.get(at)
+            if earlier is not None:
+                return earlier if isinstance(earlier, FullList) else None
+            at = self._parents[at]
+        return None
 
 
 class _NotAnId(str):

@@ -78,6 +78,9 @@ class QwenReader(TranscriptReader):
         # Plan text (memory only): the last accepted list, and whether it came after a
         # part of the file IO skipped.
         self._list: FullList | None = None
+        # The list before it, when the last is empty: a list cleared after every step
+        # was done leaves the finished list, marked cleared (the replay's rule).
+        self._before: FullList | None = None
         self._gap = False
         self._list_after_gap = False
         self._seen_record = False
@@ -107,6 +110,7 @@ class QwenReader(TranscriptReader):
             if found is not None:
                 # A successful result whose list is not of a known shape: the list the
                 # harness holds is not known, so no plan is shown rather than a wrong one.
+                self._before = self._list
                 self._list = found if isinstance(found, FullList) else None
                 self._list_after_gap = self._gap
         elif kind == "user":
@@ -169,6 +173,8 @@ class QwenReader(TranscriptReader):
     def _plan(self) -> AgentPlan:
         events: list[PlanEvent] = []
         if self._list is not None:
+            if not self._list.items and self._before is not None:
+                events.append(self._before)  # cleared: finished, it stays (PlanReplay)
             events.append(self._list)
         if self._gap and not self._list_after_gap:
             # No list after the part IO skipped: what is shown may be outdated.

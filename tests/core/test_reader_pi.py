@@ -310,3 +310,37 @@ def test_pi_plan_on_the_current_branch_through_any_windows_of_a_long_file(tmp_pa
         _, result = read(path, head=300, tail=tail, chunk=256, bound=1 << 20)
         assert plan_of(result) == expected, f"tail window {tail} of {size}"
         assert result.plan.main is not None and not result.plan.main.partial
+
+
+def test_pi_a_list_cleared_after_every_step_was_done_stays_finished(tmp_path: Path) -> None:
+    """The plan replay's rule (docs/reading.md, The plan replay): a `clear` after every
+    step of the list on the path was done leaves that list, marked cleared; a `clear`
+    while one was open leaves an empty plan."""
+    header = {"type": "session", "version": 3, "id": "c3000000-0000-7000-8000-0000000000c1", "cwd": "/home/dev/lab"}
+    header["timestamp"] = "2026-11-29T10:00:00.000Z"
+
+    def session(steps: list[tuple[str, list[dict[str, object]]]]) -> Path:
+        lines, parent = [header], None
+        for n, (action, todos) in enumerate(steps):
+            message = {
+                "role": "toolResult",
+                "toolCallId": f"call_{n}",
+                "toolName": "todo",
+                "content": [{"type": "text", "text": "ok"}],
+                "details": {"action": action, "todos": todos, "nextId": len(todos) + 1},
+                "isError": False,
+            }
+            entry = {"type": "message", "id": f"e{n:07x}", "parentId": parent, "timestamp": "2026-11-29T10:00:01.000Z"}
+            lines.append({**entry, "message": message})
+            parent = entry["id"]
+        path = tmp_path / f"2026-11-29T10-00-00-000Z_{header['id']}.jsonl"
+        path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+        return path
+
+    added = [{"id": 1, "text": "Inspect", "done": False}, {"id": 2, "text": "Fix", "done": False}]
+    done = [{**step, "done": True} for step in added]
+    _, result = read(session([("add", added), ("toggle", done), ("clear", [])]))
+    assert plan_of(result) == [("Inspect", "completed"), ("Fix", "completed")]
+    assert result.plan.main is not None and result.plan.main.cleared
+    _, result = read(session([("add", added), ("clear", [])]))
+    assert plan_of(result) == [] and result.plan.main is not None and not result.plan.main.cleared

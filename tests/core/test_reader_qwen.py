@@ -251,3 +251,49 @@ def test_qwen_live_append_is_followed(isolated_env) -> None:  # type: ignore[no-
         assert any(sid in burst for burst in changes.bursts)
     finally:
         index.stop()
+
+
+def _cleared_after(path: Path, lines: list[str], tmp_path: Path) -> Path:
+    """`lines` of a chat and a `todo_write` of an empty list after them, answered with
+    success and an empty `resultDisplay.todos` (a call and its result copied from the
+    chat's last ones)."""
+    records = [json.loads(line) for line in lines]
+    call = json.loads(
+        json.dumps(next(r for r in reversed(records) if r["type"] == "assistant" and "todo_write" in json.dumps(r)))
+    )
+    result = json.loads(
+        json.dumps(
+            next(
+                r
+                for r in reversed(records)
+                if r["type"] == "tool_result" and isinstance(r["toolCallResult"].get("resultDisplay"), dict)
+            )
+        )
+    )
+    call["uuid"], call["parentUuid"] = "c1ea0000-0000-4000-8000-000000000001", records[-1]["uuid"]
+    call["message"]["parts"] = [{"functionCall": {"id": "call_clear", "name": "todo_write", "args": {"todos": []}}}]
+    result["uuid"], result["parentUuid"] = "c1ea0000-0000-4000-8000-000000000002", call["uuid"]
+    result["message"]["parts"][0]["functionResponse"]["id"] = "call_clear"
+    result["toolCallResult"]["callId"] = "call_clear"
+    result["toolCallResult"]["resultDisplay"]["todos"] = []
+    out = tmp_path / path.name
+    out.write_text("".join(line + "\n" for line in lines) + json.dumps(call) + "\n" + json.dumps(result) + "\n")
+    return out
+
+
+def test_qwen_a_list_cleared_after_every_step_was_done_stays_finished(tmp_path: Path) -> None:
+    """The plan replay's rule (docs/reading.md, The plan replay): an empty list after a
+    finished one leaves the finished list, marked cleared; after an unfinished one, an
+    empty plan."""
+    lines = SAMPLE.read_text().splitlines()
+    _, result = read(_cleared_after(SAMPLE, lines, tmp_path))
+    assert plan_of(result) == [
+        ("Inspect the current config loader", "completed"),
+        ("Add YAML parsing to load_config()", "completed"),
+        ("Run the config tests", "completed"),
+    ]
+    assert result.plan.main is not None and result.plan.main.cleared
+    # Cleared while a step was still open: nothing stays.
+    second = [n for n, line in enumerate(lines) if '"type":"todo_list"' in line][1]
+    _, result = read(_cleared_after(SAMPLE, lines[: second + 1], tmp_path))
+    assert plan_of(result) == [] and result.plan.main is not None and not result.plan.main.cleared
