@@ -88,7 +88,7 @@ class _Bytes:
 
     def line_start_before(self, pos: int, floor: int, floor_is_line_start: bool, chunk: int) -> int | None:
         if self.view is None:
-            return _line_start_before(self.fd, pos, floor, floor_is_line_start, chunk)
+            return line_start_before(self.fd, pos, floor, floor_is_line_start, chunk)
         nl = self.view.rfind(b"\n", floor, pos)
         if nl != -1:
             return nl + 1
@@ -222,7 +222,7 @@ def next_line_start(fd: int, pos: int, size: int, chunk: int) -> int:
     return size
 
 
-def _line_start_before(fd: int, pos: int, floor: int, floor_is_line_start: bool, chunk: int) -> int | None:
+def line_start_before(fd: int, pos: int, floor: int, floor_is_line_start: bool, chunk: int) -> int | None:
     """The start of the line holding byte `pos - 1`, searching back no further than
     `floor`; None when that line begins before the bound."""
     at = pos
@@ -267,7 +267,7 @@ def scan_backward(
                 candidates = list(wanted_lines(data, a0, locate, nl + 1))
             else:
                 # Inside a line longer than a chunk: find where it starts and stream it.
-                start = _line_start_before(fd, b - 1, lower, lower_is_line_start, chunk)
+                start = line_start_before(fd, b - 1, lower, lower_is_line_start, chunk)
                 if start is None:
                     break
                 a = start

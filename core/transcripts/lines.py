@@ -28,7 +28,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planwatch.core.regular_files import open_regular, open_regular_stat
-from planwatch.core.transcripts.backward import confirmed, is_full, look_back_for_facts, next_line_start, scan_backward
+from planwatch.core.transcripts.backward import (
+    confirmed,
+    is_full,
+    line_start_before,
+    look_back_for_facts,
+    next_line_start,
+    scan_backward,
+)
 from planwatch.core.transcripts.discover import is_whole_document
 from planwatch.core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, Stream, fd_scan
 from planwatch.core.transcripts.reader import TranscriptReader, load_json_line
@@ -365,6 +372,10 @@ def _feed_leading_garbage(fd: int, prefilter: Prefilter, feed: _Feeder, fetched:
 
 # How far back from the end of what was read IO looks for the last record's time.
 LAST_RECORD_WINDOW = 1 << 16
+# How long the line cut by that window may be to be read whole for its time, when no
+# line of the window gave one: a record of tens of MB (a tool result holding a whole
+# file or an image) is rare, and read only then.
+LAST_RECORD_REACH = 32 << 20
 
 
 def _touch_last_records(
@@ -378,9 +389,12 @@ def _touch_last_records(
     """Activity is the last record's time, whatever the record holds (chat, a tool call,
     a plan call the privacy switch keeps from the reader): the last lines of [start,
     end) are handed to `reader.touch_line`, newest first, until one gives a time. Only
-    the time is taken, from the raw bytes; nothing is parsed. Bounded by
-    `LAST_RECORD_WINDOW` (the file's mtime still counts beyond it). `trace` keeps the
-    line that gave the time, so a warm start touches it again. True when a line gave it."""
+    the time is taken, from the raw bytes; nothing is parsed. The last
+    `LAST_RECORD_WINDOW` bytes, then, when none of their lines gave a time, the line
+    that window cut (or the one ending just before it), read whole up to
+    `LAST_RECORD_REACH`: a Claude Code tool result writes its time before a large
+    `toolUseResult`, and the records after it carry none. `trace` keeps the line that
+    gave the time, so a warm start touches it again. True when a line gave it."""
     if end <= start:
         return False
     low = max(start, end - LAST_RECORD_WINDOW)
@@ -390,13 +404,56 @@ def _touch_last_records(
             found = _touch_in(fetched.data, reader, low - base, end - base)
         else:
             base = low
-            found = _touch_in(os.pread(fd, end - low, low), reader)
+            data = os.pread(fd, end - low, low)
+            found = _touch_in(data, reader)
+        if found is not None:
+            found = (base + found[0], found[1])
+        elif low > start:
+            found = _touch_cut_line(fd, reader, start, low, end, fetched)
         if found is not None and trace is not None:
-            trace.touch(base + found[0], found[1])
+            trace.touch(found[0], found[1])
         return found is not None
     except Exception:
         log.debug("reading the last record's time of %s failed", reader.path, exc_info=True)
         return False
+
+
+def _touch_cut_line(
+    fd: int, reader: TranscriptReader, start: int, low: int, end: int, fetched: Prefetched | None
+) -> tuple[int, bytes] | None:
+    """The line holding byte `low - 1` (cut by a window starting at `low`, or ending just
+    before it), read whole when it starts within `LAST_RECORD_REACH` of `end` and
+    handed to `reader.touch_line`: (where it starts, the line) when it gave a time. From
+    the bytes read already when the file was read whole, else from the file."""
+    floor = max(start, end - LAST_RECORD_REACH)
+    if fetched is not None and fetched.covers(floor, end):
+        data, base = fetched.data, fetched.base
+        newline = data.rfind(b"\n", floor - base, low - 1 - base)
+        if newline < 0 and floor > start:
+            return None  # it begins before the reach
+        first = newline + 1 if newline >= 0 else floor - base
+        if data[low - 1 - base : low - base] == b"\n":
+            last = low - 1 - base
+        else:
+            newline = data.find(b"\n", low - base, end - base)
+            last = newline if newline >= 0 else end - base
+        line = bytes(data[first:last])
+        return (base + first, line) if line.strip() and reader.touch_line(line) else None
+    ends_before = os.pread(fd, 1, low - 1) == b"\n"
+    stop = low - 1 if ends_before else low
+    at = line_start_before(fd, stop, floor, floor == start, LAST_RECORD_WINDOW)
+    if at is None or at >= stop:
+        return None
+    if ends_before:
+        last = low - 1
+    else:
+        rest = os.pread(fd, min(end, low + LAST_RECORD_WINDOW) - low, low)
+        newline = rest.find(b"\n")
+        last = low + newline if newline >= 0 else low + len(rest)
+    line = os.pread(fd, last - at, at)
+    if len(line) == last - at and line.strip() and reader.touch_line(line):
+        return at, line
+    return None
 
 
 def _touch_in(data: bytes, reader: TranscriptReader, lo: int = 0, hi: int | None = None) -> tuple[int, bytes] | None:

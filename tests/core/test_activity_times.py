@@ -142,3 +142,36 @@ def test_a_record_time_with_no_utc_form_is_no_time() -> None:
 )
 def test_a_records_time_is_the_latest_time_key_in_its_line(line: bytes, latest: datetime | None) -> None:
     assert line_time(line, time_pattern("timestamp")) == latest
+
+
+@pytest.mark.parametrize("size", [100_000, 3_000_000, 12_000_000], ids=["100KB", "3MB", "12MB-read-in-windows"])
+def test_last_activity_is_the_last_records_time_past_a_long_tool_result(size: int) -> None:
+    """Claude Code writes a tool result's `timestamp` before its `toolUseResult` (the
+    file read, whole), and the records after it (`last-prompt`) carry no time: the last
+    record's time lies further back than the last lines, and is found there (docs/
+    reading.md, Sessions) — in a file read whole and in a long one read by its windows,
+    cold and from the warm-start cache."""
+    start = datetime(2026, 11, 30, 7, 0, tzinfo=UTC)
+    path = paths.claude_projects_dir() / "-home-dev-api" / f"{CURRENT}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    head = {"type": "user", "sessionId": CURRENT, "cwd": "/home/dev/api", "uuid": "u1", "parentUuid": None}
+    result = {
+        "parentUuid": "a1",
+        "type": "user",
+        "message": {"role": "user", "content": [{"tool_use_id": "toolu_1", "type": "tool_result", "content": "x"}]},
+        "uuid": "u2",
+        "timestamp": "2026-11-30T10:00:00.000Z",
+        "toolUseResult": {"type": "text", "file": {"filePath": "/home/dev/api/data.json", "content": "x" * size}},
+        "sessionId": CURRENT,
+        "cwd": "/home/dev/api",
+    }
+    records = [
+        {**head, "timestamp": "2026-11-30T07:00:00.000Z", "message": {"role": "user", "content": "Read data.json"}},
+        result,
+        {"type": "last-prompt", "lastPrompt": "Read data.json", "leafUuid": "u2", "sessionId": CURRENT},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    _set_mtime(path, start)
+    for _start in ("cold", "warm"):
+        entry = _index().get(CURRENT)
+        assert entry is not None and entry.session.updated == datetime(2026, 11, 30, 10, tzinfo=UTC), _start
