@@ -12,10 +12,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from planwatch.core.model import AgentPlan
+from planwatch.core.model import AgentPlan, PlanItem
 from planwatch.core.titles import prompt_title
 from planwatch.core.transcripts.opencode import OpenCodeReader, SessionRow, Signature
-from planwatch.core.transcripts.opencode_parts import MAX_TITLE_CHARS, plan_of, todo_items
+from planwatch.core.transcripts.opencode_parts import MAX_TITLE_CHARS, plan_of, todo_items, todowrite_list
 from planwatch.core.transcripts.opencode_sql import DatabaseProblem
 from planwatch.core.transcripts.sniff import read_small
 
@@ -31,7 +31,9 @@ class OpenCodeStorageReader(OpenCodeReader):
     - `todo/<sessionID>.json`: the current list, `[{content, status, priority, id}]`;
     - `message/<sessionID>/<messageID>.json` (`role`, `time.created`) and
       `part/<messageID>/<partID>.json` (`{type: "text", text}`): the first prompt, read
-      only for a session still titled `New session - …`.
+      only for a session still titled `New session - …`; and, for a session with no todo
+      file, its last completed `todowrite` part's list (as the database's session with
+      no todo rows).
     The same rules as the database; `path` is the storage folder. Read only when no
     database sits beside it (a database holds what was migrated from here)."""
 
@@ -61,21 +63,47 @@ class OpenCodeStorageReader(OpenCodeReader):
 
         def read(row: SessionRow, wants_prompt: bool) -> tuple[AgentPlan | None, str | None]:
             prompt = self._stored_prompt(row.id) if wants_prompt else None
-            if not self.reads_plans or signatures[row.id][1] == 0:
+            if not self.reads_plans:
                 return None, prompt
+            if signatures[row.id][1] == 0:
+                # No todo file (OpenCode versions that kept the list in memory only): the
+                # last completed todowrite part's list, as the database reader takes it
+                # for a session with no todo rows.
+                parts = self._last_todowrite(row.id)
+                return (plan_of(parts) if parts is not None else None), prompt
             listed = todo_items(_read_json(self.path / "todo" / f"{row.id}.json"))
             return (plan_of(listed) if listed is not None else None), prompt
 
         return self.keep_changes(rows, signatures, read)
 
-    def _stored_prompt(self, sid: str) -> str | None:
-        users: list[tuple[float, str]] = []
+    def _messages(self, sid: str, role: str | None = None) -> list[tuple[float, str]]:
+        """The session's messages (of `role`, when given) as (created, id), in order."""
+        found: list[tuple[float, str]] = []
         for file in _entries(self.path / "message" / sid):
             message = _read_json(file)
-            if isinstance(message, dict) and message.get("role") == "user" and isinstance(message.get("id"), str):
+            if (
+                isinstance(message, dict)
+                and (role is None or message.get("role") == role)
+                and isinstance(message.get("id"), str)
+            ):
                 created = message.get("time", {}).get("created") if isinstance(message.get("time"), dict) else None
-                users.append((created if isinstance(created, int | float) else 0, message["id"]))
-        for _created, mid in sorted(users):
+                found.append((created if isinstance(created, int | float) else 0, message["id"]))
+        return sorted(found)
+
+    def _last_todowrite(self, sid: str) -> tuple[PlanItem, ...] | None:
+        """The list of the session's last completed todowrite part (messages in order,
+        each one's parts by id, OpenCode's ids growing with time); None when none."""
+        last = None
+        for _created, mid in self._messages(sid):
+            for file in sorted(_entries(self.path / "part" / mid), key=lambda f: f.name):
+                data = read_small(file, MAX_JSON) if file.name.endswith(".json") else None
+                listed = todowrite_list(data) if data is not None and b'"todowrite"' in data else None
+                if listed is not None:
+                    last = listed
+        return last
+
+    def _stored_prompt(self, sid: str) -> str | None:
+        for _created, mid in self._messages(sid, "user"):
             for file in sorted(_entries(self.path / "part" / mid), key=lambda f: f.name):
                 part = _read_json(file)
                 if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):

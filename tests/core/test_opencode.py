@@ -475,6 +475,42 @@ def test_pre_database_storage_sessions_and_todo_lists_are_read(tmp_path: Path) -
     assert index.get("ses_old3") is None
 
 
+def test_a_storage_session_with_no_todo_file_takes_its_last_completed_todowrite(tmp_path: Path) -> None:
+    """docs/reading.md, OpenCode: a session with no todo rows takes its list from the last
+    completed `todowrite` part; the storage layout is read the same way (a version that
+    kept the list in memory wrote no todo file). An `error` part changed nothing."""
+    data = tmp_path / "opencode"
+    storage = write_storage(data, "ses_parts", "Port the config", None)
+    mid = "msg_zz_assistant"
+    (storage / "message" / "ses_parts" / f"{mid}.json").write_text(
+        json.dumps({"id": mid, "sessionID": "ses_parts", "role": "assistant", "time": {"created": T0}})
+    )
+    (storage / "part" / mid).mkdir(parents=True)
+    calls = [
+        ("prt_a", "completed", [todo("Read the loader", "completed"), todo("Add YAML", "in_progress")]),
+        ("prt_b", "error", [todo("Cut off", "pending")]),
+    ]
+    for part, status, todos in calls:
+        (storage / "part" / mid / f"{part}.json").write_text(
+            json.dumps(
+                {
+                    "id": part,
+                    "sessionID": "ses_parts",
+                    "messageID": mid,
+                    "type": "tool",
+                    "tool": "todowrite",
+                    "state": {"status": status, "input": {"todos": todos}},
+                },
+                indent=2,
+            )
+        )
+    index = SessionIndex([data])
+    index.scan()
+    entry = index.get("ses_parts")
+    assert entry is not None
+    assert items(entry.plan) == [("Read the loader", "completed"), ("Add YAML", "in_progress")]
+
+
 def test_storage_beside_a_database_is_not_read(tmp_path: Path) -> None:
     data = tmp_path / "opencode"
     write_storage(data, "ses_migrated", "Already in the database", [todo("Old copy", "pending")])
