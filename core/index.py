@@ -6,8 +6,9 @@ IO of lines.py, keeps one reader and one offset per file, and follows the files
 (follow.py) so only appended bytes are read. What each reader was fed is remembered
 as offsets in the warm-start cache (warmcache.py): the next start replays those lines
 instead of scanning the files again. The first scan, when there is much to
-read, is spread over worker processes (batch.py), which send the readers back. It
-hands out frozen `SessionEntry` values; callbacks run on the calling or the follower thread and carry only ids.
+read, is spread over worker processes (batch.py), which send each file's results back
+without its reader where they can (a file with no reader is read again from scratch at
+its first change, which gives what following it would have). It hands out frozen `SessionEntry` values; callbacks run on the calling or the follower thread and carry only ids.
 
 The index holds three collaborators, each built with the files read and their locks
 (core/index_state.py) and callbacks into the index, none reaching into it: the

@@ -2,8 +2,10 @@
 
 Reading one file is self-contained: a new reader, `read_transcript`, the reader's
 results; nothing is shared. So a scan can hand part of its files to worker processes
-while the calling thread reads the rest. A worker sends back the readers themselves
-(pickled): the index keeps each one to follow its file.
+while the calling thread reads the rest. A worker sends each read back as plain values
+where it can (`plain_read`: its results and warm-start trace, no reader; cheaper to
+pickle and take in, and to keep), else whole with its reader (pickled). A file the index
+holds no reader for is read again from scratch at its first change.
 
 - Files are grouped into chunks of about `CHUNK_WORK` bytes of reading. The calling
   thread takes chunks from the front of the list (the newest files, so they show
@@ -499,15 +501,24 @@ def _copilot_halves(
     yield from here
 
 
-def plain_read(read: FileRead) -> tuple[Any, ...] | None:
-    """A read as another process hands it back for a listing of counts (`planwatch
-    sessions`), in plain values (pickled and taken back several times faster than the
-    objects: a small file's read and its reader cost ~130 µs to unpickle, its plain
-    values ~10 µs): its results' facts and their plans' text-free summary (statuses:
-    what a listing shows), its trace for the warm-start cache, where reading stopped —
-    no reader (a listing never follows its files). None when it is not a plain read (a
-    problem or skipped lines to say, gone, failed, replayed from the cache, a database's
-    or a Cline folder's): the caller takes it whole, or reads it again."""
+def plain_read(read: FileRead, *, text: bool = False) -> tuple[Any, ...] | None:
+    """A read as another process hands it back without its reader, in plain values
+    (pickled and taken back several times faster than the objects): what reading a
+    small file left behind besides its results, the reader, is most of what a read
+    costs to pickle and take back, and only following the file needs it.
+
+    - Counts (`planwatch sessions`, which never follows its files): its results' facts
+      and their plans' text-free summary (statuses: what a listing shows), its trace
+      for the warm-start cache, where reading stopped.
+    - `text` (the app's first scan, whose workers read every file): its results whole,
+      plans with their text, and the same trace and offset. The index keeps no reader
+      for the file: the first change it sees to it reads it again from scratch
+      (index_following.py), which gives what feeding the reader the appended bytes
+      would have. Not a Copilot CLI folder (its reader answers the timeline).
+
+    None when it is not a plain read (a problem or skipped lines to say, gone, failed,
+    replayed from the cache, a database's or a Cline folder's): the caller takes it
+    whole, or reads it again."""
     from planwatch.core.transcripts.warmsummary import summarize
 
     reader, trace, item = read.reader, read.trace, read.item
@@ -521,18 +532,26 @@ def plain_read(read: FileRead) -> tuple[Any, ...] | None:
         or trace is None
         or item.harness in DATABASE_HARNESSES
         or item.harness == "cline"
+        or (text and item.harness == "copilot")
     ):
         return None
-    facts = [result.facts.as_tuple() for result in read.results]
     # Whether the warm-start cache keeps the summary (index_warmstart._with_summary asks
     # the reader, which does not come back: the trace says it instead).
     kept = bool(trace.ops) or reader.warm_summary
+    if text:
+        summary = summarize(read.results) if kept else None
+        return read.results, summary, trace.ops, trace.ident, trace.offset, trace.state, read.offset
+    facts = [result.facts.as_tuple() for result in read.results]
     return facts, summarize(read.results), kept, trace.ops, trace.ident, trace.offset, trace.state, read.offset
 
 
 def from_plain(item: TranscriptFile, plain: tuple[Any, ...]) -> FileRead:
-    """The read `plain_read` handed back: its results (their plans' items hold a status
-    and no text, as a warm listing's do: `summary_plans`), with no reader."""
+    """The read `plain_read` handed back, with no reader: its results whole (`text`), or
+    made from the summary (their plans' items hold a status and no text, as a warm
+    listing's do: `summary_plans`)."""
+    if len(plain) == 7:  # with text
+        results, summary, ops, ident, traced_to, state, offset = plain
+        return FileRead(item, None, results, offset, trace=Trace(ops, ident, traced_to, state, summary))
     facts, summary, kept, ops, ident, traced_to, state, offset = plain
     plans = summary_plans(summary)
     results = [SessionResult(facts=SessionFacts.from_tuple(f), plan=p) for f, p in zip(facts, plans, strict=True)]
@@ -741,7 +760,14 @@ def _read_all(
         count = len(forked)
     # Each worker's first chunk is handed out now, before this thread starts reading.
     drivers = [
-        Driver(read_plans, resolve(take()), take_back, answers, forked[n] if forked else None, plain=summaries)
+        Driver(
+            read_plans,
+            resolve(take()),
+            take_back,
+            answers,
+            forked[n] if forked else None,
+            plain="counts" if summaries else "text",
+        )
         for n in range(count)
     ]
     yield from _driven(

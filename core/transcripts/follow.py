@@ -17,6 +17,12 @@ becomes one read, then asks the consumer to read each dirty file:
   mtime moved.
 - Returning None stops following that file (not a transcript after all).
 
+The files tracked before `start` (a first scan's: 10,000 of them for a heavy user) are
+each looked at once for a change made while they were being read. That look (a stat,
+and a mark of each file's bytes taken) costs about a second for 10,000 files, so it is
+done a slice at a time (`LOOK_SLICE`), after the files events named meanwhile: an
+append an agent makes as the scan ends is read at once, not behind every other file.
+
 A database (and any file `rewritten` names) read while it was changing is read once
 more when it has been still for `settle` seconds: SQLite makes a commit visible to
 readers only when the writer updates its WAL index (the -shm file, written through
@@ -35,6 +41,7 @@ import os
 import threading
 import time
 import zlib
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +63,10 @@ log = logging.getLogger(__name__)
 SETTLE = 0.25
 
 Consume = Callable[[Path, int, bool], "int | None"]
+
+# Files of the first look (module docstring) looked at per turn of the follower's thread,
+# after the files events named: a few milliseconds' work.
+LOOK_SLICE = 200
 
 
 @dataclass
@@ -166,6 +177,8 @@ class Follower:
         self._lock = threading.Lock()
         self._files: dict[Path, _FileState] = {}
         self._dirty: set[Path] = set()
+        # Tracked files not yet looked at since `start` (module docstring), in order.
+        self._first_look: deque[Path] = deque()
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._observer: BaseObserver | None = None
@@ -227,11 +240,12 @@ class Follower:
         if self._thread is not None:
             return
         self._observer = self._start_observer()
+        with self._lock:
+            self._first_look.extend(path for path in self._files if self._accept(path))
+            if self._first_look:
+                self._wake.set()
         self._thread = threading.Thread(target=self._run, name="planwatch-follower", daemon=True)
         self._thread.start()
-        with self._lock:
-            tracked = list(self._files)
-        self.poke(tracked)
 
     def stop(self) -> None:
         """Stop watching and join both the observer and the follower thread."""
@@ -285,11 +299,21 @@ class Follower:
             self._take_settled()
             if not self._wake.is_set():
                 continue
-            # Coalesce a burst of writes into one read per file.
-            self._stopping.wait(self._debounce)
             with self._lock:
-                batch, self._dirty = sorted(self._dirty), set()
-                self._wake.clear()
+                named = bool(self._dirty)
+            if named:
+                # Coalesce a burst of writes into one read per file.
+                self._stopping.wait(self._debounce)
+            with self._lock:
+                events, self._dirty = self._dirty, set()
+                batch = sorted(events)
+                look = self._first_look
+                for _ in range(min(LOOK_SLICE, len(look))):
+                    path = look.popleft()
+                    if path not in events:
+                        batch.append(path)
+                if not look:
+                    self._wake.clear()
             changed = [path for path in batch if self._process(path)]
             if changed and self._after_batch is not None:
                 try:

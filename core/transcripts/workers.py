@@ -57,13 +57,14 @@ class Driver(threading.Thread):
         forked: Forked | None = None,
         *,
         facts: bool = False,
-        plain: bool = False,
+        plain: str | None = None,
     ) -> None:
         """`facts`: the chunks are remembered files of a start that shows facts and
         counts only (batch.warm_facts): each answer is a file's facts, not its read.
-        `plain`: the scan is a listing of counts (`planwatch sessions`), which never
-        follows its files: a file's read comes back as plain values where it can
-        (batch.plain_read: no reader, the plans' statuses without text)."""
+        `plain`: a file's read comes back as plain values where it can, without its
+        reader (batch.plain_read): "counts" for a listing (`planwatch sessions`, which
+        never follows its files: the plans' statuses without text), "text" for a scan
+        whose index reads a file again from scratch when it changes (the plans whole)."""
         super().__init__(name="planwatch-scan-worker", daemon=True)
         self._read_plans = read_plans
         self._facts = facts
@@ -276,16 +277,16 @@ def release(workers: list[Forked]) -> None:
 _BOOT = "from planwatch.core.transcripts.workers import serve; serve()"
 
 
-def strip_items(reads: list[Any], *, plain: bool = False) -> list[Any]:
+def strip_items(reads: list[Any], *, plain: str | None = None) -> list[Any]:
     """A worker's reads without the files they are of (and their readers' paths): the
     caller has them already, and a path costs more to unpickle than the rest of a small
-    file's read. `restore_items` puts them back. `plain`: each read that can be is
-    plain values instead (batch.plain_read)."""
+    file's read. `restore_items` puts them back. `plain` ("counts", "text"): each read
+    that can be is plain values instead (batch.plain_read)."""
     from planwatch.core.transcripts.batch import plain_read
 
     out: list[Any] = []
     for read in reads:
-        values = plain_read(read) if plain else None
+        values = plain_read(read, text=plain == "text") if plain else None
         if values is not None:
             out.append(values)
             continue
@@ -353,7 +354,7 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> No
             chunk, read_plans, *mode = pickle.load(stdin)
         except EOFError:
             return
-        facts, plain = (*mode, False, False)[:2]
+        facts, plain = (*mode, False, None)[:2]
         reads = warm_facts(chunk) if facts else strip_items(read_files(chunk, read_plans), plain=plain)
         records, capture.records = capture.records, []
         pickle.dump((reads, records), stdout, pickle.HIGHEST_PROTOCOL)

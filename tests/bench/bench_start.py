@@ -23,7 +23,8 @@ one 50 MB line; the rest small sessions with plans, titles and task calls.
 - ccusage: `session --offline --json` over the same folder (CCUSAGE=path, else
   `npx ccusage@20.0.24` when npx can fetch it), else "not available";
 - app: every row on screen (Pilot, `--skip-app` leaves it out) and a plan call appended
-  to a transcript → on screen, median of `--appends`;
+  to a transcript → on screen, median of `--appends`, and the first of them (made the
+  moment following starts, while the follower looks at every file once);
 - peak RSS: the largest of the commands' and their scan workers' (ru_maxrss).
 
 `--sessions 10000` generates (into its own folder) the heavy user's corpus instead: the
@@ -455,6 +456,7 @@ async def main():
             latencies.append(time.perf_counter() - t0)
             await pilot.pause(0.05)
         figures["append_median"] = statistics.median(latencies) if latencies else 0.0
+        figures["append_first"] = latencies[0] if latencies else 0.0  # as the scan ends: the follower's first look
     print(json.dumps(figures))
 
 asyncio.run(main())
@@ -582,7 +584,7 @@ def main() -> int:
                 "app: plan call appended → on screen, median",
                 f"{app['append_median'] * 1000:.0f} ms",
                 "",
-                f"of {args.appends}",
+                f"of {args.appends}; the first, as following starts: {app['append_first'] * 1000:.0f} ms",
             )
         )
     peak = max(int(cli["rss"]), app_rss)  # type: ignore[call-overload]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from line_reads import every_line
 
+from planwatch.core.transcripts import follow as follow_module
 from planwatch.core.transcripts.follow import Follower
 
 # watchdog's inotify warns when `mkdir -p` races its own recursive watch; harmless.
@@ -235,6 +236,51 @@ def test_changes_made_before_start_are_caught_up(tmp_path: Path) -> None:
     follower.start()
     try:
         recorder.wait_for(lambda: recorder.texts(path) == ["written before start"])
+    finally:
+        follower.stop()
+
+
+def test_an_append_during_the_first_look_at_many_files_is_read_before_the_rest_are_looked_at(
+    tmp_path: Path,
+) -> None:
+    """A first scan hands the follower thousands of files, each looked at once when it
+    starts (a change made while they were read). That look goes a slice at a time after
+    the files events named: an append an agent makes meanwhile is read after the slice
+    being looked at, not after every other file (a second, at 10,000 files)."""
+    recorder = Recorder()
+    files = [tmp_path / f"s{n:04d}.jsonl" for n in range(3 * follow_module.LOOK_SLICE)]
+    live = tmp_path / "zz-live.jsonl"  # looked at last
+    follower = Follower([tmp_path], lambda path, start, reset: consume(path, start, reset))
+    for path in [*files, live]:
+        path.write_bytes(_line("seen"))
+        follower.track(path, path.stat().st_size)
+        with path.open("ab") as fh:
+            fh.write(_line("written while it was read"))  # every first look reads
+    named = threading.Event()
+    real_poke = follower.poke
+
+    def poke(paths):  # type: ignore[no-untyped-def]
+        paths = list(paths)
+        real_poke(paths)
+        if live in paths:
+            named.set()
+
+    follower.poke = poke  # type: ignore[method-assign]
+    order: list[Path] = []
+
+    def consume(path: Path, start: int, reset: bool) -> int:
+        if not order:  # the first look's first file: the agent appends now
+            with live.open("ab") as fh:
+                fh.write(_line("the agent's append"))
+            assert named.wait(DEADLINE), "no event named the append"
+        order.append(path)
+        return recorder.consume(path, start, reset)
+
+    follower.start()
+    try:
+        recorder.wait_for(lambda: "the agent's append" in recorder.texts(live))
+        assert order.index(live) <= follow_module.LOOK_SLICE  # after the first slice, not the rest
+        recorder.wait_for(lambda: all(recorder.texts(path) == ["written while it was read"] for path in files))
     finally:
         follower.stop()
 

@@ -180,6 +180,67 @@ def test_a_reader_from_a_worker_goes_on_following_its_file(tmp_path: Path) -> No
     assert [(i.text, i.status) for i in result.plan.groups[0].items] == [("Later", "pending")]
 
 
+def test_a_file_a_worker_read_without_its_reader_is_read_again_from_scratch_at_its_first_change(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A scan whose workers read the files (the app's) takes each read back without its
+    reader: the plans whole, no reader to follow the file with. The first change to such
+    a file reads it again from scratch, which gives what following it would have: a
+    call that was waiting for its result when the worker read it shows once the result
+    is appended."""
+    from waiting import Changes
+
+    files = _corpus(12)
+    sid = "0000live-0000-4000-8000-000000000001"
+    path = corpus.claude_path(paths.claude_projects_dir(), "/home/dev/live", sid)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, sid, "/home/dev/live", seed=1)
+        w.prompt("Follow me")
+        w.todo_write([("First", "completed")])
+        call_id = w._call("TodoWrite", {"todos": [{"content": "Later", "status": "pending", "activeForm": "Later"}]})
+    monkeypatch.setattr(batch, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(batch, "CHUNK_FILES", 1)
+    monkeypatch.setattr(batch, "_cores", lambda: 2)
+    here: list[Path] = []
+    real = batch.read_files
+
+    def spy(items, read_plans):  # type: ignore[no-untyped-def]
+        here.extend(item.path for item in items)
+        return real(items, read_plans)
+
+    monkeypatch.setattr(batch, "read_files", spy)  # this process only: its workers start afresh
+    index = SessionIndex(default_roots(Settings()))
+    index.read_in_scan_thread = False  # as the app scans: the workers read every file
+    changes = Changes()
+    try:
+        scanning = threading.Thread(target=index.scan)  # on a thread, as the app's
+        scanning.start()
+        scanning.join(timeout=60)
+        assert not scanning.is_alive() and here == []
+        assert len(index.entries()) == len(files) + 1
+        states = index.file_states()
+        assert all(state.reader is None for state in states.values())  # no reader crossed back
+        entry = index.get(sid)
+        assert entry is not None and _items(entry) == [("First", "completed")]  # the second call unanswered
+        index.start_following(changes)
+        with path.open("ab") as fh:
+            w = corpus.ClaudeWriter(fh, sid, "/home/dev/live", seed=2)
+            w._result(call_id, "Todos have been modified successfully.", {"oldTodos": [], "newTodos": []})
+        changes.wait_for(lambda: _items(index.get(sid)) == [("Later", "pending")], "the answered call's list")
+        assert index.file_states()[path].reader is not None  # read again, and followed from here
+    finally:
+        index.stop()
+    fresh = SessionIndex(default_roots(Settings()))
+    fresh.scan()
+    assert _items(fresh.get(sid)) == [("Later", "pending")]
+
+
+def _items(entry: Any) -> list[tuple[str, str]]:
+    assert entry is not None
+    return [(item.text, item.status) for group in entry.plan.groups for item in group.items]
+
+
 def test_a_started_worker_answers_with_the_installed_modules_classes(tmp_path: Path) -> None:
     """The app's workers are started afresh (not forked): what they pickle back must
     name the modules the calling process has (`planwatch.core…`), wherever it runs
