@@ -369,9 +369,12 @@ def _plain(entry: SessionEntry) -> list[str]:
         lines += [f"{item.status}\t{safe_text(item.text, single_line=True)}" for item in group.items]
     for document in plan.documents:
         # The whole document after its own header, each line framed and made safe to print.
-        key = f" {safe_text(document.key, single_line=True)}" if document.key else ""
-        kind = f" {document.plan_type}" if document.plan_type else ""
-        lines.append(safe_text(f"# document {document.source}{key}{kind}", single_line=True))
+        # Always three fields: `-` for a key or type the document has none of (Claude's
+        # plan mode of the main session has neither), so a script splits every header
+        # alike.
+        key = safe_text(document.key, single_line=True) if document.key else "-"
+        kind = document.plan_type or "-"
+        lines.append(safe_text(f"# document {document.source} {key} {kind}", single_line=True))
         lines += [_framed(safe_text(line, single_line=True)) for line in document.text.splitlines()]
     return lines
 

@@ -1,5 +1,5 @@
 """`planwatch show` prints a session's plan document whole: under its
-heading for a person, after a `# document <source>` header with `--plain`, each line
+heading for a person, after a `# document <source> <key> <type>` header with `--plain`, each line
 framed as `> <line>` there."""
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ def test_show_prints_the_whole_plan_document() -> None:
 def test_show_plain_frames_each_document_line_after_its_header() -> None:
     lines = show("--plain", str(RATE_LIMITING)).splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("# document "))
-    assert lines[header].startswith("# document claude")
+    # Three fields always: Claude's plan mode of the main session has no key and no type.
+    assert lines[header] == "# document claude_plan_mode - -"
     body = lines[header + 1 :]
     # Every line of the document is framed: `> <line>`, or `>` alone where it is empty.
     assert all(line == ">" or line.startswith("> ") for line in body)
