@@ -164,6 +164,10 @@ def _file_index(path: Path, args: argparse.Namespace) -> SessionIndex:
 
 # A scan taking longer than this says how far it is on stderr (when that is a terminal).
 PROGRESS_AFTER = 1.0
+# Seconds a listing waits at most for the caches the last one writes after its answer
+# (`_listed`): a few tenths of a second at 10,000 sessions; held longer (a writer stuck on
+# a stalled disk, another process holding the lock), it lists without them and says so.
+WRITING_WAIT = 5.0
 
 
 def scan_with_progress(index: SessionIndex, stream: TextIO | None = None) -> None:
@@ -517,7 +521,13 @@ def _list_sessions(args: argparse.Namespace) -> int:
     settings = _settings()
     roots = default_roots(settings, _roots(args))
     # The caches the last listing wrote after its answer (`_listed`), once written.
-    wait_detached(str(writing_lock()))
+    lock = writing_lock()
+    if not wait_detached(str(lock), at_most=WRITING_WAIT):
+        print(
+            f"planwatch: {lock} is still locked after {WRITING_WAIT:g} s (the last listing's caches being"
+            " written, or another process holding it): listing without waiting for them",
+            file=sys.stderr,
+        )
     # The last listing, when not one file of it changed (core/listing.py): its rows,
     # their texts read again from the files, without the index.
     key = listing.key_for(roots) if settings.read_agent_plans else None

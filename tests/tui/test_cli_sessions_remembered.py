@@ -119,3 +119,40 @@ def test_plans_turned_off_are_obeyed_at_once(tmp_path: Path, isolated_env) -> No
     assert off.returncode == 0
     assert "reading agents' plans is off" in off.stderr
     assert all(row["total"] == 0 for row in json.loads(off.stdout))
+
+
+def test_a_writing_lock_held_past_its_bound_is_said_and_the_listing_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another process holds the caches' writing lock (a writer stuck on a stalled disk,
+    say): the listing waits its bound, says which file is locked, and lists all the same."""
+    from planwatch.tui import cli_sessions
+    from planwatch.tui.cli import main
+
+    root = tmp_path / "claude"
+    shutil.copytree(TRANSCRIPTS / "claude", root)
+    lock = cli_sessions.writing_lock()
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o600);"
+            " fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); sys.stdin.read()",
+            str(lock),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        monkeypatch.setattr(cli_sessions, "WRITING_WAIT", 0.2)
+        assert main(["sessions", "--json", "--root", str(root)]) == 0
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.close()
+        holder.wait(timeout=60)
+    out, err = capsys.readouterr()
+    assert json.loads(out)  # listed all the same
+    assert f"{lock} is still locked after 0.2 s" in err
