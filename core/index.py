@@ -359,7 +359,7 @@ class SessionIndex:
             return self._forget(path)
         if read.failed:
             return set()
-        state = FileState(read.item, read.reader, read.results, read.offset, read.item.mtime, read.trace)
+        state = FileState(read.item, read.reader, read.results, read.offset, read.item.mtime, read.trace, read.mark)
         if read.warm != "same" and read.trace is not None and read.trace.ident is not None and problem is None:
             self._state.cache_behind = True  # read from scratch or grown: remember what it was fed
         with self._state.io_lock, self._state.lock:
@@ -388,7 +388,7 @@ class SessionIndex:
                 self._note_problem(path, problem)
             with self._state.lock:
                 before = ids_of(state)
-                state.results, state.offset, state.mtime = results, outcome.offset, mtime
+                state.results, state.offset, state.mtime, state.mark = results, outcome.offset, mtime, None
                 self._state.cache_behind = True
                 return before | ids_of(state), outcome.offset
 

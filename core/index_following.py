@@ -109,7 +109,10 @@ class Following:
                 after_batch=self._after_batch,
             )
             for path, file in state.files.items():
-                follower.track(path, file.offset)
+                # The file as its read found it, and its mark from the bytes read: the
+                # first look is then a `stat` (follow.py).
+                seen = file.trace.ident if file.trace is not None and file.mark is not None else None
+                follower.track(path, file.offset, seen, file.mark)
             self._follower = follower
         follower.start()
         # Files that appeared between the scan and now.

@@ -54,6 +54,9 @@ class FileState:
     offset: int = 0
     mtime: float = 0.0
     trace: Trace | None = None  # what the reader was fed, as offsets (warmcache.py)
+    # The file's mark at `offset` as its first read took it (filemark.py), for the
+    # follower's first look; None once the file is read on (the follower marks it then).
+    mark: int | None = None
 
     @property
     def skipped(self) -> int:

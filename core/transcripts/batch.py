@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from planwatch.core.logs import get_logger
 from planwatch.core.regular_files import open_regular_stat
 from planwatch.core.transcripts.discover import DATABASE_HARNESSES, TranscriptFile, is_whole_document
+from planwatch.core.transcripts.filemark import mark_at
 from planwatch.core.transcripts.reader import SessionFacts, SessionResult, TranscriptReader
 from planwatch.core.transcripts.registry import reader_for
 from planwatch.core.transcripts.warmcache import Entry, Fit, Trace, fits, identity, replay
@@ -75,6 +76,9 @@ class FileRead:
     # What the reader was fed, as offsets (for the warm-start cache); None: not cached.
     trace: Trace | None = None
     warm: Fit | None = None  # replayed from the cache, the file unchanged or grown (warmcache.fits)
+    # The file's mark at `offset`, from the bytes read (filemark.py: the follower's first
+    # look compares with it); None: not taken.
+    mark: int | None = None
 
 
 def read_file(
@@ -120,7 +124,7 @@ def read_file(
         log.exception("failed to read %s", item.path)
         return FileRead(item, failed=True)
     offset = 0 if is_zst(item.path) else outcome.offset
-    return FileRead(item, reader, results, offset, trace=trace)
+    return FileRead(item, reader, results, offset, trace=trace, mark=outcome.mark)
 
 
 def read_remembered(item: TranscriptFile, read_plans: bool, remembered: Entry) -> FileRead | None:
@@ -284,16 +288,19 @@ def _read_warm(
             reader = reader_for(item.harness)(item.path)
         if not replay(remembered, reader, fd):
             return None
+        # An index follows the file: its mark, for the follower's first look (two small
+        # reads, here rather than on the follower's thread).
+        mark = mark_at(fd, remembered.offset) if fit == "same" else None
     finally:
         os.close(fd)
     trace = remembered.trace()
     if fit == "grown":
         from planwatch.core.transcripts.lines import read_transcript  # as in read_file
 
-        read_transcript(reader, item.path, remembered.offset, head=0, trace=trace)
+        mark = read_transcript(reader, item.path, remembered.offset, head=0, trace=trace).mark
     else:
         trace.seen(st)
-    return FileRead(item, reader, reader.results(), trace.offset, trace=trace, warm=fit)
+    return FileRead(item, reader, reader.results(), trace.offset, trace=trace, warm=fit, mark=mark)
 
 
 # -- a start that shows facts and counts, on every core --------------------------------
@@ -540,7 +547,7 @@ def plain_read(read: FileRead, *, text: bool = False) -> tuple[Any, ...] | None:
     kept = bool(trace.ops) or reader.warm_summary
     if text:
         summary = summarize(read.results) if kept else None
-        return read.results, summary, trace.ops, trace.ident, trace.offset, trace.state, read.offset
+        return read.results, (trace.ops, trace.ident, trace.offset, trace.state, summary), read.offset, read.mark
     facts = [result.facts.as_tuple() for result in read.results]
     return facts, summarize(read.results), kept, trace.ops, trace.ident, trace.offset, trace.state, read.offset
 
@@ -549,9 +556,9 @@ def from_plain(item: TranscriptFile, plain: tuple[Any, ...]) -> FileRead:
     """The read `plain_read` handed back, with no reader: its results whole (`text`), or
     made from the summary (their plans' items hold a status and no text, as a warm
     listing's do: `summary_plans`)."""
-    if len(plain) == 7:  # with text
-        results, summary, ops, ident, traced_to, state, offset = plain
-        return FileRead(item, None, results, offset, trace=Trace(ops, ident, traced_to, state, summary))
+    if len(plain) == 4:  # with text
+        results, traced, offset, mark = plain
+        return FileRead(item, None, results, offset, trace=Trace(*traced), mark=mark)
     facts, summary, kept, ops, ident, traced_to, state, offset = plain
     plans = summary_plans(summary)
     results = [SessionResult(facts=SessionFacts.from_tuple(f), plan=p) for f, p in zip(facts, plans, strict=True)]

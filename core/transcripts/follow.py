@@ -18,10 +18,11 @@ becomes one read, then asks the consumer to read each dirty file:
 - Returning None stops following that file (not a transcript after all).
 
 The files tracked before `start` (a first scan's: 10,000 of them for a heavy user) are
-each looked at once for a change made while they were being read. That look (a stat,
-and a mark of each file's bytes taken) costs about a second for 10,000 files, so it is
-done a slice at a time (`LOOK_SLICE`), after the files events named meanwhile: an
-append an agent makes as the scan ends is read at once, not behind every other file.
+each looked at once for a change made while they were being read: a `stat` of each,
+compared with the file as its read found it, or, where that is not known, a `stat` and
+a mark taken (about a second for 10,000 files). It is done a slice at a time
+(`LOOK_SLICE`), after the files events named meanwhile: an append an agent makes as the
+scan ends is read at once, not behind every other file.
 
 A database (and any file `rewritten` names) read while it was changing is read once
 more when it has been still for `settle` seconds: SQLite makes a commit visible to
@@ -40,7 +41,6 @@ import logging
 import os
 import threading
 import time
-import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -53,6 +53,7 @@ from watchdog.observers.polling import PollingObserver
 
 from planwatch.core.regular_files import open_regular_stat
 from planwatch.core.transcripts.discover import is_transcript_name, is_whole_document
+from planwatch.core.transcripts.filemark import MARK_BYTES, mark_at
 
 log = logging.getLogger(__name__)
 
@@ -82,14 +83,9 @@ class _FileState:
     mark: int | None = None
 
 
-# The bytes of a file's head, and of those just before its offset, a mark is taken of.
-MARK_BYTES = 64
-
-
 def _mark(path: Path, offset: int, head: bytes | None = None) -> int | None:
-    """A CRC-32 of the file's first bytes (`head`, when read before: `_head`) and of
-    those just before `offset` (at most `MARK_BYTES` each; no text is kept); None when it
-    cannot be read as a regular file."""
+    """The file's mark at `offset` (filemark.py), `head` its first bytes when read
+    before (`_head`); None when it cannot be read as a regular file."""
     if offset <= 0:
         return 0
     try:
@@ -97,15 +93,9 @@ def _mark(path: Path, offset: int, head: bytes | None = None) -> int | None:
     except OSError:  # NotRegularFile among them
         return None
     try:
-        size = min(MARK_BYTES, offset)
-        if head is None:
-            head = os.pread(fd, MARK_BYTES, 0)
-        tail = os.pread(fd, size, offset - size)
-    except OSError:
-        return None
+        return mark_at(fd, offset, head=head)
     finally:
         os.close(fd)
-    return zlib.crc32(tail, zlib.crc32(head[:size]))
 
 
 def _head(path: Path) -> bytes | None:
@@ -179,6 +169,8 @@ class Follower:
         self._dirty: set[Path] = set()
         # Tracked files not yet looked at since `start` (module docstring), in order.
         self._first_look: deque[Path] = deque()
+        # Set once every file tracked before `start` has been looked at.
+        self.looked = threading.Event()
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._observer: BaseObserver | None = None
@@ -199,8 +191,20 @@ class Follower:
 
     # -- state shared with other threads -------------------------------------------
 
-    def track(self, path: Path, offset: int) -> None:
-        """Record a file already read up to `offset`, so only later bytes are read."""
+    def track(
+        self, path: Path, offset: int, seen: tuple[int, int, int, int, int] | None = None, mark: int | None = None
+    ) -> None:
+        """Record a file already read up to `offset`, so only later bytes are read.
+        `seen` and `mark`: the file as the read found it (device, inode, size, mtime
+        in ns, ctime in ns: warmcache.identity) and its mark at `offset` taken from the
+        bytes it read (filemark.py), when known: the first look then needs only a
+        `stat` to find the file as it was read, and compares any change with the bytes
+        that were read."""
+        if seen is not None and mark is not None and not self._rewritten(path):
+            device, inode, size, mtime = seen[:4]
+            with self._lock:
+                self._files[path] = _FileState(offset, (device, inode), size, mtime, mark)
+            return
         try:
             st = path.stat()
         except OSError:
@@ -244,6 +248,8 @@ class Follower:
             self._first_look.extend(path for path in self._files if self._accept(path))
             if self._first_look:
                 self._wake.set()
+            else:
+                self.looked.set()
         self._thread = threading.Thread(target=self._run, name="planwatch-follower", daemon=True)
         self._thread.start()
 
@@ -315,6 +321,8 @@ class Follower:
                 if not look:
                     self._wake.clear()
             changed = [path for path in batch if self._process(path)]
+            if not look and not self.looked.is_set():
+                self.looked.set()
             if changed and self._after_batch is not None:
                 try:
                     self._after_batch(changed)

@@ -37,6 +37,7 @@ from planwatch.core.transcripts.backward import (
     scan_backward,
 )
 from planwatch.core.transcripts.discover import is_whole_document
+from planwatch.core.transcripts.filemark import mark_at
 from planwatch.core.transcripts.linescan import CHUNK, MAX_LINE, LineScan, Prefilter, Stream, fd_scan
 from planwatch.core.transcripts.reader import TranscriptReader, load_json_line
 from planwatch.core.transcripts.superseded import Superseding, Unproven, line_around
@@ -71,6 +72,9 @@ class ReadOutcome:
     partial: bool = False  # the recovery found no full list and did not cover the middle
     long_lines_skipped: int = 0
     errors: int = 0  # lines the reader raised on (counted, not fatal)
+    # The file's mark at `offset`, from the bytes read (filemark.py); None: not taken (a
+    # compressed rollout, a whole document: no append offset).
+    mark: int | None = None
 
 
 class _Feeder:
@@ -218,6 +222,8 @@ def read_transcript(
             feed.anchored = False
         if not feed.anchored:
             _touch_last_records(fd, reader, start, outcome.offset, trace, fetched)
+        # From the bytes read where they cover it (a small file read whole: no read more).
+        outcome.mark = mark_at(fd, outcome.offset, fetched.pread if fetched is not None else os.pread)
     finally:
         os.close(fd)
         reader._decoded = None  # an anchor looked at and not fed: kept with the reader otherwise

@@ -285,6 +285,74 @@ def test_an_append_during_the_first_look_at_many_files_is_read_before_the_rest_a
         follower.stop()
 
 
+def _read_as_the_scan_does(tmp_path: Path) -> tuple[Path, int, object, int | None]:
+    """A Claude Code transcript read from scratch as the index's scan reads it: its path,
+    the offset read to, the file as the read found it and its mark from the bytes read."""
+    from app_transcripts import ClaudeTranscript
+
+    from planwatch.core.transcripts.batch import read_file
+    from planwatch.core.transcripts.discover import classify
+
+    session = ClaudeTranscript(tmp_path, "/home/dev/api")
+    session.prompt("Add rate limiting").todo_write([("Read the code", "in_progress")])
+    item = classify(session.path)
+    assert item is not None
+    read = read_file(item, True)
+    assert read.trace is not None and read.mark is not None
+    return session.path, read.offset, read.trace.ident, read.mark
+
+
+def test_the_first_look_at_a_file_as_its_read_found_it_opens_nothing(tmp_path: Path) -> None:
+    """A file tracked with the identity its read found and the mark of the bytes it read
+    is looked at with a `stat` alone when following starts: the first look at 10,000
+    files the scan read costs their `stat` calls, not an open and two reads each."""
+    from file_opens import opens_in
+
+    path, offset, seen, mark = _read_as_the_scan_does(tmp_path)
+    recorder = Recorder()
+    follower = Follower([tmp_path], recorder.consume)
+    follower.track(path, offset, seen, mark)  # type: ignore[arg-type]
+    with opens_in([path.parent]) as opens:
+        follower.start()
+        try:
+            assert follower.looked.wait(DEADLINE)
+            assert opens.seen() == []
+            assert recorder.calls == []
+            with path.open("ab") as fh:  # and it is followed from there
+                fh.write(_line("appended"))
+            recorder.wait_for(lambda: recorder.texts(path) == ["appended"])
+            assert recorder.calls == [(path, offset, False)]
+        finally:
+            follower.stop()
+
+
+def test_a_file_rewritten_in_place_after_its_read_is_read_again_from_scratch_at_the_first_look(
+    tmp_path: Path,
+) -> None:
+    """Rewritten in place between the scan's read and following (the same inode and size,
+    other bytes): the first look compares the file with the bytes the read took its mark
+    from, and reads it again from scratch (a mark taken at that look would have been of
+    the new bytes, and the change never seen)."""
+    path, offset, seen, mark = _read_as_the_scan_does(tmp_path)
+    data = path.read_bytes()
+    assert b"Read the code" in data
+    with path.open("r+b") as fh:  # same inode, same size
+        fh.write(data.replace(b"Read the code", b"Ship it now!!"))
+    assert path.stat().st_size == len(data)
+    # Its modification time moved, as a rewrite moves it (set, not left to the clock's
+    # tick: a rewrite within the tick of the read keeps it, and is not told, as before).
+    os.utime(path, ns=(seen[3], seen[3] + 1_000_000_000))  # type: ignore[index]
+    recorder = Recorder()
+    follower = Follower([tmp_path], recorder.consume)
+    follower.track(path, offset, seen, mark)  # type: ignore[arg-type]
+    follower.start()
+    try:
+        recorder.wait_for(lambda: any(call[0] == path for call in recorder.calls))
+        assert recorder.calls[0] == (path, 0, True)
+    finally:
+        follower.stop()
+
+
 def test_bytes_appended_between_the_first_read_and_track_are_read(tmp_path: Path) -> None:
     """The index reads a file, then (later) hands its offset to the follower: whatever
     was appended in between must still be read once following starts."""
