@@ -70,6 +70,20 @@ def _corpus(count: int = 24) -> list[TranscriptFile]:
     return discover(default_roots(Settings()))
 
 
+def _reads_here(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """The files this process reads itself from now on (a worker started afresh, or
+    forked before, has the real `read_files`)."""
+    here: list[Path] = []
+    real = batch.read_files
+
+    def spy(items, read_plans):  # type: ignore[no-untyped-def]
+        here.extend(item.path for item in items)
+        return real(items, read_plans)
+
+    monkeypatch.setattr(batch, "read_files", spy)
+    return here
+
+
 def _summary(reads: list[batch.FileRead]) -> dict[Path, list[tuple[object, ...]]]:
     return {read.item.path: [(dataclasses.asdict(r.facts), r.plan) for r in read.results] for read in reads}
 
@@ -81,14 +95,7 @@ def test_a_scan_spread_over_a_worker_reads_every_file_once_with_the_same_results
     monkeypatch.setattr(batch, "CHUNK_FILES", 2)  # many chunks, so both sides get some
     alone = [read for chunk in batch.read_all(files, True, workers=0) for read in chunk]
 
-    here: list[Path] = []
-    real = batch.read_files
-
-    def spy(items, read_plans):  # type: ignore[no-untyped-def]
-        here.extend(item.path for item in items)
-        return real(items, read_plans)
-
-    monkeypatch.setattr(batch, "read_files", spy)  # this process only: the worker's is real
+    here = _reads_here(monkeypatch)  # this process only
     spread = [read for chunk in batch.read_all(files, True, workers=1) for read in chunk]
 
     assert sorted(r.item.path for r in spread) == sorted(f.path for f in files)  # each once
@@ -149,16 +156,27 @@ def test_a_listings_worker_hands_its_reads_back_as_plain_values_with_the_same_fa
     assert all(read.reader is not None and read.reader.skipped_lines == 1 for read in whole)
 
 
+LIVE = "0000live-0000-4000-8000-000000000001"
+
+
+def _waiting_call(*lists: list[tuple[str, str]]) -> tuple[Path, str]:
+    """A Claude Code session (`LIVE`) that wrote `lists`, then a TodoWrite call of "Later"
+    whose result is not written yet: its path and the waiting call's id."""
+    path = corpus.claude_path(paths.claude_projects_dir(), "/home/dev/live", LIVE)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        w = corpus.ClaudeWriter(fh, LIVE, "/home/dev/live", seed=1)
+        w.prompt("Follow me")
+        for todos in lists:
+            w.todo_write(todos)
+        call_id = w._call("TodoWrite", {"todos": [{"content": "Later", "status": "pending", "activeForm": "Later"}]})
+    return path, call_id
+
+
 def test_a_reader_from_a_worker_goes_on_following_its_file(tmp_path: Path) -> None:
     """A worker answers with the reader itself: its state (a call waiting for its
     result) crosses the process boundary and the index follows the file with it."""
-    sid = "0000live-0000-4000-8000-000000000001"
-    path = corpus.claude_path(paths.claude_projects_dir(), "/home/dev/live", sid)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as fh:
-        w = corpus.ClaudeWriter(fh, sid, "/home/dev/live", seed=1)
-        w.prompt("Follow me")
-        call_id = w._call("TodoWrite", {"todos": [{"content": "Later", "status": "pending", "activeForm": "Later"}]})
+    path, call_id = _waiting_call()
     [item] = discover(default_roots(Settings()))
     worker = subprocess.Popen([sys.executable, "-c", workers._BOOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
@@ -173,7 +191,7 @@ def test_a_reader_from_a_worker_goes_on_following_its_file(tmp_path: Path) -> No
     assert live.reader is not None and live.results[0].plan.groups == ()  # call unanswered
     assert live.results[0].facts.title() == "Follow me"
     with path.open("ab") as fh:
-        w = corpus.ClaudeWriter(fh, sid, "/home/dev/live", seed=2)
+        w = corpus.ClaudeWriter(fh, LIVE, "/home/dev/live", seed=2)
         w._result(call_id, "Todos have been modified successfully.", {"oldTodos": [], "newTodos": []})
     read_transcript(live.reader, path, live.offset, head=0)
     [result] = live.reader.results()
@@ -191,25 +209,11 @@ def test_a_file_a_worker_read_without_its_reader_is_read_again_from_scratch_at_i
     from waiting import Changes
 
     files = _corpus(12)
-    sid = "0000live-0000-4000-8000-000000000001"
-    path = corpus.claude_path(paths.claude_projects_dir(), "/home/dev/live", sid)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as fh:
-        w = corpus.ClaudeWriter(fh, sid, "/home/dev/live", seed=1)
-        w.prompt("Follow me")
-        w.todo_write([("First", "completed")])
-        call_id = w._call("TodoWrite", {"todos": [{"content": "Later", "status": "pending", "activeForm": "Later"}]})
+    path, call_id = _waiting_call([("First", "completed")])
     monkeypatch.setattr(batch, "PARALLEL_MIN", 0)
     monkeypatch.setattr(batch, "CHUNK_FILES", 1)
     monkeypatch.setattr(batch, "_cores", lambda: 2)
-    here: list[Path] = []
-    real = batch.read_files
-
-    def spy(items, read_plans):  # type: ignore[no-untyped-def]
-        here.extend(item.path for item in items)
-        return real(items, read_plans)
-
-    monkeypatch.setattr(batch, "read_files", spy)  # this process only: its workers start afresh
+    here = _reads_here(monkeypatch)  # this process only
     index = SessionIndex(default_roots(Settings()))
     index.read_in_scan_thread = False  # as the app scans: the workers read every file
     changes = Changes()
@@ -221,19 +225,19 @@ def test_a_file_a_worker_read_without_its_reader_is_read_again_from_scratch_at_i
         assert len(index.entries()) == len(files) + 1
         states = index.file_states()
         assert all(state.reader is None for state in states.values())  # no reader crossed back
-        entry = index.get(sid)
+        entry = index.get(LIVE)
         assert entry is not None and _items(entry) == [("First", "completed")]  # the second call unanswered
         index.start_following(changes)
         with path.open("ab") as fh:
-            w = corpus.ClaudeWriter(fh, sid, "/home/dev/live", seed=2)
+            w = corpus.ClaudeWriter(fh, LIVE, "/home/dev/live", seed=2)
             w._result(call_id, "Todos have been modified successfully.", {"oldTodos": [], "newTodos": []})
-        changes.wait_for(lambda: _items(index.get(sid)) == [("Later", "pending")], "the answered call's list")
+        changes.wait_for(lambda: _items(index.get(LIVE)) == [("Later", "pending")], "the answered call's list")
         assert index.file_states()[path].reader is not None  # read again, and followed from here
     finally:
         index.stop()
     fresh = SessionIndex(default_roots(Settings()))
     fresh.scan()
-    assert _items(fresh.get(sid)) == [("Later", "pending")]
+    assert _items(fresh.get(LIVE)) == [("Later", "pending")]
 
 
 def _items(entry: Any) -> list[tuple[str, str]]:
@@ -337,14 +341,7 @@ def test_the_index_scan_uses_workers_and_an_early_stop_ends_them(monkeypatch: py
     monkeypatch.setattr(batch, "CHUNK_FILES", 2)
     monkeypatch.setattr(batch, "_cores", lambda: 2)
 
-    here: list[Path] = []
-    real = batch.read_files
-
-    def spy(items, read_plans):  # type: ignore[no-untyped-def]
-        here.extend(item.path for item in items)
-        return real(items, read_plans)
-
-    monkeypatch.setattr(batch, "read_files", spy)  # this process only
+    here = _reads_here(monkeypatch)  # this process only
     index = SessionIndex(default_roots(Settings()))
     # As the app runs it: in a thread of a process that has other threads going.
     scanning = threading.Thread(target=index.scan)
