@@ -140,9 +140,12 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr = stderr
 
 
-# Set by a command that only reads and prints (`sessions`, `show`): `run` may end the
-# process as soon as its answer is written.
+# Set by a command that only reads and prints (`sessions`, `show`), and by the app once
+# it has given the terminal back: `run` may end the process as soon as `main()` returns.
 _quick_exit: list[bool] = []
+# Set by the app: its atexit handlers run before the process ends (the demo's temporary
+# folder is removed by one); a listing registers none it needs.
+_exit_handlers: list[bool] = []
 # Set by `run`: this process ends when `main()` returns (not a caller in the same
 # process, which lives on). Kept in core/forked.py, one list for the process: run as
 # `python -m planwatch.tui.cli`, this module is `__main__`, and a command module that
@@ -152,17 +155,23 @@ _process_ends = PROCESS_ENDS
 
 def run() -> None:
     """The installed `planwatch` command (and `python -m planwatch.tui.cli`): `main()`,
-    and then, after a command that only reads and prints and with no other thread left,
-    the process ends at once: its answer is written and flushed, and tearing down the
-    interpreter (every module and object freed one by one, about 20 ms after a listing
-    of 1,000 sessions) would serve nothing. `main()` itself returns, for callers in the
-    same process."""
+    and then, after a command that only reads and prints, or the app once it has ended,
+    with no other thread left, the process ends at once: the answer is flushed (after the
+    app, its atexit handlers run first: the demo's temporary folder removed, log handlers
+    flushed), and tearing down the interpreter (every module and object freed one by
+    one: about 20 ms after a listing of 1,000 sessions, 0.9 s after the app showed
+    10,000) would serve nothing. `main()` itself returns, for callers in
+    the same process."""
     from planwatch.tui.deferred import defer_inspect
 
     defer_inspect()  # a process starting here: `inspect` imported only if used (deferred.py)
     _process_ends[:] = [True]
     status = main()
     if _quick_exit and only_thread():
+        if _exit_handlers:
+            import atexit
+
+            atexit._run_exitfuncs()
         try:
             sys.stdout.flush()
             sys.stderr.flush()
@@ -203,7 +212,9 @@ def _main(argv: list[str] | None) -> int:
     if handler is None:
         from planwatch.tui import cli_app
 
-        return cli_app.run_app(args)
+        status = cli_app.run_app(args)
+        _quick_exit[:] = _exit_handlers[:] = [True]  # the app has ended and given the terminal back
+        return status
     try:
         with _collector_paused(bool(_quick_exit)):
             status = int(handler(args) or 0)

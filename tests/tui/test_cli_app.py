@@ -54,21 +54,22 @@ def test_the_app_refuses_a_missing_root_as_the_commands_do(isolated_env, tmp_pat
     assert (listed.returncode, listed.stderr) == (done.returncode, done.stderr)
 
 
-@pytest.mark.parametrize("signame", ["SIGHUP", "SIGTERM"])
+@pytest.mark.parametrize("signame", ["SIGHUP", "SIGTERM", "q"])
 def test_the_demo_removes_its_temporary_folder_when_the_terminal_hangs_up_or_it_is_terminated(
     tmp_path: Path, signame: str
 ) -> None:
     """A closed terminal sends SIGHUP, `kill` and a closing tmux window SIGTERM: both end a
     process without its atexit handlers, so the demo removes its temporary copy first.
     On SIGTERM the terminal is still there: the app exits as on `q` (status 0) and gives
-    the screen back (it leaves the alternate screen). Run in a real pty, as a terminal runs
-    it."""
+    the screen back (it leaves the alternate screen). On `q` itself the process ends at
+    once after the app, without the interpreter's teardown, but its atexit handlers run,
+    the demo's among them. Run in a real pty, as a terminal runs it."""
     import pty
     import select
     import signal
     import time
 
-    signum = getattr(signal, signame)
+    signum = getattr(signal, signame, None)
     temp = tmp_path / "tmp"
     temp.mkdir()
     env = {**os.environ, "TMPDIR": str(temp), "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "36"}
@@ -100,8 +101,11 @@ def test_the_demo_removes_its_temporary_folder_when_the_terminal_hangs_up_or_it_
         [made] = list(temp.glob("planwatch-demo-*"))
         assert (made / "transcripts").is_dir()
         drawn = len(seen)
-        proc.send_signal(signum)
-        if signum == signal.SIGTERM:
+        if signum is None:
+            os.write(master, b"q")
+        else:
+            proc.send_signal(signum)
+        if signum in (signal.SIGTERM, None):
             read_until(lambda: b"\x1b[?1049l" in seen[drawn:])  # the alternate screen left
             assert proc.wait(timeout=30) == 0
         else:
