@@ -518,21 +518,23 @@ def plain_read(read: FileRead, *, text: bool = False) -> tuple[Any, ...] | None:
       and their plans' text-free summary (statuses: what a listing shows), its trace
       for the warm-start cache, where reading stopped.
     - `text` (the app's first scan, whose workers read every file): its results whole,
-      plans with their text, and the same trace and offset. The index keeps no reader
-      for the file: the first change it sees to it reads it again from scratch
+      plans with their text, the same trace (its summary made again from the results:
+      a replay that read appended bytes holds the remembered one), the offset, its mark,
+      and whether it was replayed from the cache. The index keeps no reader for the
+      file: the first change it sees to it reads it again from scratch
       (index_following.py), which gives what feeding the reader the appended bytes
       would have. Not a Copilot CLI folder (its reader answers the timeline).
 
     None when it is not a plain read (a problem or skipped lines to say, gone, failed,
-    replayed from the cache, a database's or a Cline folder's): the caller takes it
-    whole, or reads it again."""
+    for counts replayed from the cache, a database's or a Cline folder's): the caller
+    takes it whole, or reads it again."""
     from planwatch.core.transcripts.warmsummary import summarize
 
     reader, trace, item = read.reader, read.trace, read.item
     if (
         read.gone
         or read.failed
-        or read.warm is not None
+        or (read.warm is not None and not text)
         or reader is None
         or reader.problem is not None
         or reader.skipped_lines
@@ -547,7 +549,8 @@ def plain_read(read: FileRead, *, text: bool = False) -> tuple[Any, ...] | None:
     kept = bool(trace.ops) or reader.warm_summary
     if text:
         summary = summarize(read.results) if kept else None
-        return read.results, (trace.ops, trace.ident, trace.offset, trace.state, summary), read.offset, read.mark
+        traced = (trace.ops, trace.ident, trace.offset, trace.state, summary)
+        return read.results, traced, read.offset, read.mark, read.warm
     facts = [result.facts.as_tuple() for result in read.results]
     return facts, summarize(read.results), kept, trace.ops, trace.ident, trace.offset, trace.state, read.offset
 
@@ -556,9 +559,9 @@ def from_plain(item: TranscriptFile, plain: tuple[Any, ...]) -> FileRead:
     """The read `plain_read` handed back, with no reader: its results whole (`text`), or
     made from the summary (their plans' items hold a status and no text, as a warm
     listing's do: `summary_plans`)."""
-    if len(plain) == 4:  # with text
-        results, traced, offset, mark = plain
-        return FileRead(item, None, results, offset, trace=Trace(*traced), mark=mark)
+    if len(plain) == 5:  # with text
+        results, traced, offset, mark, warm = plain
+        return FileRead(item, None, results, offset, trace=Trace(*traced), mark=mark, warm=warm)
     facts, summary, kept, ops, ident, traced_to, state, offset = plain
     plans = summary_plans(summary)
     results = [SessionResult(facts=SessionFacts.from_tuple(f), plan=p) for f, p in zip(facts, plans, strict=True)]

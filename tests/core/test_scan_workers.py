@@ -416,6 +416,8 @@ print(json.dumps({
     "warm_forked": warm_forked, "remembered": len(remembered), "warm_here": len(here),
     "warm_same": summary(got["warm"]) == summary(alone),
     "replayed": sum(1 for r in got["warm"] if r.warm == "same"),
+    "warm_plain": sum(1 for r in got["warm"] if r.warm == "same" and r.reader is None),
+    "warm_plain_here": sum(1 for r in got["warm"] if r.reader is None and str(r.item.path) in here),
 }))
 """
 
@@ -439,7 +441,8 @@ def test_workers_forked_ahead_serve_a_scan_on_a_thread_and_then_go(tmp_path: Pat
     """The app forks its first scan's workers before it starts any thread (forking from
     a thread is unsafe); its scan, on a thread, takes them ready instead of starting
     fresh interpreters, reads the same as one thread alone, and lets them go at the end;
-    on a warm start they replay part of what the cache remembers. In a fresh process:
+    on a warm start they replay part of what the cache remembers, and send those replays
+    back without their readers. In a fresh process:
     the test run may have threads of its own going."""
     got = _run_on_the_fixtures(_AHEAD, tmp_path)
     assert got["forked"] == 1 and got["files"] > 10
@@ -449,6 +452,9 @@ def test_workers_forked_ahead_serve_a_scan_on_a_thread_and_then_go(tmp_path: Pat
     assert got["warm_forked"] == 1 and got["remembered"] > 10
     assert got["replayed"] == got["remembered"] and 0 < got["warm_here"] < got["files"]
     assert got["warm_same"]
+    # The spare's replays come back without their readers (batch.plain_read), still
+    # known as replays of unchanged files; this thread's keep theirs.
+    assert got["warm_plain"] > 0 and got["warm_plain_here"] == 0
 
 
 def test_workers_forked_ahead_that_no_scan_takes_are_let_go() -> None:
