@@ -8,7 +8,9 @@ as offsets in the warm-start cache (warmcache.py): the next start replays those 
 instead of scanning the files again. The first scan, when there is much to
 read, is spread over worker processes (batch.py), which send each file's results back
 without its reader where they can (a file with no reader is read again from scratch at
-its first change, which gives what following it would have). It hands out frozen `SessionEntry` values; callbacks run on the calling or the follower thread and carry only ids.
+its first change, which gives what following it would have). It hands out frozen
+`SessionEntry` values; callbacks run on the calling or the follower thread and carry
+only ids.
 
 The index holds three collaborators, each built with the files read and their locks
 (core/index_state.py) and callbacks into the index, none reaching into it: the

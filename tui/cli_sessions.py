@@ -524,8 +524,9 @@ def _list_sessions(args: argparse.Namespace) -> int:
     lock = writing_lock()
     if not wait_detached(str(lock), at_most=WRITING_WAIT):
         print(
-            f"planwatch: {lock} is still locked after {WRITING_WAIT:g} s (the last listing's caches being"
-            " written, or another process holding it): listing without waiting for them",
+            f"planwatch: {_safe_text(str(lock), single_line=True)} is still locked after {WRITING_WAIT:g} s"
+            " (the last listing's caches being written, or another process holding it):"
+            " listing without waiting for them",
             file=sys.stderr,
         )
     # The last listing, when not one file of it changed (core/listing.py): its rows,
