@@ -65,6 +65,18 @@ class WarmStart:
             )
             self._preloading.start()
 
+    def remembers_any(self) -> bool:
+        """Whether there may be a cache to load (its file is there, or a load started):
+        plans read and the file present. Not whether it fits: that takes its load."""
+        if not self._reads_plans():
+            return False
+        if self._preloading is not None or self._preloaded:
+            return True
+        try:
+            return warmcache.cache_file().exists()
+        except OSError:
+            return True  # unsure: as if it were there (the early pass finds out)
+
     def cache(self) -> WarmCache | None:
         """The warm-start cache (None with plans off, or when it could not be read): the
         one `preload` started, once; else loaded now."""

@@ -178,6 +178,10 @@ class PlanwatchApp(App[None]):
             from planwatch.core.transcripts.batch import fork_ahead
 
             fork_ahead(every_core=not self.index.read_in_scan_thread)
+            # With no warm-start cache to show the newest sessions first (a cold start),
+            # the folders are walked now, before Textual starts, so its workers read
+            # from its first moment (core/index.py `find_ahead`).
+            self.index.find_ahead()
             # The warm-start cache loads on a thread of its own while Textual starts (after
             # the fork: no thread before it), for the scan to take on mount.
             self.index.preload_cache()

@@ -436,6 +436,36 @@ def test_following_reads_appends_and_new_sessions_and_reports_their_ids() -> Non
         index.stop()
 
 
+def test_a_cold_first_scan_takes_the_files_found_ahead_and_following_finds_the_rest() -> None:
+    # The app walks the folders as it is made (find_ahead) when no warm-start cache is
+    # there; its first scan reads what that walk found, and a session that appears
+    # between the two is found when following starts, not lost.
+    _claude(build=lambda w: w.todo_write([("Found ahead", "pending")]))
+    index = SessionIndex(_roots())
+    assert index.find_ahead()
+    _codex(THREAD, build=lambda w: w.update_plan([("Appeared after the walk", "pending")]))
+    index.scan()
+    assert index.get(SID) is not None
+    assert index.get(THREAD) is None  # not walked again: the scan took the files found ahead
+    changes = _Reported()
+    index.start_following(changes.on_change)
+    try:
+        changes.wait(lambda: index.get(THREAD) is not None)
+        assert _items(index.get(THREAD)) == [("Appeared after the walk", "pending")]
+    finally:
+        index.stop()
+
+
+def test_files_are_found_ahead_only_when_no_warm_start_cache_is_there() -> None:
+    _claude(build=lambda w: w.todo_write([("Cached", "pending")]))
+    first = SessionIndex(_roots())
+    first.scan()  # writes the warm-start cache: the next start shows its newest first
+    again = SessionIndex(_roots())
+    assert not again.find_ahead()
+    again.scan()
+    assert _items(again.get(SID)) == [("Cached", "pending")]
+
+
 def test_entries_are_immutable_snapshots() -> None:
     _claude(build=lambda w: w.todo_write([("Frozen", "pending")]))
     index = SessionIndex(_roots())
