@@ -56,6 +56,7 @@ from planwatch.core.transcripts.batch import FileRead, read_all, read_file, read
 from planwatch.core.transcripts.discover import (
     DATABASE_HARNESSES,
     TranscriptFile,
+    WalkTooLong,
     classify,
     discover,
     unusable_root,
@@ -79,6 +80,11 @@ BATCH_SECONDS = 0.1
 # And at most this share of the scan's time goes to batches (the time between two is at
 # least the last one's cost times BATCH_COST_SHARE).
 BATCH_COST_SHARE = 4
+
+
+# How long the app's cold start may walk the folders before its UI starts (`find_ahead`):
+# 10,000 files in the page cache take about 0.1 s.
+FIND_AHEAD_FOR = 0.3
 
 
 def _no_pause() -> None:
@@ -210,11 +216,18 @@ class SessionIndex:
         walked (a cold start; with one, the early pass comes first: `_read_early`). The
         app calls it as it is made, before its UI starts: on the scan's thread the walk
         shared the interpreter with Textual's start, and 10,000 files took 0.25-0.35 s
-        (0.1 s of its own) while the scan's workers waited for their first files. True
-        when it found them."""
+        (0.1 s of its own) while the scan's workers waited for their first files. A
+        walk still going after FIND_AHEAD_FOR (folders not in the page cache, a slow
+        disk) is given up, and the scan walks them as before: the app's first frame
+        never waits for a slow disk. True when it found them."""
         if self._state.files or self._warm.remembers_any():
             return False
-        self._found_ahead = (list(self.roots_searched), discover(self.roots_searched))
+        try:
+            found = discover(self.roots_searched, deadline=time.monotonic() + FIND_AHEAD_FOR)
+        except WalkTooLong:
+            log.info("finding the transcripts took over %g s: left to the scan", FIND_AHEAD_FOR)
+            return False
+        self._found_ahead = (list(self.roots_searched), found)
         return True
 
     def _scan(self, on_batch: Callable[[list[SessionEntry]], None] | None) -> None:

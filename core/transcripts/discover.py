@@ -45,6 +45,7 @@ import os
 import re
 import stat
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -594,8 +595,14 @@ def _copilot_file(path: Path) -> TranscriptFile | None:
     return classify_copilot(path.parent) if path.name in SESSION_FILES else None
 
 
-def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
-    """Every transcript under `roots`, newest first. Missing roots are skipped."""
+class WalkTooLong(Exception):
+    """`discover` was still walking at its deadline (what it had found is dropped)."""
+
+
+def discover(roots: Sequence[Path], *, deadline: float | None = None) -> list[TranscriptFile]:
+    """Every transcript under `roots`, newest first. Missing roots are skipped.
+    `deadline` (a `time.monotonic()` value): raise WalkTooLong once past it, looked at
+    every 256 files and at each root (a walk made where it would hold up a start)."""
     # Keyed by the path's text: a Path's hash works its parts out first, several times
     # the cost of a string's (ten thousand files a start); the text is kept on the Path.
     found: dict[str, TranscriptFile] = {}
@@ -603,7 +610,10 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
     gemini_root = paths.gemini_tmp_dir()
     qwen_root = paths.qwen_projects_dir()
     pi_root = paths.pi_sessions_dir()
+    count = 0
     for root in roots:
+        if deadline is not None and time.monotonic() > deadline:
+            raise WalkTooLong
         root = Path(root).expanduser()
         try:
             mode = os.stat(root).st_mode
@@ -663,6 +673,9 @@ def discover(roots: Sequence[Path]) -> list[TranscriptFile]:
         # Every file under a harness's own folder is that harness's: told once per root.
         known = _known_harness(root)
         for path, name, st in walker:
+            count += 1
+            if deadline is not None and not count & 255 and time.monotonic() > deadline:
+                raise WalkTooLong
             if str(path) in found:
                 continue
             if name == CLINE_BOARD_NAME:

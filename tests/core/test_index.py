@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from waiting import Changes
 
+from planwatch.core import index as index_module
 from planwatch.core import paths
 from planwatch.core.index import SessionIndex, default_roots
 from planwatch.core.sessions import SessionEntry
@@ -454,6 +455,17 @@ def test_a_cold_first_scan_takes_the_files_found_ahead_and_following_finds_the_r
         assert _items(index.get(THREAD)) == [("Appeared after the walk", "pending")]
     finally:
         index.stop()
+
+
+def test_a_walk_ahead_past_its_deadline_is_left_to_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A slow disk never holds up the app's first frame: the walk gives up at its
+    # deadline (here at once) and the scan walks the folders itself.
+    _claude(build=lambda w: w.todo_write([("Walked by the scan", "pending")]))
+    monkeypatch.setattr(index_module, "FIND_AHEAD_FOR", -1.0)
+    index = SessionIndex(_roots())
+    assert not index.find_ahead()
+    index.scan()
+    assert _items(index.get(SID)) == [("Walked by the scan", "pending")]
 
 
 def test_files_are_found_ahead_only_when_no_warm_start_cache_is_there() -> None:
