@@ -457,25 +457,20 @@ def test_a_cold_first_scan_takes_the_files_found_ahead_and_following_finds_the_r
         index.stop()
 
 
-def test_a_walk_ahead_past_its_deadline_is_left_to_the_scan(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A slow disk never holds up the app's first frame: the walk gives up at its
-    # deadline (here at once) and the scan walks the folders itself.
+@pytest.mark.parametrize("why", ["a warm-start cache is there", "the walk passed its deadline"])
+def test_files_not_found_ahead_are_walked_by_the_scan(why: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # With a warm-start cache the early pass shows the newest sessions before any walk;
+    # a walk past its deadline (a slow disk: here at once) never holds up the app's
+    # first frame. Either way the scan walks the folders itself.
     _claude(build=lambda w: w.todo_write([("Walked by the scan", "pending")]))
-    monkeypatch.setattr(index_module, "FIND_AHEAD_FOR", -1.0)
+    if why == "a warm-start cache is there":
+        SessionIndex(_roots()).scan()  # writes it
+    else:
+        monkeypatch.setattr(index_module, "FIND_AHEAD_FOR", -1.0)
     index = SessionIndex(_roots())
     assert not index.find_ahead()
     index.scan()
     assert _items(index.get(SID)) == [("Walked by the scan", "pending")]
-
-
-def test_files_are_found_ahead_only_when_no_warm_start_cache_is_there() -> None:
-    _claude(build=lambda w: w.todo_write([("Cached", "pending")]))
-    first = SessionIndex(_roots())
-    first.scan()  # writes the warm-start cache: the next start shows its newest first
-    again = SessionIndex(_roots())
-    assert not again.find_ahead()
-    again.scan()
-    assert _items(again.get(SID)) == [("Cached", "pending")]
 
 
 def test_entries_are_immutable_snapshots() -> None:
