@@ -227,6 +227,9 @@ class SessionIndex:
         except WalkTooLong:
             log.info("finding the transcripts took over %g s: left to the scan", FIND_AHEAD_FOR)
             return False
+        except Exception:  # the scan walks again, and says what fails (the app shows it)
+            log.debug("finding the transcripts ahead failed", exc_info=True)
+            return False
         self._found_ahead = (list(self.roots_searched), found)
         return True
 

@@ -473,6 +473,16 @@ def test_files_not_found_ahead_are_walked_by_the_scan(why: str, monkeypatch: pyt
     assert _items(index.get(SID)) == [("Walked by the scan", "pending")]
 
 
+def test_a_walk_ahead_that_fails_leaves_the_walk_and_its_error_to_the_scan(tmp_path: Path) -> None:
+    # A folder name no system call takes (a NUL byte: ValueError, not OSError) must not
+    # fail the app as it is made: the scan walks again and fails there, where the app
+    # shows a scan's error.
+    index = SessionIndex([tmp_path / "bad\0name"])
+    assert not index.find_ahead()
+    with pytest.raises(ValueError):
+        index.scan()
+
+
 def test_entries_are_immutable_snapshots() -> None:
     _claude(build=lambda w: w.todo_write([("Frozen", "pending")]))
     index = SessionIndex(_roots())
